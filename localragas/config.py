@@ -1,0 +1,67 @@
+"""Project settings from localragas.toml or the [tool.localragas] table of pyproject.toml."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import ConfigError
+from .gate import check_threshold
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+class Settings(BaseModel):
+    """Everything a config file may set; command-line flags override it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judge: str | None = None
+    judge_options: dict[str, Any] = {}
+    embedder: str | None = None
+    metrics: list[str] | None = None
+    thresholds: dict[str, float] = {}
+    source: str | None = None  # the file the settings came from
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """localragas.toml, else a pyproject.toml with a [tool.localragas] table, in the current folder."""
+    folder = start or Path.cwd()
+    own = folder / "localragas.toml"
+    if own.is_file():
+        return own
+    py = folder / "pyproject.toml"
+    if py.is_file() and "localragas" in _read(py).get("tool", {}):
+        return py
+    return None
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    path = path or find_config()
+    if path is None:
+        return Settings()
+    if not path.is_file():
+        raise ConfigError(f"config file {path} not found")
+    data = _read(path)
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("localragas", {})
+    try:
+        settings = Settings(**data, source=str(path))
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise ConfigError(f"{path}: key '{'.'.join(str(x) for x in err['loc'])}': {err['msg']}") from None
+    for name, value in settings.thresholds.items():
+        check_threshold(name, value)
+    return settings
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None

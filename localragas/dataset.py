@@ -1,0 +1,222 @@
+"""Load evaluation samples from JSON Lines, JSON or CSV files, with errors that name file, line and field."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from localragas.errors import DatasetError
+from localragas.schema import Sample, SkippedRow
+
+# Canonical field -> accepted aliases (ragas names and common variants).
+FIELD_ALIASES: dict[str, tuple[str, ...]] = {
+    "id": ("sample_id",),
+    "question": ("user_input",),
+    "contexts": ("retrieved_contexts",),
+    "answer": ("response",),
+    "reference": ("ground_truth", "reference_answer"),
+    "category": (),
+}
+KNOWN_FIELDS: frozenset[str] = frozenset(n for c, a in FIELD_ALIASES.items() for n in (c, *a))
+CONTEXT_FIELDS: frozenset[str] = frozenset(("contexts", *FIELD_ALIASES["contexts"]))
+FORMATS: dict[str, str] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv"}
+
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+_Record = tuple[int | None, Any]  # (line, parsed object or a row-level DatasetError)
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _get(d: Mapping[str, Any], canonical: str, path: str, line: int | None,
+         kinds: tuple[type, ...], what: str, *, required: bool) -> tuple[str, Any]:
+    """(name used, value) of a field given by its canonical name or an alias; checks its type.
+
+    An absent or null optional field gives None; aliases given together must agree.
+    """
+    names = [n for n in (canonical, *FIELD_ALIASES[canonical]) if n in d]
+    for other in names[1:]:
+        if d[other] != d[names[0]]:
+            message = f"'{names[0]}' and '{other}' are both given, with different values"
+            raise DatasetError(path, line, names[0], message)
+    if not names and required:
+        raise DatasetError(path, line, canonical, "missing required field")
+    value = d[names[0]] if names else None
+    if value is None and not required:
+        return canonical, None
+    if not isinstance(value, kinds) or isinstance(value, bool):
+        raise DatasetError(path, line, names[0], f"expected {what}, got {_type_name(value)}")
+    return names[0], value
+
+
+def _blank_to_none(value: str | None) -> str | None:
+    return value if value and value.strip() else None
+
+
+def sample_from_dict(
+    d: Any, *, path: str = "<memory>", line: int | None = None, default_id: str | None = None
+) -> Sample:
+    """Validate one record (canonical or ragas field names) and build a Sample; raise DatasetError if invalid.
+
+    Without an id, the id is default_id, else "row-{line}".
+    """
+    if not isinstance(d, Mapping):
+        raise DatasetError(path, line, None, f"expected an object, got {_type_name(d)}")
+    name, question = _get(d, "question", path, line, (str,), "a string", required=True)
+    if not question.strip():
+        raise DatasetError(path, line, name, "must not be empty")
+    name, contexts = _get(d, "contexts", path, line, (list,), "a list of strings", required=True)
+    for i, c in enumerate(contexts):
+        if not isinstance(c, str):
+            raise DatasetError(path, line, f"{name}[{i}]", f"expected a string, got {_type_name(c)}")
+    _, answer = _get(d, "answer", path, line, (str,), "a string", required=True)
+    _, reference = _get(d, "reference", path, line, (str,), "a string", required=False)
+    _, category = _get(d, "category", path, line, (str,), "a string", required=False)
+    _, raw_id = _get(d, "id", path, line, (str, int), "a string or integer", required=False)
+    sid = (str(raw_id).strip() if raw_id is not None else "") or default_id or (f"row-{line}" if line else "")
+    if not sid:
+        raise DatasetError(path, line, "id", "missing required field")
+    return Sample(id=sid, question=question, contexts=list(contexts), answer=answer,
+                  reference=_blank_to_none(reference), category=_blank_to_none(category))
+
+
+def _read_text(path: Path, shown: str) -> str:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DatasetError(shown, None, None, "file not found") from None
+    except OSError as e:
+        raise DatasetError(shown, None, None, f"cannot read file: {e.strerror or e}") from None
+    bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    try:
+        return raw[bom:].decode("utf-8")
+    except UnicodeDecodeError as e:
+        offset = bom + e.start
+        line = raw[:offset].count(b"\n") + 1
+        message = f"invalid UTF-8 at byte offset {offset}; the file must be UTF-8 encoded"
+        raise DatasetError(shown, line, None, message) from None
+
+
+def _jsonl_records(text: str, path: str) -> Iterator[_Record]:
+    for lineno, raw in enumerate(text.split("\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            yield lineno, json.loads(raw)
+        except json.JSONDecodeError as e:
+            yield lineno, DatasetError(path, lineno, None, f"invalid JSON: {e.msg} (column {e.colno})")
+
+
+def _skip_ws(text: str, i: int) -> int:
+    return _WS.match(text, i).end()  # type: ignore[union-attr]
+
+
+def _members(text: str, i: int) -> Iterator[tuple[Any, int]]:
+    """(key or None, value offset) of each member of the valid JSON array or object starting at text[i]."""
+    is_object, i = text[i] == "{", _skip_ws(text, i + 1)
+    while text[i] not in "]}":
+        key = None
+        if is_object:
+            key, i = _DECODER.raw_decode(text, i)
+            i = _skip_ws(text, _skip_ws(text, i) + 1)  # past ':'
+        yield key, i
+        i = _skip_ws(text, _DECODER.raw_decode(text, i)[1])
+        if text[i] == ",":
+            i = _skip_ws(text, i + 1)
+
+
+def _json_records(text: str, path: str) -> Iterator[_Record]:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise DatasetError(path, e.lineno, None, f"invalid JSON: {e.msg} (column {e.colno})") from None
+    start = _skip_ws(text, 0)
+    if isinstance(doc, dict) and isinstance(doc.get("samples"), list):
+        items = doc["samples"]
+        start = [at for key, at in _members(text, start) if key == "samples"][-1]  # json.loads keeps the last
+    elif isinstance(doc, list):
+        items = doc
+    else:
+        raise DatasetError(path, None, None, "expected a list of objects or an object with a 'samples' list")
+    for item, (_, at) in zip(items, _members(text, start)):
+        yield text.count("\n", 0, at) + 1, item
+
+
+def _csv_contexts(cell: str, path: str, line: int, name: str) -> list[Any]:
+    try:
+        value = json.loads(cell) if cell.strip() else []
+    except json.JSONDecodeError as e:
+        message = f"expected a JSON list of strings, got invalid JSON: {e.msg}"
+        raise DatasetError(path, line, name, message) from None
+    if not isinstance(value, list):
+        raise DatasetError(path, line, name, f"expected a JSON list of strings, got {_type_name(value)}")
+    return value
+
+
+def _csv_records(text: str, path: str) -> Iterator[_Record]:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header: list[str] | None = None
+    end = 0
+    for row in reader:
+        line, end = end + 1, reader.line_num  # a record starts on the line after the previous one ended
+        if not any(cell.strip() for cell in row):
+            continue
+        if header is None:
+            header = [h.strip() for h in row]
+            dupes = sorted({h for h in header if header.count(h) > 1})
+            if dupes:
+                raise DatasetError(path, line, dupes[0], "duplicate column in header")
+            continue
+        try:
+            if len(row) != len(header):
+                raise DatasetError(path, line, None, f"expected {len(header)} cells, got {len(row)}")
+            record: dict[str, Any] = dict(zip(header, row))
+            for name in CONTEXT_FIELDS & record.keys():
+                record[name] = _csv_contexts(record[name], path, line, name)
+            yield line, record
+        except DatasetError as err:
+            yield line, err
+
+
+_READERS = {"jsonl": _jsonl_records, "json": _json_records, "csv": _csv_records}
+
+
+def load_samples(path: str | Path, *, skip_invalid: bool = False) -> tuple[list[Sample], list[SkippedRow]]:
+    """Load samples from a .jsonl/.ndjson, .json or .csv file.
+
+    With skip_invalid, bad rows are returned as SkippedRow instead of raised; file-level errors always raise.
+    """
+    shown, p = str(path), Path(path)
+    fmt = FORMATS.get(p.suffix.lower())
+    if fmt is None:
+        supported = ", ".join(FORMATS)
+        message = f"unsupported file extension '{p.suffix}'; supported: {supported}"
+        raise DatasetError(shown, None, None, message)
+    text = _read_text(p, shown)
+    samples: list[Sample] = []
+    skipped: list[SkippedRow] = []
+    first_seen: dict[str, int | None] = {}
+    for row, (line, record) in enumerate(_READERS[fmt](text, shown), 1):
+        try:
+            if isinstance(record, DatasetError):
+                raise record
+            sample = sample_from_dict(record, path=shown, line=line, default_id=f"row-{row}")
+            if sample.id in first_seen:
+                message = f"duplicate id '{sample.id}' (first used on line {first_seen[sample.id]})"
+                raise DatasetError(shown, line, "id", message)
+            first_seen[sample.id] = line
+            samples.append(sample)
+        except DatasetError as e:
+            if not skip_invalid:
+                raise
+            skipped.append(SkippedRow(path=e.path, line=e.line, field=e.field, reason=e.detail))
+    if not samples:
+        extra = f" ({len(skipped)} invalid rows skipped)" if skipped else ""
+        raise DatasetError(shown, None, None, f"no samples{extra}")
+    return samples, skipped

@@ -1,0 +1,97 @@
+"""Sentence embedders for answer relevancy: sentence-transformers (CPU or CUDA), loaded lazily; a hashing fake."""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+from . import models
+from .errors import ConfigError, MissingDependencyError
+
+
+class Embedder:
+    name: str = "embedder"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit-normalised row vectors, one per text."""
+        raise NotImplementedError
+
+    def similarities(self, anchor: str, others: list[str]) -> list[float]:
+        vecs = self.embed([anchor, *others])
+        return [float(x) for x in vecs[1:] @ vecs[0]]
+
+    def describe(self) -> dict:
+        return {"name": self.name}
+
+
+class SentenceTransformerEmbedder(Embedder):
+    def __init__(self, folder: Path, label: str, device: str | None = None, batch_size: int = 64):
+        self.folder, self.name, self.batch_size = Path(folder), label, batch_size
+        self._device = device
+        self._model = None
+
+    @property
+    def device(self) -> str:
+        if self._device is None:
+            import torch  # noqa: PLC0415
+
+            self._device = "cuda" if torch.cuda.is_available() else "cpu"
+        return self._device
+
+    def _load(self):
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            try:
+                from sentence_transformers import SentenceTransformer  # noqa: PLC0415
+            except ImportError as e:
+                raise MissingDependencyError(
+                    f"the embedder needs sentence-transformers: pip install torch==2.13.0 'localragas[embed]' [{e}]"
+                ) from None
+            self._model = SentenceTransformer(str(self.folder), device=self.device, local_files_only=True)
+        return self._model
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        vecs = self._load().encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
+        return np.asarray(vecs, dtype=np.float32)
+
+    def describe(self) -> dict:
+        return {"name": self.name, "path": str(self.folder), "device": self.device}
+
+
+class HashingEmbedder(Embedder):
+    """Deterministic bag-of-words vectors (hashed), for fast tests: no model, no torch."""
+
+    name = "fake"
+
+    def __init__(self, dims: int = 512):
+        self.dims = dims
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dims), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                out[row, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dims] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1.0, norms)
+
+
+def get_embedder(spec: str | None = None, device: str | None = None) -> Embedder:
+    """An embedder from a catalogue name (default minilm-l6), 'fake', or a sentence-transformers folder."""
+    spec = spec or models.DEFAULT_EMBEDDER
+    if spec == "fake":
+        return HashingEmbedder()
+    if spec in models.CATALOGUE:
+        if models.spec(spec).role != "embedder":
+            raise ConfigError(f"'{spec}' is a judge model, not an embedder")
+        return SentenceTransformerEmbedder(models.path(spec), spec, device)
+    folder = Path(spec).expanduser()
+    if folder.is_dir():
+        return SentenceTransformerEmbedder(folder, folder.name, device)
+    embedders = [n for n, m in models.CATALOGUE.items() if m.role == "embedder"]
+    raise ConfigError(f"unknown embedder '{spec}'; valid: {', '.join(embedders)}, fake, or a sentence-transformers folder")

@@ -1,0 +1,51 @@
+"""The quality gate: each metric's mean against its threshold."""
+from __future__ import annotations
+
+from .errors import ConfigError
+from .schema import Gate, GateResult, MetricSummary
+
+DEFAULT_THRESHOLDS: dict[str, float] = {
+    "faithfulness": 0.80,
+    "answer_relevancy": 0.75,
+    "context_recall": 0.70,
+    "context_precision": 0.65,
+}
+
+
+def parse_threshold(text: str) -> tuple[str, float]:
+    """'faithfulness=0.85' -> ('faithfulness', 0.85)."""
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise ConfigError(f"threshold '{text}' must look like METRIC=VALUE, e.g. faithfulness=0.8")
+    return name.strip(), check_threshold(name.strip(), value)
+
+
+def check_threshold(name: str, value: object) -> float:
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ConfigError(f"threshold for {name} must be a number in [0, 1], got {value!r}") from None
+    if not 0.0 <= v <= 1.0:
+        raise ConfigError(f"threshold for {name} must be in [0, 1], got {v}")
+    return v
+
+
+def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problems: dict[str, str], enabled=True) -> Gate:
+    results = []
+    for s in summary:
+        if s.metric not in thresholds:
+            continue
+        t = thresholds[s.metric]
+        if s.mean is None:
+            results.append(GateResult(metric=s.metric, threshold=t, mean=None, status="not_evaluated",
+                                      message=f"{s.metric}: not evaluated (no scored sample)"))
+        elif s.mean >= t:
+            results.append(GateResult(metric=s.metric, threshold=t, mean=s.mean, status="passed",
+                                      message=f"{s.metric} {s.mean:.3f} >= {t:.2f}"))
+        else:
+            results.append(GateResult(
+                metric=s.metric, threshold=t, mean=s.mean, status="failed",
+                message=f"{s.metric} {s.mean:.3f} < {t:.2f}: {problems.get(s.metric, 'below threshold')}",
+            ))
+    passed = all(r.status != "failed" for r in results) if enabled else True
+    return Gate(enabled=enabled, passed=passed, results=results)

@@ -1,0 +1,76 @@
+"""Judge registry: backends are registered lazily; heavy imports happen in the factory."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import ValidationError
+
+from .. import models
+from ..errors import ConfigError
+from .base import Completion, Judge, JudgeStats
+from .fake import FakeJudge
+
+BACKENDS = ("llamacpp", "fake")
+
+
+def _llamacpp(target: str, options: dict[str, Any]) -> Judge:
+    from .llamacpp import LlamaCppJudge, LlamaCppSettings  # noqa: PLC0415
+
+    try:
+        settings = LlamaCppSettings(**options)
+    except ValidationError as e:
+        raise ConfigError(f"bad --judge-option: {_first_error(e)}; options: {', '.join(LlamaCppSettings.model_fields)}")
+    if target in models.CATALOGUE:
+        m = models.spec(target)
+        if m.role != "judge":
+            raise ConfigError(f"'{target}' is an {m.role}, not a judge model")
+        return LlamaCppJudge(models.path(target), m.sha256, target, settings)
+    p = Path(target).expanduser()
+    if not p.is_file():
+        raise ConfigError(
+            f"judge '{target}' is neither a catalogue model ({', '.join(judge_names())}) nor a GGUF file"
+        )
+    _check_gguf(p)
+    return LlamaCppJudge(p, models.sha256_of(p), p.name, settings)
+
+
+def _check_gguf(p: Path) -> None:
+    with open(p, "rb") as f:
+        if f.read(4) != b"GGUF":
+            raise ConfigError(f"{p} is not a GGUF model file (no GGUF header)")
+
+
+def _fake(target: str, options: dict[str, Any]) -> Judge:
+    if options:
+        raise ConfigError("the fake judge takes no --judge-option")
+    return FakeJudge()
+
+
+_FACTORIES: dict[str, Callable[[str, dict[str, Any]], Judge]] = {"llamacpp": _llamacpp, "fake": _fake}
+
+
+def judge_names() -> list[str]:
+    return [n for n, m in models.CATALOGUE.items() if m.role == "judge"]
+
+
+def get_judge(spec: str | None = None, options: dict[str, Any] | None = None) -> Judge:
+    """A judge from a spec: a catalogue name, a .gguf path, 'fake', or 'BACKEND:NAME_OR_PATH'."""
+    spec = spec or models.DEFAULT_JUDGE
+    backend, sep, target = spec.partition(":")
+    if not (sep and backend in BACKENDS):
+        backend, target = ("fake", "") if spec == "fake" else ("llamacpp", spec)
+        if backend == "llamacpp" and target not in models.CATALOGUE and not Path(target).expanduser().is_file():
+            raise ConfigError(
+                f"unknown judge '{spec}'; valid: {', '.join(judge_names())}, fake, a .gguf path, "
+                f"or BACKEND:MODEL with BACKEND in {', '.join(BACKENDS)}"
+            )
+    return _FACTORIES[backend](target, options or {})
+
+
+def _first_error(e: ValidationError) -> str:
+    err = e.errors()[0]
+    return f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}"
+
+
+__all__ = ["BACKENDS", "Completion", "FakeJudge", "Judge", "JudgeStats", "get_judge", "judge_names"]

@@ -1,0 +1,98 @@
+"""A scripted judge for tests: queued replies or a responder function; records every call it is asked."""
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from pydantic import BaseModel
+
+from ..errors import JudgeError
+from ..outputs import Claims, GeneratedQuestions, Output, Verdicts
+from ..prompts import Prompt
+from .base import Completion, Judge
+
+Reply = dict[str, Any] | BaseModel | str | Exception
+Responder = Callable[[Prompt, type[Output]], Reply]
+
+
+@dataclass
+class Call:
+    prompt: Prompt
+    output: type[Output]
+
+
+class FakeJudge(Judge):
+    """Replies from a queue (first in, first out), else from `responder`, else from a simple heuristic.
+
+    A reply may be a dict, a pydantic model, a raw JSON string (to test bad replies) or an exception to raise.
+    """
+
+    def __init__(self, replies: list[Reply] | None = None, responder: Responder | None = None, name: str = "fake"):
+        super().__init__()
+        self.queue: deque[Reply] = deque(replies or [])
+        self.responder = responder or heuristic_reply
+        self.calls: list[Call] = []
+        self.name = name
+        self.fingerprint = f"fake:{name}"
+
+    def asked(self, prompt_name: str) -> list[Prompt]:
+        return [c.prompt for c in self.calls if c.prompt.name == prompt_name]
+
+    def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
+        self.calls.append(Call(prompt, output))
+        reply = self.queue.popleft() if self.queue else self.responder(prompt, output)
+        if isinstance(reply, Exception):
+            raise reply if isinstance(reply, JudgeError) else JudgeError(str(reply))
+        if isinstance(reply, BaseModel):
+            text = reply.model_dump_json()
+        elif isinstance(reply, str):
+            text = reply
+        else:
+            text = json.dumps(reply)
+        return Completion(text=text, prompt_tokens=len(prompt.text().split()), completion_tokens=len(text.split()))
+
+
+# --- a deterministic heuristic, so `--judge fake` gives plausible scores without a model -----------------
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP = frozenset("a an the of to in on for and or is are was were be by with as at it its this that from".split())
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in (m.lower() for m in _WORD.findall(text)) if w not in _STOP}
+
+
+def _between(text: str, tag: str) -> list[str]:
+    return [m.strip() for m in re.findall(rf"<{tag}[^>]*>\n(.*?)\n</{tag}>", text, flags=re.S)]
+
+
+def _supported(statement: str, evidence: str) -> bool:
+    words = _words(statement)
+    return bool(words) and len(words & _words(evidence)) / len(words) >= 0.6
+
+
+def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
+    """Sentences as claims, word overlap as verdicts, the answer's first sentence as questions."""
+    text = prompt.user
+    if output is Claims:
+        answer = " ".join(_between(text, "answer"))
+        sentences = [s.strip() for s in re.split(r"(?<=[.!?。！？])\s*", answer) if len(_words(s)) >= 2]
+        return {"claims": sentences[:20]}
+    if output is GeneratedQuestions:
+        answer = " ".join(_between(text, "answer"))
+        dodge = bool(re.search(r"\b(not sure|don't know|do not know|cannot answer)\b", answer, re.I))
+        first = answer.split(".")[0][:150] or "?"
+        return {"questions": [f"What about {first}?"] * 3, "noncommittal": dodge}
+    if issubclass(output, Verdicts):
+        contexts = _between(text, "context")
+        if prompt.name == "judge_chunks":
+            target = " ".join(_between(text, "reference") or _between(text, "answer"))
+            flags = [len(_words(c) & _words(target)) >= 3 for c in contexts]
+        else:
+            joined = " ".join(contexts)
+            flags = [_supported(s, joined) for s in _between(text, "statement")]
+        return {"verdicts": [{"id": i, "verdict": "yes" if f else "no"} for i, f in enumerate(flags, 1)]}
+    raise JudgeError(f"fake judge has no heuristic for {output.__name__}")

@@ -1,0 +1,99 @@
+"""In-process GGUF judge through llama-cpp-python, decoding constrained by a GBNF grammar built from the schema."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import JudgeError, MissingDependencyError
+from ..outputs import Output, schema_text
+from ..prompts import Prompt
+from .base import Completion, Judge
+
+
+class LlamaCppSettings(BaseModel):
+    """Options of the llamacpp backend (`--judge-option KEY=VALUE`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n_ctx: int = Field(8192, ge=512, description="context window in tokens")
+    n_threads: int | None = Field(None, ge=1, description="CPU threads (default: all cores)")
+    n_gpu_layers: int = Field(0, description="layers offloaded to a GPU (-1: all) with a GPU build")
+    temperature: float = Field(0.0, ge=0.0, description="0 = greedy, deterministic")
+    seed: int = 42
+    max_tokens: int = Field(2048, ge=16, description="cap on generated tokens per call")
+
+
+def _import_llama():
+    try:
+        import llama_cpp  # noqa: PLC0415 - heavy, optional
+    except ImportError as e:
+        raise MissingDependencyError(
+            "the llamacpp judge needs llama-cpp-python: pip install 'localragas[llamacpp]' "
+            f"(or run scripts/setup.sh) [{e}]"
+        ) from None
+    return llama_cpp
+
+
+class LlamaCppJudge(Judge):
+    def __init__(self, model_path: Path, sha256: str, label: str, settings: LlamaCppSettings | None = None):
+        super().__init__()
+        llama_cpp = _import_llama()
+        self.settings = settings or LlamaCppSettings()
+        self.model_path = Path(model_path)
+        self._grammar_cls = llama_cpp.LlamaGrammar
+        self._grammars: dict[str, object] = {}
+        s = self.settings
+        try:
+            self.llm = llama_cpp.Llama(
+                model_path=str(self.model_path),
+                n_ctx=s.n_ctx,
+                n_threads=s.n_threads or os.cpu_count() or 1,
+                n_gpu_layers=s.n_gpu_layers,
+                seed=s.seed,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as e:
+            raise JudgeError(f"could not load {self.model_path}: {e}") from None
+        self.name = f"llamacpp/{label}"
+        decoding = json.dumps(s.model_dump(exclude={"n_threads", "n_gpu_layers"}), sort_keys=True)
+        self.fingerprint = f"{sha256}:{hashlib.sha256(decoding.encode()).hexdigest()[:16]}"
+
+    def _grammar(self, output: type[Output]):
+        key = schema_text(output)
+        if key not in self._grammars:
+            # Fails loudly on a schema it cannot express: never a silent fallback to "any JSON".
+            self._grammars[key] = self._grammar_cls.from_json_schema(key, verbose=False)
+        return self._grammars[key]
+
+    def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
+        s = self.settings
+        try:
+            r = self.llm.create_chat_completion(
+                messages=prompt.messages(),
+                grammar=self._grammar(output),
+                temperature=s.temperature,
+                seed=s.seed,
+                max_tokens=s.max_tokens,
+            )
+        except ValueError as e:  # e.g. "Requested tokens (9000) exceed context window of 8192"
+            raise JudgeError(f"{prompt.name}: {e}") from None
+        choice = r["choices"][0]
+        usage = r.get("usage") or {}
+        return Completion(
+            text=choice["message"]["content"] or "",
+            prompt_tokens=usage.get("prompt_tokens", 0),
+            completion_tokens=usage.get("completion_tokens", 0),
+            truncated=choice.get("finish_reason") == "length",
+        )
+
+    def describe(self) -> dict:
+        return {**super().describe(), "model_path": str(self.model_path), "settings": self.settings.model_dump()}
+
+    def close(self) -> None:
+        llm = getattr(self, "llm", None)
+        if llm is not None:
+            llm.close()

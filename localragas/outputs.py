@@ -1,0 +1,109 @@
+"""The structured outputs the judge is constrained to: pydantic models, turned into bounded JSON schemas here only.
+
+Every list has maxItems and every string maxLength, so a grammar built from the schema always closes: even a
+135M model cannot loop forever. Verdict arrays have exactly one item per thing judged, each with its fixed id.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
+
+MAX_CLAIMS = 20
+MAX_CLAIM_CHARS = 300
+MAX_QUESTION_CHARS = 200
+N_QUESTIONS = 3
+
+ClaimText = Annotated[str, StringConstraints(max_length=MAX_CLAIM_CHARS)]
+QuestionText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUESTION_CHARS)]
+
+
+class Output(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Claims(Output):
+    """Atomic, self-contained statements taken from a text."""
+
+    claims: list[ClaimText] = Field(max_length=MAX_CLAIMS)
+
+    def cleaned(self) -> list[str]:
+        """Claims stripped, empty ones and exact repeats dropped, order kept."""
+        seen: dict[str, None] = {}
+        for c in self.claims:
+            c = " ".join(c.split())
+            if c and c not in seen:
+                seen[c] = None
+        return list(seen)
+
+
+class GeneratedQuestions(Output):
+    """Questions the answer would answer, and whether the answer dodges the question."""
+
+    questions: list[QuestionText] = Field(min_length=N_QUESTIONS, max_length=N_QUESTIONS)
+    noncommittal: bool
+
+
+class Verdicts(Output):
+    """One yes/no verdict per item, in the order the items were given. Build with `verdicts_for(n)`."""
+
+    verdicts: tuple[Any, ...]
+
+    def flags(self) -> list[bool]:
+        return [v.verdict == "yes" for v in self.verdicts]
+
+
+@lru_cache(maxsize=256)
+def verdicts_for(n: int) -> type[Verdicts]:
+    """A Verdicts model whose array has exactly n items, item i carrying the constant id i (1-based)."""
+    if n < 1:
+        raise ValueError("verdicts_for needs n >= 1")
+    items = tuple(
+        create_model(
+            f"Verdict{i}",
+            __base__=Output,
+            id=(Literal[i], ...),  # type: ignore[valid-type]
+            verdict=(Literal["yes", "no"], ...),
+        )
+        for i in range(1, n + 1)
+    )
+    return create_model(f"Verdicts{n}", __base__=Verdicts, verdicts=(tuple[items], ...))  # type: ignore[valid-type]
+
+
+def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        if "$ref" in node:
+            return _inline_refs(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
+        return {k: _inline_refs(v, defs) for k, v in node.items() if k not in ("$defs", "title", "description")}
+    if isinstance(node, list):
+        return [_inline_refs(v, defs) for v in node]
+    return node
+
+
+@lru_cache(maxsize=512)
+def schema_text(output: type[Output]) -> str:
+    """The JSON schema of an output model with every $ref inlined, as a canonical JSON string."""
+    raw = output.model_json_schema()
+    schema = _inline_refs(raw, raw.get("$defs", {}))
+    _check_bounded(schema, output.__name__)
+    return json.dumps(schema, sort_keys=True, ensure_ascii=False)
+
+
+def json_schema(output: type[Output]) -> dict[str, Any]:
+    return json.loads(schema_text(output))
+
+
+def _check_bounded(node: Any, where: str) -> None:
+    """Refuse a schema with an unbounded list or string: a small model would loop on it."""
+    if isinstance(node, dict):
+        if node.get("type") == "array" and "prefixItems" not in node and "maxItems" not in node:
+            raise ValueError(f"{where}: array without maxItems")
+        if node.get("type") == "string" and "enum" not in node and "const" not in node and "maxLength" not in node:
+            raise ValueError(f"{where}: string without maxLength")
+        for v in node.values():
+            _check_bounded(v, where)
+    elif isinstance(node, list):
+        for v in node:
+            _check_bounded(v, where)

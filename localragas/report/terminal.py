@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from ..schema import Report
+
+_STYLE = {"passed": "green", "failed": "bold red", "not_evaluated": "yellow"}
+_LABEL = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "not evaluated"}
+
+
+def _fmt(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+def print_report(report: Report, console: Console | None = None) -> None:
+    """The score table, a per-category breakdown when samples have categories, and the gate verdict."""
+    console = console or Console()
+    gate = {g.metric: g for g in report.gate.results}
+    t = Table(title=f"localragas — {report.meta.get('samples', len(report.samples))} samples", title_justify="left")
+    for col, just in [("metric", "left"), ("mean", "right"), ("scored", "right"), ("unscored", "right"),
+                      ("threshold", "right"), ("verdict", "left")]:
+        t.add_column(col, justify=just)
+    for s in report.summary:
+        g = gate.get(s.metric)
+        reasons = ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items())
+        verdict = f"[{_STYLE[g.status]}]{_LABEL[g.status]}[/]" if g and report.gate.enabled else ""
+        t.add_row(s.metric, _fmt(s.mean), str(s.scored), f"{s.unscored}" + (f" ({reasons})" if reasons else ""),
+                  f"{g.threshold:.2f}" if g else "", verdict)
+    console.print(t)
+
+    if report.by_category:
+        c = Table(title="by category", title_justify="left")
+        c.add_column("category")
+        for m in report.metrics:
+            c.add_column(m, justify="right")
+        for cat, rows in report.by_category.items():
+            n = max((r.scored + r.unscored for r in rows), default=0)
+            c.add_row(f"{cat} ({n})", *(_fmt(r.mean) for r in rows))
+        console.print(c)
+
+    if report.skipped:
+        console.print(f"[yellow]{len(report.skipped)} invalid row(s) skipped[/] (listed in the JSON report)")
+    stats = report.meta.get("judge_stats") or {}
+    if stats:
+        console.print(
+            f"judge {report.meta['judge']['name']}: {stats['calls']} calls, {stats['failed_calls']} failed, "
+            f"{stats['prompt_tokens']} prompt + {stats['completion_tokens']} generated tokens, "
+            f"{stats['seconds']:.1f} s in the judge of {report.meta.get('wall_seconds', 0):.1f} s wall"
+        )
+    if not report.gate.enabled:
+        console.print("quality gate: off")
+    elif report.gate.passed:
+        console.print("[bold green]quality gate PASSED[/]")
+    else:
+        console.print("[bold red]quality gate FAILED[/]")
+        for g in report.gate.results:
+            if g.status == "failed":
+                console.print(f"  [red]✗[/] {g.message}")
+    for g in report.gate.results:
+        if g.status == "not_evaluated":
+            console.print(f"  [yellow]?[/] {g.message}")

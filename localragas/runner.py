@@ -1,0 +1,106 @@
+"""evaluate(): run every metric on every sample, never losing one sample's result to another's failure."""
+from __future__ import annotations
+
+import logging
+import platform
+import time
+import traceback
+from datetime import datetime, timezone
+from typing import Iterable
+
+from . import __version__
+from .embeddings import Embedder, get_embedder
+from .errors import JudgeError
+from .gate import DEFAULT_THRESHOLDS, run_gate
+from .judges import Judge, get_judge
+from .metrics import Metric, get_metrics
+from .progress import Progress
+from .schema import MetricResult, Report, Sample, SampleResult, SkippedRow
+from .stats import by_category, summarise
+
+log = logging.getLogger("localragas")
+
+
+def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: Embedder | None) -> SampleResult:
+    """All metrics on one sample. A failing metric becomes unscored with its reason; the others go on."""
+    started, calls = time.perf_counter(), judge.stats.calls
+    out = SampleResult(id=sample.id, category=sample.category)
+    for m in metrics:
+        try:
+            out.metrics[m.name] = m.score(sample, judge, embedder)
+        except JudgeError as e:
+            out.metrics[m.name] = MetricResult.unscored_because(f"judge_error: {e}")
+        except Exception as e:  # noqa: BLE001 - one sample's bug must not lose the run
+            log.debug("metric %s failed on %s:\n%s", m.name, sample.id, traceback.format_exc())
+            out.metrics[m.name] = MetricResult.unscored_because(f"error: {type(e).__name__}: {e}")
+    out.seconds = round(time.perf_counter() - started, 3)
+    out.judge_calls = judge.stats.calls - calls
+    return out
+
+
+def evaluate(
+    samples: Iterable[Sample],
+    metrics: list[str] | None = None,
+    judge: Judge | str | None = None,
+    embedder: Embedder | str | None = None,
+    thresholds: dict[str, float] | None = None,
+    gate: bool = True,
+    progress: bool = False,
+    skipped: list[SkippedRow] | None = None,
+) -> Report:
+    """Score samples with the RAGAS metrics and apply the quality gate.
+
+    judge / embedder: an instance, a catalogue name or path, or None for the defaults (the embedder is only
+    loaded when a chosen metric needs it). thresholds override the defaults per metric.
+    """
+    samples = list(samples)
+    chosen = get_metrics(metrics)
+    names = [m.name for m in chosen]
+    judge = judge if isinstance(judge, Judge) else get_judge(judge)
+    if any(m.uses_embedder for m in chosen) and not isinstance(embedder, Embedder):
+        embedder = get_embedder(embedder)
+    limits = {k: v for k, v in {**DEFAULT_THRESHOLDS, **(thresholds or {})}.items() if k in names}
+
+    started_at = datetime.now(timezone.utc)
+    t0 = time.perf_counter()
+    results: list[SampleResult] = []
+    with Progress(len(samples), enabled=progress) as bar:
+        for sample in samples:
+            results.append(score_sample(sample, chosen, judge, embedder if isinstance(embedder, Embedder) else None))
+            bar.advance(sample.id)
+    wall = time.perf_counter() - t0
+
+    summary = summarise(results, names)
+    meta = {
+        "localragas": __version__,
+        "python": platform.python_version(),
+        "started": started_at.isoformat(timespec="seconds"),
+        "wall_seconds": round(wall, 3),
+        "samples": len(samples),
+        "judge": judge.describe(),
+        "judge_stats": judge.stats.as_dict(),
+        "embedder": embedder.describe() if isinstance(embedder, Embedder) else None,
+        "thresholds": limits,
+        "versions": _versions(),
+    }
+    return Report(
+        meta=meta,
+        metrics=names,
+        summary=summary,
+        by_category=by_category(results, names),
+        gate=run_gate(summary, limits, {m.name: m.problem for m in chosen}, enabled=gate),
+        samples=results,
+        skipped=list(skipped or []),
+    )
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    out = {}
+    for pkg in ("llama-cpp-python", "sentence-transformers", "torch", "pydantic"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            pass
+    return out

@@ -1,0 +1,104 @@
+"""Data shapes shared by every module: samples in, results and reports out."""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Sample(BaseModel):
+    """One RAG interaction to score."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    question: str
+    contexts: list[str] = Field(default_factory=list)
+    answer: str
+    reference: str | None = None
+    category: str | None = None
+
+
+class MetricResult(BaseModel):
+    """A metric's value for one sample, or the reason it could not be scored, with its evidence."""
+
+    value: float | None = None
+    unscored: str | None = None  # reason; set exactly when value is None
+    evidence: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def scored(self) -> bool:
+        return self.value is not None
+
+    @classmethod
+    def of(cls, value: float, **evidence: Any) -> "MetricResult":
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"metric value {value} outside [0, 1]")
+        return cls(value=float(value), evidence=evidence)
+
+    @classmethod
+    def fraction(cls, flags: list[bool], **evidence: Any) -> "MetricResult":
+        if not flags:
+            raise ValueError("fraction of an empty list")
+        return cls.of(sum(flags) / len(flags), **evidence)
+
+    @classmethod
+    def unscored_because(cls, reason: str, **evidence: Any) -> "MetricResult":
+        return cls(value=None, unscored=reason, evidence=evidence)
+
+
+class SampleResult(BaseModel):
+    id: str
+    category: str | None = None
+    metrics: dict[str, MetricResult] = Field(default_factory=dict)
+    seconds: float = 0.0
+    judge_calls: int = 0
+
+
+class SkippedRow(BaseModel):
+    """An input row that could not be loaded (kept with --skip-invalid)."""
+
+    path: str
+    line: int | None
+    field: str | None
+    reason: str
+
+
+class MetricSummary(BaseModel):
+    metric: str
+    mean: float | None
+    scored: int
+    unscored: int
+    unscored_reasons: dict[str, int] = Field(default_factory=dict)
+
+
+class GateResult(BaseModel):
+    metric: str
+    threshold: float
+    mean: float | None
+    status: str  # "passed" | "failed" | "not_evaluated"
+    message: str = ""
+
+
+class Gate(BaseModel):
+    enabled: bool
+    passed: bool
+    results: list[GateResult] = Field(default_factory=list)
+
+
+class Report(BaseModel):
+    """Everything a run produced: per-sample results with evidence, aggregates, gate and run metadata."""
+
+    meta: dict[str, Any] = Field(default_factory=dict)
+    metrics: list[str]
+    summary: list[MetricSummary] = Field(default_factory=list)
+    by_category: dict[str, list[MetricSummary]] = Field(default_factory=dict)
+    gate: Gate
+    samples: list[SampleResult] = Field(default_factory=list)
+    skipped: list[SkippedRow] = Field(default_factory=list)
+
+    def summary_for(self, metric: str) -> MetricSummary:
+        for s in self.summary:
+            if s.metric == metric:
+                return s
+        raise KeyError(metric)
