@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
 from .errors import ConfigError
 from .gate import check_threshold
@@ -26,7 +26,12 @@ class Settings(BaseModel):
     embedder: str | None = None
     metrics: list[str] | None = None
     thresholds: dict[str, float] = {}
-    source: str | None = None  # the file the settings came from
+    _source: str | None = PrivateAttr(None)
+
+    @property
+    def source(self) -> str | None:
+        """The file the settings came from."""
+        return self._source
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -51,12 +56,13 @@ def load_settings(path: Path | None = None) -> Settings:
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("localragas", {})
     try:
-        settings = Settings(**data, source=str(path))
+        settings = Settings(**data)
     except ValidationError as e:
         err = e.errors()[0]
         raise ConfigError(f"{path}: key '{'.'.join(str(x) for x in err['loc'])}': {err['msg']}") from None
     for name, value in settings.thresholds.items():
         check_threshold(name, value)
+    settings._source = str(path)
     return settings
 
 

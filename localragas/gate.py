@@ -12,6 +12,11 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
 }
 
 
+def threshold_text(t: float) -> str:
+    """0.8 -> '0.80', 0.805 -> '0.805': two decimals unless the threshold has more."""
+    return f"{t:.2f}" if round(t, 2) == t else f"{t:g}"
+
+
 def parse_threshold(text: str) -> tuple[str, float]:
     """'faithfulness=0.85' -> ('faithfulness', 0.85)."""
     name, sep, value = text.partition("=")
@@ -41,11 +46,11 @@ def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problem
                                       message=f"{s.metric}: not evaluated (no scored sample)"))
         elif s.mean >= t:
             results.append(GateResult(metric=s.metric, threshold=t, mean=s.mean, status="passed",
-                                      message=f"{s.metric} {s.mean:.3f} >= {t:.2f}"))
+                                      message=f"{s.metric} {s.mean:.3f} >= {threshold_text(t)}"))
         else:
             results.append(GateResult(
                 metric=s.metric, threshold=t, mean=s.mean, status="failed",
-                message=f"{s.metric} {s.mean:.3f} < {t:.2f}: {problems.get(s.metric, 'below threshold')}",
+                message=f"{s.metric} {s.mean:.3f} < {threshold_text(t)}: {problems.get(s.metric, 'below threshold')}",
             ))
     passed = all(r.status != "failed" for r in results) if enabled else True
     return Gate(enabled=enabled, passed=passed, results=results)

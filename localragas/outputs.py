@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
-MAX_CLAIMS = 20
-MAX_CLAIM_CHARS = 300
+MAX_CLAIMS = 16
+MAX_CLAIM_CHARS = 200
 MAX_QUESTION_CHARS = 200
 N_QUESTIONS = 3
 

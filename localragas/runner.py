@@ -10,10 +10,10 @@ from typing import Iterable
 
 from . import __version__
 from .embeddings import Embedder, get_embedder
-from .errors import JudgeError
+from .errors import ConfigError, JudgeError
 from .gate import DEFAULT_THRESHOLDS, run_gate
 from .judges import Judge, get_judge
-from .metrics import Metric, get_metrics
+from .metrics import Metric, all_metrics, get_metrics
 from .progress import Progress
 from .schema import MetricResult, Report, Sample, SampleResult, SkippedRow
 from .stats import by_category, summarise
@@ -59,6 +59,9 @@ def evaluate(
     judge = judge if isinstance(judge, Judge) else get_judge(judge)
     if any(m.uses_embedder for m in chosen) and not isinstance(embedder, Embedder):
         embedder = get_embedder(embedder)
+    unknown = sorted(set(thresholds or {}) - set(all_metrics()))
+    if unknown:
+        raise ConfigError(f"threshold for unknown metric(s) {', '.join(unknown)}; valid: {', '.join(all_metrics())}")
     limits = {k: v for k, v in {**DEFAULT_THRESHOLDS, **(thresholds or {})}.items() if k in names}
 
     started_at = datetime.now(timezone.utc)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Sample(BaseModel):
@@ -17,6 +17,11 @@ class Sample(BaseModel):
     answer: str
     reference: str | None = None
     category: str | None = None
+
+    @field_validator("reference", "category")
+    @classmethod
+    def _blank_is_absent(cls, v: str | None) -> str | None:
+        return v if v is None or v.strip() else None
 
 
 class MetricResult(BaseModel):

@@ -10,7 +10,7 @@ from typing import Any, Callable
 from pydantic import BaseModel
 
 from ..errors import JudgeError
-from ..outputs import Claims, GeneratedQuestions, Output, Verdicts
+from ..outputs import MAX_CLAIM_CHARS, MAX_CLAIMS, Claims, GeneratedQuestions, Output, Verdicts
 from ..prompts import Prompt
 from .base import Completion, Judge
 
@@ -80,7 +80,7 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
     if output is Claims:
         answer = " ".join(_between(text, "answer"))
         sentences = [s.strip() for s in re.split(r"(?<=[.!?。！？])\s*", answer) if len(_words(s)) >= 2]
-        return {"claims": sentences[:20]}
+        return {"claims": [s[:MAX_CLAIM_CHARS] for s in sentences[:MAX_CLAIMS]]}
     if output is GeneratedQuestions:
         answer = " ".join(_between(text, "answer"))
         dodge = bool(re.search(r"\b(not sure|don't know|do not know|cannot answer)\b", answer, re.I))

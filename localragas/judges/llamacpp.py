@@ -24,7 +24,7 @@ class LlamaCppSettings(BaseModel):
     n_gpu_layers: int = Field(0, description="layers offloaded to a GPU (-1: all) with a GPU build")
     temperature: float = Field(0.0, ge=0.0, description="0 = greedy, deterministic")
     seed: int = 42
-    max_tokens: int = Field(2048, ge=16, description="cap on generated tokens per call")
+    max_tokens: int = Field(4096, ge=16, description="cap on generated tokens per call (the bounded schemas close well within it)")
 
 
 def _import_llama():

@@ -3,6 +3,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from ..gate import threshold_text
 from ..schema import Report
 
 _STYLE = {"passed": "green", "failed": "bold red", "not_evaluated": "yellow"}
@@ -26,7 +27,7 @@ def print_report(report: Report, console: Console | None = None) -> None:
         reasons = ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items())
         verdict = f"[{_STYLE[g.status]}]{_LABEL[g.status]}[/]" if g and report.gate.enabled else ""
         t.add_row(s.metric, _fmt(s.mean), str(s.scored), f"{s.unscored}" + (f" ({reasons})" if reasons else ""),
-                  f"{g.threshold:.2f}" if g else "", verdict)
+                  threshold_text(g.threshold) if g else "", verdict)
     console.print(t)
 
     if report.by_category:

@@ -1,0 +1,49 @@
+"""Real tier: the real judge models and embedder. Missing models fail loudly (setup pulls them), never skip."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from localragas import models
+from localragas.errors import LocalragasError
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/real/" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.real)
+
+
+def _require(name: str):
+    try:
+        return models.path(name)
+    except LocalragasError as e:
+        pytest.fail(f"real-tier model missing: {e}")
+
+
+@pytest.fixture(scope="session")
+def smol_judge():
+    from localragas.judges import get_judge
+
+    _require("smollm2-135m")
+    judge = get_judge("smollm2-135m")
+    yield judge
+    judge.close()
+
+
+@pytest.fixture(scope="session")
+def qwen_judge():
+    from localragas.judges import get_judge
+
+    _require("qwen2.5-1.5b")
+    judge = get_judge("qwen2.5-1.5b")
+    yield judge
+    judge.close()
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    from localragas import get_embedder
+
+    return get_embedder("minilm-l6")

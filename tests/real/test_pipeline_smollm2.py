@@ -1,0 +1,54 @@
+"""SmolLM2-135M + MiniLM end to end through the CLI on examples/: every call parses, every metric is scored or
+unscored with a reason, and every score is in [0, 1]."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from localragas.cli import main
+from localragas.schema import Report
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+
+
+def test_cli_end_to_end_with_test_judge(tmp_path):
+    out, csv_path = tmp_path / "report.json", tmp_path / "scores.csv"
+    result = CliRunner().invoke(
+        main,
+        ["eval", str(EXAMPLES), "--judge", "smollm2-135m", "--embedder", "minilm-l6", "--no-progress",
+         "--out", str(out), "--csv", str(csv_path)],
+    )
+    assert result.exit_code in (0, 1), result.output  # the gate may fail with a 135M judge; never an error
+    assert "quality gate" in result.output
+    report = Report.model_validate(json.loads(out.read_text()))
+    n = sum(1 for line in EXAMPLES.read_text().splitlines() if line.strip())
+    assert len(report.samples) == n
+    stats = report.meta["judge_stats"]
+    assert stats["parse_failures"] == 0 and stats["failed_calls"] == 0, stats["errors"]
+    assert stats["calls"] >= 3 * n  # claims + verdicts + questions + chunks (+ reference statements)
+    assert report.meta["judge"]["fingerprint"].startswith("b179c9523d0e")
+    for s in report.samples:
+        assert set(s.metrics) == {"faithfulness", "answer_relevancy", "context_precision", "context_recall"}
+        for name, m in s.metrics.items():
+            if m.value is None:
+                assert m.unscored, f"{s.id}/{name} unscored without a reason"
+                assert m.unscored.split(":")[0] in {"no_claims", "no_reference", "no_contexts"}, m.unscored
+            else:
+                assert 0.0 <= m.value <= 1.0
+        if s.metrics["answer_relevancy"].value is not None and not s.metrics["answer_relevancy"].evidence.get("noncommittal"):
+            assert len(s.metrics["answer_relevancy"].evidence["generated_questions"]) == 3
+    no_ref = [s for s in report.samples if s.metrics["context_recall"].unscored == "no_reference"]
+    assert len(no_ref) == 4
+    assert len(csv_path.read_text().strip().splitlines()) == n + 1
+
+
+def test_same_input_same_scores(smol_judge, minilm):
+    """Deterministic decoding: two runs give identical per-sample scores."""
+    from localragas import evaluate, load_samples
+
+    samples, _ = load_samples(EXAMPLES)
+    a = evaluate(samples[:3], judge=smol_judge, embedder=minilm)
+    b = evaluate(samples[:3], judge=smol_judge, embedder=minilm)
+    assert [s.metrics for s in a.samples] == [s.metrics for s in b.samples]
