@@ -133,7 +133,7 @@ def test_load_settings_from_pyproject(tmp_path):
     p.write_text('[tool.localragas]\njudge = "fake"\nmetrics = ["faithfulness"]\n[tool.localragas.thresholds]\n'
                  'faithfulness = 0.9\n')
     s = load_settings(p)
-    assert s == Settings(judge="fake", metrics=["faithfulness"], thresholds={"faithfulness": 0.9})
+    assert s.model_dump() == Settings(judge="fake", metrics=["faithfulness"], thresholds={"faithfulness": 0.9}).model_dump()
     assert s.source == str(p)
 
 
