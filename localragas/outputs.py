@@ -42,8 +42,10 @@ class Claims(Output):
 class GeneratedQuestions(Output):
     """Questions the answer would answer, and whether the answer dodges the question."""
 
-    questions: list[QuestionText] = Field(min_length=N_QUESTIONS, max_length=N_QUESTIONS)
+    # The flag comes first: decided before the questions are written (asked after them, a 1.5B judge said
+    # "true" for all 16 example answers; asked first, it was right on all five probed).
     noncommittal: bool
+    questions: list[QuestionText] = Field(min_length=N_QUESTIONS, max_length=N_QUESTIONS)
 
 
 class Verdicts(Output):

@@ -13,10 +13,22 @@ cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
 LLAMA_VERSION=0.3.36
-# A portable build: AVX2/FMA, no -march=native and no AMX (AMX kernels crash on CPUs or VMs that advertise AMX
-# without enabling it, and a native build cached on one machine may not run on another).
+# The CPU build is chosen from the CPU's flags, never -march=native: native builds enable AMX kernels that crash
+# ("Illegal instruction") on CPUs or VMs that advertise AMX without enabling it, and a native wheel cached on one
+# machine may not run on another. AVX-512 where all its parts are present (about 1.3x faster prompt processing
+# measured here), else AVX2.
 LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
-WHEELS=${LOCALRAGAS_WHEEL_CACHE:-$HOME/.cache/localragas/wheels}/llama-cpp-python-$LLAMA_VERSION-avx2
+LLAMA_VARIANT=avx2
+cpu_flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
+has_all() { for f in "$@"; do [[ " $cpu_flags " == *" $f "* ]] || return 1; done; }
+if has_all avx512f avx512cd avx512vl avx512dq avx512bw avx512vbmi avx512_vnni avx512_bf16; then
+  LLAMA_CMAKE_ARGS="$LLAMA_CMAKE_ARGS -DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX512_BF16=ON"
+  LLAMA_VARIANT=avx512
+elif ! has_all avx2 fma f16c; then
+  LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+  LLAMA_VARIANT=generic
+fi
+WHEELS=${LOCALRAGAS_WHEEL_CACHE:-$HOME/.cache/localragas/wheels}/llama-cpp-python-$LLAMA_VERSION-$LLAMA_VARIANT
 start=$(date +%s)
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -29,7 +41,7 @@ PIP=(.venv/bin/python -m pip)
 step "PyTorch 2.13.0 (CPU build)"
 "${PIP[@]}" install -q torch==2.13.0
 
-step "llama-cpp-python $LLAMA_VERSION"
+step "llama-cpp-python $LLAMA_VERSION ($LLAMA_VARIANT build)"
 mkdir -p "$WHEELS"
 if ! ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
   echo "compiling llama.cpp (several minutes on 2 cores; the wheel is cached in $WHEELS)"

@@ -4,15 +4,16 @@ from __future__ import annotations
 from ..outputs import N_QUESTIONS
 from .base import Prompt, tagged
 
-INSTRUCTION = f"""Write {N_QUESTIONS} different questions that the answer below would be a direct reply to.
-Each question must be one short sentence a user might ask, based only on the answer.
-Also say whether the answer is noncommittal: true if it is evasive, vague or refuses to answer (for example "I don't know" or "I'm not sure"), false otherwise.
+INSTRUCTION = f"""Write {N_QUESTIONS} different questions that the answer below would be a direct reply to, based only on the answer.
+First say whether the answer is noncommittal: true only if it is evasive, vague or refuses to answer (for example "I don't know" or "I'm not sure"); false if it states information.
 
 Example answer: "Albert Einstein was born in Germany."
-Example reply: {{"questions": ["Where was Albert Einstein born?", "In which country was Einstein born?", "What is Albert Einstein's country of birth?"], "noncommittal": false}}
+Example reply: {{"noncommittal": false, "questions": ["Where was Albert Einstein born?", "In which country was Einstein born?", "What is Albert Einstein's country of birth?"]}}
+Example answer: "I don't know which country Albert Einstein was born in."
+Example reply: {{"noncommittal": true, "questions": ["Where was Albert Einstein born?", "In which country was Einstein born?", "What is Albert Einstein's country of birth?"]}}
 """
 
 
 def generate_questions(answer: str) -> Prompt:
-    user = "\n".join([INSTRUCTION, tagged("answer", answer), '\nReply as {"questions": [...], "noncommittal": true or false}.'])
+    user = "\n".join([INSTRUCTION, tagged("answer", answer), '\nReply as {"noncommittal": true or false, "questions": [...]}.'])
     return Prompt("generate_questions", user)
