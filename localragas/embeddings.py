@@ -51,6 +51,9 @@ class SentenceTransformerEmbedder(Embedder):
                 raise MissingDependencyError(
                     f"the embedder needs sentence-transformers: pip install torch==2.13.0 'localragas[embed]' [{e}]"
                 ) from None
+            from transformers.utils import logging as hf_logging  # noqa: PLC0415
+
+            hf_logging.disable_progress_bar()  # no "Loading weights" bar in our output
             self._model = SentenceTransformer(str(self.folder), device=self.device, local_files_only=True)
         return self._model
 

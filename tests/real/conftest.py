@@ -22,24 +22,23 @@ def _require(name: str):
         pytest.fail(f"real-tier model missing: {e}")
 
 
-@pytest.fixture(scope="session")
-def smol_judge():
+def _judge(name: str):
     from localragas.judges import get_judge
 
-    _require("smollm2-135m")
-    judge = get_judge("smollm2-135m")
+    _require(name)
+    judge = get_judge(name)
     yield judge
     judge.close()
+
+
+@pytest.fixture(scope="session")
+def smol_judge():
+    yield from _judge("smollm2-135m")
 
 
 @pytest.fixture(scope="session")
 def qwen_judge():
-    from localragas.judges import get_judge
-
-    _require("qwen2.5-1.5b")
-    judge = get_judge("qwen2.5-1.5b")
-    yield judge
-    judge.close()
+    yield from _judge("qwen2.5-1.5b")
 
 
 @pytest.fixture(scope="session")
