@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 
 from . import __version__, models
+from . import paths
+from .checkpoint import Checkpoint, run_key
 from .errors import LocalragasError
 
 EXIT_GATE_FAILED = 1
@@ -68,9 +70,16 @@ def main() -> None:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Settings file (default: ./localragas.toml, else [tool.localragas] in ./pyproject.toml).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress on stderr.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Persistent judge cache folder (default .localragas/cache, or $LOCALRAGAS_STATE_DIR/cache): "
+                   "a re-run of the same command makes no judge call.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the judge cache.")
+@click.option("--resume/--no-resume", default=True, show_default=True,
+              help="Keep each finished sample in a checkpoint under .localragas/runs; after a crash or kill, the "
+                   "same command skips the finished samples. The checkpoint is removed when the run completes.")
 @_errors_to_exit
 def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, out, csv_path, limit, skip_invalid,
-             config_path, progress):
+             config_path, progress, cache_dir, no_cache, resume):
     """Evaluate the samples in DATA (.jsonl, .json or .csv) and apply the quality gate.
 
     \b
@@ -98,19 +107,29 @@ def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, o
     from .judges import get_judge  # noqa: PLC0415
 
     judge_obj = get_judge(judge or settings.judge, options)
+    metric_names = _split(metrics) or settings.metrics
+    embedder = embedder or settings.embedder
+    checkpoint = None
+    if resume:
+        key = run_key(data.resolve(), metric_names, judge_obj.fingerprint, embedder, limit, skip_invalid)
+        checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
     try:
         report = evaluate(
             samples,
-            metrics=_split(metrics) or settings.metrics,
+            metrics=metric_names,
             judge=judge_obj,
-            embedder=embedder or settings.embedder,
+            embedder=embedder,
             thresholds=thresholds,
             gate=not no_gate,
             progress=progress,
             skipped=skipped,
+            cache_dir=None if no_cache else (cache_dir or paths.cache_dir()),
+            checkpoint=checkpoint,
         )
     finally:
         judge_obj.close()
+    if report.meta["resumed_samples"]:
+        click.echo(f"resumed: {report.meta['resumed_samples']} finished sample(s) taken from {checkpoint.path}", err=True)
     report.meta["dataset"] = str(data)
     if settings.source:
         report.meta["config"] = settings.source
@@ -121,6 +140,8 @@ def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, o
     print_report(report)
     if out or csv_path:
         click.echo("wrote " + ", ".join(str(p) for p in (out, csv_path) if p))
+    if checkpoint:
+        checkpoint.remove()  # the run is complete and its reports are written
     sys.exit(0 if report.gate.passed else EXIT_GATE_FAILED)
 
 
@@ -133,6 +154,41 @@ def metrics_cmd() -> None:
         direction = "higher is better" if m.higher_is_better else "lower is better"
         extra = ", embedder" if m.uses_embedder else ""
         click.echo(f"{m.name:<18} needs {', '.join(m.needs)}{extra}; {direction}\n{'':<18} {m.definition}")
+
+
+@main.group("cache")
+def cache_group() -> None:
+    """Inspect or empty the persistent judge cache."""
+
+
+_cache_dir_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+                                 help="The cache folder (default .localragas/cache, or $LOCALRAGAS_STATE_DIR/cache).")
+
+
+@cache_group.command("info")
+@_cache_dir_option
+def cache_info(cache_dir) -> None:
+    """Show the cache's location, size and entries per judge."""
+    from .judges.cache import JudgeCache  # noqa: PLC0415
+
+    cache = JudgeCache(cache_dir)
+    info = cache.info()
+    cache.close()
+    click.echo(f"{info['path']}: {info['entries']} replies, {info['bytes'] / 1e6:.1f} MB")
+    for judge, row in info["judges"].items():
+        click.echo(f"  {judge}: {row['entries']} replies, {row['judge_seconds_saved_per_rerun']} s of judging saved per re-run")
+
+
+@cache_group.command("clear")
+@_cache_dir_option
+def cache_clear(cache_dir) -> None:
+    """Delete every cached reply."""
+    from .judges.cache import JudgeCache  # noqa: PLC0415
+
+    cache = JudgeCache(cache_dir)
+    n = cache.clear()
+    cache.close()
+    click.echo(f"cleared {n} cached replies from {cache.path}")
 
 
 @main.group("models")

@@ -6,13 +6,16 @@ import platform
 import time
 import traceback
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Iterable
 
 from . import __version__
+from .checkpoint import Checkpoint, sample_hash
 from .embeddings import Embedder, get_embedder
 from .errors import ConfigError, JudgeError
 from .gate import DEFAULT_THRESHOLDS, run_gate
 from .judges import Judge, get_judge
+from .judges.cache import JudgeCache
 from .metrics import Metric, all_metrics, get_metrics
 from .progress import Progress
 from .schema import MetricResult, Report, Sample, SampleResult, SkippedRow
@@ -23,7 +26,7 @@ log = logging.getLogger("localragas")
 
 def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: Embedder | None) -> SampleResult:
     """All metrics on one sample. A failing metric becomes unscored with its reason; the others go on."""
-    started, calls = time.perf_counter(), judge.stats.calls
+    started, before = time.perf_counter(), judge.stats.counters()
     out = SampleResult(id=sample.id, category=sample.category)
     for m in metrics:
         try:
@@ -34,7 +37,8 @@ def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: 
             log.debug("metric %s failed on %s:\n%s", m.name, sample.id, traceback.format_exc())
             out.metrics[m.name] = MetricResult.unscored_because(f"error: {type(e).__name__}: {e}")
     out.seconds = round(time.perf_counter() - started, 3)
-    out.judge_calls = judge.stats.calls - calls
+    out.judge = {k: round(v - before[k], 3) for k, v in judge.stats.counters().items()}
+    out.judge_calls = int(out.judge["calls"])
     return out
 
 
@@ -47,16 +51,25 @@ def evaluate(
     gate: bool = True,
     progress: bool = False,
     skipped: list[SkippedRow] | None = None,
+    cache_dir: str | Path | None = None,
+    checkpoint: Checkpoint | str | Path | None = None,
 ) -> Report:
     """Score samples with the RAGAS metrics and apply the quality gate.
 
     judge / embedder: an instance, a catalogue name or path, or None for the defaults (the embedder is only
     loaded when a chosen metric needs it). thresholds override the defaults per metric.
+    cache_dir: keep judge replies in a persistent cache there (a re-run makes no judge call).
+    checkpoint: a file each finished sample is appended to; results found there for unchanged samples are reused.
     """
     samples = list(samples)
     chosen = get_metrics(metrics)
     names = [m.name for m in chosen]
     judge = judge if isinstance(judge, Judge) else get_judge(judge)
+    if cache_dir is not None and judge.cache is None:
+        judge.cache = JudgeCache(cache_dir)
+    if checkpoint is not None and not isinstance(checkpoint, Checkpoint):
+        checkpoint = Checkpoint(checkpoint)
+    done = checkpoint.load() if checkpoint else {}
     if any(m.uses_embedder for m in chosen) and not isinstance(embedder, Embedder):
         embedder = get_embedder(embedder)
     unknown = sorted(set(thresholds or {}) - set(all_metrics()))
@@ -67,9 +80,18 @@ def evaluate(
     started_at = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     results: list[SampleResult] = []
+    resumed = 0
     with Progress(len(samples), enabled=progress) as bar:
         for sample in samples:
-            results.append(score_sample(sample, chosen, judge, embedder if isinstance(embedder, Embedder) else None))
+            digest = sample_hash(sample)
+            previous = done.get(sample.id)
+            if previous and previous[0] == digest:
+                results.append(previous[1])
+                resumed += 1
+            else:
+                results.append(score_sample(sample, chosen, judge, embedder if isinstance(embedder, Embedder) else None))
+                if checkpoint:
+                    checkpoint.append(digest, results[-1])
             bar.advance(sample.id)
     wall = time.perf_counter() - t0
 
@@ -80,8 +102,12 @@ def evaluate(
         "started": started_at.isoformat(timespec="seconds"),
         "wall_seconds": round(wall, 3),
         "samples": len(samples),
+        "resumed_samples": resumed,
         "judge": judge.describe(),
         "judge_stats": judge.stats.as_dict(),
+        "judge_totals": {k: round(sum(r.judge.get(k, 0) for r in results), 3) for k in judge.stats.counters()},
+        "share_of_wall_in_judge": round(judge.stats.seconds / wall, 4) if wall > 0 else None,
+        "judge_cache": str(judge.cache.path) if judge.cache else None,
         "embedder": embedder.describe() if isinstance(embedder, Embedder) else None,
         "thresholds": limits,
         "versions": _versions(),

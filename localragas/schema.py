@@ -58,6 +58,8 @@ class SampleResult(BaseModel):
     metrics: dict[str, MetricResult] = Field(default_factory=dict)
     seconds: float = 0.0
     judge_calls: int = 0
+    # judge counters for this sample: calls, cache_hits, prompt_tokens, completion_tokens, cached_tokens, seconds
+    judge: dict[str, float] = Field(default_factory=dict)
 
 
 class SkippedRow(BaseModel):

@@ -1,5 +1,13 @@
-"""Shared test setup: never let a test reach a model hub."""
+"""Shared test setup: never let a test reach a model hub; keep the judge cache and checkpoints out of the checkout."""
 import os
+
+import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_state(tmp_path, monkeypatch):
+    """Each test gets its own .localragas state folder (cache, run checkpoints)."""
+    monkeypatch.setenv("LOCALRAGAS_STATE_DIR", str(tmp_path / "state"))

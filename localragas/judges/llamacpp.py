@@ -24,6 +24,8 @@ class LlamaCppSettings(BaseModel):
     n_gpu_layers: int = Field(0, description="layers offloaded to a GPU (-1: all) with a GPU build")
     temperature: float = Field(0.0, ge=0.0, description="0 = greedy, deterministic")
     seed: int = 42
+    state_cache_mb: int = Field(1024, ge=0, description="RAM for saved KV states, so calls that share a prefix "
+                                "(system prompt + contexts) reuse it even when not consecutive; 0 = off")
     max_tokens: int = Field(4096, ge=16, description="cap on generated tokens per call (the bounded schemas close well within it)")
 
 
@@ -58,8 +60,10 @@ class LlamaCppJudge(Judge):
             )
         except (ValueError, RuntimeError) as e:
             raise JudgeError(f"could not load {self.model_path}: {e}") from None
+        if s.state_cache_mb:
+            self.llm.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=s.state_cache_mb << 20))
         self.name = f"llamacpp/{label}"
-        decoding = json.dumps(s.model_dump(exclude={"n_threads", "n_gpu_layers"}), sort_keys=True)
+        decoding = json.dumps(s.model_dump(exclude={"n_threads", "n_gpu_layers", "state_cache_mb"}), sort_keys=True)
         self.fingerprint = f"{sha256}:{hashlib.sha256(decoding.encode()).hexdigest()[:16]}"
 
     def _grammar(self, output: type[Output]):
@@ -71,6 +75,7 @@ class LlamaCppJudge(Judge):
 
     def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
         s = self.settings
+        reusable = self._reusable_prefixes()
         try:
             r = self.llm.create_chat_completion(
                 messages=prompt.messages(),
@@ -83,17 +88,31 @@ class LlamaCppJudge(Judge):
             raise JudgeError(f"{prompt.name}: {e}") from None
         choice = r["choices"][0]
         usage = r.get("usage") or {}
+        n_prompt = usage.get("prompt_tokens", 0)
+        prompt_ids = self.llm._input_ids[:n_prompt].tolist()
+        cached = max((self.llm.longest_token_prefix(p, prompt_ids) for p in reusable), default=0)
         return Completion(
             text=choice["message"]["content"] or "",
-            prompt_tokens=usage.get("prompt_tokens", 0),
+            prompt_tokens=n_prompt,
             completion_tokens=usage.get("completion_tokens", 0),
+            cached_tokens=min(cached, max(n_prompt - 1, 0)),  # llama.cpp re-evaluates the last prompt token
             truncated=choice.get("finish_reason") == "length",
         )
+
+    def _reusable_prefixes(self) -> list[list[int]]:
+        """Token sequences whose KV state llama.cpp can reuse for the next call: the current one and saved ones."""
+        seqs = [self.llm._input_ids.tolist()]
+        cache = self.llm.cache
+        if cache is not None and hasattr(cache, "cache_state"):
+            seqs.extend(list(k) for k in cache.cache_state.keys())
+        return seqs
 
     def describe(self) -> dict:
         return {**super().describe(), "model_path": str(self.model_path), "settings": self.settings.model_dump()}
 
     def close(self) -> None:
+        super().close()
         llm = getattr(self, "llm", None)
         if llm is not None:
             llm.close()
+            self.llm = None
