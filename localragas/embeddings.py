@@ -64,7 +64,7 @@ class SentenceTransformerEmbedder(Embedder):
         return np.asarray(vecs, dtype=np.float32)
 
     def describe(self) -> dict:
-        return {"name": self.name, "path": str(self.folder), "device": self.device}
+        return {"name": self.name, "path": str(self.folder), "device": self._device or "not loaded"}
 
 
 class HashingEmbedder(Embedder):
@@ -82,6 +82,30 @@ class HashingEmbedder(Embedder):
                 out[row, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dims] += 1.0
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.where(norms == 0, 1.0, norms)
+
+
+class CachedEmbedder(Embedder):
+    """Vectors kept in the judge cache's database, so a cached re-run never loads the embedding model."""
+
+    def __init__(self, inner: Embedder, cache):
+        self.inner, self.cache = inner, cache
+        self.name = inner.name
+        ident = inner.describe()
+        self._prefix = f"{ident.get('name')}|{ident.get('path', '')}|"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        keys = [hashlib.sha256((self._prefix + t).encode("utf-8")).hexdigest() for t in texts]
+        found = [self.cache.get_vector(k) for k in keys]
+        missing = [i for i, v in enumerate(found) if v is None]
+        if missing:
+            fresh = self.inner.embed([texts[i] for i in missing])
+            for i, vec in zip(missing, fresh):
+                found[i] = vec.astype(np.float32).tobytes()
+                self.cache.put_vector(keys[i], found[i])
+        return np.stack([np.frombuffer(v, dtype=np.float32) for v in found])
+
+    def describe(self) -> dict:
+        return self.inner.describe()
 
 
 def get_embedder(spec: str | None = None, device: str | None = None) -> Embedder:

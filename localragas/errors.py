@@ -31,6 +31,10 @@ class ModelIntegrityError(LocalragasError):
     """A model file exists but is not the file we pinned (sha256 mismatch, truncated)."""
 
 
+class ModelLoadError(LocalragasError):
+    """A model file could not be loaded (corrupt, wrong format, not enough memory). Stops the run."""
+
+
 class MissingDependencyError(LocalragasError):
     """An optional dependency is not installed; the message names the install command."""
 

@@ -11,8 +11,8 @@ from typing import Iterable
 
 from . import __version__
 from .checkpoint import Checkpoint, sample_hash
-from .embeddings import Embedder, get_embedder
-from .errors import ConfigError, JudgeError
+from .embeddings import CachedEmbedder, Embedder, get_embedder
+from .errors import ConfigError, JudgeError, MissingDependencyError, ModelLoadError
 from .gate import DEFAULT_THRESHOLDS, run_gate
 from .judges import Judge, get_judge
 from .judges.cache import JudgeCache
@@ -33,6 +33,8 @@ def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: 
             out.metrics[m.name] = m.score(sample, judge, embedder)
         except JudgeError as e:
             out.metrics[m.name] = MetricResult.unscored_because(f"judge_error: {e}")
+        except (ConfigError, MissingDependencyError, ModelLoadError):
+            raise  # wrong for every sample: stop the run with a clear message (finished samples are checkpointed)
         except Exception as e:  # noqa: BLE001 - one sample's bug must not lose the run
             log.debug("metric %s failed on %s:\n%s", m.name, sample.id, traceback.format_exc())
             out.metrics[m.name] = MetricResult.unscored_because(f"error: {type(e).__name__}: {e}")
@@ -72,6 +74,8 @@ def evaluate(
     done = checkpoint.load() if checkpoint else {}
     if any(m.uses_embedder for m in chosen) and not isinstance(embedder, Embedder):
         embedder = get_embedder(embedder)
+    if judge.cache is not None and isinstance(embedder, Embedder) and not isinstance(embedder, CachedEmbedder):
+        embedder = CachedEmbedder(embedder, judge.cache)
     unknown = sorted(set(thresholds or {}) - set(all_metrics()))
     if unknown:
         raise ConfigError(f"threshold for unknown metric(s) {', '.join(unknown)}; valid: {', '.join(all_metrics())}")

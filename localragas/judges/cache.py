@@ -25,7 +25,11 @@ CREATE TABLE IF NOT EXISTS replies (
     completion_tokens INTEGER NOT NULL,
     seconds REAL NOT NULL,
     created REAL NOT NULL
-)
+);
+CREATE TABLE IF NOT EXISTS embeddings (
+    key TEXT PRIMARY KEY,
+    vector BLOB NOT NULL
+);
 """
 
 
@@ -46,7 +50,7 @@ class JudgeCache:
         self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        self._db.executescript(_SCHEMA)
 
     def get(self, key: str) -> tuple[str, int, int] | None:
         """(reply, prompt_tokens, completion_tokens) or None."""
@@ -61,6 +65,13 @@ class JudgeCache:
             "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (key, judge, prompt_name, reply, prompt_tokens, completion_tokens, seconds, time.time()),
         )
+
+    def get_vector(self, key: str) -> bytes | None:
+        row = self._db.execute("SELECT vector FROM embeddings WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def put_vector(self, key: str, vector: bytes) -> None:
+        self._db.execute("INSERT OR REPLACE INTO embeddings VALUES (?, ?)", (key, vector))
 
     def info(self) -> dict:
         rows = self._db.execute(
@@ -77,6 +88,7 @@ class JudgeCache:
     def clear(self) -> int:
         n = self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
         self._db.execute("DELETE FROM replies")
+        self._db.execute("DELETE FROM embeddings")
         self._db.execute("VACUUM")
         return n
 

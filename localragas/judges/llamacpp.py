@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import JudgeError, MissingDependencyError
+from ..errors import JudgeError, MissingDependencyError, ModelLoadError
 from ..outputs import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
@@ -43,34 +43,40 @@ def _import_llama():
 class LlamaCppJudge(Judge):
     def __init__(self, model_path: Path, sha256: str, label: str, settings: LlamaCppSettings | None = None):
         super().__init__()
-        llama_cpp = _import_llama()
+        self._llama_cpp = _import_llama()
         self.settings = settings or LlamaCppSettings()
         self.model_path = Path(model_path)
-        self._grammar_cls = llama_cpp.LlamaGrammar
         self._grammars: dict[str, object] = {}
-        s = self.settings
-        try:
-            self.llm = llama_cpp.Llama(
-                model_path=str(self.model_path),
-                n_ctx=s.n_ctx,
-                n_threads=s.n_threads or os.cpu_count() or 1,
-                n_gpu_layers=s.n_gpu_layers,
-                seed=s.seed,
-                verbose=False,
-            )
-        except (ValueError, RuntimeError) as e:
-            raise JudgeError(f"could not load {self.model_path}: {e}") from None
-        if s.state_cache_mb:
-            self.llm.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=s.state_cache_mb << 20))
+        self._llm = None  # loaded on the first call: a fully cached run never loads the model
         self.name = f"llamacpp/{label}"
+        s = self.settings
         decoding = json.dumps(s.model_dump(exclude={"n_threads", "n_gpu_layers", "state_cache_mb"}), sort_keys=True)
         self.fingerprint = f"{sha256}:{hashlib.sha256(decoding.encode()).hexdigest()[:16]}"
+
+    @property
+    def llm(self):
+        if self._llm is None:
+            s = self.settings
+            try:
+                self._llm = self._llama_cpp.Llama(
+                    model_path=str(self.model_path),
+                    n_ctx=s.n_ctx,
+                    n_threads=s.n_threads or os.cpu_count() or 1,
+                    n_gpu_layers=s.n_gpu_layers,
+                    seed=s.seed,
+                    verbose=False,
+                )
+            except (ValueError, RuntimeError) as e:
+                raise ModelLoadError(f"could not load the judge model {self.model_path}: {e}") from None
+            if s.state_cache_mb:
+                self._llm.set_cache(self._llama_cpp.LlamaRAMCache(capacity_bytes=s.state_cache_mb << 20))
+        return self._llm
 
     def _grammar(self, output: type[Output]):
         key = schema_text(output)
         if key not in self._grammars:
             # Fails loudly on a schema it cannot express: never a silent fallback to "any JSON".
-            self._grammars[key] = self._grammar_cls.from_json_schema(key, verbose=False)
+            self._grammars[key] = self._llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
         return self._grammars[key]
 
     def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
@@ -112,7 +118,6 @@ class LlamaCppJudge(Judge):
 
     def close(self) -> None:
         super().close()
-        llm = getattr(self, "llm", None)
-        if llm is not None:
-            llm.close()
-            self.llm = None
+        if self._llm is not None:
+            self._llm.close()
+            self._llm = None

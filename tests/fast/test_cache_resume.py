@@ -166,3 +166,23 @@ def test_kill_9_then_rerun_loses_nothing_and_matches_an_uninterrupted_run(tmp_pa
     assert [(s.id, s.metrics) for s in a.samples] == [(s.id, s.metrics) for s in b.samples]
     assert a.summary == b.summary and a.gate == b.gate
     assert clean.returncode == resumed.returncode
+
+
+def test_embeddings_are_cached_so_a_rerun_never_embeds(tmp_path):
+    from localragas.embeddings import CachedEmbedder, HashingEmbedder
+
+    class Counting(HashingEmbedder):
+        texts = 0
+
+        def embed(self, texts):
+            Counting.texts += len(texts)
+            return super().embed(texts)
+
+    samples, _ = load_samples(EXAMPLES)
+    a = evaluate(samples[:3], metrics=["answer_relevancy"], judge=FakeJudge(), embedder=Counting(), cache_dir=tmp_path)
+    first = Counting.texts
+    b = evaluate(samples[:3], metrics=["answer_relevancy"], judge=FakeJudge(), embedder=Counting(), cache_dir=tmp_path)
+    assert first > 0 and Counting.texts == first
+    assert [s.metrics for s in a.samples] == [s.metrics for s in b.samples]
+    vecs = CachedEmbedder(HashingEmbedder(), JudgeCache(tmp_path)).embed(["x y", "z"])
+    assert vecs.shape == (2, 512) and abs(float(vecs[0] @ vecs[0]) - 1.0) < 1e-5
