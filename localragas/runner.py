@@ -27,6 +27,7 @@ log = logging.getLogger("localragas")
 def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: Embedder | None) -> SampleResult:
     """All metrics on one sample. A failing metric becomes unscored with its reason; the others go on."""
     started, before = time.perf_counter(), judge.stats.counters()
+    judge.call_log.clear()
     out = SampleResult(id=sample.id, category=sample.category)
     for m in metrics:
         try:
@@ -41,6 +42,7 @@ def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: 
     out.seconds = round(time.perf_counter() - started, 3)
     out.judge = {k: round(v - before[k], 3) for k, v in judge.stats.counters().items()}
     out.judge_calls = int(out.judge["calls"])
+    out.calls = list(judge.call_log)
     return out
 
 

@@ -60,6 +60,7 @@ class SampleResult(BaseModel):
     judge_calls: int = 0
     # judge counters for this sample: calls, cache_hits, prompt_tokens, completion_tokens, cached_tokens, seconds
     judge: dict[str, float] = Field(default_factory=dict)
+    calls: list[dict[str, Any]] = Field(default_factory=list)  # per judge call: prompt, tokens, cached prefix, seconds
 
 
 class SkippedRow(BaseModel):

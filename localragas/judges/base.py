@@ -58,6 +58,7 @@ class Judge(ABC):
     def __init__(self) -> None:
         self.stats = JudgeStats()
         self.cache: JudgeCache | None = None
+        self.call_log: list[dict] = []  # one record per generate(): the runner moves them into each sample's result
 
     @abstractmethod
     def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
@@ -73,6 +74,8 @@ class Judge(ABC):
                 pass  # a stale entry (schema class renamed, same text): ask the model again
             else:
                 self.stats.cache_hits += 1
+                self.call_log.append({"prompt": prompt.name, "cache_hit": True, "prompt_tokens": hit[1],
+                                      "completion_tokens": hit[2], "cached_tokens": 0, "seconds": 0.0})
                 return result
         started = time.perf_counter()
         self.stats.calls += 1
@@ -87,6 +90,9 @@ class Judge(ABC):
         self.stats.prompt_tokens += done.prompt_tokens
         self.stats.completion_tokens += done.completion_tokens
         self.stats.cached_tokens += done.cached_tokens
+        self.call_log.append({"prompt": prompt.name, "cache_hit": False, "prompt_tokens": done.prompt_tokens,
+                              "completion_tokens": done.completion_tokens, "cached_tokens": done.cached_tokens,
+                              "seconds": round(seconds, 3)})
         if done.truncated:
             self._fail(f"{prompt.name}: reply truncated at the token limit")
             raise JudgeError(f"reply truncated at the token limit ({done.completion_tokens} tokens)")

@@ -186,3 +186,15 @@ def test_embeddings_are_cached_so_a_rerun_never_embeds(tmp_path):
     assert [s.metrics for s in a.samples] == [s.metrics for s in b.samples]
     vecs = CachedEmbedder(HashingEmbedder(), JudgeCache(tmp_path)).embed(["x y", "z"])
     assert vecs.shape == (2, 512) and abs(float(vecs[0] @ vecs[0]) - 1.0) < 1e-5
+
+
+def test_every_call_is_recorded_with_its_tokens(tmp_path):
+    samples, _ = load_samples(EXAMPLES)
+    first = evaluate(samples[:1], judge=FakeJudge(), embedder="fake", cache_dir=tmp_path)
+    again = evaluate(samples[:1], judge=FakeJudge(), embedder="fake", cache_dir=tmp_path)
+    calls = first.samples[0].calls
+    assert [c["prompt"] for c in calls] == ["extract_claims", "verify_statements", "generate_questions",
+                                             "judge_chunks", "extract_claims", "verify_statements"]
+    assert all(not c["cache_hit"] and c["prompt_tokens"] > 0 for c in calls)
+    assert sum(c["prompt_tokens"] for c in calls) == first.samples[0].judge["prompt_tokens"]
+    assert all(c["cache_hit"] for c in again.samples[0].calls) and len(again.samples[0].calls) == len(calls)

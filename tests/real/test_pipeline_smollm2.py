@@ -52,3 +52,21 @@ def test_same_input_same_scores(smol_judge, minilm):
     a = evaluate(samples[:3], judge=smol_judge, embedder=minilm)
     b = evaluate(samples[:3], judge=smol_judge, embedder=minilm)
     assert [s.metrics for s in a.samples] == [s.metrics for s in b.samples]
+
+
+def test_cached_rerun_loads_no_model_and_calls_no_judge(tmp_path, minilm):
+    """A re-run with the persistent cache makes zero judge calls, and never even loads the GGUF or the embedder."""
+    from localragas import evaluate, get_embedder, load_samples
+    from localragas.judges import get_judge
+
+    samples, _ = load_samples(EXAMPLES)
+    first_judge = get_judge("smollm2-135m")
+    first = evaluate(samples[:2], judge=first_judge, embedder=minilm, cache_dir=tmp_path)
+    first_judge.close()
+    judge, embedder = get_judge("smollm2-135m"), get_embedder("minilm-l6")
+    second = evaluate(samples[:2], judge=judge, embedder=embedder, cache_dir=tmp_path)
+    assert first.meta["judge_stats"]["calls"] > 0
+    assert second.meta["judge_stats"]["calls"] == 0
+    assert second.meta["judge_stats"]["cache_hits"] == first.meta["judge_stats"]["calls"]
+    assert judge._llm is None and embedder._model is None
+    assert [s.metrics for s in first.samples] == [s.metrics for s in second.samples]
