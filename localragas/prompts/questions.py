@@ -15,5 +15,5 @@ Example reply: {{"noncommittal": true, "questions": ["Where was Albert Einstein 
 
 
 def generate_questions(answer: str) -> Prompt:
-    user = "\n".join([INSTRUCTION, tagged("answer", answer), '\nReply as {"noncommittal": true or false, "questions": [...]}.'])
+    user = "\n".join([INSTRUCTION, tagged("answer", answer), '\nReply with the JSON object only, as in the examples.'])
     return Prompt("generate_questions", user)
