@@ -1,0 +1,705 @@
+"""Side-by-side speed benchmark: localragas against ragas 0.4.3 on the same judge GGUF.
+
+Run it from the checkout, after `bash scripts/setup.sh`, with the project's interpreter:
+
+    .venv/bin/python scripts/bench_vs_ragas.py
+
+Smoke run (tiny judge, 4 samples; ragas's unconstrained replies from a 135M judge often run on to the context limit,
+so a shorter ragas timeout keeps it under half an hour):
+
+    .venv/bin/python scripts/bench_vs_ragas.py --judge smollm2-135m --limit 2 --bench-rows 1 --ragas-timeout 120
+
+What happens, in order:
+1. A separate virtual environment, .localragas/bench-venv, is created once (and reused while it works) with
+   ragas 0.4.3, LangChain, PyTorch 2.13.0 (CPU) and the same llama-cpp-python wheel as the project venv plus its
+   server extras. ragas never enters the project venv.
+2. ragas runs first: llama-cpp-python's OpenAI-compatible server serves the judge GGUF on a free loopback port and
+   a child process in the bench venv (scripts/_bench_ragas_child.py) scores one (sample, metric) at a time.
+3. localragas runs second, in this process, with the judge loaded once in-process.
+4. A table per metric and overall (samples/min, judge tokens per sample, seconds per sample, failures, ratios) is
+   printed and everything, per-sample timings included, is written to --out (default .localragas/bench.json).
+
+Both tools score exactly the same (sample, metric) pairs. See docs/benchmark.md.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import inspect
+import json
+import math
+import os
+import platform
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+ROOT = Path(__file__).resolve().parent.parent
+STATE_DIR = ROOT / ".localragas"  # git-ignored
+BENCH_VENV = STATE_DIR / "bench-venv"
+CHILD_SCRIPT = Path(__file__).resolve().parent / "_bench_ragas_child.py"
+SHARED_BENCHMARKS = ROOT.parent / "shared" / "benchmarks"
+BENCH_FILES = ("faithfulness_faithbench.jsonl", "context_precision_ranked_wikiqa.jsonl")
+DEFAULT_DATA = ROOT / "examples" / "rag_samples.jsonl"
+METRICS = ("faithfulness", "answer_relevancy", "context_precision", "context_recall")
+
+RAGAS_VERSION = "0.4.3"
+TORCH_REQUIREMENT = "torch==2.13.0"  # the CPU build; an unpinned torch pulls a multi-GB CUDA build
+RAGAS_REQUIREMENTS = (
+    f"ragas=={RAGAS_VERSION}",
+    "langchain-community==0.4.1",  # 0.4.2 breaks `import ragas`
+    "langchain-openai",
+    "langchain-huggingface",
+    "sentence-transformers",  # what langchain-huggingface's HuggingFaceEmbeddings loads the model with
+)
+NOISE_NOTE = "Timings on a shared machine are noisy: only the localragas/ragas ratios are meaningful."
+
+
+def log(message: str) -> None:
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+# ----------------------------------------------------------------------------------------------------- samples
+
+
+def context_chars(contexts: list[str]) -> int:
+    return sum(len(c) for c in contexts)
+
+
+def applicable_metrics(sample: dict, wanted: list[str]) -> list[str]:
+    """The metrics both tools can score on this sample (the same rule for both, so they do the same work)."""
+    has_answer, has_reference = bool(sample["answer"].strip()), bool(sample["reference"])
+    has_contexts = bool(sample["contexts"])
+    possible = {
+        "faithfulness": has_answer and has_contexts,
+        "answer_relevancy": has_answer,
+        "context_precision": has_contexts and (has_reference or has_answer),
+        "context_recall": has_reference and has_contexts,
+    }
+    return [m for m in wanted if possible[m]]
+
+
+def load_data_file(path: Path, limit: int | None) -> list[dict]:
+    """Rows of a user dataset (any format localragas reads), validated by localragas's own loader."""
+    from localragas import load_samples  # noqa: PLC0415
+
+    samples, _ = load_samples(path)
+    return [
+        {"id": s.id, "question": s.question, "contexts": s.contexts, "answer": s.answer, "reference": s.reference,
+         "reference_from": "reference" if s.reference else None}
+        for s in samples[:limit]
+    ]
+
+
+def load_bench_file(path: Path, rows: int, max_chars: int, wanted: list[str]) -> tuple[list[dict], dict[str, int]]:
+    """The first `rows` usable rows of a shared benchmark file, read in memory only (never copied).
+
+    Rows without answer and reference (the ranked WikiQA file) get as reference the chunks that people labelled
+    relevant (meta.relevance): in WikiQA those sentences are the answer. Rows with too long contexts or with no
+    metric to score are skipped and counted.
+    """
+    picked, skipped = [], {"context_over_budget": 0, "nothing_to_score": 0}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if len(picked) >= rows:
+                break
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if context_chars(row["contexts"]) > max_chars:
+                skipped["context_over_budget"] += 1
+                continue
+            sample = {"id": row["id"], "question": row["question"], "contexts": row["contexts"],
+                      "answer": row.get("answer") or "", "reference": row.get("reference") or None,
+                      "reference_from": "reference" if row.get("reference") else None}
+            relevance = (row.get("meta") or {}).get("relevance")
+            if not sample["answer"].strip() and not sample["reference"] and relevance and any(relevance):
+                sample["reference"] = " ".join(c for c, r in zip(row["contexts"], relevance) if r)
+                sample["reference_from"] = "meta.relevance"
+            if not applicable_metrics(sample, wanted):
+                skipped["nothing_to_score"] += 1
+                continue
+            picked.append(sample)
+    return picked, skipped
+
+
+def collect_samples(args: argparse.Namespace) -> tuple[list[dict], list[dict]]:
+    """(samples, dataset descriptions). Each sample gets a unique key, its dataset and its applicable metrics."""
+    datasets: list[tuple[str, list[dict], dict]] = []
+    for path in args.data or [DEFAULT_DATA]:
+        rows = load_data_file(Path(path), args.limit)
+        datasets.append((Path(path).stem, rows, {"path": str(path)}))
+    if args.bench_rows > 0 and SHARED_BENCHMARKS.is_dir():
+        n = min(args.bench_rows, args.limit) if args.limit else args.bench_rows
+        for name in BENCH_FILES:
+            path = SHARED_BENCHMARKS / name
+            if path.is_file():
+                rows, skipped = load_bench_file(path, n, args.max_context_chars, args.metrics)
+                datasets.append((path.stem, rows, {"path": str(path), "skipped_rows": skipped}))
+    elif args.bench_rows > 0:
+        log(f"{SHARED_BENCHMARKS} not found: benchmarking on --data only")
+
+    samples, described = [], []
+    for name, rows, info in datasets:
+        for row in rows:
+            row.update(key=f"{name}/{row['id']}", dataset=name, metrics=applicable_metrics(row, args.metrics))
+            if row["metrics"]:
+                samples.append(row)
+        described.append({"name": name, **info, "samples": len(rows), "ids": [r["id"] for r in rows]})
+    return samples, described
+
+
+def jobs_of(samples: list[dict], metrics: list[str]) -> list[tuple[dict, str]]:
+    """(sample, metric) pairs, metric by metric, in sample order: the order both tools run in."""
+    return [(s, m) for m in metrics for s in samples if m in s["metrics"]]
+
+
+# ------------------------------------------------------------------------------------------------- bench venv
+
+
+def venv_python(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+def project_llama_version() -> str:
+    from importlib.metadata import version  # noqa: PLC0415
+
+    return version("llama-cpp-python")
+
+
+def find_llama_wheel() -> Path:
+    """The llama-cpp-python wheel the project venv was installed from, else one from the wheel cache."""
+    from importlib.metadata import distribution  # noqa: PLC0415
+
+    direct = distribution("llama-cpp-python").read_text("direct_url.json")
+    if direct:
+        url = json.loads(direct).get("url", "")
+        if url.startswith("file://") and url.endswith(".whl") and Path(url[7:]).is_file():
+            return Path(url[7:])
+    version = project_llama_version()
+    caches = [Path(p) for p in (os.environ.get("LOCALRAGAS_WHEEL_CACHE"),) if p]
+    caches.append(Path.home() / ".cache" / "localragas" / "wheels")
+    cpu = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else ""
+    preference = ["avx512", "avx2", "generic"] if "avx512f" in cpu else ["avx2", "generic", "avx512"]
+    for cache in caches:
+        for variant in preference:
+            wheels = sorted(cache.glob(f"llama-cpp-python-{version}-{variant}/llama_cpp_python-{version}-*.whl"))
+            if wheels:
+                return wheels[0]
+    raise SystemExit(
+        f"no llama-cpp-python {version} wheel found in {', '.join(map(str, caches))}; run `bash scripts/setup.sh` first"
+    )
+
+
+PROBE = """
+import json, importlib.metadata as md
+import ragas, langchain_openai, langchain_huggingface, sentence_transformers, llama_cpp, llama_cpp.server.app, torch
+names = ("ragas", "langchain-core", "langchain-community", "langchain-openai", "langchain-huggingface",
+         "sentence-transformers", "openai", "torch", "llama-cpp-python")
+print(json.dumps({n: md.version(n) for n in names}))
+"""
+
+
+def child_env() -> dict[str, str]:
+    """Environment of everything run in the bench venv: no telemetry, no model hub."""
+    return {**os.environ, "RAGAS_DO_NOT_TRACK": "true", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+            "TOKENIZERS_PARALLELISM": "false", "PYTHONUNBUFFERED": "1"}
+
+
+def probe_bench_venv(venv: Path) -> dict[str, str] | None:
+    """Package versions of a working bench venv, or None when it is missing, broken or has other versions."""
+    if not venv_python(venv).is_file():
+        return None
+    done = subprocess.run([str(venv_python(venv)), "-c", PROBE], capture_output=True, text=True, env=child_env())
+    if done.returncode != 0:
+        return None
+    versions = json.loads(done.stdout.strip().splitlines()[-1])
+    if versions["ragas"] != RAGAS_VERSION or versions["llama-cpp-python"] != project_llama_version():
+        return None
+    return versions
+
+
+def pip_install(venv: Path, requirements: list[str]) -> None:
+    cmd = [str(venv_python(venv)), "-m", "pip", "install", "-q", *requirements]
+    log("$ " + " ".join(cmd))
+    subprocess.run(cmd, check=True)
+
+
+def ensure_bench_venv(venv: Path = BENCH_VENV) -> tuple[dict[str, str], float]:
+    """(package versions, seconds spent building; 0 when reused). Creates or repairs the bench venv."""
+    versions = probe_bench_venv(venv)
+    if versions:
+        log(f"reusing {venv} (ragas {versions['ragas']})")
+        return versions, 0.0
+    started = time.perf_counter()
+    log(f"building {venv}: ragas {RAGAS_VERSION} and its LangChain stack, torch (CPU), llama-cpp-python server")
+    if not venv_python(venv).is_file():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip_install(venv, [TORCH_REQUIREMENT])  # first, so that nothing below pulls a CUDA build
+    pip_install(venv, [f"{find_llama_wheel()}[server]", TORCH_REQUIREMENT, *RAGAS_REQUIREMENTS])
+    versions = probe_bench_venv(venv)
+    if not versions:
+        raise SystemExit(f"{venv} was built but does not import ragas {RAGAS_VERSION} and llama_cpp.server; "
+                         "see the pip output above")
+    seconds = time.perf_counter() - started
+    log(f"bench venv ready in {seconds:.0f} s")
+    return versions, seconds
+
+
+# ------------------------------------------------------------------------------------------------- llama.cpp server
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LlamaServer:
+    """llama-cpp-python's OpenAI-compatible server on a loopback port, run from the bench venv."""
+
+    def __init__(self, python: Path, model: Path, alias: str, n_ctx: int, threads: int, log_path: Path):
+        self.python, self.model, self.alias = python, model, alias
+        self.n_ctx, self.threads, self.log_path = n_ctx, threads, log_path
+        self.proc: subprocess.Popen | None = None
+        self.port = 0
+        self.restarts = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def command(self) -> list[str]:
+        # --chat_format is left out on purpose: the server then uses the chat template inside the GGUF, as the
+        # in-process localragas judge does.
+        return [str(self.python), "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", self.alias,
+                "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
+                "--n_threads", str(self.threads)]
+
+    def start(self, timeout: float = 300) -> None:
+        self.port = free_port()
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.log_path, "a") as out:
+            out.write(f"\n=== {datetime.now().isoformat(timespec='seconds')} {' '.join(self.command())}\n")
+            out.flush()
+            # Own session: Ctrl-C reaches this script, which then stops the server itself.
+            self.proc = subprocess.Popen(self.command(), stdout=out, stderr=subprocess.STDOUT, env=child_env(),
+                                         start_new_session=True)
+        self._wait_ready(timeout)
+        log(f"llama.cpp server up at {self.url} (pid {self.proc.pid}, log {self.log_path})")
+
+    def _wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                tail = self.log_path.read_text(errors="replace")[-2000:]
+                raise SystemExit(f"the llama.cpp server exited with code {self.proc.returncode}:\n{tail}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/v1/models", timeout=5) as r:
+                    if r.status == 200:
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            time.sleep(0.5)
+        self.stop()
+        raise SystemExit(f"the llama.cpp server did not answer /v1/models within {timeout:.0f} s; see {self.log_path}")
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = None
+            return
+        # uvicorn shuts down on SIGINT but first waits for the request in flight, which may be a runaway
+        # generation: a short grace, then kill (the server keeps no state).
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        log(f"llama.cpp server stopped (pid {self.proc.pid})")
+        self.proc = None
+
+    def restart(self) -> None:
+        """Kill any generation a timed-out client left running, so that it cannot slow the next measurement."""
+        self.stop()
+        self.start()
+        self.restarts += 1
+
+    def __enter__(self) -> "LlamaServer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+# ------------------------------------------------------------------------------------------------------- ragas
+
+
+def run_ragas(args: argparse.Namespace, jobs: list[tuple[dict, str]], judge_path: Path, alias: str,
+              embedder_dir: Path) -> dict[str, Any]:
+    """ragas in the bench venv, against the llama.cpp server; returns its versions, config and records."""
+    versions, venv_seconds = ensure_bench_venv()
+    python = venv_python(BENCH_VENV)
+    server = LlamaServer(python, judge_path, alias, args.n_ctx, args.threads, STATE_DIR / "bench-server.log")
+    with tempfile.TemporaryDirectory(prefix="localragas-bench-") as tmp:
+        job_file, out_file = Path(tmp) / "jobs.json", Path(tmp) / "records.jsonl"
+        job_file.write_text(json.dumps({
+            "model": alias, "embedder": str(embedder_dir), "timeout": args.ragas_timeout,
+            "jobs": [{"key": s["key"], "metric": m, "sample": _ragas_fields(s)} for s, m in jobs],
+        }))
+        started = time.perf_counter()
+        with server:
+            _drive_child(python, server, job_file, out_file)
+        wall = time.perf_counter() - started
+        records = [json.loads(line) for line in out_file.read_text().splitlines() if line.strip()]
+    return {
+        "versions": versions,
+        "bench_venv_build_seconds": round(venv_seconds, 1),
+        "wall_seconds": round(wall, 1),
+        "server": {"command": server.command()[1:], "restarts_after_failures": server.restarts},
+        "config": {
+            "llm": f"LangchainLLMWrapper(ChatOpenAI(base_url=server/v1, model={alias!r}, temperature=0, "
+                   f"timeout={args.ragas_timeout}), bypass_n=True)",
+            "embeddings": f"LangchainEmbeddingsWrapper(HuggingFaceEmbeddings(model_name={str(embedder_dir)!r}))",
+            "metrics": {"faithfulness": "Faithfulness", "answer_relevancy": "ResponseRelevancy (strictness 3)",
+                        "context_precision": "LLMContextPrecisionWithReference, "
+                                             "else LLMContextPrecisionWithoutReference",
+                        "context_recall": "LLMContextRecall"},
+            "call": f"metric.init(RunConfig(timeout={args.ragas_timeout})); "
+                    f"await metric.single_turn_ascore(sample, timeout={args.ragas_timeout}) per (sample, metric)",
+            "max_tokens": "not set (ragas default): the server generates until the model stops or the context is full",
+        },
+        "records": records,
+    }
+
+
+def _ragas_fields(sample: dict) -> dict:
+    return {"user_input": sample["question"], "retrieved_contexts": sample["contexts"],
+            "response": sample["answer"] or None, "reference": sample["reference"]}
+
+
+def _drive_child(python: Path, server: LlamaServer, job_file: Path, out_file: Path) -> None:
+    """Run the ragas child; it writes RESTART on stdout after a failed job and waits for READY on stdin."""
+    cmd = [str(python), str(CHILD_SCRIPT), "--jobs", str(job_file), "--out", str(out_file), "--server", server.url]
+    child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=child_env())
+    try:
+        for line in child.stdout:
+            request = line.strip()
+            if request == "RESTART":
+                server.restart()
+                child.stdin.write(f"READY {server.url}\n")
+                child.stdin.flush()
+        if child.wait() != 0:
+            raise SystemExit(f"the ragas child failed with exit code {child.returncode} (its output is above)")
+    finally:
+        if child.poll() is None:
+            child.terminate()
+            try:
+                child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+
+
+# -------------------------------------------------------------------------------------------------- localragas
+
+
+def cache_off(fn: Any) -> dict[str, Any]:
+    """Arguments that keep the judge cache off for whichever cache option `fn` takes (cached replies would fake
+    the speed): evaluate(cache_dir=None) is localragas's "no cache"."""
+    params = inspect.signature(fn).parameters
+    return {name: off for name, off in (("cache", False), ("cache_dir", None)) if name in params}
+
+
+def run_localragas(args: argparse.Namespace, jobs: list[tuple[dict, str]]) -> dict[str, Any]:
+    """localragas in this process: one judge (loaded once), evaluate() per (sample, metric), stats as deltas."""
+    from localragas import __version__, evaluate, get_embedder, get_judge  # noqa: PLC0415
+    from localragas.schema import Sample  # noqa: PLC0415
+
+    judge_kwargs, eval_kwargs = cache_off(get_judge), cache_off(evaluate)
+    t0 = time.perf_counter()
+    # The same context window and threads as the llama.cpp server of the ragas run.
+    judge = get_judge(args.judge, options={"n_ctx": args.n_ctx, "n_threads": args.threads}, **judge_kwargs)
+    load_seconds = time.perf_counter() - t0
+    if getattr(judge, "cache", None) is not None:  # should a judge ever come with a cache attached
+        judge.cache = None
+    embedder = None
+    if any(m == "answer_relevancy" for _, m in jobs):
+        embedder = get_embedder()
+        embedder.embed(["warm up"])  # load the model now, not inside the first timed sample
+    log(f"localragas judge {judge.name} loaded in {load_seconds:.1f} s")
+
+    records, started = [], time.perf_counter()
+    try:
+        for i, (sample, metric) in enumerate(jobs, 1):
+            s = Sample(id=sample["id"], question=sample["question"], contexts=sample["contexts"],
+                       answer=sample["answer"], reference=sample["reference"])
+            before = dict(judge.stats.__dict__)
+            t = time.perf_counter()
+            try:
+                report = evaluate([s], metrics=[metric], judge=judge, embedder=embedder, gate=False, **eval_kwargs)
+                result, error = report.samples[0].metrics[metric], None
+            except Exception as e:  # noqa: BLE001 - a benchmark records failures and goes on
+                result, error = None, f"{type(e).__name__}: {e}"
+            seconds = time.perf_counter() - t
+            record = _localragas_record(sample["key"], metric, seconds, before, judge.stats.__dict__, result, error)
+            records.append(record)
+            log(f"localragas {i}/{len(jobs)} {metric} {sample['key']}: {_brief(record)}")
+    finally:
+        judge.close()
+    return {
+        "version": __version__,
+        "judge": judge.describe(),
+        "judge_load_seconds": round(load_seconds, 2),
+        "wall_seconds": round(time.perf_counter() - started, 1),
+        "cache": f"off: get_judge({_kwargs(judge_kwargs)}), evaluate({_kwargs(eval_kwargs)}), judge.cache None"
+                 if eval_kwargs or judge_kwargs else "localragas has no cache option",
+        "call": "evaluate([sample], metrics=[metric], judge=<one LlamaCppJudge>, embedder=<one embedder>, gate=False)",
+        "records": records,
+    }
+
+
+def _kwargs(kwargs: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+
+
+def _localragas_record(key: str, metric: str, seconds: float, before: dict, after: dict, result, error) -> dict:
+    delta = {k: after.get(k, 0) - before.get(k, 0)
+             for k in ("calls", "cache_hits", "parse_failures", "prompt_tokens", "completion_tokens")}
+    record = {"sample": key, "metric": metric, "seconds": round(seconds, 3), "calls": delta["calls"],
+              "prompt_tokens": delta["prompt_tokens"], "completion_tokens": delta["completion_tokens"],
+              "value": None, "nan": False, "parse_errors": delta["parse_failures"], "exception": error, "note": None,
+              "cache_hits": delta["cache_hits"]}  # always 0: the cache is off
+    if result is not None and result.value is not None:
+        record["value"] = result.value
+    elif result is not None:
+        reason = result.unscored or ""
+        if reason.startswith(("judge_error", "error:")):
+            record["exception"] = reason  # the judge failed (parse failure, truncation, context overflow) or a bug
+        else:
+            record["nan"], record["note"] = True, reason  # unscored for a reason of the data, e.g. no_claims
+    return record
+
+
+def _brief(record: dict) -> str:
+    value = "NaN" if record["value"] is None else f"{record['value']:.2f}"
+    text = f"{record['seconds']:.1f} s, {record['prompt_tokens'] + record['completion_tokens']} tokens, value {value}"
+    if record["exception"]:
+        text += f", error: {record['exception'][:120]}"
+    return text
+
+
+# ------------------------------------------------------------------------------------------------------ summary
+
+
+def stats_of(records: list[dict], samples: int) -> dict[str, Any]:
+    seconds = sum(r["seconds"] for r in records)
+    prompt, completion = sum(r["prompt_tokens"] for r in records), sum(r["completion_tokens"] for r in records)
+    return {
+        "samples": samples,
+        "seconds": round(seconds, 2),
+        "samples_per_min": round(samples * 60 / seconds, 3) if seconds else None,
+        "seconds_per_sample": round(seconds / samples, 2) if samples else None,
+        "tokens_per_sample": round((prompt + completion) / samples, 1) if samples else None,
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "judge_calls": sum(r["calls"] for r in records),
+        "nan": sum(1 for r in records if r["nan"]),
+        "parse_errors": sum(r["parse_errors"] for r in records),
+        "exceptions": sum(1 for r in records if r["exception"]),
+    }
+
+
+def summarise(records: list[dict], metrics: list[str]) -> dict[str, dict]:
+    """Per metric, and overall: all metrics of a sample together (their times and tokens summed)."""
+    out = {}
+    for m in metrics:
+        rows = [r for r in records if r["metric"] == m]
+        if rows:
+            out[m] = stats_of(rows, len(rows))
+    if records:
+        out["overall"] = stats_of(records, len({r["sample"] for r in records}))
+    return out
+
+
+def ratios(ours: dict | None, theirs: dict | None) -> dict[str, dict]:
+    """localragas / ragas per row: speed (samples/min) and judge tokens."""
+    out = {}
+    for name in (ours or {}):
+        a, b = ours[name], (theirs or {}).get(name)
+        if not b or a["samples"] != b["samples"]:
+            continue
+        speed = a["samples_per_min"] / b["samples_per_min"] if a["samples_per_min"] and b["samples_per_min"] else None
+        b_tokens, a_tokens = b["prompt_tokens"] + b["completion_tokens"], a["prompt_tokens"] + a["completion_tokens"]
+        out[name] = {"speed": round(speed, 3) if speed else None,
+                     "tokens": round(a_tokens / b_tokens, 3) if b_tokens else None}
+    return out
+
+
+def _fmt(value: Any, spec: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return format(value, spec)
+
+
+def print_table(summary: dict[str, dict], rates: dict[str, dict]) -> None:
+    head = f"{'metric':<18} {'n':>3}  {'tool':<10} {'samples/min':>11} {'tokens/sample':>13} {'s/sample':>9}" \
+           f" {'NaN':>4} {'parse':>5} {'exc':>4}"
+    print("\n" + head + "\n" + "-" * len(head))
+    rows = [k for k in (*METRICS, "overall") if any(k in (summary.get(t) or {}) for t in ("ragas", "localragas"))]
+    for name in rows:
+        first = True
+        for tool in ("ragas", "localragas"):
+            s = (summary.get(tool) or {}).get(name)
+            if not s:
+                continue
+            label, n = (name, str(s["samples"])) if first else ("", "")
+            print(f"{label:<18} {n:>3}  {tool:<10} {_fmt(s['samples_per_min'], '11.2f')} "
+                  f"{_fmt(s['tokens_per_sample'], '13.0f')} {_fmt(s['seconds_per_sample'], '9.1f')} "
+                  f"{s['nan']:>4} {s['parse_errors']:>5} {s['exceptions']:>4}")
+            first = False
+        if name in rates:
+            r = rates[name]
+            speed = f"{_fmt(r['speed'], '.2f')}x" if r["speed"] else "-"
+            tokens = f"{_fmt(r['tokens'], '.2f')}x" if r["tokens"] else "-"
+            print(f"{'':<18} {'':>3}  {'ratio':<10} {speed:>11} {tokens:>13}")
+        print()
+    print("ratio: localragas / ragas (speed: samples/min, higher = localragas faster; tokens: lower = localragas"
+          " uses fewer).\nNaN: unscored (ragas NaN; localragas unscored for a data reason); parse: judge replies"
+          " that did not parse; exc: (sample, metric) runs that ended in an error or timeout.")
+    print(NOISE_NOTE)
+
+
+# ------------------------------------------------------------------------------------------------- machine, main
+
+
+def machine_info() -> dict[str, Any]:
+    cpu = ""
+    with contextlib.suppress(OSError):
+        cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                    if line.startswith("model name")), "")
+    mem_gb = None
+    with contextlib.suppress(OSError, StopIteration, ValueError):
+        kb = next(line for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal"))
+        mem_gb = round(int(kb.split()[1]) / 1024 / 1024, 1)
+    return {"cores": os.cpu_count(), "cpu": cpu, "memory_gb": mem_gb, "platform": platform.platform(),
+            "python": platform.python_version(), "llama-cpp-python": project_llama_version()}
+
+
+def resolve_judge(spec: str) -> tuple[Path, str]:
+    """(GGUF path, label) of a catalogue name or a .gguf path."""
+    from localragas import models  # noqa: PLC0415
+
+    if spec in models.CATALOGUE:
+        return models.path(spec), spec
+    path = Path(spec).expanduser()
+    if not path.is_file():
+        raise SystemExit(f"--judge {spec}: neither a catalogue judge nor a GGUF file")
+    return path, path.stem
+
+
+def metric_list(values: list[str] | None) -> list[str]:
+    names = [n.strip() for v in values or [] for n in v.split(",") if n.strip()] or list(METRICS)
+    unknown = [n for n in names if n not in METRICS]
+    if unknown:
+        raise SystemExit(f"unknown metric(s) {', '.join(unknown)}; valid: {', '.join(METRICS)}")
+    return list(dict.fromkeys(names))
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description="Speed benchmark of localragas against ragas 0.4.3 on the same judge GGUF (ragas first, then "
+                    "localragas, on the same samples). " + NOISE_NOTE,
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("--data", action="append", metavar="FILE",
+                   help="dataset to benchmark on (any format localragas reads), repeatable; "
+                        f"default {DEFAULT_DATA.relative_to(ROOT)}")
+    p.add_argument("--bench-rows", type=int, default=8, metavar="N",
+                   help=f"also take the first N usable rows of {', '.join(BENCH_FILES)} from {SHARED_BENCHMARKS} "
+                        "when that folder exists (read in memory, never copied); 0 to leave them out")
+    p.add_argument("--max-context-chars", type=int, default=6000, metavar="N",
+                   help="skip shared benchmark rows whose contexts hold more characters than this")
+    p.add_argument("--limit", type=int, metavar="N", help="at most N samples from each dataset")
+    p.add_argument("--judge", default="qwen2.5-1.5b", metavar="NAME|PATH",
+                   help="judge GGUF for both tools: a localragas catalogue name or a .gguf file "
+                        "(smollm2-135m for a quick smoke run)")
+    p.add_argument("--metrics", action="append", metavar="NAME[,NAME]",
+                   help=f"metrics to time, repeatable or comma-separated; default all of {', '.join(METRICS)}")
+    p.add_argument("--out", type=Path, default=STATE_DIR / "bench.json", metavar="FILE",
+                   help="JSON file for every result, per-sample timings and machine info")
+    p.add_argument("--ragas-timeout", type=float, default=600, metavar="SECONDS",
+                   help="ragas: timeout of one (sample, metric) run (RunConfig.timeout, ragas's default is 180) "
+                        "and of each HTTP request to the judge server")
+    p.add_argument("--n-ctx", type=int, default=8192, metavar="TOKENS",
+                   help="context window of the judge, for both tools (localragas's default is 8192 too)")
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1, metavar="N",
+                   help="CPU threads of the judge, for both tools (localragas's default: all cores)")
+    p.add_argument("--skip-ragas", action="store_true", help="do not run ragas (debugging)")
+    p.add_argument("--skip-localragas", action="store_true", help="do not run localragas (debugging)")
+    p.add_argument("--setup-only", action="store_true",
+                   help=f"only create or check {BENCH_VENV.relative_to(ROOT)}, then exit")
+    args = p.parse_args(argv)
+    args.metrics = metric_list(args.metrics)
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.setup_only:
+        versions, seconds = ensure_bench_venv()
+        print(json.dumps({"bench_venv": str(BENCH_VENV), "build_seconds": round(seconds, 1), "versions": versions},
+                         indent=2))
+        return 0
+    from localragas import models  # noqa: PLC0415 - fails early when not run with the project venv
+
+    judge_path, alias = resolve_judge(args.judge)
+    samples, datasets = collect_samples(args)
+    jobs = jobs_of(samples, args.metrics)
+    if not jobs:
+        raise SystemExit("nothing to benchmark: no sample has a field set that the chosen metrics need")
+    log(f"{len(samples)} samples, {len(jobs)} (sample, metric) runs per tool; judge {judge_path.name}")
+    result: dict[str, Any] = {
+        "command": [Path(sys.argv[0]).name, *(argv if argv is not None else sys.argv[1:])],
+        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "note": NOISE_NOTE,
+        "machine": machine_info(),
+        "judge": {"spec": args.judge, "path": str(judge_path), "sha256": models.sha256_of(judge_path)},
+        "settings": {"metrics": args.metrics, "limit": args.limit, "bench_rows": args.bench_rows,
+                     "max_context_chars": args.max_context_chars, "n_ctx": args.n_ctx, "threads": args.threads,
+                     "ragas_timeout": args.ragas_timeout},
+        "datasets": datasets,
+        "samples": [{k: s[k] for k in ("key", "dataset", "metrics", "reference_from")}
+                    | {"contexts": len(s["contexts"]), "context_chars": context_chars(s["contexts"])} for s in samples],
+    }
+    if not args.skip_ragas:
+        result["ragas"] = run_ragas(args, jobs, judge_path, alias, models.path("minilm-l6"))
+        result["machine"]["ragas"] = result["ragas"]["versions"]["ragas"]
+    if not args.skip_localragas:
+        result["localragas"] = run_localragas(args, jobs)
+    summary = {tool: summarise(result[tool]["records"], args.metrics)
+               for tool in ("ragas", "localragas") if tool in result}
+    summary["ratios"] = ratios(summary.get("localragas"), summary.get("ragas"))
+    result["summary"] = summary
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print_table(summary, summary["ratios"])
+    print(f"full results: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks: stop the server and the child
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        log("interrupted; the llama.cpp server and the ragas child were stopped")
+        sys.exit(130)
