@@ -696,8 +696,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def on_sigterm(*_: object) -> None:
+    """Leave through the finally blocks, which stop the server and the ragas child."""
+    log("terminated (SIGTERM); stopping the llama.cpp server and the ragas child")
+    sys.exit(143)
+
+
 if __name__ == "__main__":
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks: stop the server and the child
+    signal.signal(signal.SIGTERM, on_sigterm)
     try:
         sys.exit(main())
     except KeyboardInterrupt:
