@@ -460,7 +460,7 @@ def run_localragas(args: argparse.Namespace, jobs: list[tuple[dict, str]]) -> di
         "judge": judge.describe(),
         "judge_load_seconds": round(load_seconds, 2),
         "wall_seconds": round(time.perf_counter() - started, 1),
-        "cache": f"off: get_judge({_kwargs(judge_kwargs)}), evaluate({_kwargs(eval_kwargs)}), judge.cache None"
+        "cache": f"off: {_kwargs(judge_kwargs | eval_kwargs)}, judge.cache None"
                  if eval_kwargs or judge_kwargs else "localragas has no cache option",
         "call": "evaluate([sample], metrics=[metric], judge=<one LlamaCppJudge>, embedder=<one embedder>, gate=False)",
         "records": records,
