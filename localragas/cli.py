@@ -12,6 +12,7 @@ from . import __version__, models
 from . import paths
 from .checkpoint import Checkpoint, run_key
 from .errors import LocalragasError
+from .judges.cache import JudgeCache
 
 EXIT_GATE_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -169,11 +170,8 @@ _cache_dir_option = click.option("--cache-dir", type=click.Path(file_okay=False,
 @_cache_dir_option
 def cache_info(cache_dir) -> None:
     """Show the cache's location, size and entries per judge."""
-    from .judges.cache import JudgeCache  # noqa: PLC0415
-
-    cache = JudgeCache(cache_dir)
-    info = cache.info()
-    cache.close()
+    with JudgeCache(cache_dir) as cache:
+        info = cache.info()
     click.echo(f"{info['path']}: {info['entries']} replies, {info['bytes'] / 1e6:.1f} MB")
     for judge, row in info["judges"].items():
         click.echo(f"  {judge}: {row['entries']} replies, {row['judge_seconds_saved_per_rerun']} s of judging saved per re-run")
@@ -183,11 +181,8 @@ def cache_info(cache_dir) -> None:
 @_cache_dir_option
 def cache_clear(cache_dir) -> None:
     """Delete every cached reply."""
-    from .judges.cache import JudgeCache  # noqa: PLC0415
-
-    cache = JudgeCache(cache_dir)
-    n = cache.clear()
-    cache.close()
+    with JudgeCache(cache_dir) as cache:
+        n = cache.clear()
     click.echo(f"cleared {n} cached replies from {cache.path}")
 
 

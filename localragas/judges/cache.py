@@ -94,3 +94,9 @@ class JudgeCache:
 
     def close(self) -> None:
         self._db.close()
+
+    def __enter__(self) -> "JudgeCache":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
