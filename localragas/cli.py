@@ -12,6 +12,7 @@ from . import __version__, models
 from . import paths
 from .checkpoint import Checkpoint, run_key
 from .errors import LocalragasError
+from .gate import GATE_ON
 from .judges.cache import JudgeCache
 
 EXIT_GATE_FAILED = 1
@@ -43,6 +44,36 @@ def _option_value(text: str):
         return text
 
 
+def _format_options(fn):
+    """--html, --md and --junit: the report formats shared by `eval` and `report`."""
+    fn = click.option("--junit", type=click.Path(dir_okay=False, path_type=Path),
+                      help="Write JUnit XML here: each metric's gate is a test case.")(fn)
+    fn = click.option("--md", type=click.Path(dir_okay=False, path_type=Path),
+                      help="Write a Markdown summary (for a pull-request comment) here.")(fn)
+    return click.option("--html", type=click.Path(dir_okay=False, path_type=Path),
+                        help="Write a self-contained HTML report (works offline) here.")(fn)
+
+
+def _write_and_print(report, **paths) -> None:
+    """Write each requested format, print the terminal report, and list what was written."""
+    from . import report as fmt  # noqa: PLC0415
+
+    writers = {"out": fmt.write_json, "csv": fmt.write_csv, "md": fmt.write_markdown, "junit": fmt.write_junit}
+    for key, path in paths.items():
+        if path is None:
+            continue
+        if key == "html":
+            from .report.html_report import write_html  # noqa: PLC0415
+
+            write_html(report, path)
+        else:
+            writers[key](report, path)
+    fmt.print_report(report)
+    written = [str(p) for p in paths.values() if p]
+    if written:
+        click.echo("wrote " + ", ".join(written))
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="localragas")
 def main() -> None:
@@ -66,6 +97,9 @@ def main() -> None:
               help="Write the full JSON report (scores, evidence, run metadata) here.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write per-sample scores as CSV here.")
+@_format_options
+@click.option("--gate-on", type=click.Choice(GATE_ON), default=None,
+              help="Hold the mean (default) or the 95% CI lower bound of each metric against its threshold.")
 @click.option("--limit", "-n", type=click.IntRange(min=1), help="Evaluate only the first N samples.")
 @click.option("--skip-invalid", is_flag=True, help="Record invalid rows as skipped and go on, instead of stopping.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -79,8 +113,8 @@ def main() -> None:
               help="Keep each finished sample in a checkpoint under .localragas/runs; after a crash or kill, the "
                    "same command skips the finished samples. The checkpoint is removed when the run completes.")
 @_errors_to_exit
-def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, out, csv_path, limit, skip_invalid,
-             config_path, progress, cache_dir, no_cache, resume):
+def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, out, csv_path, html, md, junit, gate_on,
+             limit, skip_invalid, config_path, progress, cache_dir, no_cache, resume):
     """Evaluate the samples in DATA (.jsonl, .json or .csv) and apply the quality gate.
 
     \b
@@ -90,7 +124,6 @@ def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, o
     from .config import load_settings  # noqa: PLC0415
     from .dataset import load_samples
     from .gate import parse_threshold
-    from .report import print_report, write_csv, write_json
     from .runner import evaluate
 
     settings = load_settings(config_path)
@@ -126,6 +159,7 @@ def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, o
             skipped=skipped,
             cache_dir=None if no_cache else (cache_dir or paths.cache_dir()),
             checkpoint=checkpoint,
+            gate_on=gate_on or settings.gate_on or "mean",
         )
     finally:
         judge_obj.close()
@@ -134,16 +168,73 @@ def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, o
     report.meta["dataset"] = str(data)
     if settings.source:
         report.meta["config"] = settings.source
-    if out:
-        write_json(report, out)
-    if csv_path:
-        write_csv(report, csv_path)
-    print_report(report)
-    if out or csv_path:
-        click.echo("wrote " + ", ".join(str(p) for p in (out, csv_path) if p))
+    _write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
     if checkpoint:
         checkpoint.remove()  # the run is complete and its reports are written
     sys.exit(0 if report.gate.passed else EXIT_GATE_FAILED)
+
+
+@main.command("report")
+@click.argument("report_path", metavar="REPORT.json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the JSON report again (with recomputed aggregates and gate) here.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write per-sample CSV here.")
+@_format_options
+@click.option("--threshold", "-t", multiple=True, metavar="METRIC=VALUE",
+              help="Re-apply the gate with this threshold (others keep the report's own). Repeatable.")
+@click.option("--gate-on", type=click.Choice(GATE_ON), default=None,
+              help="Re-apply the gate on the mean or the 95% CI lower bound (default: as the report was run).")
+@click.option("--no-gate", is_flag=True, help="Report scores only; exit 0.")
+@_errors_to_exit
+def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, no_gate):
+    """Print REPORT.json and write it in other formats, without judging again.
+
+    Aggregates, confidence intervals and the gate are recomputed from the per-sample results, so thresholds and
+    --gate-on can be changed after the run. Exit 0 gate passed, 1 gate failed, 2 bad input.
+
+    \b
+    Example:
+      localragas report report.json --html report.html --md summary.md --junit junit.xml
+    """
+    from .gate import parse_threshold  # noqa: PLC0415
+    from .report import read_json  # noqa: PLC0415
+    from .runner import regate  # noqa: PLC0415
+
+    stored = read_json(report_path)
+    limits = {**(stored.meta.get("thresholds") or {}), **dict(parse_threshold(t) for t in threshold)}
+    report = regate(stored, limits, gate_on=gate_on, enabled=False if no_gate else None)
+    _write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
+    sys.exit(0 if report.gate.passed else EXIT_GATE_FAILED)
+
+
+@main.command("compare")
+@click.argument("base_path", metavar="BASE.json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("new_path", metavar="NEW.json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--fail-on-regression", is_flag=True, help="Exit 1 when a metric regressed beyond noise.")
+@click.option("--top", type=click.IntRange(min=0), default=5, show_default=True,
+              help="How many most-changed samples to list per metric.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the comparison as JSON here.")
+@click.option("--md", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the comparison as Markdown (for a pull-request comment) here.")
+@_errors_to_exit
+def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
+    """Compare two JSON reports: each metric's change over samples paired by id, with a 95% paired bootstrap
+    interval and a verdict (improved / regressed / within noise).
+
+    \b
+    Example:
+      localragas compare main.json branch.json --fail-on-regression --md compare.md
+    """
+    from .compare import compare_reports  # noqa: PLC0415
+    from .report import read_json  # noqa: PLC0415
+    from .report.comparison import print_comparison, write_comparison  # noqa: PLC0415
+
+    result = compare_reports(read_json(base_path), read_json(new_path), str(base_path), str(new_path), top=top)
+    print_comparison(result)
+    write_comparison(result, out, md)
+    if out or md:
+        click.echo("wrote " + ", ".join(str(p) for p in (out, md) if p))
+    sys.exit(EXIT_GATE_FAILED if fail_on_regression and result.regressed else 0)
 
 
 @main.command("metrics")

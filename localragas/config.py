@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
@@ -26,6 +26,7 @@ class Settings(BaseModel):
     embedder: str | None = None
     metrics: list[str] | None = None
     thresholds: dict[str, float] = {}
+    gate_on: Literal["mean", "lower-bound"] | None = None
     _source: str | None = PrivateAttr(None)
 
     @property

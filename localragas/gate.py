@@ -35,22 +35,43 @@ def check_threshold(name: str, value: object) -> float:
     return v
 
 
-def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problems: dict[str, str], enabled=True) -> Gate:
+GATE_ON = ("mean", "lower-bound")
+
+
+def check_gate_on(on: str) -> str:
+    if on not in GATE_ON:
+        raise ConfigError(f"gate-on must be one of {', '.join(GATE_ON)}, got {on!r}")
+    return on
+
+
+def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problems: dict[str, str], enabled=True,
+             on: str = "mean") -> Gate:
+    """Each metric with a threshold passes when its mean (or, with on='lower-bound', the lower end of its 95%
+    confidence interval: 'passes even if the judge was unlucky') reaches the threshold."""
+    check_gate_on(on)
     results = []
     for s in summary:
         if s.metric not in thresholds:
             continue
         t = thresholds[s.metric]
+        ci = {"ci_low": s.ci_low, "ci_high": s.ci_high}
         if s.mean is None:
-            results.append(GateResult(metric=s.metric, threshold=t, mean=None, status="not_evaluated",
+            results.append(GateResult(metric=s.metric, threshold=t, mean=None, status="not_evaluated", **ci,
                                       message=f"{s.metric}: not evaluated (no scored sample)"))
-        elif s.mean >= t:
-            results.append(GateResult(metric=s.metric, threshold=t, mean=s.mean, status="passed",
-                                      message=f"{s.metric} {s.mean:.3f} >= {threshold_text(t)}"))
+            continue
+        if on == "lower-bound" and s.ci_low is not None:
+            value, label = s.ci_low, f"{s.metric} CI lower bound {s.ci_low:.3f} (mean {s.mean:.3f})"
+        elif on == "lower-bound":
+            value, label = s.mean, f"{s.metric} {s.mean:.3f} (1 scored sample: no interval, mean used)"
+        else:
+            value, label = s.mean, f"{s.metric} {s.mean:.3f}"
+        if value >= t:
+            results.append(GateResult(metric=s.metric, threshold=t, mean=s.mean, status="passed", compared=value,
+                                      message=f"{label} >= {threshold_text(t)}", **ci))
         else:
             results.append(GateResult(
-                metric=s.metric, threshold=t, mean=s.mean, status="failed",
-                message=f"{s.metric} {s.mean:.3f} < {threshold_text(t)}: {problems.get(s.metric, 'below threshold')}",
+                metric=s.metric, threshold=t, mean=s.mean, status="failed", compared=value, **ci,
+                message=f"{label} < {threshold_text(t)}: {problems.get(s.metric, 'below threshold')}",
             ))
     passed = all(r.status != "failed" for r in results) if enabled else True
-    return Gate(enabled=enabled, passed=passed, results=results)
+    return Gate(enabled=enabled, passed=passed, on=on, results=results)

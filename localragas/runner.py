@@ -13,13 +13,13 @@ from . import __version__
 from .checkpoint import Checkpoint, sample_hash
 from .embeddings import CachedEmbedder, Embedder, get_embedder
 from .errors import ConfigError, JudgeError, MissingDependencyError, ModelLoadError
-from .gate import DEFAULT_THRESHOLDS, run_gate
+from .gate import DEFAULT_THRESHOLDS, check_gate_on, run_gate
 from .judges import Judge, get_judge
 from .judges.cache import JudgeCache
 from .metrics import Metric, all_metrics, get_metrics
 from .progress import Progress
-from .schema import MetricResult, Report, Sample, SampleResult, SkippedRow
-from .stats import by_category, summarise
+from .schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow
+from .stats import by_category, ci_settings, summarise
 
 log = logging.getLogger("localragas")
 
@@ -57,6 +57,7 @@ def evaluate(
     skipped: list[SkippedRow] | None = None,
     cache_dir: str | Path | None = None,
     checkpoint: Checkpoint | str | Path | None = None,
+    gate_on: str = "mean",
 ) -> Report:
     """Score samples with the RAGAS metrics and apply the quality gate.
 
@@ -64,8 +65,10 @@ def evaluate(
     loaded when a chosen metric needs it). thresholds override the defaults per metric.
     cache_dir: keep judge replies in a persistent cache there (a re-run makes no judge call).
     checkpoint: a file each finished sample is appended to; results found there for unchanged samples are reused.
+    gate_on: 'mean' (default) or 'lower-bound': hold each metric's 95% CI lower bound against its threshold.
     """
     samples = list(samples)
+    check_gate_on(gate_on)
     chosen = get_metrics(metrics)
     names = [m.name for m in chosen]
     judge = judge if isinstance(judge, Judge) else get_judge(judge)
@@ -101,7 +104,6 @@ def evaluate(
             bar.advance(sample.id)
     wall = time.perf_counter() - t0
 
-    summary = summarise(results, names)
     meta = {
         "localragas": __version__,
         "python": platform.python_version(),
@@ -118,15 +120,30 @@ def evaluate(
         "thresholds": limits,
         "versions": _versions(),
     }
-    return Report(
-        meta=meta,
-        metrics=names,
-        summary=summary,
-        by_category=by_category(results, names),
-        gate=run_gate(summary, limits, {m.name: m.problem for m in chosen}, enabled=gate),
-        samples=results,
-        skipped=list(skipped or []),
-    )
+    report = Report(meta=meta, metrics=names, gate=Gate(enabled=gate, passed=True), samples=results,
+                    skipped=list(skipped or []))
+    return regate(report, limits, gate_on=gate_on, enabled=gate)
+
+
+def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: str | None = None,
+           enabled: bool | None = None) -> Report:
+    """Recompute a report's aggregates, intervals and gate from its per-sample results (no judging).
+
+    thresholds: the full set to apply (default: the report's own); gate_on / enabled: default the report's own.
+    """
+    names = report.metrics
+    limits = dict(report.meta.get("thresholds") or {}) if thresholds is None else dict(thresholds)
+    unknown = sorted(set(limits) - set(names))
+    if unknown:
+        raise ConfigError(f"threshold for metric(s) not in this report: {', '.join(unknown)}; it has {', '.join(names)}")
+    known = all_metrics()
+    problems = {n: known[n].problem for n in names if n in known}
+    summary = summarise(report.samples, names)
+    gate = run_gate(summary, limits, problems, enabled=report.gate.enabled if enabled is None else enabled,
+                    on=gate_on or report.gate.on)
+    meta = {**report.meta, "thresholds": limits, "ci": ci_settings()}
+    return report.model_copy(update={"summary": summary, "by_category": by_category(report.samples, names),
+                                     "gate": gate, "meta": meta})
 
 
 def _versions() -> dict[str, str]:

@@ -78,6 +78,9 @@ class MetricSummary(BaseModel):
     scored: int
     unscored: int
     unscored_reasons: dict[str, int] = Field(default_factory=dict)
+    # 95% percentile-bootstrap interval of the mean (seeded; None with fewer than 2 scored samples)
+    ci_low: float | None = None
+    ci_high: float | None = None
 
 
 class GateResult(BaseModel):
@@ -86,11 +89,15 @@ class GateResult(BaseModel):
     mean: float | None
     status: str  # "passed" | "failed" | "not_evaluated"
     message: str = ""
+    ci_low: float | None = None
+    ci_high: float | None = None
+    compared: float | None = None  # the value held against the threshold: the mean, or the CI's lower bound
 
 
 class Gate(BaseModel):
     enabled: bool
     passed: bool
+    on: str = "mean"  # "mean" | "lower-bound"
     results: list[GateResult] = Field(default_factory=list)
 
 

@@ -1,9 +1,46 @@
-"""Aggregates over per-sample results: means of scored values, unscored counts and reasons."""
+"""Aggregates over per-sample results: means with bootstrap confidence intervals, unscored counts, paired differences.
+
+Every interval is a percentile bootstrap of the mean with a fixed seed, so the same scores always give the same
+interval. An LLM judge misjudges a share of items; the interval says how far the mean could move by chance alone.
+"""
 from __future__ import annotations
 
 from collections import Counter
+from typing import Sequence
+
+import numpy as np
 
 from .schema import MetricSummary, SampleResult
+
+CI_LEVEL = 0.95
+RESAMPLES = 2000
+SEED = 0
+_CHUNK = 250  # resamples drawn at a time: bounded memory on large datasets
+
+
+def ci_settings() -> dict[str, object]:
+    """What a report records about its intervals."""
+    return {"level": CI_LEVEL, "resamples": RESAMPLES, "seed": SEED, "method": "percentile bootstrap of the mean"}
+
+
+def _boot_means(x: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    out = np.empty(resamples)
+    for start in range(0, resamples, _CHUNK):
+        k = min(_CHUNK, resamples - start)
+        out[start:start + k] = x[rng.integers(0, x.size, size=(k, x.size))].mean(axis=1)
+    return out
+
+
+def bootstrap_ci(values: Sequence[float], level: float = CI_LEVEL, resamples: int = RESAMPLES,
+                 seed: int = SEED) -> tuple[float, float] | None:
+    """(low, high) of the mean of values; None with fewer than 2 values (no spread to resample)."""
+    x = np.asarray(values, dtype=float)
+    if x.size < 2:
+        return None
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(_boot_means(x, resamples, seed), [tail, 1.0 - tail])
+    return round(float(low), 6), round(float(high), 6)
 
 
 def reason_kind(reason: str) -> str:
@@ -17,6 +54,7 @@ def summarise(results: list[SampleResult], metrics: list[str]) -> list[MetricSum
         got = [r.metrics[name] for r in results if name in r.metrics]
         values = [m.value for m in got if m.value is not None]
         reasons = Counter(reason_kind(m.unscored) for m in got if m.value is None and m.unscored)
+        ci = bootstrap_ci(values)
         out.append(
             MetricSummary(
                 metric=name,
@@ -24,6 +62,8 @@ def summarise(results: list[SampleResult], metrics: list[str]) -> list[MetricSum
                 scored=len(values),
                 unscored=len(got) - len(values),
                 unscored_reasons=dict(sorted(reasons.items())),
+                ci_low=ci[0] if ci else None,
+                ci_high=ci[1] if ci else None,
             )
         )
     return out
@@ -32,3 +72,20 @@ def summarise(results: list[SampleResult], metrics: list[str]) -> list[MetricSum
 def by_category(results: list[SampleResult], metrics: list[str]) -> dict[str, list[MetricSummary]]:
     cats = sorted({r.category for r in results if r.category})
     return {c: summarise([r for r in results if r.category == c], metrics) for c in cats}
+
+
+def paired_difference(base: Sequence[float], new: Sequence[float], level: float = CI_LEVEL,
+                      resamples: int = RESAMPLES, seed: int = SEED) -> dict[str, float | int | None]:
+    """Mean of new - base over paired samples, with a bootstrap interval that resamples the pairs together.
+
+    Pairing removes the between-sample spread (easy and hard questions), so a real shift shows with far fewer
+    samples than comparing two unpaired means would need.
+    """
+    if len(base) != len(new):
+        raise ValueError("paired_difference needs two lists of the same length")
+    d = np.asarray(new, dtype=float) - np.asarray(base, dtype=float)
+    if d.size == 0:
+        return {"pairs": 0, "diff": None, "ci_low": None, "ci_high": None}
+    ci = bootstrap_ci(d, level, resamples, seed)
+    return {"pairs": int(d.size), "diff": round(float(d.mean()), 6),
+            "ci_low": ci[0] if ci else None, "ci_high": ci[1] if ci else None}

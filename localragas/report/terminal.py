@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..gate import threshold_text
 from ..schema import Report
 
 _STYLE = {"passed": "green", "failed": "bold red", "not_evaluated": "yellow"}
+_ON = {"lower-bound": " (each metric's 95% CI lower bound against its threshold)"}
 _LABEL = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "not evaluated"}
 
 
@@ -19,14 +21,15 @@ def print_report(report: Report, console: Console | None = None) -> None:
     console = console or Console()
     gate = {g.metric: g for g in report.gate.results}
     t = Table(title=f"localragas — {report.meta.get('samples', len(report.samples))} samples", title_justify="left")
-    for col, just in [("metric", "left"), ("mean", "right"), ("scored", "right"), ("unscored", "right"),
-                      ("threshold", "right"), ("verdict", "left")]:
+    for col, just in [("metric", "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right"),
+                      ("unscored", "right"), ("threshold", "right"), ("verdict", "left")]:
         t.add_column(col, justify=just)
     for s in report.summary:
         g = gate.get(s.metric)
         reasons = ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items())
         verdict = f"[{_STYLE[g.status]}]{_LABEL[g.status]}[/]" if g and report.gate.enabled else ""
-        t.add_row(s.metric, _fmt(s.mean), str(s.scored), f"{s.unscored}" + (f" ({reasons})" if reasons else ""),
+        ci = "—" if s.ci_low is None or s.ci_high is None else f"{s.ci_low:.3f}–{s.ci_high:.3f}"
+        t.add_row(s.metric, _fmt(s.mean), ci, str(s.scored), f"{s.unscored}" + (f" ({reasons})" if reasons else ""),
                   threshold_text(g.threshold) if g else "", verdict)
     console.print(t)
 
@@ -37,7 +40,7 @@ def print_report(report: Report, console: Console | None = None) -> None:
             c.add_column(m, justify="right")
         for cat, rows in report.by_category.items():
             n = max((r.scored + r.unscored for r in rows), default=0)
-            c.add_row(f"{cat} ({n})", *(_fmt(r.mean) for r in rows))
+            c.add_row(f"{escape(cat)} ({n})", *(_fmt(r.mean) for r in rows))
         console.print(c)
 
     if report.skipped:
@@ -53,12 +56,12 @@ def print_report(report: Report, console: Console | None = None) -> None:
     if not report.gate.enabled:
         console.print("quality gate: off")
     elif report.gate.passed:
-        console.print("[bold green]quality gate PASSED[/]")
+        console.print(f"[bold green]quality gate PASSED[/]{_ON.get(report.gate.on, '')}")
     else:
-        console.print("[bold red]quality gate FAILED[/]")
+        console.print(f"[bold red]quality gate FAILED[/]{_ON.get(report.gate.on, '')}")
         for g in report.gate.results:
             if g.status == "failed":
-                console.print(f"  [red]✗[/] {g.message}")
+                console.print(f"  [red]✗[/] {escape(g.message)}")
     for g in report.gate.results:
         if g.status == "not_evaluated":
-            console.print(f"  [yellow]?[/] {g.message}")
+            console.print(f"  [yellow]?[/] {escape(g.message)}")

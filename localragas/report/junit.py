@@ -1,0 +1,77 @@
+"""JUnit XML: each metric's gate is a test case, so CI systems show a failed metric like a failed test."""
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from ..gate import threshold_text
+from ..schema import Report
+from .atomic import write_atomic
+from .evidence import brief, worst_samples
+
+_NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    """Drop characters XML 1.0 cannot hold (control characters from sample text would make the file unreadable)."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def _details(report: Report, metric: str) -> str:
+    s = report.summary_for(metric)
+    lines = [f"mean {s.mean:.3f}" if s.mean is not None else "no scored sample",
+             f"95% CI {s.ci_low:.3f} - {s.ci_high:.3f}" if s.ci_low is not None else "",
+             f"scored {s.scored}, unscored {s.unscored}"
+             + (" (" + ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items()) + ")" if s.unscored_reasons else "")]
+    worst = worst_samples(report, metric, 5)
+    if worst:
+        lines.append("lowest-scoring samples:")
+        lines += [f"  {smp.id}: {r.value:.3f} - {brief(metric, r)}" for smp, r in worst]
+    return xml_text("\n".join(x for x in lines if x))
+
+
+def render_junit(report: Report) -> str:
+    gate = {g.metric: g for g in report.gate.results}
+    suite = ET.Element("testsuite", name="localragas", tests=str(len(report.summary)))
+    props = ET.SubElement(suite, "properties")
+    for key, value in (("judge", (report.meta.get("judge") or {}).get("name")),
+                       ("embedder", (report.meta.get("embedder") or {}).get("name")),
+                       ("samples", report.meta.get("samples", len(report.samples))),
+                       ("gate_on", report.gate.on), ("dataset", report.meta.get("dataset"))):
+        if value is not None:
+            ET.SubElement(props, "property", name=key, value=xml_text(str(value)))
+    failures = skipped = 0
+    for s in report.summary:
+        case = ET.SubElement(suite, "testcase", classname="localragas.gate", name=s.metric, time="0")
+        g = gate.get(s.metric)
+        if g is None or not report.gate.enabled:
+            ET.SubElement(case, "skipped", message="quality gate off" if not report.gate.enabled else "no threshold")
+            skipped += 1
+        elif g.status == "failed":
+            mean = f"{g.mean:.3f}" if g.mean is not None else "-"
+            what = "CI lower bound" if report.gate.on == "lower-bound" and g.ci_low is not None else "mean"
+            f = ET.SubElement(case, "failure", type="QualityGateFailed",
+                              message=f"{s.metric} {what} {g.compared:.3f} below threshold {threshold_text(g.threshold)} "
+                                      f"(mean {mean})")
+            f.text = xml_text(g.message) + "\n" + _details(report, s.metric)
+            failures += 1
+        elif g.status == "not_evaluated":
+            ET.SubElement(case, "skipped", message=xml_text(g.message))
+            skipped += 1
+        ET.SubElement(case, "system-out").text = _details(report, s.metric)
+    suite.set("failures", str(failures))
+    suite.set("errors", "0")
+    suite.set("skipped", str(skipped))
+    suite.set("time", f"{report.meta.get('wall_seconds', 0):.3f}")
+    if report.meta.get("started"):
+        suite.set("timestamp", str(report.meta["started"])[:19])
+    root = ET.Element("testsuites", name="localragas", tests=suite.get("tests"), failures=str(failures),
+                      errors="0", skipped=str(skipped), time=suite.get("time"))
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def write_junit(report: Report, path: str | Path) -> None:
+    write_atomic(path, render_junit(report))

@@ -1,0 +1,71 @@
+"""A Markdown summary fit for a pull-request comment: verdict, per-metric table with intervals, worst samples."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..gate import threshold_text
+from ..schema import Report
+from .atomic import write_atomic
+from .evidence import brief, worst_samples
+
+_ICON = {"passed": "✅ pass", "failed": "❌ FAIL", "not_evaluated": "⚠️ not evaluated"}
+
+
+def cell(text: object) -> str:
+    """Text safe inside a Markdown table cell: no pipes, no line breaks, no HTML or autolinks from sample text."""
+    s = " ".join(str(text).split())
+    for a, b in (("\\", "\\\\"), ("|", "\\|"), ("<", "&lt;"), (">", "&gt;"), ("`", "\\`"), ("*", "\\*"),
+                 ("_", "\\_"), ("[", "\\["), ("]", "\\]")):
+        s = s.replace(a, b)
+    return s
+
+
+def _num(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+def _ci(lo: float | None, hi: float | None) -> str:
+    return "—" if lo is None or hi is None else f"{lo:.3f} – {hi:.3f}"
+
+
+def render_markdown(report: Report, worst: int = 3) -> str:
+    gate = {g.metric: g for g in report.gate.results}
+    n = report.meta.get("samples", len(report.samples))
+    if not report.gate.enabled:
+        head = "quality gate off"
+    else:
+        head = "✅ quality gate passed" if report.gate.passed else "❌ quality gate FAILED"
+    on = " (on the 95% CI lower bound)" if report.gate.on == "lower-bound" else ""
+    lines = [f"### localragas: {head}{on}", "", f"{n} samples · judge `{cell((report.meta.get('judge') or {}).get('name', '?'))}`", ""]
+    lines += ["| metric | mean | 95% CI | scored | unscored | threshold | verdict |", "|---|---:|---:|---:|---:|---:|---|"]
+    for s in report.summary:
+        g = gate.get(s.metric)
+        reasons = ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items())
+        lines.append(f"| {cell(s.metric)} | {_num(s.mean)} | {_ci(s.ci_low, s.ci_high)} | {s.scored} | "
+                     f"{s.unscored}{f' ({cell(reasons)})' if reasons else ''} | {threshold_text(g.threshold) if g else '—'} | "
+                     f"{_ICON[g.status] if g and report.gate.enabled else ''} |")
+    failed = [g for g in report.gate.results if g.status == "failed"] if report.gate.enabled else []
+    for g in failed:
+        lines += ["", f"**{cell(g.metric)}**: {cell(g.message)}", ""]
+        rows = worst_samples(report, g.metric, worst)
+        if rows:
+            lines += ["| sample | score | why |", "|---|---:|---|"]
+            lines += [f"| {cell(s.id)} | {r.value:.3f} | {cell(brief(g.metric, r))} |" for s, r in rows]
+    if report.by_category:
+        lines += ["", "<details><summary>by category</summary>", "",
+                  "| category | " + " | ".join(cell(m) for m in report.metrics) + " |",
+                  "|---|" + "---:|" * len(report.metrics)]
+        for cat, rows in report.by_category.items():
+            lines.append(f"| {cell(cat)} | " + " | ".join(_num(r.mean) for r in rows) + " |")
+        lines += ["", "</details>"]
+    if report.skipped:
+        lines += ["", f"{len(report.skipped)} invalid input row(s) skipped."]
+    stats = report.meta.get("judge_stats") or {}
+    if stats:
+        lines += ["", f"<sub>{stats['calls']} judge calls ({stats.get('cache_hits', 0)} cached, {stats['failed_calls']} failed), "
+                      f"{report.meta.get('wall_seconds', 0):.0f} s wall · localragas {report.meta.get('localragas', '')}</sub>"]
+    return "\n".join(lines) + "\n"
+
+
+def write_markdown(report: Report, path: str | Path) -> None:
+    write_atomic(path, render_markdown(report))
