@@ -49,11 +49,12 @@ def render_junit(report: Report) -> str:
             ET.SubElement(case, "skipped", message="quality gate off" if not report.gate.enabled else "no threshold")
             skipped += 1
         elif g.status == "failed":
-            mean = f"{g.mean:.3f}" if g.mean is not None else "-"
-            what = "CI lower bound" if report.gate.on == "lower-bound" and g.ci_low is not None else "mean"
+            lower = report.gate.on == "lower-bound" and g.ci_low is not None
+            what = "CI lower bound" if lower else "mean"
+            extra = f" (mean {g.mean:.3f})" if lower else ""
             f = ET.SubElement(case, "failure", type="QualityGateFailed",
-                              message=f"{s.metric} {what} {g.compared:.3f} below threshold {threshold_text(g.threshold)} "
-                                      f"(mean {mean})")
+                              message=f"{s.metric} {what} {g.compared:.3f} below threshold "
+                                      f"{threshold_text(g.threshold)}{extra}")
             f.text = xml_text(g.message) + "\n" + _details(report, s.metric)
             failures += 1
         elif g.status == "not_evaluated":
