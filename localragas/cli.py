@@ -101,6 +101,9 @@ def main() -> None:
 @click.option("--gate-on", type=click.Choice(GATE_ON), default=None,
               help="Hold the mean (default) or the 95% CI lower bound of each metric against its threshold.")
 @click.option("--limit", "-n", type=click.IntRange(min=1), help="Evaluate only the first N samples.")
+@click.option("--shard", metavar="I/N",
+              help="Evaluate shard I of N (every N-th sample, from the I-th); join the shard reports with "
+                   "`localragas merge`.")
 @click.option("--skip-invalid", is_flag=True, help="Record invalid rows as skipped and go on, instead of stopping.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Settings file (default: ./localragas.toml, else [tool.localragas] in ./pyproject.toml).")
@@ -114,7 +117,7 @@ def main() -> None:
                    "same command skips the finished samples. The checkpoint is removed when the run completes.")
 @_errors_to_exit
 def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, out, csv_path, html, md, junit, gate_on,
-             limit, skip_invalid, config_path, progress, cache_dir, no_cache, resume):
+             limit, shard, skip_invalid, config_path, progress, cache_dir, no_cache, resume):
     """Evaluate the samples in DATA (.jsonl, .json or .csv) and apply the quality gate.
 
     \b
@@ -135,9 +138,15 @@ def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, o
         options[key.strip()] = _option_value(value.strip())
     thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
 
+    from .shard import parse_shard, take_shard  # noqa: PLC0415
+
+    shard_of = parse_shard(shard) if shard else None
     samples, skipped = load_samples(data, skip_invalid=skip_invalid)
     if limit:
         samples = samples[:limit]
+    total = len(samples)
+    if shard_of:
+        samples, positions = take_shard(samples, *shard_of)
     from .judges import get_judge  # noqa: PLC0415
 
     judge_obj = get_judge(judge or settings.judge, options)
@@ -145,7 +154,8 @@ def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, o
     embedder = embedder or settings.embedder
     checkpoint = None
     if resume:
-        key = run_key(data.resolve(), metric_names, judge_obj.fingerprint, embedder, limit, skip_invalid)
+        key = run_key(data.resolve(), metric_names, judge_obj.fingerprint, embedder, limit, skip_invalid,
+                      *([shard_of] if shard_of else []))
         checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
     try:
         report = evaluate(
@@ -166,6 +176,9 @@ def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, o
     if report.meta["resumed_samples"]:
         click.echo(f"resumed: {report.meta['resumed_samples']} finished sample(s) taken from {checkpoint.path}", err=True)
     report.meta["dataset"] = str(data)
+    report.meta["dataset_sha256"] = models.sha256_of(data)
+    if shard_of:
+        report.meta["shard"] = {"index": shard_of[0], "count": shard_of[1], "total": total, "positions": positions}
     if settings.source:
         report.meta["config"] = settings.source
     _write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
@@ -203,6 +216,30 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
     stored = read_json(report_path)
     limits = {**(stored.meta.get("thresholds") or {}), **dict(parse_threshold(t) for t in threshold)}
     report = regate(stored, limits, gate_on=gate_on, enabled=False if no_gate else None)
+    _write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
+    sys.exit(0 if report.gate.passed else EXIT_GATE_FAILED)
+
+
+@main.command("merge")
+@click.argument("shard_paths", metavar="SHARD.json...", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the merged JSON report here.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write per-sample CSV here.")
+@_format_options
+@_errors_to_exit
+def merge_cmd(shard_paths, out, csv_path, html, md, junit):
+    """Join the JSON reports of `eval --shard 1/N` … `N/N` into one report: samples in dataset order, aggregates,
+    intervals and gate computed over all of them, as an unsharded run would. Refuses shards of different runs
+    (judge, metrics, thresholds, dataset) and a missing or repeated shard. Exit codes as for `eval`.
+
+    \b
+    Example:
+      localragas merge shard-*.json --out report.json --html report.html --junit junit.xml
+    """
+    from .report import read_json  # noqa: PLC0415
+    from .shard import merge  # noqa: PLC0415
+
+    report = merge([read_json(p) for p in shard_paths])
     _write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
     sys.exit(0 if report.gate.passed else EXIT_GATE_FAILED)
 

@@ -1,0 +1,105 @@
+"""Sharded runs: `eval --shard i/n` scores a deterministic slice; merge() joins shard reports into one report with
+the same aggregates, intervals and gate as an unsharded run of the same data."""
+from __future__ import annotations
+
+import re
+from typing import TypeVar
+
+from .errors import ConfigError, LocalragasError
+from .schema import Report
+
+T = TypeVar("T")
+_SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """'2/4' -> (2, 4): shard 2 of 4, counted from 1."""
+    m = _SPEC.match(text or "")
+    if not m:
+        raise ConfigError(f"--shard must look like I/N (e.g. 1/4), got {text!r}")
+    i, n = int(m.group(1)), int(m.group(2))
+    if n < 1 or not 1 <= i <= n:
+        raise ConfigError(f"--shard {text}: I must be between 1 and N (N >= 1)")
+    return i, n
+
+
+def shard_positions(total: int, index: int, count: int) -> list[int]:
+    """Positions (0-based, in dataset order) of shard index/count: every count-th sample, so shards differ in size
+    by at most one sample and each holds a spread of the dataset (not its first or last part only)."""
+    return list(range(index - 1, total, count))
+
+
+def take_shard(items: list[T], index: int, count: int) -> tuple[list[T], list[int]]:
+    positions = shard_positions(len(items), index, count)
+    return [items[p] for p in positions], positions
+
+
+def _same(reports: list[Report], what: str, get) -> None:
+    values = [get(r) for r in reports]
+    if any(v != values[0] for v in values[1:]):
+        raise LocalragasError(f"cannot merge: the shards differ in {what} ({values[0]!r} vs "
+                              f"{next(v for v in values if v != values[0])!r})")
+
+
+def merge(reports: list[Report]) -> Report:
+    """One report from the reports of shards 1..n of one run (any order). Refuses shards of different runs."""
+    from .runner import regate  # noqa: PLC0415
+
+    if not reports:
+        raise LocalragasError("nothing to merge")
+    shards = [r.meta.get("shard") for r in reports]
+    if any(s is None for s in shards):
+        raise LocalragasError("cannot merge: a report was not made with --shard (meta.shard is missing)")
+    _same(reports, "shard count", lambda r: r.meta["shard"]["count"])
+    _same(reports, "dataset size", lambda r: r.meta["shard"]["total"])
+    _same(reports, "dataset content (sha256)", lambda r: r.meta.get("dataset_sha256"))
+    _same(reports, "metrics", lambda r: r.metrics)
+    _same(reports, "judge", lambda r: (r.meta.get("judge") or {}).get("fingerprint"))
+    _same(reports, "embedder", lambda r: (r.meta.get("embedder") or {}).get("name"))
+    _same(reports, "thresholds", lambda r: r.meta.get("thresholds"))
+    _same(reports, "gate settings", lambda r: (r.gate.enabled, r.gate.on))
+    count = shards[0]["count"]
+    got = sorted(s["index"] for s in shards)
+    if got != list(range(1, count + 1)):
+        missing = sorted(set(range(1, count + 1)) - set(got))
+        dupes = sorted({i for i in got if got.count(i) > 1})
+        raise LocalragasError(f"cannot merge: shards of {count} expected once each"
+                              + (f"; missing {', '.join(map(str, missing))}" if missing else "")
+                              + (f"; given twice {', '.join(map(str, dupes))}" if dupes else ""))
+    placed = []
+    for r in reports:
+        positions = r.meta["shard"]["positions"]
+        if len(positions) != len(r.samples):
+            raise LocalragasError(f"cannot merge: shard {r.meta['shard']['index']} lists {len(positions)} positions "
+                                  f"for {len(r.samples)} samples")
+        placed += list(zip(positions, r.samples))
+    samples = [s for _, s in sorted(placed, key=lambda p: p[0])]
+    skipped, seen = [], set()
+    for r in reports:
+        for row in r.skipped:
+            if (row.path, row.line) not in seen:
+                seen.add((row.path, row.line))
+                skipped.append(row)
+    first = reports[0].meta
+    counters = [r.meta.get("judge_stats") or {} for r in reports]
+    stats = {k: round(sum(c.get(k, 0) for c in counters), 3) for k, v in (counters[0] or {}).items()
+             if isinstance(v, (int, float))}
+    stats["errors"] = [e for c in counters for e in c.get("errors", [])][:20]
+    judge_seconds = sum(c.get("seconds", 0) for c in counters)
+    meta = {
+        **{k: v for k, v in first.items() if k not in ("shard", "started", "wall_seconds", "resumed_samples")},
+        "samples": len(samples),
+        "started": min(str(r.meta.get("started", "")) for r in reports),
+        "wall_seconds": max(float(r.meta.get("wall_seconds", 0)) for r in reports),
+        "judge_seconds_all_shards": round(judge_seconds, 3),
+        "resumed_samples": sum(int(r.meta.get("resumed_samples", 0)) for r in reports),
+        "judge_stats": stats,
+        "judge_totals": {k: round(sum((r.meta.get("judge_totals") or {}).get(k, 0) for r in reports), 3)
+                         for k in (first.get("judge_totals") or {})},
+        "merged_from": [{"shard": f"{r.meta['shard']['index']}/{count}", "samples": len(r.samples),
+                         "wall_seconds": r.meta.get("wall_seconds"), "started": r.meta.get("started")}
+                        for r in sorted(reports, key=lambda r: r.meta["shard"]["index"])],
+    }
+    meta.pop("share_of_wall_in_judge", None)  # wall time of parallel shards is not one clock
+    merged = Report(meta=meta, metrics=reports[0].metrics, gate=reports[0].gate, samples=samples, skipped=skipped)
+    return regate(merged)
