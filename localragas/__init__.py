@@ -1,14 +1,45 @@
-"""localragas: offline RAGAS evaluation with a local, grammar-constrained judge."""
+"""localragas: offline RAGAS evaluation with a local, grammar-constrained judge.
+
+The public names are imported on first use (PEP 562), so `import localragas` is cheap: the pytest plugin
+(localragas.pytest_plugin) loads in every pytest session of everyone who has localragas installed.
+"""
+from importlib import import_module as _import_module
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 __version__ = "0.1.0"
 
-from .dataset import load_samples  # noqa: E402
-from .embeddings import get_embedder  # noqa: E402
-from .errors import LocalragasError  # noqa: E402
-from .judges import get_judge  # noqa: E402
-from .runner import evaluate  # noqa: E402
-from .schema import MetricResult, Report, Sample, SampleResult  # noqa: E402
+_EXPORTS = {
+    "LocalragasError": "errors",
+    "MetricResult": "schema",
+    "Report": "schema",
+    "Sample": "schema",
+    "SampleResult": "schema",
+    "assert_gate": "testing",
+    "evaluate": "runner",
+    "get_embedder": "embeddings",
+    "get_judge": "judges",
+    "load_samples": "dataset",
+}
 
-__all__ = [
-    "LocalragasError", "MetricResult", "Report", "Sample", "SampleResult",
-    "evaluate", "get_embedder", "get_judge", "load_samples",
-]
+__all__ = sorted(_EXPORTS)
+
+if _TYPE_CHECKING:
+    from .dataset import load_samples
+    from .embeddings import get_embedder
+    from .errors import LocalragasError
+    from .judges import get_judge
+    from .runner import evaluate
+    from .schema import MetricResult, Report, Sample, SampleResult
+    from .testing import assert_gate
+
+
+def __getattr__(name: str) -> object:
+    if name in _EXPORTS:
+        value = getattr(_import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'localragas' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*(k for k in globals() if not k.startswith("_")), *_EXPORTS, "__version__"})

@@ -1,0 +1,214 @@
+"""Gate RAG quality in your own tests: `assert_gate(report)` fails with what failed, and on which samples.
+
+    from localragas import evaluate
+    from localragas.testing import assert_gate
+
+    report = evaluate(samples)
+    assert_gate(report)          # AssertionError naming each failed metric, its worst samples and their evidence
+
+Only pydantic models are touched here: importing this module loads no model and no heavy library.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from .schema import MetricResult, MetricSummary, Report
+
+__all__ = ["GateNotEvaluatedWarning", "assert_gate", "gate_failure_message"]
+
+_SNIPPET = 90  # characters of one claim / statement / question shown
+_PER_SAMPLE = 3  # claims / statements shown per sample
+_UNSCORED_SHOWN = 10
+
+
+class GateNotEvaluatedWarning(UserWarning):
+    """The gate passed, but a metric it checks had no scored sample (so it checked nothing)."""
+
+
+def assert_gate(report: Report, *, worst: int = 5) -> None:
+    """Raise AssertionError when the report's quality gate failed.
+
+    The message names each failed metric with its mean, threshold and confidence interval (when the report has
+    one), the `worst` lowest-scoring samples with a piece of evidence each (unsupported claims, irrelevant chunk
+    ranks, unattributed reference statements, noncommittal answers), and the samples that could not be scored,
+    with their reasons. A gate that passed while a metric was not evaluated (no scored sample) gives a
+    GateNotEvaluatedWarning instead of passing silently.
+    """
+    if report.gate.passed:
+        if report.gate.enabled:
+            missing = [r for r in report.gate.results if r.status == "not_evaluated"]
+            if missing:
+                warnings.warn(
+                    "localragas gate passed, but not evaluated (no scored sample): "
+                    + "; ".join(_not_evaluated_text(report, r.metric) for r in missing),
+                    GateNotEvaluatedWarning,
+                    stacklevel=2,
+                )
+        return
+    __tracebackhide__ = True  # pytest: show the message, not this frame
+    raise AssertionError(gate_failure_message(report, worst=worst))
+
+
+def gate_failure_message(report: Report, *, worst: int = 5) -> str:
+    """The text assert_gate raises: failed metrics, their worst and unscored samples, then the other metrics."""
+    gate = report.gate
+    failed = [r for r in gate.results if r.status == "failed"]
+    on = getattr(gate, "on", "mean") or "mean"
+    judge = (report.meta.get("judge") or {}).get("name") if isinstance(report.meta.get("judge"), dict) else None
+    head = f"RAG quality gate failed: {len(failed)} of {len(gate.results)} gated metric(s) below threshold"
+    facts = [f"{len(report.samples)} sample(s)"]
+    if judge:
+        facts.append(f"judge {judge}")
+    if on != "mean":
+        facts.append(f"gate on the CI {on}")
+    lines = [f"{head} ({', '.join(facts)})"]
+    for r in failed:
+        s = _summary(report, r.metric)
+        lines.append("")
+        lines.append(f"FAILED {r.metric}: {_numbers(r.mean, r.threshold, s, r)}")
+        if r.message:
+            lines.append(f"  {r.message}")
+        lines.extend(_sample_lines(report, r.metric, r.threshold, worst))
+    others = [r for r in gate.results if r.status != "failed"]
+    if others:
+        lines.append("")
+        for r in others:
+            if r.status == "not_evaluated":
+                lines.append(f"NOT EVALUATED {_not_evaluated_text(report, r.metric)}")
+            else:
+                lines.append(f"passed {r.metric}: {_numbers(r.mean, r.threshold, _summary(report, r.metric), r)}")
+    if report.skipped:
+        lines.append(f"{len(report.skipped)} input row(s) were skipped as invalid and not evaluated")
+    return "\n".join(lines)
+
+
+# --- pieces -----------------------------------------------------------------------------------------------------
+
+
+def _summary(report: Report, metric: str) -> MetricSummary | None:
+    try:
+        return report.summary_for(metric)
+    except KeyError:
+        return None
+
+
+def _num(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.3f}"
+
+
+def _threshold(t: float) -> str:
+    return f"{t:.2f}" if round(t, 2) == t else f"{t:g}"
+
+
+def _numbers(mean: float | None, threshold: float, s: MetricSummary | None, gate_result: Any = None) -> str:
+    parts = [f"mean {_num(mean)}", f"threshold {_threshold(threshold)}"]
+    low = getattr(s, "ci_low", None) if s is not None else None
+    high = getattr(s, "ci_high", None) if s is not None else None
+    if low is None and gate_result is not None:  # a gate result may carry the interval too
+        low, high = getattr(gate_result, "ci_low", None), getattr(gate_result, "ci_high", None)
+    if low is not None and high is not None:
+        parts.append(f"95% CI [{low:.3f}, {high:.3f}]")
+    if s is not None:
+        parts.append(f"{s.scored} scored" + (f", {s.unscored} unscored" if s.unscored else ""))
+    return ", ".join(parts)
+
+
+def _not_evaluated_text(report: Report, metric: str) -> str:
+    s = _summary(report, metric)
+    if s is None or not s.unscored_reasons:
+        return f"{metric}: no scored sample"
+    reasons = ", ".join(f"{n} {k}" for k, n in s.unscored_reasons.items())
+    return f"{metric}: no scored sample (unscored: {reasons})"
+
+
+def _sample_lines(report: Report, metric: str, threshold: float, worst: int) -> list[str]:
+    scored: list[tuple[float, str, MetricResult]] = []
+    unscored: list[tuple[str, MetricResult]] = []
+    for sr in report.samples:
+        m = sr.metrics.get(metric)
+        if m is None:
+            continue
+        if m.value is None:
+            unscored.append((sr.id, m))
+        else:
+            scored.append((m.value, sr.id, m))
+    out: list[str] = []
+    scored.sort(key=lambda t: (t[0], t[1]))
+    below = sum(1 for v, _, _ in scored if v < threshold)
+    if worst > 0 and scored:
+        shown = scored[:worst]
+        out.append(f"  worst {len(shown)} of {len(scored)} scored sample(s) ({below} below {_threshold(threshold)}):")
+        width = max(len(sid) for _, sid, _ in shown)
+        for value, sid, m in shown:
+            ev = evidence_text(metric, m)
+            out.append(f"    {sid:<{width}}  {value:.3f}" + (f"  {ev}" if ev else ""))
+    if unscored:
+        out.append(f"  unscored ({len(unscored)}; left out of the mean):")
+        for sid, m in unscored[:_UNSCORED_SHOWN]:
+            out.append(f"    {sid}: {_short(m.unscored or 'no reason recorded', 160)}")
+        if len(unscored) > _UNSCORED_SHOWN:
+            out.append(f"    … and {len(unscored) - _UNSCORED_SHOWN} more")
+    return out
+
+
+def _short(text: str, n: int = _SNIPPET) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _quoted(items: list[str]) -> str:
+    shown = "; ".join(f'"{_short(t)}"' for t in items[:_PER_SAMPLE])
+    return shown + (f" (+{len(items) - _PER_SAMPLE} more)" if len(items) > _PER_SAMPLE else "")
+
+
+def evidence_text(metric: str, m: MetricResult) -> str:
+    """One line of evidence behind a sample's score, by metric; a generic summary for other metrics."""
+    ev = m.evidence or {}
+    note = f" [{_short(ev['note'], 60)}]" if ev.get("note") else ""
+    try:
+        if metric == "faithfulness" and isinstance(ev.get("claims"), list):
+            bad = [c.get("claim", "") for c in ev["claims"] if not c.get("supported")]
+            total = len(ev["claims"])
+            if not bad:
+                return f"all {total} claim(s) supported{note}"
+            return f"unsupported {len(bad)}/{total}: {_quoted(bad)}{note}"
+        if metric == "context_recall" and isinstance(ev.get("statements"), list):
+            bad = [c.get("statement", "") for c in ev["statements"] if not c.get("attributed")]
+            total = len(ev["statements"])
+            if not bad:
+                return f"all {total} reference statement(s) attributed{note}"
+            return f"not in the contexts {len(bad)}/{total}: {_quoted(bad)}{note}"
+        if metric == "context_precision" and isinstance(ev.get("chunks"), list):
+            chunks = ev["chunks"]
+            bad = [str(c.get("rank")) for c in chunks if not c.get("relevant")]
+            against = f" (judged against the {ev['judged_against']})" if ev.get("judged_against") else ""
+            if not bad:
+                return f"all {len(chunks)} chunk(s) relevant{against}{note}"
+            return f"irrelevant chunk rank(s) {', '.join(bad)} of {len(chunks)}{against}{note}"
+        if metric == "answer_relevancy" and ("noncommittal" in ev or "generated_questions" in ev):
+            if ev.get("noncommittal"):
+                return f"noncommittal answer (scored 0){note}"
+            qs = ev.get("generated_questions") or []
+            if not qs:
+                return note.strip()
+            sims = ", ".join(f"{q.get('similarity', 0):.2f}" for q in qs)
+            low = min(qs, key=lambda q: q.get("similarity", 0))
+            return f"similarities {sims}; least similar: \"{_short(low.get('question', ''), 70)}\"{note}"
+    except (AttributeError, TypeError, KeyError, ValueError):
+        pass  # evidence of an unexpected shape: fall through to the generic summary
+    return _generic(ev)
+
+
+def _generic(ev: dict[str, Any]) -> str:
+    parts = []
+    for k, v in ev.items():
+        if isinstance(v, list):
+            parts.append(f"{k}: {len(v)} item(s)")
+        elif isinstance(v, float):
+            parts.append(f"{k}={v:.3g}")
+        else:
+            parts.append(f"{k}={_short(str(v), 40)}")
+        if len(parts) == 4:
+            break
+    return "; ".join(parts)
