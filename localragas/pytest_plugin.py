@@ -1,0 +1,289 @@
+"""pytest plugin: gate RAG quality in your own test suite.
+
+Installed with localragas and loaded by pytest automatically (entry point `pytest11: localragas`; disable with
+`-p no:localragas`). Fixtures:
+
+    localragas_judge     the judge (session-scoped; closed at the end of the session)
+    localragas_embedder  the embedder for answer relevancy (session-scoped)
+    evaluate             `report = evaluate(samples, **kwargs)`: localragas.evaluate with the configured judge,
+                         embedder, cache and thresholds; any keyword of localragas.evaluate overrides them
+
+    def test_rag_quality(evaluate):
+        report = evaluate(samples)
+        assert_gate(report)
+
+Settings, first found wins: command line (`--localragas-judge`, `--localragas-embedder`,
+`--localragas-judge-option KEY=VALUE`, `--localragas-cache-dir`, `--localragas-no-cache`,
+`--localragas-gate-on`), environment (LOCALRAGAS_JUDGE, LOCALRAGAS_EMBEDDER, LOCALRAGAS_JUDGE_OPTIONS,
+LOCALRAGAS_CACHE_DIR), ini options (localragas_judge, localragas_embedder, localragas_judge_options,
+localragas_cache_dir), the project's localragas.toml / [tool.localragas] (also its thresholds and metrics), the
+library defaults. Judge options from every layer are merged, the command line winning per key.
+
+This module is imported in every pytest session of everyone who has localragas installed: it imports nothing
+heavy at module level; judges, embedders and the runner are imported inside the fixtures.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+import pytest
+
+if TYPE_CHECKING:
+    from .schema import Report
+
+ENV_JUDGE = "LOCALRAGAS_JUDGE"
+ENV_EMBEDDER = "LOCALRAGAS_EMBEDDER"
+ENV_JUDGE_OPTIONS = "LOCALRAGAS_JUDGE_OPTIONS"  # whitespace-separated KEY=VALUE items
+ENV_CACHE_DIR = "LOCALRAGAS_CACHE_DIR"
+
+_RUNS = pytest.StashKey[list]()  # (nodeid, passed, [(metric, mean, threshold, status)]) per evaluate() call
+_USED = pytest.StashKey[dict]()  # what the fixtures actually used: judge, embedder, cache
+
+
+@dataclass
+class LocalragasConfig:
+    """The settings the fixtures use (resolved from the command line, environment, ini and project config)."""
+
+    judge: str | None = None  # None: the library default judge
+    judge_options: dict[str, Any] = field(default_factory=dict)
+    embedder: str | None = None  # None: the library default embedder
+    cache_dir: Path | None = None  # None: no persistent judge cache
+    gate_on: str | None = None  # None: evaluate()'s default ("mean")
+    thresholds: dict[str, float] = field(default_factory=dict)  # from the project config
+    metrics: list[str] | None = None  # from the project config
+    config_file: str | None = None
+
+
+# --- options ----------------------------------------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("localragas", "localragas: RAG quality gate fixtures")
+    group.addoption("--localragas-judge", metavar="NAME|PATH", default=None,
+                    help="judge for the localragas fixtures: a catalogue name (default qwen2.5-1.5b), a .gguf path, "
+                         f"'fake' (tests), or BACKEND:MODEL. Env {ENV_JUDGE}; ini localragas_judge.")
+    group.addoption("--localragas-embedder", metavar="NAME|PATH", default=None,
+                    help="embedder for answer_relevancy: minilm-l6 (default), a sentence-transformers folder, or "
+                         f"'fake'. Env {ENV_EMBEDDER}; ini localragas_embedder.")
+    group.addoption("--localragas-judge-option", metavar="KEY=VALUE", action="append", default=[],
+                    help="judge backend setting, e.g. n_ctx=4096 or n_threads=2; repeatable. "
+                         f"Env {ENV_JUDGE_OPTIONS} (space-separated); ini localragas_judge_options.")
+    group.addoption("--localragas-cache-dir", metavar="DIR", default=None,
+                    help="persistent judge cache (default .localragas/cache, or $LOCALRAGAS_STATE_DIR/cache): "
+                         f"a re-run with unchanged samples makes no judge call. Env {ENV_CACHE_DIR}.")
+    group.addoption("--localragas-no-cache", action="store_true", default=False,
+                    help="neither read nor write the judge cache.")
+    group.addoption("--localragas-gate-on", choices=("mean", "lower-bound"), default=None,
+                    help="what each metric's threshold is held against: the mean (default) or the lower bound of "
+                         "its confidence interval.")
+    parser.addini("localragas_judge", "judge for the localragas fixtures (see --localragas-judge)")
+    parser.addini("localragas_embedder", "embedder for the localragas fixtures (see --localragas-embedder)")
+    parser.addini("localragas_judge_options", "judge backend settings, KEY=VALUE items", type="args", default=[])
+    parser.addini("localragas_cache_dir", "persistent judge cache folder (see --localragas-cache-dir)")
+
+
+def _parse_options(items: Iterable[str], where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise pytest.UsageError(f"{where}: '{item}' must look like KEY=VALUE, e.g. n_ctx=4096")
+        try:
+            out[key.strip()] = json.loads(value.strip())
+        except json.JSONDecodeError:
+            out[key.strip()] = value.strip()
+    return out
+
+
+def _first(*values: Any) -> Any:
+    for v in values:
+        if v not in (None, ""):
+            return v
+    return None
+
+
+def _explicit(config: pytest.Config) -> dict[str, Any]:
+    """Settings given on the command line, in the environment or in the ini file (no project config, no imports)."""
+    opt = config.option
+    options = {
+        **_parse_options(config.getini("localragas_judge_options") or [], "ini localragas_judge_options"),
+        **_parse_options(os.environ.get(ENV_JUDGE_OPTIONS, "").split(), ENV_JUDGE_OPTIONS),
+        **_parse_options(opt.localragas_judge_option or [], "--localragas-judge-option"),
+    }
+    return {
+        "judge": _first(opt.localragas_judge, os.environ.get(ENV_JUDGE), config.getini("localragas_judge")),
+        "embedder": _first(opt.localragas_embedder, os.environ.get(ENV_EMBEDDER),
+                           config.getini("localragas_embedder")),
+        "judge_options": options,
+        "cache_dir": _first(opt.localragas_cache_dir, os.environ.get(ENV_CACHE_DIR),
+                            config.getini("localragas_cache_dir")),
+        "no_cache": bool(opt.localragas_no_cache),
+        "gate_on": opt.localragas_gate_on,
+    }
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_RUNS] = []
+    config.stash[_USED] = {}
+    _explicit(config)  # a malformed KEY=VALUE is a usage error now, not a fixture error later
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """One line, only when localragas settings were given explicitly (the plugin stays quiet otherwise)."""
+    given = _explicit(config)
+    shown = [f"{k}={given[k]}" for k in ("judge", "embedder", "cache_dir", "gate_on") if given[k]]
+    if given["judge_options"]:
+        shown.append("judge_options=" + ",".join(f"{k}={v}" for k, v in given["judge_options"].items()))
+    if given["no_cache"]:
+        shown.append("no cache")
+    return f"localragas: {', '.join(shown)}" if shown else None
+
+
+# --- fixtures ---------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def localragas_config(pytestconfig: pytest.Config) -> LocalragasConfig:
+    """The resolved settings (see the module docstring for the order)."""
+    from .config import find_config, load_settings  # noqa: PLC0415
+    from .paths import cache_dir as default_cache_dir  # noqa: PLC0415
+
+    given = _explicit(pytestconfig)
+    project = load_settings(find_config(Path(pytestconfig.rootpath)))  # else ./localragas.toml, else none
+    if given["no_cache"]:
+        cache = None
+    else:
+        cache = Path(given["cache_dir"]).expanduser() if given["cache_dir"] else default_cache_dir()
+    return LocalragasConfig(
+        judge=_first(given["judge"], project.judge),
+        judge_options={**project.judge_options, **given["judge_options"]},
+        embedder=_first(given["embedder"], project.embedder),
+        cache_dir=cache,
+        gate_on=_first(given["gate_on"], getattr(project, "gate_on", None)),
+        thresholds=dict(project.thresholds),
+        metrics=list(project.metrics) if project.metrics else None,
+        config_file=project.source,
+    )
+
+
+@pytest.fixture(scope="session")
+def localragas_judge(localragas_config: LocalragasConfig, pytestconfig: pytest.Config):
+    """The judge (a model loads on its first uncached call); its cache is closed at the end of the session."""
+    from .judges import get_judge  # noqa: PLC0415
+
+    cfg = localragas_config
+    judge = get_judge(cfg.judge, dict(cfg.judge_options))
+    if cfg.cache_dir is not None:
+        from .judges.cache import JudgeCache  # noqa: PLC0415
+
+        judge.cache = JudgeCache(cfg.cache_dir)
+    used = pytestconfig.stash[_USED]
+    used.update(judge=judge.name, cache=str(cfg.cache_dir) if cfg.cache_dir else None)
+    try:
+        yield judge
+    finally:
+        used["stats"] = judge.stats.as_dict()
+        judge.close()
+
+
+@pytest.fixture(scope="session")
+def localragas_embedder(localragas_config: LocalragasConfig, pytestconfig: pytest.Config):
+    """The embedder for answer relevancy (the model loads on first use)."""
+    from .embeddings import get_embedder  # noqa: PLC0415
+
+    embedder = get_embedder(localragas_config.embedder)
+    pytestconfig.stash[_USED]["embedder"] = embedder.name
+    return embedder
+
+
+@pytest.fixture
+def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig,
+             localragas_judge) -> Callable[..., "Report"]:
+    """`evaluate(samples, **kwargs) -> Report`: localragas.evaluate with the session's judge, embedder and settings.
+
+    samples: Sample objects or dicts (canonical or ragas field names). kwargs: any keyword of
+    localragas.evaluate (metrics, thresholds, gate, gate_on, judge, embedder, ...); thresholds are merged over
+    the project config's thresholds.
+    """
+    from .runner import evaluate as run  # noqa: PLC0415
+
+    cfg = localragas_config
+
+    def _evaluate(samples: Iterable[Any], **kwargs: Any) -> "Report":
+        samples = _as_samples(samples)
+        kwargs.setdefault("judge", localragas_judge)
+        if kwargs.get("metrics") is None and cfg.metrics:
+            kwargs["metrics"] = cfg.metrics
+        if cfg.thresholds:
+            kwargs["thresholds"] = {**cfg.thresholds, **(kwargs.get("thresholds") or {})}
+        if cfg.gate_on and "gate_on" not in kwargs:
+            kwargs["gate_on"] = cfg.gate_on
+        if kwargs.get("embedder") is None and _needs_embedder(kwargs.get("metrics")):
+            kwargs["embedder"] = request.getfixturevalue("localragas_embedder")
+        report = run(samples, **kwargs)
+        _record(request, report)
+        return report
+
+    return _evaluate
+
+
+def _as_samples(samples: Iterable[Any]) -> list:
+    from .dataset import sample_from_dict  # noqa: PLC0415
+    from .schema import Sample  # noqa: PLC0415
+
+    out = []
+    for i, s in enumerate(samples, 1):
+        if isinstance(s, Sample):
+            out.append(s)
+        elif isinstance(s, dict):
+            out.append(sample_from_dict(s, path="<evaluate>", line=i, default_id=f"sample-{i}"))
+        else:
+            raise TypeError(f"sample {i}: expected a localragas.Sample or a dict, got {type(s).__name__}")
+    return out
+
+
+def _needs_embedder(metrics: list[str] | None) -> bool:
+    from .metrics import get_metrics  # noqa: PLC0415
+
+    return any(m.uses_embedder for m in get_metrics(metrics))
+
+
+def _record(request: pytest.FixtureRequest, report: "Report") -> None:
+    """Gate results as JUnit properties of the test, and a line for the terminal summary."""
+    rows = [(r.metric, r.mean, r.threshold, r.status) for r in report.gate.results]
+    for metric, mean, threshold, status in rows:
+        request.node.user_properties.append((f"localragas.{metric}", "n/a" if mean is None else f"{mean:.4f}"))
+        request.node.user_properties.append((f"localragas.{metric}.threshold", f"{threshold:g}"))
+        request.node.user_properties.append((f"localragas.{metric}.status", status))
+    request.config.stash[_RUNS].append((request.node.nodeid, report.gate.passed, rows, len(report.samples)))
+
+
+# --- terminal summary -------------------------------------------------------------------------------------------
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    runs = config.stash.get(_RUNS, [])
+    used = config.stash.get(_USED, {})
+    if not runs and not used.get("judge"):
+        return
+    tr = terminalreporter
+    tr.section("localragas")
+    stats = used.get("stats") or {}
+    what = [f"judge {used.get('judge', '-')}", f"embedder {used.get('embedder', '-')}"]
+    if stats:
+        what.append(f"{stats.get('calls', 0)} judge call(s), {stats.get('cache_hits', 0)} from the cache")
+    what.append(f"cache {used['cache']}" if used.get("cache") else "no cache")
+    tr.write_line("; ".join(what))
+    for nodeid, passed, rows, n in runs:
+        metrics = ", ".join(_row_text(*row) for row in rows) or "no gate"
+        tr.write_line(f"{'PASSED' if passed else 'FAILED'} {nodeid} ({n} samples): {metrics}")
+
+
+def _row_text(metric: str, mean: float | None, threshold: float, status: str) -> str:
+    if mean is None:
+        return f"{metric} not evaluated"
+    return f"{metric} {mean:.3f} {'<' if status == 'failed' else '>='} {threshold:g}"
