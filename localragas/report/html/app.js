@@ -1,0 +1,382 @@
+/* localragas HTML report: sortable, filterable sample table and a per-sample evidence drill-down.
+   Sample text is untrusted: it reaches the page only through textContent and attribute values, never as markup. */
+(function () {
+  "use strict";
+
+  var data = JSON.parse(document.getElementById("report-data").textContent);
+  var samples = data.samples || [];
+  var metrics = data.metrics || [];
+  var REASONS = {
+    no_claims: "the text holds no factual claim to check",
+    no_reference: "this metric needs a reference answer",
+    no_contexts: "this metric needs at least one retrieved chunk",
+    no_reference_or_answer: "neither a reference nor an answer to judge the chunks against",
+    judge_error: "the judge gave no usable reply",
+    error: "an unexpected error in this metric for this sample"
+  };
+
+  var thresholds = {};
+  ((data.gate && data.gate.results) || []).forEach(function (g) { thresholds[g.metric] = g.threshold; });
+  Object.keys((data.meta && data.meta.thresholds) || {}).forEach(function (m) {
+    if (!(m in thresholds)) thresholds[m] = data.meta.thresholds[m];
+  });
+
+  /* --- small helpers ------------------------------------------------------------------------------------ */
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+  function add(parent) {
+    for (var i = 1; i < arguments.length; i++) if (arguments[i]) parent.appendChild(arguments[i]);
+    return parent;
+  }
+  function thresholdText(t) { return Math.round(t * 100) / 100 === t ? t.toFixed(2) : String(t); }
+  function fmt(x) { return typeof x === "number" && isFinite(x) ? x.toFixed(3) : "—"; }
+  function reasonKind(r) { return String(r || "").split(":")[0].trim(); }
+  function below(metric, value) {
+    return typeof value === "number" && metric in thresholds && value < thresholds[metric];
+  }
+  function tag(ok, yes, no) {
+    return el("span", "tag " + (ok ? "passed" : "failed"), ok ? "✓ " + yes : "✗ " + no);
+  }
+  function collectText(value, out) {
+    if (value === null || value === undefined) return out;
+    if (typeof value === "object") {
+      Object.keys(value).forEach(function (k) { collectText(value[k], out); });
+    } else if (typeof value === "string") {
+      out.push(value);
+    }
+    return out;
+  }
+
+  /* --- rows ------------------------------------------------------------------------------------------------ */
+
+  var table = document.getElementById("sample-table");
+  var rows = samples.map(function (s, index) {
+    var failing = false;
+    var haystack = [s.id, s.category || ""];
+    var tr = el("tr");
+    tr.tabIndex = 0;
+    tr.dataset.index = String(index);
+    tr.dataset.id = s.id;
+    add(tr, el("th", "id", s.id));
+    tr.firstChild.scope = "row";
+    if (table && table.querySelector('th[data-key="category"]')) add(tr, el("td", "cat", s.category || "—"));
+    metrics.forEach(function (m) {
+      var r = (s.metrics || {})[m];
+      var td = el("td", "num");
+      if (!r) {
+        td.textContent = "n/a";
+        td.title = "not computed for this sample";
+      } else if (r.value === null || r.value === undefined) {
+        failing = true;
+        td.className = "num unscored";
+        td.textContent = "unscored";
+        add(td, el("span", "reason", reasonKind(r.unscored)));
+        td.title = r.unscored || "";
+        haystack.push(r.unscored || "");
+      } else {
+        td.textContent = fmt(r.value);
+        if (below(m, r.value)) {
+          failing = true;
+          td.className = "num below";
+          add(td, el("span", "mark", " ▼"), el("span", "sr", " below threshold"));
+          td.title = "below the threshold " + thresholdText(thresholds[m]);
+        }
+      }
+      if (r) collectText(r.evidence, haystack);
+      add(tr, td);
+    });
+    add(tr, el("td", "num", s.judge_calls), el("td", "num", typeof s.seconds === "number" ? s.seconds.toFixed(2) : "—"));
+    tr.addEventListener("click", function () { openDetail(index); });
+    tr.addEventListener("keydown", function (ev) {
+      if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); openDetail(index); }
+    });
+    return { tr: tr, sample: s, failing: failing, text: haystack.join("\n").toLowerCase() };
+  });
+
+  function sortValue(row, key) {
+    var s = row.sample;
+    if (key === "id") return s.id;
+    if (key === "category") return s.category || "";
+    if (key === "calls") return s.judge_calls;
+    if (key === "seconds") return s.seconds;
+    if (key.indexOf("m:") === 0) {
+      var r = (s.metrics || {})[metrics[Number(key.slice(2))]];
+      return r && typeof r.value === "number" ? r.value : null;
+    }
+    return null;
+  }
+
+  var sort = { key: null, dir: 1 };
+  var visible = [];
+
+  function compare(a, b) {
+    var x = sortValue(a, sort.key), y = sortValue(b, sort.key);
+    if (x === null || y === null) {  /* unscored last, whichever the direction */
+      if (x === y) return 0;
+      return x === null ? 1 : -1;
+    }
+    if (typeof x === "string" || typeof y === "string") {
+      return sort.dir * String(x).localeCompare(String(y), undefined, { numeric: true });
+    }
+    return sort.dir * (x - y);
+  }
+
+  var search = document.getElementById("f-search");
+  var category = document.getElementById("f-category");
+  var failingOnly = document.getElementById("f-failing");
+  var count = document.getElementById("sample-count");
+  var noMatch = document.getElementById("no-match");
+
+  if (category) {
+    var cats = [];
+    samples.forEach(function (s) { if (s.category && cats.indexOf(s.category) < 0) cats.push(s.category); });
+    cats.sort().forEach(function (c) {
+      var opt = el("option", null, c);
+      opt.value = "c:" + c;
+      category.appendChild(opt);
+    });
+    if (samples.some(function (s) { return !s.category; })) {
+      var none = el("option", null, "(no category)");
+      none.value = "none";
+      category.appendChild(none);
+    }
+  }
+
+  function render() {
+    if (!table) return;
+    var q = search ? search.value.trim().toLowerCase() : "";
+    var cat = category ? category.value : "";
+    var list = rows.filter(function (row) {
+      if (q && row.text.indexOf(q) < 0) return false;
+      if (cat === "none" && row.sample.category) return false;  /* option values: "", "none" or "c:" + category */
+      if (cat.indexOf("c:") === 0 && row.sample.category !== cat.slice(2)) return false;
+      if (failingOnly && failingOnly.checked && !row.failing) return false;
+      return true;
+    });
+    if (sort.key) {
+      list = list.map(function (row, i) { return [row, i]; })
+        .sort(function (a, b) { return compare(a[0], b[0]) || a[1] - b[1]; })
+        .map(function (p) { return p[0]; });
+    }
+    visible = list;
+    var body = table.tBodies[0];
+    body.replaceChildren.apply(body, list.map(function (row) { return row.tr; }));
+    if (count) count.textContent = list.length === rows.length ? "(" + rows.length + ")" : "(" + list.length + " of " + rows.length + " shown)";
+    if (noMatch) noMatch.hidden = list.length > 0;
+  }
+
+  if (table) {
+    table.querySelectorAll("thead th[data-key]").forEach(function (th) {
+      th.querySelector("button").addEventListener("click", function () {
+        var key = th.dataset.key;
+        sort = { key: key, dir: sort.key === key ? -sort.dir : 1 };
+        table.querySelectorAll("thead th[data-key]").forEach(function (other) {
+          other.setAttribute("aria-sort", "none");
+        });
+        th.setAttribute("aria-sort", sort.dir > 0 ? "ascending" : "descending");
+        render();
+      });
+    });
+  }
+  [search, category, failingOnly].forEach(function (input) {
+    if (!input) return;
+    input.addEventListener("input", render);
+    input.addEventListener("change", render);
+  });
+
+  /* --- drill-down --------------------------------------------------------------------------------------- */
+
+  var drawer = document.getElementById("detail");
+  var detailBody = document.getElementById("detail-body");
+  var current = null;
+
+  function kvList(obj) {
+    var dl = el("dl", "kv");
+    Object.keys(obj).forEach(function (k) {
+      var v = obj[k];
+      var dd = el("dd");
+      if (v !== null && typeof v === "object") add(dd, el("pre", "json", JSON.stringify(v, null, 2)));
+      else dd.textContent = v === null || v === undefined ? "—" : String(v);
+      add(dl, el("dt", null, k), dd);
+    });
+    return dl;
+  }
+
+  function verdictList(items, textKey, flagKey, yes, no) {
+    var ol = el("ol", "verdicts");
+    (items || []).forEach(function (item) {
+      var ok = !!item[flagKey];
+      add(ol, add(el("li", ok ? "yes" : "no"), tag(ok, yes, no), el("span", "text", item[textKey])));
+    });
+    var n = (items || []).filter(function (i) { return i[flagKey]; }).length;
+    return [el("p", "summary-line", n + " of " + (items || []).length + " " + yes), ol];
+  }
+
+  var EVIDENCE = {
+    faithfulness: {
+      keys: ["claims"],
+      render: function (ev) { return verdictList(ev.claims, "claim", "supported", "supported", "not supported"); }
+    },
+    context_recall: {
+      keys: ["statements"],
+      render: function (ev) { return verdictList(ev.statements, "statement", "attributed", "attributed", "not attributed"); }
+    },
+    answer_relevancy: {
+      keys: ["generated_questions", "noncommittal"],
+      render: function (ev) {
+        var out = [];
+        var nc = !!ev.noncommittal;
+        out.push(add(el("p", "summary-line"), el("span", "tag " + (nc ? "failed" : "neutral"), nc ? "noncommittal: yes" : "noncommittal: no"),
+          document.createTextNode(nc ? " the judge found the answer evasive, so the score is 0" : " the answer commits to a reply")));
+        var t = el("table", "data compact");
+        add(t, add(el("thead"), add(el("tr"), el("th", null, "generated question"), el("th", "num", "cosine similarity to the question"))));
+        var tb = add(t, el("tbody"));
+        (ev.generated_questions || []).forEach(function (q) {
+          var sim = typeof q.similarity === "number" ? q.similarity : null;
+          var meter = el("span", "meter");
+          var fill = el("span", "fill");
+          add(meter, fill);
+          fill.style.width = Math.max(0, Math.min(1, sim || 0)) * 100 + "%";
+          add(tb, add(el("tr"), el("td", "text", q.question), add(el("td", "num sim"), el("span", null, fmt(sim)), meter)));
+        });
+        out.push(t);
+        return out;
+      }
+    },
+    context_precision: {
+      keys: ["chunks", "fraction_relevant", "judged_against"],
+      render: function (ev) {
+        var chunks = (ev.chunks || []).slice().sort(function (a, b) { return a.rank - b.rank; });
+        var rel = chunks.filter(function (c) { return c.relevant; }).length;
+        var line = rel + " of " + chunks.length + " chunks relevant";
+        if (typeof ev.fraction_relevant === "number") line += " (fraction " + fmt(ev.fraction_relevant) + ")";
+        if (ev.judged_against) line += ", judged against the " + ev.judged_against;
+        var ol = el("ol", "chunks");
+        chunks.forEach(function (c) {
+          add(ol, add(el("li", c.relevant ? "yes" : "no"), el("span", "rank", "rank " + c.rank), tag(!!c.relevant, "relevant", "not relevant")));
+        });
+        return [el("p", "summary-line", line + ". Retrieval order, best rank first:"), ol];
+      }
+    }
+  };
+
+  function metricBlock(name, r) {
+    var box = el("section", "metric-detail");
+    var head = add(el("div", "metric-head"), el("h3", null, name));
+    if (!r) {
+      add(head, el("span", "tag neutral", "not computed"));
+      return add(box, head);
+    }
+    if (r.value === null || r.value === undefined) {
+      add(head, el("span", "tag neutral", "? unscored"));
+      add(box, head);
+      var kind = reasonKind(r.unscored);
+      var p = add(el("p", "reason-line"), el("strong", null, "Reason: "), el("code", null, r.unscored || "(none given)"));
+      if (REASONS[kind]) add(p, document.createTextNode(" — " + REASONS[kind] + "."));
+      add(box, p);
+    } else {
+      var t = thresholds[name];
+      var low = below(name, r.value);
+      add(head, el("span", "score", fmt(r.value)));
+      if (t !== undefined) add(head, tag(!low, "≥ " + thresholdText(t), "below " + thresholdText(t)));
+      add(box, head);
+    }
+    var ev = r.evidence || {};
+    var spec = EVIDENCE[name];
+    var rest = {};
+    Object.keys(ev).forEach(function (k) {
+      if (!(spec && spec.keys.indexOf(k) >= 0) && k !== "note") rest[k] = ev[k];
+    });
+    if (ev.note) add(box, el("p", "note", ev.note));
+    if (spec && spec.keys.some(function (k) { return k in ev; })) {
+      spec.render(ev).forEach(function (node) { add(box, node); });
+    }
+    if (Object.keys(rest).length) add(box, kvList(rest));
+    return box;
+  }
+
+  function judgeBlock(s) {
+    var box = add(el("section", "metric-detail"), add(el("div", "metric-head"), el("h3", null, "judge")));
+    var j = s.judge || {};
+    var facts = {
+      "judge calls": s.judge_calls,
+      "from the cache": j.cache_hits,
+      "prompt tokens": j.prompt_tokens,
+      "completion tokens": j.completion_tokens,
+      "cached prompt tokens": j.cached_tokens,
+      "seconds in the judge": j.seconds,
+      "seconds for the sample": s.seconds
+    };
+    Object.keys(facts).forEach(function (k) { if (facts[k] === undefined) delete facts[k]; });
+    add(box, kvList(facts));
+    if ((s.calls || []).length) {
+      var t = el("table", "data compact");
+      var cols = ["prompt", "cache", "prompt tok.", "completion tok.", "cached tok.", "s"];
+      var hr = el("tr");
+      cols.forEach(function (c, i) { add(hr, el("th", i > 1 ? "num" : null, c)); });
+      add(t, add(el("thead"), hr));
+      var tb = add(t, el("tbody"));
+      s.calls.forEach(function (c) {
+        add(tb, add(el("tr"), el("td", null, c.prompt), el("td", null, c.cache_hit ? "hit" : "—"),
+          el("td", "num", c.prompt_tokens), el("td", "num", c.completion_tokens),
+          el("td", "num", c.cached_tokens), el("td", "num", c.seconds)));
+      });
+      add(box, add(el("details", "calls"), el("summary", null, "each call (" + s.calls.length + ")"), add(el("div", "table-wrap"), t)));
+    }
+    return box;
+  }
+
+  function openDetail(index) {
+    var s = samples[index];
+    if (!s || !drawer) return;
+    current = index;
+    rows.forEach(function (row, i) { row.tr.classList.toggle("selected", i === index); });
+    document.getElementById("detail-title").textContent = s.id;
+    var frag = document.createDocumentFragment();
+    add(frag, el("p", "muted", s.category ? "category: " + s.category : "no category"));
+    var names = metrics.slice();
+    Object.keys(s.metrics || {}).forEach(function (m) { if (names.indexOf(m) < 0) names.push(m); });
+    names.forEach(function (m) { add(frag, metricBlock(m, (s.metrics || {})[m])); });
+    add(frag, judgeBlock(s));
+    detailBody.replaceChildren(frag);
+    detailBody.scrollTop = 0;
+    drawer.hidden = false;
+    document.body.classList.add("drawer-open");
+    document.getElementById("detail-close").focus({ preventScroll: true });
+  }
+
+  function closeDetail() {
+    if (!drawer || drawer.hidden) return;
+    drawer.hidden = true;
+    document.body.classList.remove("drawer-open");
+    if (current !== null && rows[current]) rows[current].tr.focus({ preventScroll: true });
+  }
+
+  function step(delta) {
+    if (current === null || !visible.length) return;
+    var pos = visible.findIndex(function (row) { return Number(row.tr.dataset.index) === current; });
+    var next = visible[(pos + delta + visible.length) % visible.length];
+    openDetail(Number(next.tr.dataset.index));
+    next.tr.scrollIntoView({ block: "nearest" });
+  }
+
+  if (drawer) {
+    document.getElementById("detail-close").addEventListener("click", closeDetail);
+    document.getElementById("detail-prev").addEventListener("click", function () { step(-1); });
+    document.getElementById("detail-next").addEventListener("click", function () { step(1); });
+    document.addEventListener("keydown", function (ev) {
+      if (drawer.hidden) return;
+      var typing = ev.target && /^(INPUT|SELECT|TEXTAREA)$/.test(ev.target.tagName);
+      if (ev.key === "Escape") closeDetail();
+      else if (!typing && ev.key === "j") step(1);
+      else if (!typing && ev.key === "k") step(-1);
+    });
+  }
+
+  render();
+})();
