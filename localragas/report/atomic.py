@@ -5,6 +5,12 @@ import tempfile
 from pathlib import Path
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: str | Path, text: str) -> None:
     """Write text to path through a temporary file in the same folder and a rename: never a half-written report."""
     path = Path(path)
@@ -13,6 +19,7 @@ def write_atomic(path: str | Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a report gets the usual permissions, like open()
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

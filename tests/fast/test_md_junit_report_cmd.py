@@ -163,3 +163,17 @@ def test_eval_gate_on_from_config_and_bad_value(tmp_path, monkeypatch):
     assert r.exit_code == 2 and "gate_on" in r.output
     r = CliRunner().invoke(main, ["eval", str(EXAMPLE), *FAST, "--gate-on", "median"])
     assert r.exit_code == 2
+
+
+def test_reports_get_normal_file_permissions(tmp_path):
+    import os
+    import stat
+
+    from localragas.report.atomic import write_atomic
+
+    old = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "r.html", "x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "r.html").stat().st_mode) == 0o644  # readable by a web server, like open()
