@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import logging
 import platform
+import threading
 import time
 import traceback
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
@@ -26,8 +28,8 @@ log = logging.getLogger("localragas")
 
 def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: Embedder | None) -> SampleResult:
     """All metrics on one sample. A failing metric becomes unscored with its reason; the others go on."""
-    started, before = time.perf_counter(), judge.stats.counters()
-    judge.call_log.clear()
+    started = time.perf_counter()
+    judge.begin_sample()  # this thread's call log and counters: safe when samples are scored in parallel
     out = SampleResult(id=sample.id, category=sample.category)
     for m in metrics:
         try:
@@ -40,7 +42,7 @@ def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: 
             log.debug("metric %s failed on %s:\n%s", m.name, sample.id, traceback.format_exc())
             out.metrics[m.name] = MetricResult.unscored_because(f"error: {type(e).__name__}: {e}")
     out.seconds = round(time.perf_counter() - started, 3)
-    out.judge = {k: round(v - before[k], 3) for k, v in judge.stats.counters().items()}
+    out.judge = {k: round(v, 3) for k, v in judge.sample_counters().items()}
     out.judge_calls = int(out.judge["calls"])
     out.calls = list(judge.call_log)
     return out
@@ -58,6 +60,7 @@ def evaluate(
     cache_dir: str | Path | None = None,
     checkpoint: Checkpoint | str | Path | None = None,
     gate_on: str = "mean",
+    concurrency: int = 1,
 ) -> Report:
     """Score samples with the RAGAS metrics and apply the quality gate.
 
@@ -66,9 +69,13 @@ def evaluate(
     cache_dir: keep judge replies in a persistent cache there (a re-run makes no judge call).
     checkpoint: a file each finished sample is appended to; results found there for unchanged samples are reused.
     gate_on: 'mean' (default) or 'lower-bound': hold each metric's 95% CI lower bound against its threshold.
+    concurrency: samples scored at once, in threads (for a judge server that serves requests in parallel).
+    Results keep the input order; a backend that runs the model in-process (max_concurrency 1) gets 1.
     """
     samples = list(samples)
     check_gate_on(gate_on)
+    if not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigError(f"concurrency must be a whole number >= 1, not {concurrency!r}")
     chosen = get_metrics(metrics)
     names = [m.name for m in chosen]
     judge = judge if isinstance(judge, Judge) else get_judge(judge)
@@ -86,22 +93,37 @@ def evaluate(
         raise ConfigError(f"threshold for unknown metric(s) {', '.join(unknown)}; valid: {', '.join(all_metrics())}")
     limits = {k: v for k, v in {**DEFAULT_THRESHOLDS, **(thresholds or {})}.items() if k in names}
 
+    workers = _workers(concurrency, judge)
+    emb = embedder if isinstance(embedder, Embedder) else None
+    if emb is not None and workers > 1:
+        emb = _Serialised(emb)
+
     started_at = datetime.now(timezone.utc)
     t0 = time.perf_counter()
-    results: list[SampleResult] = []
+    slots: list[SampleResult | None] = [None] * len(samples)
+    todo: list[tuple[int, Sample, str]] = []
     resumed = 0
     with Progress(len(samples), enabled=progress) as bar:
-        for sample in samples:
+
+        def finish(i: int, digest: str | None, result: SampleResult) -> None:
+            slots[i] = result
+            if checkpoint and digest is not None:
+                checkpoint.append(digest, result)
+            bar.advance(samples[i].id)
+
+        for i, sample in enumerate(samples):
             digest = sample_hash(sample)
             previous = done.get(sample.id)
             if previous and previous[0] == digest:
-                results.append(previous[1])
                 resumed += 1
+                finish(i, None, previous[1])  # already in the checkpoint
+            elif workers == 1:
+                finish(i, digest, score_sample(sample, chosen, judge, emb))
             else:
-                results.append(score_sample(sample, chosen, judge, embedder if isinstance(embedder, Embedder) else None))
-                if checkpoint:
-                    checkpoint.append(digest, results[-1])
-            bar.advance(sample.id)
+                todo.append((i, sample, digest))
+        if todo:
+            _score_in_threads(todo, workers, finish, chosen, judge, emb)
+    results = [r for r in slots if r is not None]
     wall = time.perf_counter() - t0
 
     meta = {
@@ -110,6 +132,7 @@ def evaluate(
         "started": started_at.isoformat(timespec="seconds"),
         "wall_seconds": round(wall, 3),
         "samples": len(samples),
+        "concurrency": workers,
         "resumed_samples": resumed,
         "judge": judge.describe(),
         "judge_stats": judge.stats.as_dict(),
@@ -123,6 +146,62 @@ def evaluate(
     report = Report(meta=meta, metrics=names, gate=Gate(enabled=gate, passed=True), samples=results,
                     skipped=list(skipped or []))
     return regate(report, limits, gate_on=gate_on, enabled=gate)
+
+
+def _workers(concurrency: int, judge: Judge) -> int:
+    limit = judge.max_concurrency
+    if limit is not None and concurrency > limit:
+        log.warning("the %s judge serves %d call(s) at a time (the model runs in this process): concurrency %d "
+                    "lowered to %d", judge.name, limit, concurrency, limit)
+        return limit
+    return concurrency
+
+
+def _score_in_threads(todo, workers, finish, metrics, judge, embedder) -> None:
+    """Score samples in `workers` threads; `finish` (checkpoint, progress) runs here, in the calling thread.
+
+    If one sample stops the run (a ConfigError, Ctrl-C), samples not started are dropped and the ones in flight
+    are awaited and checkpointed, so a resumed run does not judge them again.
+    """
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="localragas")
+    futures: dict[Future, tuple[int, str]] = {}
+    finished: set[int] = set()
+    try:
+        for i, sample, digest in todo:
+            futures[pool.submit(score_sample, sample, metrics, judge, embedder)] = (i, digest)
+        for f in as_completed(futures):
+            i, digest = futures[f]
+            finish(i, digest, f.result())
+            finished.add(i)
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        for f, (i, digest) in futures.items():
+            if i in finished or f.cancelled():
+                continue
+            try:
+                result = f.result()
+            except BaseException:  # noqa: BLE001 - the first error is the one re-raised
+                continue
+            finish(i, digest, result)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Serialised(Embedder):
+    """One embed() at a time: the embedding model loads lazily and is small and fast; threads take turns."""
+
+    def __init__(self, inner: Embedder):
+        self.inner, self.name = inner, inner.name
+        self._lock = threading.Lock()
+
+    def embed(self, texts):
+        with self._lock:
+            return self.inner.embed(texts)
+
+    def describe(self) -> dict:
+        return self.inner.describe()
 
 
 def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: str | None = None,

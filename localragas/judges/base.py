@@ -1,6 +1,7 @@
 """The Judge: one abstract method per backend (`_complete`), the rest concrete."""
 from __future__ import annotations
 
+import threading
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -50,15 +51,59 @@ class JudgeStats:
 
 
 class Judge(ABC):
-    """A local model that answers a Prompt with an instance of a pydantic Output model."""
+    """A local model that answers a Prompt with an instance of a pydantic Output model.
+
+    generate() may be called from several threads at once (`evaluate(concurrency=N)`): the run totals in `stats`
+    are updated under a lock, and each thread keeps its own call log and counters for the sample it is scoring
+    (`begin_sample()`, `call_log`, `sample_counters()`). A backend whose `_complete` is not thread-safe sets
+    `max_concurrency = 1`; the runner then scores one sample at a time.
+    """
 
     name: str = "judge"
     fingerprint: str = ""
+    n_ctx: int | None = None  # context window in tokens (prompt + reply); None: unlimited, prompts are never split
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens `text` takes in a prompt: the judge's tokenizer when it has one; here an estimate, 1 per 3 characters."""
+        return -(-len(text) // 3)
+    max_concurrency: int | None = None  # calls this backend can serve at once; None = no limit of its own
 
     def __init__(self) -> None:
-        self.stats = JudgeStats()
+        self.stats = JudgeStats()  # run totals, all threads
         self.cache: JudgeCache | None = None
-        self.call_log: list[dict] = []  # one record per generate(): the runner moves them into each sample's result
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    # --- per-thread record of the sample being scored ----------------------------------------------------------
+
+    @property
+    def call_log(self) -> list[dict]:
+        """This thread's calls since its last begin_sample(): one record per generate(), for the sample's result."""
+        if not hasattr(self._local, "log"):
+            self.begin_sample()
+        return self._local.log
+
+    def begin_sample(self) -> None:
+        """Start this thread's call log and counters afresh (the runner calls it before each sample)."""
+        self._local.log = []
+        self._local.stats = JudgeStats()
+
+    def sample_counters(self) -> dict[str, float]:
+        """This thread's counters since its last begin_sample() (calls, cache hits, tokens, seconds…)."""
+        if not hasattr(self._local, "stats"):
+            self.begin_sample()
+        return self._local.stats.counters()
+
+    def _count(self, **deltas: float) -> None:
+        """Add to the run totals (under the lock) and to this thread's sample counters."""
+        if not hasattr(self._local, "stats"):
+            self.begin_sample()
+        mine = self._local.stats
+        with self._lock:
+            for k, v in deltas.items():
+                setattr(self.stats, k, getattr(self.stats, k) + v)
+        for k, v in deltas.items():
+            setattr(mine, k, getattr(mine, k) + v)
 
     @abstractmethod
     def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
@@ -73,12 +118,12 @@ class Judge(ABC):
             except ValidationError:
                 pass  # a stale entry (schema class renamed, same text): ask the model again
             else:
-                self.stats.cache_hits += 1
+                self._count(cache_hits=1)
                 self.call_log.append({"prompt": prompt.name, "cache_hit": True, "prompt_tokens": hit[1],
                                       "completion_tokens": hit[2], "cached_tokens": 0, "seconds": 0.0})
                 return result
         started = time.perf_counter()
-        self.stats.calls += 1
+        self._count(calls=1)
         try:
             done = self._complete(prompt, json_schema(output), output)
         except JudgeError as e:
@@ -86,10 +131,9 @@ class Judge(ABC):
             raise
         finally:
             seconds = time.perf_counter() - started
-            self.stats.seconds += seconds
-        self.stats.prompt_tokens += done.prompt_tokens
-        self.stats.completion_tokens += done.completion_tokens
-        self.stats.cached_tokens += done.cached_tokens
+            self._count(seconds=seconds)
+        self._count(prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
+                    cached_tokens=done.cached_tokens)
         self.call_log.append({"prompt": prompt.name, "cache_hit": False, "prompt_tokens": done.prompt_tokens,
                               "completion_tokens": done.completion_tokens, "cached_tokens": done.cached_tokens,
                               "seconds": round(seconds, 3)})
@@ -99,7 +143,7 @@ class Judge(ABC):
         try:
             result = output.model_validate_json(done.text)
         except ValidationError as e:
-            self.stats.parse_failures += 1
+            self._count(parse_failures=1)
             first = e.errors()[0]
             msg = f"reply did not match the {output.__name__} schema at {first['loc']}: {first['msg']}"
             self._fail(f"{prompt.name}: {msg}")
@@ -109,8 +153,9 @@ class Judge(ABC):
         return result
 
     def _fail(self, message: str) -> None:
-        self.stats.failed_calls += 1
-        self.stats.errors.append(message)
+        self._count(failed_calls=1)
+        with self._lock:
+            self.stats.errors.append(message)
 
     def describe(self) -> dict:
         return {"name": self.name, "fingerprint": self.fingerprint}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -48,30 +49,35 @@ class JudgeCache:
         self.path = self.folder / DB_NAME
         # autocommit; every statement is its own transaction, so concurrent writers never hold a lock for long
         self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+        self._lock = threading.Lock()  # one connection shared by the runner's threads (evaluate(concurrency=N))
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
 
     def get(self, key: str) -> tuple[str, int, int] | None:
         """(reply, prompt_tokens, completion_tokens) or None."""
-        row = self._db.execute(
-            "SELECT reply, prompt_tokens, completion_tokens FROM replies WHERE key = ?", (key,)
-        ).fetchone()
+        with self._lock:
+            row = self._db.execute(
+                "SELECT reply, prompt_tokens, completion_tokens FROM replies WHERE key = ?", (key,)
+            ).fetchone()
         return None if row is None else (row[0], row[1], row[2])
 
     def put(self, key: str, judge: str, prompt_name: str, reply: str, prompt_tokens: int, completion_tokens: int,
             seconds: float) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (key, judge, prompt_name, reply, prompt_tokens, completion_tokens, seconds, time.time()),
-        )
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (key, judge, prompt_name, reply, prompt_tokens, completion_tokens, seconds, time.time()),
+            )
 
     def get_vector(self, key: str) -> bytes | None:
-        row = self._db.execute("SELECT vector FROM embeddings WHERE key = ?", (key,)).fetchone()
+        with self._lock:
+            row = self._db.execute("SELECT vector FROM embeddings WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
     def put_vector(self, key: str, vector: bytes) -> None:
-        self._db.execute("INSERT OR REPLACE INTO embeddings VALUES (?, ?)", (key, vector))
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO embeddings VALUES (?, ?)", (key, vector))
 
     def info(self) -> dict:
         rows = self._db.execute(

@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -41,14 +42,20 @@ def _import_llama():
 
 
 class LlamaCppJudge(Judge):
+    # One llama.cpp context is not thread-safe, and interleaving two samples' calls would spoil the KV-prefix
+    # reuse: the runner scores one sample at a time with this backend, and _complete is serialised besides.
+    max_concurrency = 1
+
     def __init__(self, model_path: Path, sha256: str, label: str, settings: LlamaCppSettings | None = None):
         super().__init__()
+        self._model_lock = threading.Lock()
         self._llama_cpp = _import_llama()
         self.settings = settings or LlamaCppSettings()
         self.model_path = Path(model_path)
         self._grammars: dict[str, object] = {}
         self._llm = None  # loaded on the first call: a fully cached run never loads the model
         self.name = f"llamacpp/{label}"
+        self.n_ctx = self.settings.n_ctx
         s = self.settings
         decoding = json.dumps(s.model_dump(exclude={"n_threads", "n_gpu_layers", "state_cache_mb"}), sort_keys=True)
         self.fingerprint = f"{sha256}:{hashlib.sha256(decoding.encode()).hexdigest()[:16]}"
@@ -72,6 +79,12 @@ class LlamaCppJudge(Judge):
                 self._llm.set_cache(self._llama_cpp.LlamaRAMCache(capacity_bytes=s.state_cache_mb << 20))
         return self._llm
 
+    def count_tokens(self, text: str) -> int:
+        """Exact, with the model's tokenizer (loads the model; only asked for prompts whose UTF-8 size exceeds the
+        window, see localragas.budget). special=True as in create_chat_completion, though content reaching here is
+        already neutralised (localragas.prompts.base)."""
+        return len(self.llm.tokenize(text.encode("utf-8", "replace"), add_bos=False, special=True))
+
     def _grammar(self, output: type[Output]):
         key = schema_text(output)
         if key not in self._grammars:
@@ -80,6 +93,10 @@ class LlamaCppJudge(Judge):
         return self._grammars[key]
 
     def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
+        with self._model_lock:
+            return self._complete_locked(prompt, output)
+
+    def _complete_locked(self, prompt: Prompt, output: type[Output]) -> Completion:
         s = self.settings
         reusable = self._reusable_prefixes()
         try:
