@@ -105,6 +105,9 @@ def main() -> None:
               help="Evaluate shard I of N (every N-th sample, from the I-th); join the shard reports with "
                    "`localragas merge`.")
 @click.option("--skip-invalid", is_flag=True, help="Record invalid rows as skipped and go on, instead of stopping.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Samples judged at once, for a judge server with parallel slots (--judge openai:MODEL). "
+                   "In-process judges run one at a time.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Settings file (default: ./localragas.toml, else [tool.localragas] in ./pyproject.toml).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress on stderr.")
@@ -117,7 +120,7 @@ def main() -> None:
                    "same command skips the finished samples. The checkpoint is removed when the run completes.")
 @_errors_to_exit
 def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, out, csv_path, html, md, junit, gate_on,
-             limit, shard, skip_invalid, config_path, progress, cache_dir, no_cache, resume):
+             limit, shard, skip_invalid, concurrency, config_path, progress, cache_dir, no_cache, resume):
     """Evaluate the samples in DATA (.jsonl, .json or .csv) and apply the quality gate.
 
     \b
@@ -170,6 +173,7 @@ def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, o
             cache_dir=None if no_cache else (cache_dir or paths.cache_dir()),
             checkpoint=checkpoint,
             gate_on=gate_on or settings.gate_on or "mean",
+            concurrency=concurrency,
         )
     finally:
         judge_obj.close()
