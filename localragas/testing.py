@@ -13,12 +13,11 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from .evidence import _short, brief
 from .schema import MetricResult, MetricSummary, Report
 
 __all__ = ["GateNotEvaluatedWarning", "assert_gate", "gate_failure_message"]
 
-_SNIPPET = 90  # characters of one claim / statement / question shown
-_PER_SAMPLE = 3  # claims / statements shown per sample
 _UNSCORED_SHOWN = 10
 
 
@@ -141,7 +140,7 @@ def _sample_lines(report: Report, metric: str, threshold: float, worst: int) -> 
         out.append(f"  worst {len(shown)} of {len(scored)} scored sample(s) ({below} below {_threshold(threshold)}):")
         width = max(len(sid) for _, sid, _ in shown)
         for value, sid, m in shown:
-            ev = evidence_text(metric, m)
+            ev = brief(metric, m)
             out.append(f"    {sid:<{width}}  {value:.3f}" + (f"  {ev}" if ev else ""))
     if unscored:
         out.append(f"  unscored ({len(unscored)}; left out of the mean):")
@@ -150,65 +149,3 @@ def _sample_lines(report: Report, metric: str, threshold: float, worst: int) -> 
         if len(unscored) > _UNSCORED_SHOWN:
             out.append(f"    … and {len(unscored) - _UNSCORED_SHOWN} more")
     return out
-
-
-def _short(text: str, n: int = _SNIPPET) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def _quoted(items: list[str]) -> str:
-    shown = "; ".join(f'"{_short(t)}"' for t in items[:_PER_SAMPLE])
-    return shown + (f" (+{len(items) - _PER_SAMPLE} more)" if len(items) > _PER_SAMPLE else "")
-
-
-def evidence_text(metric: str, m: MetricResult) -> str:
-    """One line of evidence behind a sample's score, by metric; a generic summary for other metrics."""
-    ev = m.evidence or {}
-    note = f" [{_short(ev['note'], 60)}]" if ev.get("note") else ""
-    try:
-        if metric == "faithfulness" and isinstance(ev.get("claims"), list):
-            bad = [c.get("claim", "") for c in ev["claims"] if not c.get("supported")]
-            total = len(ev["claims"])
-            if not bad:
-                return f"all {total} claim(s) supported{note}"
-            return f"unsupported {len(bad)}/{total}: {_quoted(bad)}{note}"
-        if metric == "context_recall" and isinstance(ev.get("statements"), list):
-            bad = [c.get("statement", "") for c in ev["statements"] if not c.get("attributed")]
-            total = len(ev["statements"])
-            if not bad:
-                return f"all {total} reference statement(s) attributed{note}"
-            return f"not in the contexts {len(bad)}/{total}: {_quoted(bad)}{note}"
-        if metric == "context_precision" and isinstance(ev.get("chunks"), list):
-            chunks = ev["chunks"]
-            bad = [str(c.get("rank")) for c in chunks if not c.get("relevant")]
-            against = f" (judged against the {ev['judged_against']})" if ev.get("judged_against") else ""
-            if not bad:
-                return f"all {len(chunks)} chunk(s) relevant{against}{note}"
-            return f"irrelevant chunk rank(s) {', '.join(bad)} of {len(chunks)}{against}{note}"
-        if metric == "answer_relevancy" and ("noncommittal" in ev or "generated_questions" in ev):
-            if ev.get("noncommittal"):
-                return f"noncommittal answer (scored 0){note}"
-            qs = ev.get("generated_questions") or []
-            if not qs:
-                return note.strip()
-            sims = ", ".join(f"{q.get('similarity', 0):.2f}" for q in qs)
-            low = min(qs, key=lambda q: q.get("similarity", 0))
-            return f"similarities {sims}; least similar: \"{_short(low.get('question', ''), 70)}\"{note}"
-    except (AttributeError, TypeError, KeyError, ValueError):
-        pass  # evidence of an unexpected shape: fall through to the generic summary
-    return _generic(ev)
-
-
-def _generic(ev: dict[str, Any]) -> str:
-    parts = []
-    for k, v in ev.items():
-        if isinstance(v, list):
-            parts.append(f"{k}: {len(v)} item(s)")
-        elif isinstance(v, float):
-            parts.append(f"{k}={v:.3g}")
-        else:
-            parts.append(f"{k}={_short(str(v), 40)}")
-        if len(parts) == 4:
-            break
-    return "; ".join(parts)

@@ -6,7 +6,7 @@ from pathlib import Path
 from ..gate import threshold_text
 from ..schema import Report
 from .atomic import write_atomic
-from .evidence import brief, worst_samples
+from ..evidence import brief, worst_samples
 
 _ICON = {"passed": "✅ pass", "failed": "❌ FAIL", "not_evaluated": "⚠️ not evaluated"}
 

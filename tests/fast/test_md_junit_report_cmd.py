@@ -34,7 +34,7 @@ def test_markdown_renders_a_table_with_verdicts_and_worst_samples():
     html = MarkdownIt().enable("table").render(md)
     assert html.count("<table>") == 2  # the metric table and the worst samples of the failed metric
     assert "<td>faithfulness</td>" in html and "❌ FAIL" in html and "✅ pass" in html
-    assert "bad" in html and "1/2 claims unsupported" in html
+    assert "bad" in html and "unsupported 1/2" in html
     assert "<script>" not in html and 'href="http://evil"' not in html  # sample text stays text
     rows = [line for line in md.splitlines() if line.startswith("| faithfulness |")]
     assert len(rows) == 1 and rows[0].count(" | ") == 6  # a pipe in an id does not break the table
@@ -76,7 +76,7 @@ def test_junit_each_metric_gate_is_a_test_case():
     assert cases["context_recall"].is_passed
     (failure,) = cases["faithfulness"].result
     assert failure.message.startswith("faithfulness mean 0.417 below threshold 0.80")
-    assert "bad: 0.000" in failure.text and "claims unsupported" in failure.text
+    assert "bad: 0.000" in failure.text and "unsupported 1/2" in failure.text
     assert suite.failures == 1 and suite.tests == 2
 
 

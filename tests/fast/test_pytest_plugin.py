@@ -14,7 +14,8 @@ from localragas.gate import run_gate
 from localragas.metrics import all_metrics
 from localragas.schema import MetricResult, MetricSummary, Report, SampleResult
 from localragas.stats import summarise
-from localragas.testing import GateNotEvaluatedWarning, assert_gate, evidence_text, gate_failure_message
+from localragas.evidence import brief as evidence_text
+from localragas.testing import GateNotEvaluatedWarning, assert_gate, gate_failure_message
 
 pytest_plugins = ["pytester"]
 

@@ -1,0 +1,82 @@
+"""Short, human-readable reasons behind a sample's score: for gate messages, Markdown, JUnit and assert_gate.
+
+Only pydantic models are touched here (importing it is cheap: the pytest plugin uses it).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .schema import MetricResult, Report, SampleResult
+
+_SNIPPET = 90  # characters of one claim / statement / question shown
+_PER_SAMPLE = 3  # claims / statements shown per sample
+
+
+def _short(text: str, n: int = _SNIPPET) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _quoted(items: list[str]) -> str:
+    shown = "; ".join(f'"{_short(t)}"' for t in items[:_PER_SAMPLE])
+    return shown + (f" (+{len(items) - _PER_SAMPLE} more)" if len(items) > _PER_SAMPLE else "")
+
+
+def brief(metric: str, m: MetricResult) -> str:
+    """One line of evidence behind a sample's score, by metric; a generic summary for other metrics."""
+    if m.value is None:
+        return f"unscored: {m.unscored}"
+    ev = m.evidence or {}
+    note = f" [{_short(ev['note'], 60)}]" if ev.get("note") else ""
+    try:
+        if metric == "faithfulness" and isinstance(ev.get("claims"), list):
+            bad = [c.get("claim", "") for c in ev["claims"] if not c.get("supported")]
+            total = len(ev["claims"])
+            if not bad:
+                return f"all {total} claim(s) supported{note}"
+            return f"unsupported {len(bad)}/{total}: {_quoted(bad)}{note}"
+        if metric == "context_recall" and isinstance(ev.get("statements"), list):
+            bad = [c.get("statement", "") for c in ev["statements"] if not c.get("attributed")]
+            total = len(ev["statements"])
+            if not bad:
+                return f"all {total} reference statement(s) attributed{note}"
+            return f"not in the contexts {len(bad)}/{total}: {_quoted(bad)}{note}"
+        if metric == "context_precision" and isinstance(ev.get("chunks"), list):
+            chunks = ev["chunks"]
+            bad = [str(c.get("rank")) for c in chunks if not c.get("relevant")]
+            against = f" (judged against the {ev['judged_against']})" if ev.get("judged_against") else ""
+            if not bad:
+                return f"all {len(chunks)} chunk(s) relevant{against}{note}"
+            return f"irrelevant chunk rank(s) {', '.join(bad)} of {len(chunks)}{against}{note}"
+        if metric == "answer_relevancy" and ("noncommittal" in ev or "generated_questions" in ev):
+            if ev.get("noncommittal"):
+                return f"noncommittal answer (scored 0){note}"
+            qs = ev.get("generated_questions") or []
+            if not qs:
+                return note.strip()
+            sims = ", ".join(f"{q.get('similarity', 0):.2f}" for q in qs)
+            low = min(qs, key=lambda q: q.get("similarity", 0))
+            return f"similarities {sims}; least similar: \"{_short(low.get('question', ''), 70)}\"{note}"
+    except (AttributeError, TypeError, KeyError, ValueError):
+        pass  # evidence of an unexpected shape: fall through to the generic summary
+    return _generic(ev)
+
+
+def _generic(ev: dict[str, Any]) -> str:
+    parts = []
+    for k, v in ev.items():
+        if isinstance(v, list):
+            parts.append(f"{k}: {len(v)} item(s)")
+        elif isinstance(v, float):
+            parts.append(f"{k}={v:.3g}")
+        else:
+            parts.append(f"{k}={_short(str(v), 40)}")
+        if len(parts) == 4:
+            break
+    return "; ".join(parts)
+
+
+def worst_samples(report: Report, metric: str, k: int = 5) -> list[tuple[SampleResult, MetricResult]]:
+    """The k lowest-scoring samples of a metric (ties by id), scored ones only."""
+    got = [(s, s.metrics[metric]) for s in report.samples if metric in s.metrics and s.metrics[metric].value is not None]
+    return sorted(got, key=lambda p: (p[1].value, p[0].id))[:k]
