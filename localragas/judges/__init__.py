@@ -11,7 +11,7 @@ from ..errors import ConfigError
 from .base import Completion, Judge, JudgeStats
 from .fake import FakeJudge
 
-BACKENDS = ("llamacpp", "fake")
+BACKENDS = ("llamacpp", "openai", "fake")
 
 
 def _llamacpp(target: str, options: dict[str, Any]) -> Judge:
@@ -41,13 +41,30 @@ def _check_gguf(p: Path) -> None:
             raise ConfigError(f"{p} is not a GGUF model file (no GGUF header)")
 
 
+def _openai(target: str, options: dict[str, Any]) -> Judge:
+    from .openai_compat import OpenAIJudge, OpenAISettings  # noqa: PLC0415
+
+    if not options.get("base_url"):
+        raise ConfigError(
+            "the openai judge needs the server's URL: --judge-option base_url=http://HOST:PORT/v1 (there is no "
+            "default; several URLs, comma-separated, are used round-robin)"
+        )
+    try:
+        settings = OpenAISettings(**options)
+    except ValidationError as e:
+        raise ConfigError(f"bad --judge-option: {_first_error(e)}; options: {', '.join(OpenAISettings.model_fields)}")
+    return OpenAIJudge(target, settings)
+
+
 def _fake(target: str, options: dict[str, Any]) -> Judge:
     if options:
         raise ConfigError("the fake judge takes no --judge-option")
     return FakeJudge()
 
 
-_FACTORIES: dict[str, Callable[[str, dict[str, Any]], Judge]] = {"llamacpp": _llamacpp, "fake": _fake}
+_FACTORIES: dict[str, Callable[[str, dict[str, Any]], Judge]] = {
+    "llamacpp": _llamacpp, "openai": _openai, "fake": _fake,
+}
 
 
 def judge_names() -> list[str]:
@@ -55,7 +72,8 @@ def judge_names() -> list[str]:
 
 
 def get_judge(spec: str | None = None, options: dict[str, Any] | None = None) -> Judge:
-    """A judge from a spec: a catalogue name, a .gguf path, 'fake', or 'BACKEND:NAME_OR_PATH'."""
+    """A judge from a spec: a catalogue name, a .gguf path, 'fake', 'BACKEND:NAME_OR_PATH', or 'openai:MODEL'
+    (with options["base_url"]: an OpenAI-compatible server)."""
     spec = spec or models.DEFAULT_JUDGE
     backend, sep, target = spec.partition(":")
     if not (sep and backend in BACKENDS):
