@@ -11,7 +11,7 @@ from ..errors import ConfigError
 from .base import Completion, Judge, JudgeStats
 from .fake import FakeJudge
 
-BACKENDS = ("llamacpp", "openai", "fake")
+BACKENDS = ("llamacpp", "openai", "transformers", "fake")
 
 
 def _llamacpp(target: str, options: dict[str, Any]) -> Judge:
@@ -56,6 +56,16 @@ def _openai(target: str, options: dict[str, Any]) -> Judge:
     return OpenAIJudge(target, settings)
 
 
+def _transformers(target: str, options: dict[str, Any]) -> Judge:
+    from .transformers_judge import TransformersSettings, make_judge  # noqa: PLC0415
+
+    try:
+        settings = TransformersSettings(**options)
+    except ValidationError as e:
+        raise ConfigError(f"bad --judge-option: {_first_error(e)}; options: {', '.join(TransformersSettings.model_fields)}")
+    return make_judge(target, settings)
+
+
 def _fake(target: str, options: dict[str, Any]) -> Judge:
     if options:
         raise ConfigError("the fake judge takes no --judge-option")
@@ -63,7 +73,7 @@ def _fake(target: str, options: dict[str, Any]) -> Judge:
 
 
 _FACTORIES: dict[str, Callable[[str, dict[str, Any]], Judge]] = {
-    "llamacpp": _llamacpp, "openai": _openai, "fake": _fake,
+    "llamacpp": _llamacpp, "openai": _openai, "transformers": _transformers, "fake": _fake,
 }
 
 
