@@ -48,6 +48,9 @@ if ! ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
   CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "${PIP[@]}" wheel -q --no-cache-dir --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$WHEELS"
 fi
 "${PIP[@]}" install -q "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl
+# its server extras (fastapi, uvicorn, ...): the real tier serves the test judge over HTTP to test the openai
+# backend. llama-cpp-python itself is already satisfied by the wheel above, so nothing is rebuilt.
+"${PIP[@]}" install -q "llama-cpp-python[server]==$LLAMA_VERSION"
 
 step "localragas (editable) with the embedder and test extras"
 "${PIP[@]}" install -q -e ".[all]"
