@@ -1,6 +1,7 @@
 """The Prompt shape and the one way contexts and items are written into a prompt."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 SYSTEM = (
@@ -25,9 +26,48 @@ class Prompt:
         return f"{self.system}\n\n{self.user}"
 
 
+# The tags data is wrapped in. Inside any data, a marker that opens or closes one of them is defused ("</context"
+# -> "</ context"), so content can neither close its own tag nor fake another item.
+TAGS = ("context", "answer", "question", "reference", "statement")
+_TAG_MARKER = re.compile(r"<(/?)(\s*)(" + "|".join(TAGS) + r")", re.IGNORECASE)
+
+# Chat-template control tokens. llama-cpp-python renders the chat template and then tokenizes the whole prompt with
+# special=True, so "<|im_end|>" written inside a context would become the real end-of-turn token and let the data
+# close the user turn and open a fake system or assistant turn. Each marker below is broken with a space
+# ("<|im_start|>" -> "< |im_start| >"): it stays readable as text but no tokenizer matches it as a special token.
+_SPECIAL_TOKEN = re.compile(
+    r"<[|\uff5c][^<>\n]{0,64}?[|\uff5c]>"  # <|im_start|>, <|eot_id|>, <|endoftext|>, DeepSeek's <｜…｜>
+    r"|</?s>|<unk>|<pad>|</?bos>|</?eos>"  # Llama/Mistral BOS/EOS and friends
+    r"|<(?:start|end)_of_turn>"  # Gemma
+    r"|<<\s*/?\s*SYS\s*>>"  # Llama-2 system markers
+    r"|\[/?(?:INST|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS)\]",  # Llama-2 / Mistral
+    re.IGNORECASE,
+)
+# C0 control characters except tab, newline and carriage return (NUL bytes and the like): replaced by a space.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _break(token: str) -> str:
+    """'<|im_end|>' -> '< |im_end| >', '</s>' -> '< /s>', '[INST]' -> '[ INST]', '<<SYS>>' -> '< <SYS>>'."""
+    if token[1] in "|\uff5c":
+        return f"{token[0]} {token[1:-1]} {token[-1]}"
+    return f"{token[0]} {token[1:]}"
+
+
+def neutralise(text: str) -> str:
+    """Data made safe to write into a prompt: no control characters, chat-template tokens or tag markers."""
+    text = _CONTROL.sub(" ", text)
+    while True:  # until nothing matches: breaking one marker must not leave another one formed around it
+        done = _TAG_MARKER.sub(lambda m: f"<{m.group(1)} {m.group(3)}" if not m.group(2) else m.group(0),
+                               _SPECIAL_TOKEN.sub(lambda m: _break(m.group(0)), text))
+        if done == text:
+            return text
+        text = done
+
+
 def tagged(tag: str, text: str, **attrs: object) -> str:
-    """Wrap text in a tag; tag-like markers inside the text are defused so content cannot close the tag."""
-    body = text.replace(f"</{tag}", f"</ {tag}").replace(f"<{tag}", f"< {tag}")
+    """Wrap data in a tag, neutralised (see `neutralise`) so it cannot close the tag or the prompt."""
+    body = neutralise(text)
     attr = "".join(f' {k}="{v}"' for k, v in attrs.items())
     return f"<{tag}{attr}>\n{body.strip()}\n</{tag}>"
 
