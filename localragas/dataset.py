@@ -34,6 +34,25 @@ def _type_name(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
+def _check_text(value: str, path: str, line: int | None, field: str) -> None:
+    """Refuse a lone surrogate (JSON allows the escape "\\ud800"): it cannot be written as UTF-8 to any report."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        message = (f"invalid Unicode: lone surrogate \\u{ord(value[e.start]):04x} at character {e.start}; "
+                   "text must be valid UTF-8")
+        raise DatasetError(path, line, field, message) from None
+
+
+def _json_error(e: ValueError | RecursionError) -> str:
+    """The reason json.loads refused a text: a syntax error, too deep a nesting, too long an integer."""
+    if isinstance(e, json.JSONDecodeError):
+        return f"invalid JSON: {e.msg} (column {e.colno})"
+    if isinstance(e, RecursionError):
+        return "invalid JSON: nested too deeply"
+    return f"invalid JSON: {str(e).split(':')[0]}"
+
+
 def _get(d: Mapping[str, Any], canonical: str, path: str, line: int | None,
          kinds: tuple[type, ...], what: str, *, required: bool) -> tuple[str, Any]:
     """(name used, value) of a field given by its canonical name or an alias; checks its type.
@@ -52,6 +71,8 @@ def _get(d: Mapping[str, Any], canonical: str, path: str, line: int | None,
         return canonical, None
     if not isinstance(value, kinds) or isinstance(value, bool):
         raise DatasetError(path, line, names[0], f"expected {what}, got {_type_name(value)}")
+    if isinstance(value, str):
+        _check_text(value, path, line, names[0])
     return names[0], value
 
 
@@ -75,6 +96,7 @@ def sample_from_dict(
     for i, c in enumerate(contexts):
         if not isinstance(c, str):
             raise DatasetError(path, line, f"{name}[{i}]", f"expected a string, got {_type_name(c)}")
+        _check_text(c, path, line, f"{name}[{i}]")
     _, answer = _get(d, "answer", path, line, (str,), "a string", required=True)
     _, reference = _get(d, "reference", path, line, (str,), "a string", required=False)
     _, category = _get(d, "category", path, line, (str,), "a string", required=False)
@@ -109,8 +131,8 @@ def _jsonl_records(text: str, path: str) -> Iterator[_Record]:
             continue
         try:
             yield lineno, json.loads(raw)
-        except json.JSONDecodeError as e:
-            yield lineno, DatasetError(path, lineno, None, f"invalid JSON: {e.msg} (column {e.colno})")
+        except (ValueError, RecursionError) as e:  # syntax, nesting depth, integers over 4300 digits
+            yield lineno, DatasetError(path, lineno, None, _json_error(e))
 
 
 def _skip_ws(text: str, i: int) -> int:
@@ -135,7 +157,9 @@ def _json_records(text: str, path: str) -> Iterator[_Record]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
-        raise DatasetError(path, e.lineno, None, f"invalid JSON: {e.msg} (column {e.colno})") from None
+        raise DatasetError(path, e.lineno, None, _json_error(e)) from None
+    except (ValueError, RecursionError) as e:
+        raise DatasetError(path, None, None, _json_error(e)) from None
     start = _skip_ws(text, 0)
     if isinstance(doc, dict) and isinstance(doc.get("samples"), list):
         items = doc["samples"]
@@ -159,11 +183,28 @@ def _csv_contexts(cell: str, path: str, line: int, name: str) -> list[Any]:
     return value
 
 
+def _csv_rows(reader: Any, path: str) -> Iterator[list[str]]:
+    """The reader's rows; a cell over csv's 128 KiB default limit is allowed (200 long chunks in one cell)."""
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, 1 << 30))
+    try:
+        while True:
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as e:
+                raise DatasetError(path, reader.line_num or None, None, f"invalid CSV: {e}") from None
+            yield row
+    finally:
+        csv.field_size_limit(limit)
+
+
 def _csv_records(text: str, path: str) -> Iterator[_Record]:
     reader = csv.reader(io.StringIO(text, newline=""))
     header: list[str] | None = None
     end = 0
-    for row in reader:
+    for row in _csv_rows(reader, path):
         line, end = end + 1, reader.line_num  # a record starts on the line after the previous one ended
         if not any(cell.strip() for cell in row):
             continue
