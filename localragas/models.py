@@ -118,9 +118,39 @@ def path(name: str) -> Path:
     if p.stat().st_size != m.size:
         raise ModelIntegrityError(
             f"{p} has {p.stat().st_size} bytes, expected {m.size} (truncated or wrong file); "
-            f"fetch it again with: localragas models pull {name} --force"
+            f"fetch it again with: localragas models pull --force {name}"
         )
     return p
+
+
+GGUF_MAGIC = b"GGUF"
+GGUF_HEADER_BYTES = 24  # magic, version (uint32), tensor count (uint64), metadata key-value count (uint64)
+GGUF_VERSIONS = (1, 2, 3)
+
+
+def check_gguf(p: Path, name: str | None = None) -> None:
+    """A cheap integrity check before llama.cpp loads a judge file: the GGUF magic bytes and version, and for a
+    catalogue model (`name`) its exact size. Raises ModelIntegrityError naming the file and how to fix it.
+
+    (The full check, `localragas models verify`, hashes the whole file against the pinned sha256.)
+    """
+    fix = (f"fetch it again with: localragas models pull --force {name}" if name
+           else "replace it with a complete GGUF file")
+    try:
+        size = p.stat().st_size
+        with open(p, "rb") as f:
+            head = f.read(GGUF_HEADER_BYTES)
+    except OSError as e:
+        raise ModelIntegrityError(f"{p}: cannot read the model file ({e.strerror or e}); {fix}") from None
+    if name is not None and spec(name).size and size != spec(name).size:
+        raise ModelIntegrityError(
+            f"{p} has {size} bytes, expected {spec(name).size} (truncated or wrong file); {fix}")
+    if len(head) < GGUF_HEADER_BYTES or head[:4] != GGUF_MAGIC:
+        raise ModelIntegrityError(
+            f"{p} is not a GGUF model file (no GGUF header; it starts with {head[:8]!r}): corrupt or truncated; {fix}")
+    version = int.from_bytes(head[4:8], "little")
+    if version not in GGUF_VERSIONS:
+        raise ModelIntegrityError(f"{p} has an unknown GGUF version {version} (corrupt header); {fix}")
 
 
 def sha256_of(p: Path, chunk: int = 1 << 22) -> str:

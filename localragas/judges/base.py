@@ -62,10 +62,6 @@ class Judge(ABC):
     name: str = "judge"
     fingerprint: str = ""
     n_ctx: int | None = None  # context window in tokens (prompt + reply); None: unlimited, prompts are never split
-
-    def count_tokens(self, text: str) -> int:
-        """Tokens `text` takes in a prompt: the judge's tokenizer when it has one; here an estimate, 1 per 3 characters."""
-        return -(-len(text) // 3)
     max_concurrency: int | None = None  # calls this backend can serve at once; None = no limit of its own
 
     def __init__(self) -> None:
@@ -73,6 +69,13 @@ class Judge(ABC):
         self.cache: JudgeCache | None = None
         self._lock = threading.Lock()
         self._local = threading.local()
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens `text` takes in a prompt: the judge's tokenizer when it has one; here an estimate, 1 per 3 characters.
+
+        Used by localragas.budget to fit prompts into `n_ctx`, and only for prompts whose UTF-8 size exceeds it.
+        """
+        return -(-len(text) // 3)
 
     # --- per-thread record of the sample being scored ----------------------------------------------------------
 

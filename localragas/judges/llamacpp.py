@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import models
 from ..errors import JudgeError, MissingDependencyError, ModelLoadError
 from ..outputs import Output, schema_text
 from ..prompts import Prompt
@@ -49,9 +50,12 @@ class LlamaCppJudge(Judge):
     def __init__(self, model_path: Path, sha256: str, label: str, settings: LlamaCppSettings | None = None):
         super().__init__()
         self._model_lock = threading.Lock()
+        self.model_path = Path(model_path)
+        self._catalogue_name = label if label in models.CATALOGUE else None
+        # A truncated or corrupt file is refused now, naming the fix, before llama.cpp is even imported.
+        models.check_gguf(self.model_path, self._catalogue_name)
         self._llama_cpp = _import_llama()
         self.settings = settings or LlamaCppSettings()
-        self.model_path = Path(model_path)
         self._grammars: dict[str, object] = {}
         self._llm = None  # loaded on the first call: a fully cached run never loads the model
         self.name = f"llamacpp/{label}"
@@ -64,6 +68,7 @@ class LlamaCppJudge(Judge):
     def llm(self):
         if self._llm is None:
             s = self.settings
+            models.check_gguf(self.model_path, self._catalogue_name)  # again: the file may have changed since
             try:
                 self._llm = self._llama_cpp.Llama(
                     model_path=str(self.model_path),
@@ -99,6 +104,12 @@ class LlamaCppJudge(Judge):
     def _complete_locked(self, prompt: Prompt, output: type[Output]) -> Completion:
         s = self.settings
         reusable = self._reusable_prefixes()
+        # Chat template hygiene (checked in llama-cpp-python 0.3.36; tests/fast/test_robustness.py asserts it):
+        # Llama.__init__ wraps the GGUF's embedded `tokenizer.chat_template` in llama_chat_format.Jinja2ChatFormatter,
+        # which compiles it in a jinja2.sandbox.ImmutableSandboxedEnvironment: a hostile template cannot reach Python
+        # internals or mutate objects. A template equal to a known one (ChatML, Llama-3, Mistral) is replaced by the
+        # built-in formatter. The rendered prompt is then tokenized with special=True, so chat-template tokens
+        # written inside data would act as real control tokens: prompts.base.neutralise breaks them in all content.
         try:
             r = self.llm.create_chat_completion(
                 messages=prompt.messages(),
