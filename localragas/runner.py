@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterable
 
 from . import __version__
+from .budget import check_window
 from .checkpoint import Checkpoint, sample_hash
 from .embeddings import CachedEmbedder, Embedder, get_embedder
 from .errors import ConfigError, JudgeError, MissingDependencyError, ModelLoadError
@@ -79,6 +80,7 @@ def evaluate(
     chosen = get_metrics(metrics)
     names = [m.name for m in chosen]
     judge = judge if isinstance(judge, Judge) else get_judge(judge)
+    check_window(judge, [p for m in chosen for p in m.prompts])  # a window too small for one item: refused now
     if cache_dir is not None and judge.cache is None:
         judge.cache = JudgeCache(cache_dir)
     if checkpoint is not None and not isinstance(checkpoint, Checkpoint):

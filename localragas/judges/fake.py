@@ -30,8 +30,10 @@ class FakeJudge(Judge):
     A reply may be a dict, a pydantic model, a raw JSON string (to test bad replies) or an exception to raise.
     """
 
-    def __init__(self, replies: list[Reply] | None = None, responder: Responder | None = None, name: str = "fake"):
+    def __init__(self, replies: list[Reply] | None = None, responder: Responder | None = None, name: str = "fake",
+                 n_ctx: int | None = 8192):
         super().__init__()
+        self.n_ctx = n_ctx  # as the llamacpp default, so long inputs are split as with a real judge (None: never)
         self.queue: deque[Reply] = deque(replies or [])
         self.responder = responder or heuristic_reply
         self.calls: list[Call] = []

@@ -1,10 +1,9 @@
 from __future__ import annotations
 
+from ..budget import questions_for
 from ..errors import ConfigError
-from ..outputs import GeneratedQuestions
-from ..prompts import generate_questions
 from ..schema import MetricResult, Sample
-from .base import Metric, register
+from .base import Metric, register, with_warnings
 
 
 class AnswerRelevancy(Metric):
@@ -13,13 +12,15 @@ class AnswerRelevancy(Metric):
     uses_embedder = True
     definition = "mean cosine similarity between the question and questions generated from the answer; 0 if noncommittal"
     problem = "answers drift off-topic or dodge the question"
+    prompts = ("generate_questions",)
 
     def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
         if embedder is None:
             raise ConfigError("answer_relevancy needs an embedder")
         if not sample.answer.strip():
             return MetricResult.of(0.0, noncommittal=True, note="empty answer")
-        gen = judge.generate(generate_questions(sample.answer), GeneratedQuestions)
+        warnings: list[str] = []
+        gen = questions_for(judge, sample.answer, warnings)
         questions = [" ".join(q.split()) for q in gen.questions]
         sims = embedder.similarities(sample.question, questions)
         evidence = {
@@ -27,8 +28,8 @@ class AnswerRelevancy(Metric):
             "noncommittal": gen.noncommittal,
         }
         if gen.noncommittal:
-            return MetricResult.of(0.0, **evidence)
-        return MetricResult.of(min(1.0, max(0.0, sum(sims) / len(sims))), **evidence)
+            return with_warnings(MetricResult.of(0.0, **evidence), warnings)
+        return with_warnings(MetricResult.of(min(1.0, max(0.0, sum(sims) / len(sims))), **evidence), warnings)
 
 
 register(AnswerRelevancy())

@@ -4,9 +4,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
+from .. import budget
 from ..errors import ConfigError
-from ..outputs import Claims, verdicts_for
-from ..prompts import extract_claims, verify_statements
 from ..schema import MetricResult, Sample
 
 if TYPE_CHECKING:
@@ -21,22 +20,37 @@ class Metric(ABC):
     higher_is_better: bool = True
     definition: str
     problem: str  # what a low score means for the RAG system (gate messages)
+    prompts: tuple[str, ...] = ()  # prompt families it asks the judge (checked against the judge's context window)
 
     @abstractmethod
     def score(self, sample: Sample, judge: "Judge", embedder: "Embedder | None" = None) -> MetricResult:
         """Score one sample; return MetricResult.unscored_because(reason) when it cannot be scored."""
 
 
-def claims_of(judge: "Judge", text: str, question: str | None = None) -> list[str]:
-    """Atomic claims of a text, asked of the judge (faithfulness: the answer; context recall: the reference)."""
-    return judge.generate(extract_claims(text, question), Claims).cleaned()
+def claims_of(judge: "Judge", text: str, question: str | None = None, warnings: list[str] | None = None,
+              what: str = "answer") -> list[str]:
+    """Atomic claims of a text, asked of the judge (faithfulness: the answer; context recall: the reference).
+
+    A long text is split into pieces, each asked separately (localragas.budget); each split is noted in `warnings`.
+    """
+    return budget.extract_all_claims(judge, text, question, [] if warnings is None else warnings, what)
 
 
-def supported(judge: "Judge", statements: list[str], contexts: list[str]) -> list[bool]:
-    """One call: for each statement, do the contexts support it? No contexts: nothing is supported, no call."""
+def supported(judge: "Judge", statements: list[str], contexts: list[str], warnings: list[str] | None = None) -> list[bool]:
+    """For each statement, do the contexts support it? No contexts: nothing is supported, no call.
+
+    One call, or several when the contexts and statements do not fit the judge's context window (localragas.budget).
+    """
     if not contexts:
         return [False] * len(statements)
-    return judge.generate(verify_statements(statements, contexts), verdicts_for(len(statements))).flags()
+    return budget.judge_statements(judge, statements, contexts, [] if warnings is None else warnings)
+
+
+def with_warnings(result: MetricResult, warnings: list[str]) -> MetricResult:
+    """The result with the splits and truncations that shaped it listed in its evidence (`warnings`)."""
+    if warnings:
+        result.evidence["warnings"] = list(warnings)
+    return result
 
 
 _REGISTRY: dict[str, Metric] = {}

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
-from ..outputs import verdicts_for
-from ..prompts import judge_chunks
+from ..budget import judge_chunk_relevance
 from ..schema import MetricResult, Sample
-from .base import Metric, register
+from .base import Metric, register, with_warnings
 
 
 def average_precision(relevant: list[bool]) -> float:
@@ -21,6 +20,7 @@ class ContextPrecision(Metric):
     needs = ("question", "contexts", "reference|answer")
     definition = "average precision of the ranked contexts: are the useful chunks ranked first?"
     problem = "retrieval returns noise: irrelevant chunks, or relevant ones ranked low"
+    prompts = ("judge_chunks",)
 
     def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
         if not sample.contexts:
@@ -31,14 +31,14 @@ class ContextPrecision(Metric):
             target, kind = sample.answer, "answer"
         else:
             return MetricResult.unscored_because("no_reference_or_answer")
-        prompt = judge_chunks(sample.question, target, kind, sample.contexts)
-        flags = judge.generate(prompt, verdicts_for(len(sample.contexts))).flags()
-        return MetricResult.of(
+        warnings: list[str] = []
+        flags = judge_chunk_relevance(judge, sample.question, target, kind, sample.contexts, warnings)
+        return with_warnings(MetricResult.of(
             average_precision(flags),
             judged_against=kind.split()[0],
             chunks=[{"rank": k, "relevant": f} for k, f in enumerate(flags, 1)],
             fraction_relevant=sum(flags) / len(flags),
-        )
+        ), warnings)
 
 
 register(ContextPrecision())

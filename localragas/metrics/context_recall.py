@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from ..schema import MetricResult, Sample
-from .base import Metric, claims_of, register, supported
+from .base import Metric, claims_of, register, supported, with_warnings
 
 
 class ContextRecall(Metric):
@@ -9,18 +9,21 @@ class ContextRecall(Metric):
     needs = ("reference", "contexts")
     definition = "share of the reference answer's statements that can be attributed to the retrieved contexts"
     problem = "retrieval misses information the answer needs"
+    prompts = ("extract_claims", "verify_statements")
 
     def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
         if not sample.reference:
             return MetricResult.unscored_because("no_reference")
-        statements = claims_of(judge, sample.reference, sample.question)
+        warnings: list[str] = []
+        statements = claims_of(judge, sample.reference, sample.question, warnings, what="reference")
         if not statements:
-            return MetricResult.unscored_because("no_claims", note="the reference holds no factual statement")
-        flags = supported(judge, statements, sample.contexts)
+            return with_warnings(
+                MetricResult.unscored_because("no_claims", note="the reference holds no factual statement"), warnings)
+        flags = supported(judge, statements, sample.contexts, warnings)
         evidence = {"statements": [{"statement": s, "attributed": f} for s, f in zip(statements, flags)]}
         if not sample.contexts:
             evidence["note"] = "no contexts: no statement can be attributed"
-        return MetricResult.fraction(flags, **evidence)
+        return with_warnings(MetricResult.fraction(flags, **evidence), warnings)
 
 
 register(ContextRecall())

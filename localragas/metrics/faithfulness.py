@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from ..schema import MetricResult, Sample
-from .base import Metric, claims_of, register, supported
+from .base import Metric, claims_of, register, supported, with_warnings
 
 
 class Faithfulness(Metric):
@@ -9,16 +9,18 @@ class Faithfulness(Metric):
     needs = ("answer", "contexts")
     definition = "share of the answer's claims that the retrieved contexts support"
     problem = "answers state things the retrieved contexts do not support (hallucination risk)"
+    prompts = ("extract_claims", "verify_statements")
 
     def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
-        claims = claims_of(judge, sample.answer, sample.question) if sample.answer.strip() else []
+        warnings: list[str] = []
+        claims = claims_of(judge, sample.answer, sample.question, warnings) if sample.answer.strip() else []
         if not claims:
-            return MetricResult.unscored_because("no_claims")
-        flags = supported(judge, claims, sample.contexts)
+            return with_warnings(MetricResult.unscored_because("no_claims"), warnings)
+        flags = supported(judge, claims, sample.contexts, warnings)
         evidence = {"claims": [{"claim": c, "supported": f} for c, f in zip(claims, flags)]}
         if not sample.contexts:
             evidence["note"] = "no contexts: no claim can be supported"
-        return MetricResult.fraction(flags, **evidence)
+        return with_warnings(MetricResult.fraction(flags, **evidence), warnings)
 
 
 register(Faithfulness())
