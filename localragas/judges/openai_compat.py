@@ -2,8 +2,8 @@
 
 Standard library only (urllib + json). Decoding is constrained to the output's JSON schema by the server, in the
 form the server understands (`structured`): OpenAI's `response_format` json_schema (vLLM, llama-server, Ollama,
-OpenAI), llama-cpp-python's `response_format` json_object + schema, llama-server's top-level `json_schema`, or a
-GBNF `grammar` built here from the schema. Connection errors, timeouts, 429 and 5xx are retried with exponential
+OpenAI), llama-cpp-python's `response_format` json_object + schema, TGI's json_object + value, llama-server's
+top-level `json_schema`, or a GBNF `grammar` built here from the schema. Connection errors, timeouts, 429 and 5xx are retried with exponential
 backoff (honouring Retry-After), rotating over the given URLs; when the retries run out, the call raises
 JudgeError and the metric is unscored with that reason. Other 4xx replies fail at once, quoting the server.
 """
@@ -32,7 +32,6 @@ from ..outputs import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
 
-STRUCTURED_MODES = ("json_schema", "json_object", "llamacpp", "grammar")
 MAX_WAIT = 60.0  # longest single wait between two attempts, whatever Retry-After says
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -54,11 +53,12 @@ class OpenAISettings(BaseModel):
     seed: int = 42
     max_tokens: int = Field(1024, ge=16, description="cap on generated tokens per call (the bounded schemas "
                             "close well within it)")
-    structured: Literal["json_schema", "json_object", "llamacpp", "grammar"] = Field(
+    structured: Literal["json_schema", "json_object", "tgi", "llamacpp", "grammar"] = Field(
         "json_schema", description="how the schema is sent: json_schema = response_format json_schema (OpenAI, "
         "vLLM, llama-server, Ollama); json_object = response_format json_object + schema (llama-cpp-python's "
-        "server); llamacpp = top-level json_schema (llama-server); grammar = GBNF in `grammar` (llama-server, "
-        "llama-cpp-python's server; needs llama-cpp-python here to build it)")
+        "server); tgi = response_format json_object + value (text-generation-inference); llamacpp = top-level "
+        "json_schema (llama-server); grammar = GBNF in `grammar` (llama-server, llama-cpp-python's server; needs "
+        "llama-cpp-python here to build it)")
 
     @field_validator("base_url", mode="before")
     @classmethod
@@ -150,6 +150,8 @@ class OpenAIJudge(Judge):
                                        "json_schema": {"name": output.__name__, "schema": schema, "strict": True}}
         elif s.structured == "json_object":
             body["response_format"] = {"type": "json_object", "schema": schema}
+        elif s.structured == "tgi":
+            body["response_format"] = {"type": "json_object", "value": schema}
         elif s.structured == "llamacpp":
             body["json_schema"] = schema
         else:

@@ -141,7 +141,7 @@ class Stub:
 def _schema_of(body: dict) -> dict:
     if "response_format" in body:
         rf = body["response_format"]
-        return rf["json_schema"]["schema"] if rf["type"] == "json_schema" else rf["schema"]
+        return rf["json_schema"]["schema"] if rf["type"] == "json_schema" else rf.get("schema", rf.get("value"))
     if "json_schema" in body:
         return body["json_schema"]
     raise AssertionError(f"no schema in the request: {sorted(body)}")
@@ -202,13 +202,16 @@ def test_usage_gives_the_token_counts(stub):
     assert judge.call_log[-1]["cached_tokens"] == 3
 
 
-@pytest.mark.parametrize("mode,key", [("json_object", "response_format"), ("llamacpp", "json_schema")])
+@pytest.mark.parametrize("mode,key", [("json_object", "response_format"), ("tgi", "response_format"),
+                                      ("llamacpp", "json_schema")])
 def test_other_structured_modes(stub, mode, key):
     judge = judge_for(stub.url, structured=mode)
     judge.generate(extract_claims("Paris is in France."), Claims)
     body = stub.requests[0]["body"]
     if mode == "json_object":
         assert body[key] == {"type": "json_object", "schema": json_schema(Claims)}
+    elif mode == "tgi":
+        assert body[key] == {"type": "json_object", "value": json_schema(Claims)}
     else:
         assert body[key] == json_schema(Claims) and "response_format" not in body
 
