@@ -103,7 +103,9 @@ def folder_sha256(folder: Path) -> str:
 
 
 class TransformersJudge(Judge):
-    max_concurrency = 1  # the runner's threads would only queue on the model lock
+    # Any number of threads may call generate() (`eval --concurrency N`): their pending calls are run together,
+    # up to batch_size rows per model.generate, one batch at a time.
+    max_concurrency = None
     def __init__(self, source: Path, sha256: str, label: str, settings: TransformersSettings | None = None):
         """`source`: a model folder (config.json, *.safetensors, tokenizer files) or a .gguf file."""
         super().__init__()
@@ -122,7 +124,9 @@ class TransformersJudge(Judge):
         self._grammars: dict[str, Any] = {}
         self._planned: dict[str, list[tuple[str, Prompt]]] = {}  # generate_many: cache key -> its batch
         self._pending: dict[str, Completion] = {}  # replies of a batch already run, not yet taken by generate()
-        self._model_lock = threading.Lock()  # one generate() on the model at a time
+        self._model_lock = threading.Lock()  # one model.generate at a time
+        self._queue: list[_Request] = []  # calls waiting for the model, from any thread
+        self._queue_lock = threading.Lock()
 
     # -- settings that need torch -------------------------------------------------------------------------------------
 
@@ -231,32 +235,80 @@ class TransformersJudge(Judge):
     # -- generation ---------------------------------------------------------------------------------------------------
 
     def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
-        with self._model_lock:
-            key = self._key(prompt, output) if self._planned else ""
-            if key in self._pending:
-                return self._pending.pop(key)
-            if key in self._planned:  # generate_many: the first prompt of a batch runs the whole batch
-                chunk = self._planned[key]
-                try:
-                    completions = self._run([p for _, p in chunk], output)
-                except JudgeError:
-                    for k, _ in chunk:
-                        self._planned.pop(k, None)  # each is then run alone and records its own error
-                else:
-                    for (k, _), c in zip(chunk, completions):
-                        self._planned.pop(k, None)
-                        self._pending[k] = c
+        if self._planned:
+            with self._model_lock:
+                key = self._key(prompt, output)
+                if key in self._pending:
                     return self._pending.pop(key)
-            return self._run([prompt], output)[0]
+                if key in self._planned:  # generate_many: the first prompt of a batch runs the whole batch
+                    chunk = self._planned[key]
+                    try:
+                        completions = self._run([(p, output) for _, p in chunk])
+                    except JudgeError:
+                        for k, _ in chunk:
+                            self._planned.pop(k, None)  # each is then run alone and records its own error
+                    else:
+                        for (k, _), c in zip(chunk, completions):
+                            self._planned.pop(k, None)
+                            self._pending[k] = c
+                        return self._pending.pop(key)
+        return self._submit(prompt, output)
 
-    def _run(self, prompts: Sequence[Prompt], output: type[Output]) -> list[Completion]:
-        """One padded batch through model.generate with one grammar matcher per row."""
+    def _submit(self, prompt: Prompt, output: type[Output]) -> Completion:
+        """Queue the call; whichever waiting thread gets the model runs the queued calls as one batch."""
+        req = _Request(prompt, output)
+        with self._queue_lock:
+            self._queue.append(req)
+        while not req.done.is_set():
+            if not self._model_lock.acquire(blocking=False):
+                req.done.wait(0.002)
+                continue
+            try:
+                with self._queue_lock:
+                    batch = self._queue[:self.settings.batch_size]
+                    del self._queue[:len(batch)]
+                if batch:
+                    self._serve(batch)
+            finally:
+                self._model_lock.release()
+        if isinstance(req.result, BaseException):
+            raise req.result
+        return req.result
+
+    def _serve(self, batch: list[_Request]) -> None:
+        try:
+            try:
+                results: list[Any] = self._run([(r.prompt, r.output) for r in batch])
+            except JudgeError as e:
+                if len(batch) == 1:
+                    results = [e]
+                else:  # one prompt too long for the context: each alone, for its own reply or error
+                    results = []
+                    for r in batch:
+                        try:
+                            results.append(self._run([(r.prompt, r.output)])[0])
+                        except JudgeError as e1:
+                            results.append(e1)
+            for r, res in zip(batch, results):
+                r.result = res
+        except Exception as e:  # noqa: BLE001 - a load or runtime error reaches every waiting caller
+            for r in batch:
+                r.result = e
+        finally:
+            for r in batch:
+                if r.result is None:  # interrupted (KeyboardInterrupt): no caller waits forever
+                    r.result = JudgeError(f"{r.prompt.name}: the judge call was interrupted")
+                r.done.set()
+
+    def _run(self, rows: Sequence[tuple[Prompt, type[Output]]]) -> list[Completion]:
+        """One left-padded batch through model.generate, one grammar matcher per row (rows may differ in schema)."""
         self._load()
         import torch  # noqa: PLC0415
         import xgrammar as xgr  # noqa: PLC0415
         from transformers import GenerationConfig, LogitsProcessorList  # noqa: PLC0415
 
         s, tok, model = self.settings, self._tokenizer, self._model
+        prompts = [p for p, _ in rows]
         texts = [self._render(p) for p in prompts]
         enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False)
         lengths = enc["attention_mask"].sum(dim=1).tolist()
@@ -266,8 +318,7 @@ class TransformersJudge(Judge):
             raise JudgeError(f"{prompts[lengths.index(max(lengths))].name}: prompt of {max(lengths)} tokens does not "
                              f"fit the model's context of {limit} tokens")
         room = min(s.max_new_tokens, limit - width)  # a reply cut by the context end is reported truncated
-        grammar = self._grammar(output)
-        matchers = [xgr.GrammarMatcher(grammar) for _ in prompts]
+        matchers = [xgr.GrammarMatcher(self._grammar(o)) for _, o in rows]
         processor = _GrammarMasker(xgr, matchers, self._vocab)
         sampling = s.temperature > 0
         # Set explicitly: generate() fills what is left unset from the model's generation_config.json.
@@ -349,6 +400,15 @@ def json_grammar(schema: str) -> str:
 
     ebnf = str(xgr.Grammar.from_json_schema(schema, any_whitespace=False, separators=_SEPARATORS, strict_mode=True))
     return ebnf.replace(_LOOSE_CHAR, _JSON_CHAR)
+
+
+class _Request:
+    """One queued call: the prompt, its output type, and (once done) its Completion or exception."""
+
+    def __init__(self, prompt: Prompt, output: type[Output]):
+        self.prompt, self.output = prompt, output
+        self.result: Completion | BaseException | None = None
+        self.done = threading.Event()
 
 
 class _GrammarMasker:

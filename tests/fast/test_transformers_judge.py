@@ -261,7 +261,7 @@ def test_generate_many_batches_and_matches_one_by_one(tiny_judge):
     batched = tiny_judge(batch_size=3)
     runs = []
     real_run = batched._run
-    batched._run = lambda ps, out: runs.append(len(ps)) or real_run(ps, out)
+    batched._run = lambda rows: runs.append(len(rows)) or real_run(rows)
     got = batched.generate_many(prompts, verdicts_for(2))
     assert runs == [3, 1]  # two model.generate calls for four prompts
     assert [type(g) for g in got] == [type(e) for e in expected]
@@ -279,3 +279,32 @@ def test_json_strings_exclude_control_characters():
     ok, bad = xgr.GrammarMatcher(grammar), xgr.GrammarMatcher(grammar)
     assert ok.accept_string('{"claims": ["a b"]}') and ok.is_completed()
     assert not bad.accept_string('{"claims": ["a\tb"]}')
+
+
+@needs_deps
+def test_concurrent_calls_from_threads_share_batches(tiny_judge):
+    """`eval --concurrency N`: calls waiting for the model run together, each row with its own schema."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    judge = tiny_judge(batch_size=4)
+    assert judge.max_concurrency is None
+    rows = []
+    real_run = judge._run
+    judge._run = lambda r: rows.append(len(r)) or real_run(r)
+    outputs = [verdicts_for(1), verdicts_for(2), Tiny] * 3
+    prompts = [Prompt("verify_statements", f"Judge statement {i}.") for i in range(len(outputs))]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(judge.generate, prompts, outputs))
+    assert [type(g) for g in got] == outputs
+    assert sum(rows) == len(outputs) and max(rows) > 1 and max(rows) <= 4
+    assert judge.stats.calls == len(outputs) and judge.stats.failed_calls == 0
+
+
+@needs_deps
+def test_a_failing_batch_reaches_every_waiting_caller(tiny_judge):
+    judge = tiny_judge()
+    judge._load()
+    judge._run = lambda rows: (_ for _ in ()).throw(RuntimeError("out of memory"))
+    with pytest.raises(RuntimeError, match="out of memory"):
+        judge.generate(PROMPT, Tiny)
+    assert judge._queue == [] and not judge._model_lock.locked()

@@ -1,0 +1,81 @@
+"""The transformers backend with the real SmolLM2-135M: its GGUF loaded through transformers (`gguf_file=`) on CPU,
+decoding constrained by xgrammar. Every call on the example samples gives schema-valid JSON."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from localragas import models
+from localragas.cli import main
+from localragas.outputs import Claims, GeneratedQuestions, verdicts_for
+from localragas.prompts import extract_claims, generate_questions
+from localragas.schema import Report
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+SPEC = "transformers:smollm2-135m"
+
+
+@pytest.fixture(scope="module")
+def tf_judge():
+    from localragas.judges import get_judge
+
+    try:
+        models.path("smollm2-135m")
+    except Exception as e:  # noqa: BLE001
+        pytest.fail(f"real-tier model missing: {e}")
+    judge = get_judge(SPEC, {"device": "cpu"})
+    yield judge
+    judge.close()
+
+
+def test_examples_through_the_cli_give_schema_valid_json_on_every_call(tmp_path):
+    out = tmp_path / "report.json"
+    started = time.perf_counter()
+    result = CliRunner().invoke(main, ["eval", str(EXAMPLES), "--judge", SPEC, "--judge-option", "device=cpu",
+                                       "--no-progress", "--no-cache", "--no-resume", "--out", str(out)])
+    seconds = time.perf_counter() - started
+    assert result.exit_code in (0, 1), result.output  # the gate may fail with a 135M judge; never an error
+    report = Report.model_validate(json.loads(out.read_text()))
+    n = sum(1 for line in EXAMPLES.read_text().splitlines() if line.strip())
+    assert len(report.samples) == n
+    stats = report.meta["judge_stats"]
+    assert stats["parse_failures"] == 0 and stats["failed_calls"] == 0, stats["errors"]
+    assert stats["calls"] >= 3 * n
+    judge = report.meta["judge"]
+    assert judge["name"] == "transformers/smollm2-135m"
+    assert judge["fingerprint"].startswith(models.spec("smollm2-135m").sha256 + ":")
+    assert judge["settings"]["dtype"] == "float32"
+    for s in report.samples:
+        for name, m in s.metrics.items():
+            assert m.value is not None or m.unscored.split(":")[0] in {"no_claims", "no_reference"}, (s.id, name)
+    assert seconds < 600, f"{seconds:.0f} s for {n} samples"
+
+
+def test_replies_are_deterministic_and_counted(tf_judge):
+    prompt = extract_claims("The Standard tier costs $0.02 per GB per month. Restores take up to 12 hours.")
+    a = tf_judge.generate(prompt, Claims)
+    b = tf_judge.generate(prompt, Claims)
+    assert a == b
+    log = tf_judge.call_log[-1]
+    assert log["prompt_tokens"] > 50 and 0 < log["completion_tokens"] < tf_judge.settings.max_new_tokens
+
+
+def test_generate_many_batches_real_prompts_with_left_padding(tf_judge):
+    """Prompts of different lengths in one padded batch: every reply valid, same verdict shape as one by one."""
+    from localragas.prompts import verify_statements
+
+    contexts = ["Acme Cloud Storage has three tiers: Standard, Infrequent Access and Archive."]
+    prompts = [verify_statements(["Acme has three storage tiers."], contexts),
+               verify_statements(["Acme has three storage tiers.", "Archive is the cheapest tier of all."], contexts)]
+    outs = [verdicts_for(1), verdicts_for(2)]
+    # one output type per generate_many call: two calls, each a batch of one and the second of mixed lengths
+    got = tf_judge.generate_many([prompts[0], prompts[0]], outs[0]) + tf_judge.generate_many([prompts[1]], outs[1])
+    assert all(not isinstance(g, Exception) for g in got), got
+    q = tf_judge.generate_many([generate_questions("Restores from Archive take up to 12 hours."),
+                                generate_questions("Standard storage costs $0.02 per GB per month, billed monthly.")],
+                               GeneratedQuestions)
+    assert all(isinstance(x, GeneratedQuestions) and len(x.questions) == 3 for x in q), q
