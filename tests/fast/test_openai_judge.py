@@ -490,3 +490,15 @@ def test_cli_concurrency_must_be_positive(tmp_path):
     data.write_text(mk(1).model_dump_json() + "\n")
     result = CliRunner().invoke(main, ["eval", str(data), "--judge", "fake", "--concurrency", "0"])
     assert result.exit_code == 2
+
+
+def test_cli_config_file_lists_urls_for_round_robin(stub, stub2, tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text("\n".join(mk(i).model_dump_json() for i in range(2)) + "\n")
+    config = tmp_path / "localragas.toml"
+    config.write_text(f'judge = "openai:stub-model"\n[judge_options]\nbase_url = ["{stub.url}", "{stub2.url}"]\n'
+                      'retries = 1\n')
+    result = CliRunner().invoke(main, ["eval", str(data), "--config", str(config), "-m", "faithfulness",
+                                       "--no-gate", "--no-progress", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert len(stub.requests) == len(stub2.requests) >= 2
