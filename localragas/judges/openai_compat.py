@@ -3,9 +3,10 @@
 Standard library only (urllib + json). Decoding is constrained to the output's JSON schema by the server, in the
 form the server understands (`structured`): OpenAI's `response_format` json_schema (vLLM, llama-server, Ollama,
 OpenAI), llama-cpp-python's `response_format` json_object + schema, TGI's json_object + value, llama-server's
-top-level `json_schema`, or a GBNF `grammar` built here from the schema. Connection errors, timeouts, 429 and 5xx are retried with exponential
-backoff (honouring Retry-After), rotating over the given URLs; when the retries run out, the call raises
-JudgeError and the metric is unscored with that reason. Other 4xx replies fail at once, quoting the server.
+top-level `json_schema`, or a GBNF `grammar` built here from the schema. Connection errors, timeouts (and HTTP 408),
+429 and 5xx are retried with exponential backoff (honouring Retry-After), rotating over the given URLs; when the
+retries run out, the call raises JudgeError and the metric is unscored with that reason. Other 4xx replies fail at
+once, quoting the server.
 """
 from __future__ import annotations
 
@@ -190,7 +191,7 @@ class OpenAIJudge(Judge):
                 raw = r.read()
         except urllib.error.HTTPError as e:
             message = _error_message(e)
-            if e.code == 429 or e.code >= 500:
+            if e.code in (408, 429) or e.code >= 500:  # request timeout, rate limit, server-side failure
                 raise _Retryable(f"HTTP {e.code}: {message}", _retry_after(e.headers.get("Retry-After"))) from None
             raise JudgeError(f"HTTP {e.code} from {_redact(base_url)}: {message}") from None
         except urllib.error.URLError as e:  # connection refused, unknown host, TLS failure, timeout while connecting

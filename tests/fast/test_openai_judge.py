@@ -280,13 +280,14 @@ def test_round_robin_over_two_urls(stub, stub2):
 
 
 def test_500_then_success_is_retried_with_doubling_backoff(stub):
-    stub.plan.extend([(500, "boom"), (502, "bad gateway"), "ok"])
+    stub.plan.extend([(500, "boom"), (502, "bad gateway"), (408, "request timeout"), "ok"])
     sleeps: list[float] = []
     judge = judge_for(stub.url, sleeps=sleeps, backoff=0.5)
     assert judge.generate(extract_claims("Paris is in France."), Claims).claims
-    assert len(stub.requests) == 3
-    assert len(sleeps) == 2
-    assert 0.5 <= sleeps[0] <= 0.5 * 1.25 and 1.0 <= sleeps[1] <= 1.0 * 1.25
+    assert len(stub.requests) == 4
+    assert len(sleeps) == 3
+    for i, wait in enumerate(sleeps):
+        assert 0.5 * 2 ** i <= wait <= 0.5 * 2 ** i * 1.25
     assert judge.stats.calls == 1 and judge.stats.failed_calls == 0
 
 
