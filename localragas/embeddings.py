@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import numpy as np
 
 from . import models
 from .errors import ConfigError, MissingDependencyError
+from .offline import ensure_offline
 
 
 class Embedder:
@@ -43,8 +43,7 @@ class SentenceTransformerEmbedder(Embedder):
 
     def _load(self):
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            ensure_offline()  # before sentence_transformers imports huggingface_hub, which reads them once
             try:
                 from sentence_transformers import SentenceTransformer  # noqa: PLC0415
             except ImportError as e:
