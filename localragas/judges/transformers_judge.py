@@ -46,7 +46,8 @@ class TransformersSettings(BaseModel):
     max_new_tokens: int = Field(1024, ge=16, description="cap on generated tokens per call")
     temperature: float = Field(0.0, ge=0.0, description="0 = greedy, deterministic")
     seed: int = 42
-    batch_size: int = Field(8, ge=1, description="prompts per forward pass in generate_many()")
+    batch_size: int = Field(8, ge=1, description="rows per model.generate: generate_many(), or calls from "
+                            "several threads (eval --concurrency N)")
     n_threads: int | None = Field(None, ge=1, description="torch CPU threads, process-wide (default: torch's choice)")
 
 
@@ -106,6 +107,7 @@ class TransformersJudge(Judge):
     # Any number of threads may call generate() (`eval --concurrency N`): their pending calls are run together,
     # up to batch_size rows per model.generate, one batch at a time.
     max_concurrency = None
+
     def __init__(self, source: Path, sha256: str, label: str, settings: TransformersSettings | None = None):
         """`source`: a model folder (config.json, *.safetensors, tokenizer files) or a .gguf file."""
         super().__init__()

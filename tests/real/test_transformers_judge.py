@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from localragas import models
 from localragas.cli import main
-from localragas.outputs import Claims, GeneratedQuestions, verdicts_for
+from localragas.outputs import Claims, GeneratedQuestions
 from localragas.prompts import extract_claims, generate_questions
 from localragas.schema import Report
 
@@ -64,18 +64,11 @@ def test_replies_are_deterministic_and_counted(tf_judge):
     assert log["prompt_tokens"] > 50 and 0 < log["completion_tokens"] < tf_judge.settings.max_new_tokens
 
 
-def test_generate_many_batches_real_prompts_with_left_padding(tf_judge):
-    """Prompts of different lengths in one padded batch: every reply valid, same verdict shape as one by one."""
-    from localragas.prompts import verify_statements
-
-    contexts = ["Acme Cloud Storage has three tiers: Standard, Infrequent Access and Archive."]
-    prompts = [verify_statements(["Acme has three storage tiers."], contexts),
-               verify_statements(["Acme has three storage tiers.", "Archive is the cheapest tier of all."], contexts)]
-    outs = [verdicts_for(1), verdicts_for(2)]
-    # one output type per generate_many call: two calls, each a batch of one and the second of mixed lengths
-    got = tf_judge.generate_many([prompts[0], prompts[0]], outs[0]) + tf_judge.generate_many([prompts[1]], outs[1])
-    assert all(not isinstance(g, Exception) for g in got), got
-    q = tf_judge.generate_many([generate_questions("Restores from Archive take up to 12 hours."),
-                                generate_questions("Standard storage costs $0.02 per GB per month, billed monthly.")],
-                               GeneratedQuestions)
-    assert all(isinstance(x, GeneratedQuestions) and len(x.questions) == 3 for x in q), q
+def test_generate_many_batches_prompts_of_different_lengths(tf_judge):
+    """Left-padded rows in one model.generate: every reply is valid JSON of the schema."""
+    answers = ["Restores from Archive take up to 12 hours.",
+               "Standard storage costs $0.02 per GB per month, billed monthly, with no minimum storage duration."]
+    got = tf_judge.generate_many([generate_questions(a) for a in answers], GeneratedQuestions)
+    assert all(isinstance(x, GeneratedQuestions) and len(x.questions) == 3 for x in got), got
+    verdicts = tf_judge.generate_many([extract_claims(a) for a in answers], Claims)
+    assert all(isinstance(x, Claims) for x in verdicts), verdicts
