@@ -1,0 +1,295 @@
+"""Faults and hygiene: corrupt model files, the chat-template sandbox, dataset strings that look like paths, no network."""
+from __future__ import annotations
+
+import ast
+import builtins
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from localragas import models
+from localragas.cli import main
+from localragas.errors import ModelIntegrityError
+from localragas.judges import FakeJudge, get_judge
+from localragas.offline import OFFLINE_ENV, ensure_offline
+from localragas.runner import evaluate
+from localragas.schema import Report, Sample
+
+ROOT = Path(__file__).resolve().parents[2]
+ROW = {"id": "a", "question": "What colour is the sky?", "contexts": ["The sky is blue on a clear day."],
+       "answer": "The sky is blue.", "reference": "The sky is blue."}
+
+
+def gguf_header(version: int = 3) -> bytes:
+    return b"GGUF" + version.to_bytes(4, "little") + (0).to_bytes(8, "little") * 2
+
+
+# --- model file integrity ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def models_dir(tmp_path, monkeypatch) -> Path:
+    d = tmp_path / "models"
+    d.mkdir()
+    monkeypatch.setenv(models.MODELS_DIR_ENV, str(d))
+    return d
+
+
+def catalogue_file(models_dir: Path, name: str, head: bytes, size: int | None = None) -> Path:
+    m = models.spec(name)
+    p = models_dir / m.filename
+    with open(p, "wb") as f:
+        f.write(head)
+        f.truncate(m.size if size is None else size)  # sparse: no disk use
+    return p
+
+
+@pytest.mark.parametrize("head, size, fragment", [
+    (b"\0" * 24, None, "is not a GGUF model file (no GGUF header; it starts with b'\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00')"),
+    (b"<html>404 Not Found</html>", None, "is not a GGUF model file (no GGUF header; it starts with b'<html>40')"),
+    (gguf_header(version=99), None, "has an unknown GGUF version 99 (corrupt header)"),
+    (gguf_header(), 1000, "has 1000 bytes, expected 98362432 (truncated or wrong file)"),
+])
+def test_a_corrupt_or_truncated_catalogue_model_is_refused_before_llama_cpp_loads_it(models_dir, head, size, fragment):
+    p = catalogue_file(models_dir, "smollm2-135m", head, size)
+    with pytest.raises(ModelIntegrityError) as e:
+        get_judge("smollm2-135m")
+    assert str(e.value).startswith(str(p)) and fragment in str(e.value)
+    assert str(e.value).endswith("; fetch it again with: localragas models pull --force smollm2-135m")
+
+
+def test_cli_names_the_file_and_the_pull_command(models_dir, tmp_path):
+    p = catalogue_file(models_dir, "smollm2-135m", b"\0" * 24)
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps(ROW) + "\n")
+    r = CliRunner().invoke(main, ["eval", str(data), "--judge", "smollm2-135m", "--no-progress", "--no-resume"])
+    assert r.exit_code == 2
+    assert f"Error: {p} is not a GGUF model file" in r.output
+    assert "localragas models pull --force smollm2-135m" in r.output
+
+
+def test_a_header_check_passes_a_well_formed_header(models_dir, tmp_path):
+    models.check_gguf(catalogue_file(models_dir, "smollm2-135m", gguf_header()), "smollm2-135m")
+    own = tmp_path / "own.gguf"
+    own.write_bytes(gguf_header(version=2))
+    models.check_gguf(own)
+    own.write_bytes(b"GGUF\x03")
+    with pytest.raises(ModelIntegrityError, match="no GGUF header.*replace it with a complete GGUF file"):
+        models.check_gguf(own)
+    with pytest.raises(ModelIntegrityError, match="cannot read the model file"):
+        models.check_gguf(tmp_path / "missing.gguf")
+
+
+def test_a_file_corrupted_after_the_start_is_refused_when_the_model_is_loaded(models_dir):
+    pytest.importorskip("llama_cpp")
+    p = catalogue_file(models_dir, "smollm2-135m", gguf_header())
+    judge = get_judge("smollm2-135m")  # header and size fine: accepted, nothing loaded yet
+
+    def never(*a, **k):
+        raise AssertionError("llama.cpp must not be asked to load a corrupt file")
+
+    judge._llama_cpp = type("FakeLlamaCpp", (), {"Llama": staticmethod(never)})
+    p.write_bytes(b"\0" * 100)
+    with pytest.raises(ModelIntegrityError, match="localragas models pull --force smollm2-135m"):
+        judge.llm
+
+
+# --- chat template hygiene -----------------------------------------------------------------------------------------
+
+
+def test_llama_cpp_renders_gguf_chat_templates_in_an_immutable_jinja_sandbox():
+    """llama-cpp-python (0.3.36) turns the GGUF's tokenizer.chat_template into a Jinja2ChatFormatter, whose
+    environment is jinja2's ImmutableSandboxedEnvironment: a hostile template cannot escape or mutate data."""
+    llama_cpp = pytest.importorskip("llama_cpp")
+    import inspect
+
+    from jinja2.exceptions import SecurityError
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    assert "Jinja2ChatFormatter(" in inspect.getsource(llama_cpp.Llama.__init__)  # GGUF templates go through it
+    fmt = Jinja2ChatFormatter(template="{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}",
+                              eos_token="</s>", bos_token="<s>")
+    assert isinstance(fmt._environment.environment, ImmutableSandboxedEnvironment)
+    assert fmt(messages=[{"role": "user", "content": "hi"}]).prompt == "<|user|>hi"
+    escape = Jinja2ChatFormatter(template="{{ ''.__class__.__mro__[1].__subclasses__() }}", eos_token="", bos_token="")
+    with pytest.raises(SecurityError):
+        escape(messages=[])
+    mutate = Jinja2ChatFormatter(template="{{ messages.append({'role': 'system'}) }}", eos_token="", bos_token="")
+    with pytest.raises(SecurityError):
+        mutate(messages=[])
+
+
+def test_llama_cpp_parses_special_tokens_in_the_rendered_prompt_which_is_why_content_is_neutralised():
+    pytest.importorskip("llama_cpp")
+    import inspect
+
+    from llama_cpp import llama_chat_format
+
+    source = inspect.getsource(llama_chat_format.chat_formatter_to_chat_completion_handler)
+    assert "special=True" in source, "llama-cpp-python changed: revisit the comment in localragas/judges/llamacpp.py"
+
+
+# --- strings that look like paths are text, never opened --------------------------------------------------------
+
+
+def test_paths_and_urls_in_a_dataset_are_judged_as_text_and_never_opened(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("secret.txt").write_text("TOPSECRET")
+    looks_like_paths = ["/etc/passwd", "file:///etc/passwd", "secret.txt", "../secret.txt", "~/.ssh/id_rsa",
+                        "\\\\server\\share\\x.txt"]
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({**ROW, "contexts": looks_like_paths, "answer": "/etc/shadow",
+                                "reference": "file:///etc/passwd"}) + "\n")
+    opened: list[str] = []
+    real_open, real_os_open = builtins.open, os.open
+
+    def spy_open(file, *a, **k):
+        opened.append(str(file))
+        return real_open(file, *a, **k)
+
+    def spy_os_open(path, *a, **k):
+        opened.append(str(path))
+        return real_os_open(path, *a, **k)
+
+    monkeypatch.setattr(builtins, "open", spy_open)
+    monkeypatch.setattr(io, "open", spy_open)
+    monkeypatch.setattr(os, "open", spy_os_open)
+    judge = FakeJudge()
+    monkeypatch.setattr("localragas.judges.get_judge", lambda *a, **k: judge)
+    out = tmp_path / "r.json"
+    r = CliRunner().invoke(main, ["eval", str(data), "--judge", "fake", "--embedder", "fake", "--no-progress",
+                                  "--no-gate", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert str(data) in opened  # the spies work: the dataset itself was opened
+    assert not [p for p in opened if any(s in p for s in ("passwd", "shadow", "secret", "id_rsa", "share"))], opened
+    prompts = "\n".join(c.prompt.user for c in judge.calls)
+    for text in looks_like_paths:
+        assert text in prompts  # judged as the text it is
+    assert "TOPSECRET" not in prompts and "root:" not in prompts
+    assert Report.model_validate_json(out.read_text()).samples[0].metrics["context_precision"].scored
+
+
+# --- no network, no telemetry ----------------------------------------------------------------------------------------
+
+
+def test_ensure_offline_sets_the_hub_variables_and_keeps_the_users_own(monkeypatch):
+    for key in OFFLINE_ENV:
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "yes-by-user")
+    ensure_offline()
+    assert os.environ["HF_HUB_OFFLINE"] == "1" and os.environ["TRANSFORMERS_OFFLINE"] == "1"
+    assert os.environ["HF_HUB_DISABLE_TELEMETRY"] == "yes-by-user"
+
+
+NETWORK_MODULES = {"socket", "http", "urllib", "requests", "httpx", "aiohttp", "urllib3", "ftplib", "smtplib"}
+
+
+def test_only_the_openai_backend_imports_a_network_module():
+    """No telemetry, ever: the one module that may open a connection is the backend for a server the user names."""
+    importers = set()
+    for path in sorted((ROOT / "localragas").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            if any(n.split(".")[0] in NETWORK_MODULES for n in names):
+                importers.add(path.relative_to(ROOT).as_posix())
+    assert importers <= {"localragas/judges/openai_compat.py"}, importers
+
+
+GUARD = textwrap.dedent('''
+    import ipaddress, json, os, socket, sys
+    for key in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_TELEMETRY", "HF_HUB_DISABLE_IMPLICIT_TOKEN"):
+        os.environ.pop(key, None)
+    attempts = []
+
+    def local(host):
+        if host in (None, "", "localhost") or (isinstance(host, str) and host.startswith("/")):
+            return True
+        try:
+            return ipaddress.ip_address(str(host).split("%")[0]).is_loopback
+        except ValueError:
+            return False
+
+    def blocked(what, target):
+        attempts.append(f"{what} {target!r}")
+        raise OSError(f"network blocked by the test: {what} {target!r}")
+
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+    real_getaddrinfo, real_create = socket.getaddrinfo, socket.create_connection
+
+    def connect(self, address):
+        if self.family == getattr(socket, "AF_UNIX", None) or local(address[0]):
+            return real_connect(self, address)
+        blocked("connect", address)
+
+    def connect_ex(self, address):
+        if self.family == getattr(socket, "AF_UNIX", None) or local(address[0]):
+            return real_connect_ex(self, address)
+        blocked("connect_ex", address)
+
+    def getaddrinfo(host, *a, **k):
+        return real_getaddrinfo(host, *a, **k) if local(host) else blocked("getaddrinfo", host)
+
+    def create_connection(address, *a, **k):
+        return real_create(address, *a, **k) if local(address[0]) else blocked("create_connection", address)
+
+    socket.socket.connect, socket.socket.connect_ex = connect, connect_ex
+    socket.getaddrinfo, socket.create_connection = getaddrinfo, create_connection
+
+    from click.testing import CliRunner
+    from localragas.cli import main
+
+    data, out1, out2 = sys.argv[1:4]
+    args = ["eval", data, "--judge", "fake", "--embedder", "minilm-l6", "--no-progress", "--no-gate", "--no-cache",
+            "--no-resume"]
+    runs = [CliRunner().invoke(main, [*args, "--out", out]) for out in (out1, out2)]
+    import huggingface_hub.constants as hub
+    print(json.dumps({"exit": [r.exit_code for r in runs], "output": runs[0].output, "attempts": attempts,
+                      "env": {k: os.environ.get(k) for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")},
+                      "hub_offline": hub.HF_HUB_OFFLINE, "embedder_loaded": "sentence_transformers" in sys.modules}))
+''')
+
+
+def test_a_full_eval_with_the_real_embedder_passes_with_the_network_blocked_and_is_deterministic(tmp_path):
+    """Outbound sockets blocked (connect, connect_ex, create_connection, getaddrinfo to any non-loopback address),
+    the Hugging Face variables unset: `localragas eval` with MiniLM runs twice, nothing tries to connect, the hub
+    library is offline, and both runs give identical per-sample scores."""
+    pytest.importorskip("sentence_transformers")
+    try:
+        models.path(models.DEFAULT_EMBEDDER)
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"MiniLM is not installed: {e}")
+    data = tmp_path / "d.jsonl"
+    rows = [ROW, {**ROW, "id": "b", "answer": "I am not sure.", "question": "天空是什么颜色？"},
+            {**ROW, "id": "c", "contexts": ["/etc/passwd", "Clouds are white."], "answer": "The sky is green."}]
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    out1, out2 = tmp_path / "r1.json", tmp_path / "r2.json"
+    env = {k: v for k, v in os.environ.items() if k not in OFFLINE_ENV}
+    env["LOCALRAGAS_STATE_DIR"] = str(tmp_path / "state")
+    done = subprocess.run([sys.executable, "-c", GUARD, str(data), str(out1), str(out2)], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["exit"] == [0, 0], got["output"]
+    assert got["attempts"] == []
+    assert got["embedder_loaded"] and got["hub_offline"] is True
+    assert got["env"] == {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    r1, r2 = (Report.model_validate_json(p.read_text(encoding="utf-8")) for p in (out1, out2))
+    assert r1.meta["embedder"]["name"] == "minilm-l6"
+    scores = [{s.id: {m: r.value for m, r in s.metrics.items()} for s in r.samples} for r in (r1, r2)]
+    assert scores[0] == scores[1]
+    assert all(v is not None for v in (scores[0]["a"]["answer_relevancy"], scores[0]["c"]["answer_relevancy"]))
+
+
+def test_the_same_eval_twice_gives_identical_scores_with_the_fake_judge():
+    samples = [Sample(**{**ROW, "id": str(i), "answer": f"The sky is blue. Item {i} is heavy."}) for i in range(5)]
+    a, b = (evaluate(samples, judge=FakeJudge(), embedder="fake") for _ in range(2))
+    assert [s.metrics for s in a.samples] == [s.metrics for s in b.samples]
