@@ -261,3 +261,20 @@ def load_samples(path: str | Path, *, skip_invalid: bool = False) -> tuple[list[
         extra = f" ({len(skipped)} invalid rows skipped)" if skipped else ""
         raise DatasetError(shown, None, None, f"no samples{extra}")
     return samples, skipped
+
+
+def read_records(path: str | Path) -> list[tuple[int | None, Any]]:
+    """Every record of a .jsonl/.ndjson, .json or .csv file with the line it starts on, parsed but not validated:
+    for readers of fields beyond a sample's (`localragas calibrate` reads `label`, `pair`, `better`), which build
+    each sample with sample_from_dict. A file or row that cannot be parsed raises DatasetError."""
+    shown, p = str(path), Path(path)
+    fmt = FORMATS.get(p.suffix.lower())
+    if fmt is None:
+        message = f"unsupported file extension '{p.suffix}'; supported: {', '.join(FORMATS)}"
+        raise DatasetError(shown, None, None, message)
+    out: list[tuple[int | None, Any]] = []
+    for line, record in _READERS[fmt](_read_text(p, shown), shown):
+        if isinstance(record, DatasetError):
+            raise record
+        out.append((line, record))
+    return out
