@@ -278,15 +278,89 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
     sys.exit(EXIT_GATE_FAILED if fail_on_regression and result.regressed else 0)
 
 
+@main.command("calibrate")
+@click.argument("files", metavar="LABELLED.jsonl...", nargs=-1, required=True,
+                type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--judge", "-j", metavar="NAME|PATH",
+              help="Judge: a catalogue name (default qwen2.5-1.5b), a .gguf path, 'fake', or BACKEND:MODEL.")
+@click.option("--judge-option", multiple=True, metavar="KEY=VALUE",
+              help="Backend setting, e.g. n_ctx=4096, n_threads=2. Repeatable.")
+@click.option("--embedder", "-e", metavar="NAME|PATH",
+              help="Embedder for answer_relevancy: minilm-l6 (default), a sentence-transformers folder, or 'fake'.")
+@click.option("--threshold", "-t", multiple=True, metavar="METRIC=VALUE",
+              help="Gate threshold for the binary figures 'at the gate', e.g. faithfulness=0.85. Repeatable.")
+@click.option("--metric", "-m", metavar="NAME",
+              help="Score every row with this metric instead of its label's (label.metric is kept in the output).")
+@click.option("--limit", "-n", type=click.IntRange(min=1),
+              help="Only the first N rows of each file (pairwise files: whole pairs, so up to N+1 rows).")
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the calibration as JSON here (figures, intervals, and every row's label and score).")
+@click.option("--md", type=click.Path(dir_okay=False, path_type=Path), help="Write a Markdown table here.")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress on stderr.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Persistent judge cache folder (default .localragas/cache, or $LOCALRAGAS_STATE_DIR/cache).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the judge cache.")
+@click.option("--resume/--no-resume", default=True, show_default=True,
+              help="Keep finished rows in a checkpoint under .localragas/runs, as `eval` does.")
+@_errors_to_exit
+def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, limit, out, md, progress, cache_dir,
+                  no_cache, resume):
+    """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
+    kind}): binary labels give ROC AUC and balanced accuracy at the gate and at the best threshold (suggested as
+    the gate threshold); graded labels Spearman correlation and mean absolute error; pairwise labels the fraction
+    of pairs ordered as the humans ordered them (ties count half). Each with a 95% bootstrap CI, over the scored
+    rows and with unscored rows counted wrong. Exit 0, or 2 on bad input.
+
+    \b
+    Example:
+      localragas calibrate labelled.jsonl --judge qwen2.5-1.5b --limit 100 --out calib.json --md calib.md
+    """
+    from .calibrate import calibrate, load_labelled  # noqa: PLC0415
+    from .config import load_settings  # noqa: PLC0415
+    from .gate import parse_threshold  # noqa: PLC0415
+    from .judges import get_judge  # noqa: PLC0415
+    from .metrics import get_metrics  # noqa: PLC0415
+    from .report.calibration import print_calibration, write_calibration  # noqa: PLC0415
+
+    settings = load_settings(None)
+    options = dict(settings.judge_options)
+    for item in judge_option:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"'{item}' must look like KEY=VALUE", param_hint="--judge-option")
+        options[key.strip()] = _option_value(value.strip())
+    thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
+    if metric:
+        get_metrics([metric])
+    for f in files:
+        load_labelled(f, any_metric=bool(metric))  # bad input is refused before a model loads
+    judge_obj = get_judge(judge or settings.judge, options)
+    try:
+        run = calibrate(list(files), judge_obj, embedder or settings.embedder, metric=metric, limit=limit,
+                        thresholds=thresholds, cache_dir=None if no_cache else (cache_dir or paths.cache_dir()),
+                        resume=resume, progress=progress)
+    finally:
+        judge_obj.close()
+    write_calibration(run, out, md)
+    print_calibration(run)
+    if out or md:
+        click.echo("wrote " + ", ".join(str(p) for p in (out, md) if p))
+    sys.exit(0)
+
+
 @main.command("metrics")
 def metrics_cmd() -> None:
-    """List every metric with the fields it needs and what it measures."""
+    """List every metric: the fields it needs, its direction, whether it is computed by default, its definition."""
     from .metrics import all_metrics  # noqa: PLC0415
+    from .metrics.base import DEFAULT  # noqa: PLC0415
 
     for m in all_metrics().values():
-        direction = "higher is better" if m.higher_is_better else "lower is better"
         extra = ", embedder" if m.uses_embedder else ""
-        click.echo(f"{m.name:<18} needs {', '.join(m.needs)}{extra}; {direction}\n{'':<18} {m.definition}")
+        default = "default; " if m.name in DEFAULT else ""
+        options = "; options " + ", ".join(f"{k}={v}" for k, v in m.options.items()) if m.options else ""
+        click.echo(f"{m.name:<29} {default}{m.direction}; needs {', '.join(m.needs)}{extra}{options}\n"
+                   f"{'':<29} {m.definition}")
+    click.echo("default: the four RAGAS core metrics; choose others with -m NAME[,NAME]")
 
 
 @main.group("cache")

@@ -1,0 +1,308 @@
+"""Measure a judge against human labels: score labelled rows with one metric, report agreement (`localragas calibrate`).
+
+A labelled file holds samples (the usual fields) plus `label: {metric, value, kind}`; pairwise rows add `pair`
+and `better` (see localragas.agreement for the figures). Rows are scored with localragas.runner.evaluate, so the
+judge cache and resume work as for `eval`; only the label's metric is computed.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from . import __version__, paths
+from .agreement import KINDS, Agreement, Kind, binary_agreement, graded_agreement, pairwise_agreement
+from .checkpoint import Checkpoint, run_key
+from .dataset import read_records, sample_from_dict
+from .errors import DatasetError
+from .gate import DEFAULT_THRESHOLDS
+from .metrics import all_metrics, get_metrics
+from .schema import Sample, SampleResult
+from .stats import ci_settings, reason_kind
+
+# what an unscored reason means for a labelled file (the rows lack an input the metric needs)
+_MISSING_INPUT = {
+    "no_reference_or_answer": (
+        "context_precision judges each chunk against the reference, else the answer; these rows have neither, so "
+        "the metric cannot score them. Whether a chunk serves the question alone is what a context relevance "
+        "metric judges: score these labels with one through --metric NAME (`localragas metrics` lists them)."),
+    "no_reference": "context_recall needs a reference; these rows have none.",
+    "no_contexts": "these rows have no contexts.",
+}
+
+
+@dataclass
+class LabelledRow:
+    line: int | None
+    sample: Sample
+    metric: str
+    kind: str
+    value: float
+    pair: str | None = None
+    better: bool | None = None
+
+
+class RowOutcome(BaseModel):
+    """One labelled row: the human label, the metric's score or why it has none."""
+
+    id: str
+    line: int | None = None
+    label: float
+    score: float | None = None
+    unscored: str | None = None
+    pair: str | None = None
+    better: bool | None = None
+
+
+class Calibration(BaseModel):
+    """Agreement of one metric with one kind of human label in one file."""
+
+    file: str
+    dataset_sha256: str | None = None
+    metric: str  # the metric the rows were scored with
+    label_metric: str | None = None  # the labels' metric, when the rows were scored with another (--metric)
+    kind: Kind
+    rows: int
+    pairs: int | None = None  # pairwise
+    scored: int
+    unscored: int
+    unscored_reasons: dict[str, int] = Field(default_factory=dict)
+    agreement: Agreement
+    seconds_per_sample: float | None = None  # judging time per row (answers from the cache take ~0 s)
+    judge_calls: int = 0
+    cache_hits: int = 0
+    judge: dict[str, Any] = Field(default_factory=dict)
+    embedder: dict[str, Any] | None = None
+    notes: list[str] = Field(default_factory=list)
+    per_row: list[RowOutcome] = Field(default_factory=list)
+
+
+class CalibrationRun(BaseModel):
+    meta: dict[str, Any] = Field(default_factory=dict)
+    results: list[Calibration] = Field(default_factory=list)
+
+
+# --- reading labelled rows --------------------------------------------------------------------------------------------
+
+def _type(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _label(record: Mapping[str, Any], shown: str, line: int | None, metrics: dict | None) -> tuple[str, str, float]:
+    """(metric, kind, value) of a row's label; metrics: the names label.metric may take (None: any name)."""
+    label = record.get("label")
+    if not isinstance(label, Mapping):
+        raise DatasetError(shown, line, "label", f"expected an object {{metric, value, kind}}, got {_type(label)}")
+    metric, kind, value = label.get("metric"), label.get("kind"), label.get("value")
+    if not isinstance(metric, str) or not metric.strip():
+        raise DatasetError(shown, line, "label.metric", f"expected a metric name, got {metric!r}")
+    if metrics is not None and metric not in metrics:
+        raise DatasetError(shown, line, "label.metric", f"unknown metric {metric!r}; valid: {', '.join(metrics)} "
+                                                        "(or score the rows with another metric: --metric NAME)")
+    if kind not in KINDS:
+        raise DatasetError(shown, line, "label.kind", f"expected one of {', '.join(KINDS)}, got {kind!r}")
+    if kind == "pairwise":
+        return metric, kind, float(bool(record.get("better")))  # the preference is `better`; value is not used
+    if isinstance(value, bool):
+        value = int(value)
+    if not isinstance(value, (int, float)):
+        raise DatasetError(shown, line, "label.value", f"expected a number, got {_type(value)}")
+    if kind == "binary" and value not in (0, 1):
+        raise DatasetError(shown, line, "label.value", f"a binary label is 0 or 1, got {value!r}")
+    if kind == "graded" and not 0.0 <= value <= 1.0:
+        raise DatasetError(shown, line, "label.value", f"a graded label is in [0, 1], got {value!r}")
+    return metric, kind, float(value)
+
+
+def load_labelled(path: str | Path, any_metric: bool = False) -> list[LabelledRow]:
+    """The rows of a labelled file, validated: sample fields as for `eval`, then label, pair and better.
+
+    Errors name the file, line and field. Pairs must hold exactly two rows of one metric, one of them better.
+    any_metric: accept a label.metric localragas does not compute (the rows are scored with another metric)."""
+    shown = str(path)
+    metrics = None if any_metric else all_metrics()
+    rows: list[LabelledRow] = []
+    first_seen: dict[str, int | None] = {}
+    for n, (line, record) in enumerate(read_records(path), 1):
+        sample = sample_from_dict(record, path=shown, line=line, default_id=f"row-{n}")
+        if sample.id in first_seen:
+            message = f"duplicate id '{sample.id}' (first used on line {first_seen[sample.id]})"
+            raise DatasetError(shown, line, "id", message)
+        first_seen[sample.id] = line
+        metric, kind, value = _label(record, shown, line, metrics)
+        pair = better = None
+        if kind == "pairwise":
+            pair, better = record.get("pair"), record.get("better")
+            if isinstance(pair, bool) or not isinstance(pair, (str, int)) or not str(pair).strip():
+                raise DatasetError(shown, line, "pair", f"a pairwise row needs a pair id (string), got {pair!r}")
+            if not isinstance(better, bool):
+                message = f"a pairwise row needs better: true or false, got {_type(better)}"
+                raise DatasetError(shown, line, "better", message)
+            pair = str(pair).strip()
+        rows.append(LabelledRow(line, sample, metric, kind, value, pair, better))
+    if not rows:
+        raise DatasetError(shown, None, None, "no samples")
+    _check_pairs(rows, shown)
+    return rows
+
+
+def _check_pairs(rows: list[LabelledRow], shown: str) -> None:
+    members: dict[tuple[str, str], list[LabelledRow]] = {}
+    for r in rows:
+        if r.kind == "pairwise":
+            group = members.setdefault((r.metric, r.pair), [])  # type: ignore[arg-type]
+            group.append(r)
+            if len(group) > 2:
+                raise DatasetError(shown, r.line, "pair", f"pair '{r.pair}' has more than two rows "
+                                                          f"(lines {', '.join(str(m.line) for m in group)})")
+    for (_, pair), group in members.items():
+        if len(group) != 2:
+            raise DatasetError(shown, group[0].line, "pair", f"pair '{pair}' has one row; a pair needs two")
+        if group[0].better == group[1].better:
+            raise DatasetError(shown, group[1].line, "better", f"pair '{pair}': exactly one of its two rows must "
+                                                               f"have better: true")
+
+
+def take(rows: list[LabelledRow], limit: int | None) -> list[LabelledRow]:
+    """The first `limit` rows in file order, pairs kept whole: a pair counts at its first row, and a pair begun
+    within the limit is taken with both rows (so --limit 5 on a pairwise file takes 3 pairs)."""
+    if not limit:
+        return rows
+    units: dict[object, list[LabelledRow]] = {}
+    for i, r in enumerate(rows):
+        units.setdefault(("pair", r.metric, r.pair) if r.kind == "pairwise" else i, []).append(r)
+    kept: list[LabelledRow] = []
+    for unit in units.values():
+        if len(kept) >= limit:
+            break
+        kept.extend(unit)
+    order = {id(r): i for i, r in enumerate(rows)}
+    return sorted(kept, key=lambda r: order[id(r)])
+
+
+# --- scoring and agreement --------------------------------------------------------------------------------------------
+
+def calibrate_file(path: str | Path, judge, embedder=None, *, metric: str | None = None, limit: int | None = None,
+                   thresholds: Mapping[str, float] | None = None, cache_dir: str | Path | None = None,
+                   resume: bool = True, progress: bool = False) -> list[Calibration]:
+    """Score a labelled file's rows with their label's metric and measure agreement, per metric and label kind.
+
+    metric: score every row with this metric instead of its label's (e.g. a question-only relevance metric for
+    chunk labels that say whether a chunk answers the question); recorded as `metric`, the label's as `label_metric`.
+
+    judge: a Judge instance (the caller closes it). embedder: as for evaluate (needed for answer_relevancy only).
+    thresholds: gate thresholds (default: DEFAULT_THRESHOLDS) for the binary figures at the gate threshold.
+    resume: keep finished rows in a checkpoint under the state folder, as `eval` does; removed when done.
+    """
+    from . import models  # noqa: PLC0415
+    from .runner import evaluate  # noqa: PLC0415
+
+    if metric is not None:
+        get_metrics([metric])  # an unknown name: ConfigError listing the valid ones
+    p = Path(path)
+    rows = take(load_labelled(p, any_metric=metric is not None), limit)
+    limits = {**DEFAULT_THRESHOLDS, **(thresholds or {})}
+    digest = models.sha256_of(p)
+    out: list[Calibration] = []
+    for labelled in dict.fromkeys(r.metric for r in rows):
+        group = [r for r in rows if r.metric == labelled]
+        scored_with = metric or labelled
+        checkpoint = None
+        if resume:
+            key = run_key("calibrate", p.resolve(), digest, scored_with, judge.fingerprint, embedder, limit)
+            checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
+        report = evaluate([r.sample for r in group], metrics=[scored_with], judge=judge, embedder=embedder,
+                          gate=False, progress=progress, cache_dir=cache_dir, checkpoint=checkpoint)
+        results = {s.id: s for s in report.samples}
+        for kind in dict.fromkeys(r.kind for r in group):
+            of_kind = [r for r in group if r.kind == kind]
+            c = _calibration(str(path), digest, scored_with, kind, of_kind, results, limits.get(scored_with),
+                             report.meta)
+            if scored_with != labelled:
+                c.label_metric = labelled
+                c.notes.insert(0, f"labels for {labelled}, scored with {scored_with} (--metric)")
+            out.append(c)
+        if checkpoint:
+            checkpoint.remove()
+    return out
+
+
+def _calibration(file: str, digest: str, metric: str, kind: str, rows: list[LabelledRow],
+                 results: dict[str, SampleResult], threshold: float | None, meta: dict) -> Calibration:
+    per_row = []
+    for r in rows:
+        m = results[r.sample.id].metrics[metric]
+        per_row.append(RowOutcome(id=r.sample.id, line=r.line, label=r.value, score=m.value, unscored=m.unscored,
+                                  pair=r.pair, better=r.better))
+    scores = [o.score for o in per_row]
+    if kind == "binary":
+        agreement = binary_agreement([int(o.label) for o in per_row], scores, threshold)
+    elif kind == "graded":
+        agreement = graded_agreement([o.label for o in per_row], scores)
+    else:
+        pairs: dict[str, dict[bool, float | None]] = {}
+        for o in per_row:
+            pairs.setdefault(o.pair, {})[bool(o.better)] = o.score  # type: ignore[arg-type]
+        agreement = pairwise_agreement([p[True] for p in pairs.values()], [p[False] for p in pairs.values()])
+    reasons = Counter(reason_kind(o.unscored) for o in per_row if o.score is None and o.unscored)
+    sample_results = [results[r.sample.id] for r in rows]
+    notes = [f"{n} of {len(rows)} rows unscored ({reason}): {_MISSING_INPUT[reason]}"
+             for reason, n in sorted(reasons.items()) if reason in _MISSING_INPUT]
+    return Calibration(
+        file=file, dataset_sha256=digest, metric=metric, kind=kind, rows=len(rows),  # type: ignore[arg-type]
+        pairs=agreement.rows if kind == "pairwise" else None,
+        scored=sum(o.score is not None for o in per_row), unscored=sum(o.score is None for o in per_row),
+        unscored_reasons=dict(sorted(reasons.items())), agreement=agreement,
+        seconds_per_sample=round(sum(s.seconds for s in sample_results) / len(rows), 3) if rows else None,
+        judge_calls=int(sum(s.judge.get("calls", 0) for s in sample_results)),
+        cache_hits=int(sum(s.judge.get("cache_hits", 0) for s in sample_results)),
+        judge=meta.get("judge") or {}, embedder=meta.get("embedder"), notes=notes, per_row=per_row,
+    )
+
+
+def calibrate(files: list[str | Path], judge, embedder=None, *, metric: str | None = None, limit: int | None = None,
+              thresholds: Mapping[str, float] | None = None, cache_dir: str | Path | None = None,
+              resume: bool = True, progress: bool = False) -> CalibrationRun:
+    """calibrate_file on each file (every file is read and checked before any judging starts).
+
+    judge: a Judge instance (the caller closes it), or a name or path for get_judge (closed here)."""
+    from .judges import Judge, get_judge  # noqa: PLC0415
+
+    if metric is not None:
+        get_metrics([metric])
+    for f in files:
+        load_labelled(f, any_metric=metric is not None)  # bad input fails now, not after an hour of judging
+    if not isinstance(judge, Judge):
+        judge = get_judge(judge)
+        try:
+            return calibrate(files, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
+                             cache_dir=cache_dir, resume=resume, progress=progress)
+        finally:
+            judge.close()
+    started = datetime.now(timezone.utc)
+    t0 = time.perf_counter()
+    results: list[Calibration] = []
+    for f in files:
+        results += calibrate_file(f, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
+                                  cache_dir=cache_dir, resume=resume, progress=progress)
+    meta = {
+        "localragas": __version__,
+        "started": started.isoformat(timespec="seconds"),
+        "wall_seconds": round(time.perf_counter() - t0, 3),
+        "files": [str(f) for f in files],
+        "limit": limit,
+        "metric": metric,
+        "judge": judge.describe(),
+        "embedder": next((r.embedder for r in results if r.embedder), None),
+        "thresholds": {**DEFAULT_THRESHOLDS, **(thresholds or {})},
+        "ci": {**ci_settings(), "method": "percentile bootstrap of each figure",
+               "resampled": "rows (pairs, for pairwise labels)"},
+        "judge_cache": str(judge.cache.path) if judge.cache else None,
+    }
+    return CalibrationRun(meta=meta, results=results)

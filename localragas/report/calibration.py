@@ -1,0 +1,133 @@
+"""How `localragas calibrate` is shown: a terminal table per file, a Markdown table, the JSON file."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..agreement import MEASURES, Estimate
+from ..calibrate import Calibration, CalibrationRun
+from ..gate import threshold_text
+from .atomic import write_atomic
+from .markdown import cell
+
+
+def _figure(e: Estimate | None) -> str:
+    if e is None or e.value is None:
+        return "—"
+    ci = "" if e.ci_low is None or e.ci_high is None else f" [{e.ci_low:.3f}, {e.ci_high:.3f}]"
+    return f"{e.value:.3f}{ci}"
+
+
+def _unscored(c: Calibration) -> str:
+    reasons = ", ".join(f"{k} {v}" for k, v in c.unscored_reasons.items())
+    return f"{c.unscored}" + (f" ({reasons})" if reasons else "")
+
+
+def _threshold(c: Calibration) -> str:
+    a = c.agreement
+    if c.kind != "binary":
+        return ""
+    if a.suggested_threshold is None:
+        return "—"
+    gate = f" (gate {threshold_text(a.gate_threshold)})" if a.gate_threshold is not None else ""
+    return f"{a.suggested_threshold:.3f}{gate}"
+
+
+def _rows(c: Calibration) -> str:
+    return f"{c.rows} ({c.pairs} pairs)" if c.pairs is not None else str(c.rows)
+
+
+def _seconds(c: Calibration) -> str:
+    return "—" if c.seconds_per_sample is None else f"{c.seconds_per_sample:.2f}"
+
+
+def _label(name: str) -> str:
+    title, higher = MEASURES.get(name, (name, True))
+    return title if higher else f"{title} (lower is better)"
+
+
+def _why(c: Calibration) -> list[str]:
+    """Why figures are missing (one line per distinct reason), and the calibration's own notes."""
+    by_note: dict[str, list[str]] = {}
+    for name, e in c.agreement.measures.items():
+        if e.note:
+            by_note.setdefault(e.note, []).append(_label(name))
+    notes = [f"{', '.join(names)}: {note}" for note, names in by_note.items()]
+    if c.agreement.suggested_note:
+        notes.append(f"suggested threshold: {c.agreement.suggested_note}")
+    return notes + c.notes
+
+
+def _ci(e: Estimate | None) -> str:
+    return "—" if e is None or e.ci_low is None or e.ci_high is None else f"{e.ci_low:.3f}–{e.ci_high:.3f}"
+
+
+def _value(e: Estimate | None) -> str:
+    return "—" if e is None or e.value is None else f"{e.value:.3f}"
+
+
+def print_calibration(run: CalibrationRun, console: Console | None = None) -> None:
+    """Per file and metric: a line of counts, then each agreement figure with its CI, over the scored rows and
+    with the unscored rows counted wrong."""
+    console = console or Console()
+    level = run.meta.get("ci", {}).get("level", 0.95)
+    for c in run.results:
+        t = Table(title=f"{escape(c.file)}: {c.metric} ({c.kind} labels)", title_justify="left")
+        for col, just in [("agreement", "left"), ("value", "right"), (f"{level:.0%} CI", "right"),
+                          ("unscored counted wrong", "right")]:
+            t.add_column(col, justify=just)
+        for name, e in c.agreement.measures.items():
+            wrong = c.agreement.counted_wrong.get(name)
+            t.add_row(_label(name), _value(e), _ci(e), f"{_value(wrong)} [{_ci(wrong)}]" if wrong and
+                      wrong.value is not None else "—")
+        console.print(t)
+        line = f"rows {_rows(c)}, scored {c.scored}, unscored {escape(_unscored(c))}"
+        if c.kind == "binary":
+            line += f"; suggested threshold {_threshold(c)}"
+        console.print(line + f"; {_seconds(c)} s/sample")
+        for note in _why(c):
+            console.print(f"  [yellow]note:[/] {escape(note)}")
+    judge = run.meta.get("judge") or {}
+    if judge:
+        console.print(f"judge {escape(str(judge.get('name')))} ({escape(str(judge.get('fingerprint')))}): "
+                      f"{sum(c.judge_calls for c in run.results)} calls, "
+                      f"{sum(c.cache_hits for c in run.results)} from the cache")
+
+
+def render_calibration_markdown(run: CalibrationRun) -> str:
+    meta = run.meta
+    judge = meta.get("judge") or {}
+    ci = meta.get("ci") or {}
+    level = ci.get("level", 0.95)
+    lines = [f"### localragas calibrate: judge {cell(judge.get('name', '?'))}", "",
+             f"Judge fingerprint `{cell(judge.get('fingerprint', '?'))}`; "
+             f"{level:.0%} CIs: percentile bootstrap, {ci.get('resamples', '?')} resamples, seed {ci.get('seed', '?')}"
+             + (f"; first {meta['limit']} rows of each file" if meta.get("limit") else "") + ".", "",
+             f"| file | metric | kind | rows | scored | unscored | agreement | value [{level:.0%} CI] | "
+             "unscored counted wrong | suggested threshold | s/sample |",
+             "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|"]
+    notes: list[str] = []
+    for c in run.results:
+        for name, e in c.agreement.measures.items():
+            lines.append(f"| {cell(Path(c.file).name)} | {cell(c.metric)} | {c.kind} | {_rows(c)} | {c.scored} | "
+                         f"{cell(_unscored(c))} | {cell(_label(name))} | {_figure(e)} | "
+                         f"{_figure(c.agreement.counted_wrong.get(name))} | {cell(_threshold(c))} | {_seconds(c)} |")
+        notes += [f"- {cell(Path(c.file).name)}, {cell(c.metric)} ({c.kind}): {cell(n)}" for n in _why(c)]
+    if notes:
+        lines += ["", *notes]
+    return "\n".join(lines) + "\n"
+
+
+def write_calibration(run: CalibrationRun, json_path: str | Path | None = None,
+                      md_path: str | Path | None = None) -> None:
+    if json_path:
+        write_atomic(json_path, run.model_dump_json(indent=2) + "\n")
+    if md_path:
+        write_atomic(md_path, render_calibration_markdown(run))
+
+
+def read_calibration(path: str | Path) -> CalibrationRun:
+    return CalibrationRun.model_validate_json(Path(path).read_text(encoding="utf-8"))
