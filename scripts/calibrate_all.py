@@ -1,0 +1,96 @@
+"""Run `localragas calibrate` on every labelled file of a benchmark folder with one judge: a JSON file per benchmark
+file and one Markdown table of all of them (the source of docs/accuracy.md).
+
+    .venv/bin/python scripts/calibrate_all.py --judge qwen2.5-1.5b --limit 100 --out-dir calibration/qwen2.5-1.5b
+
+The judge loads once; files are scored one after another (the judge cache and per-file checkpoints make an
+interrupted run resume where it stopped). A file that fails is reported and the others go on; the exit code is 1
+if any failed. The benchmark files stay where they are: only figures and per-row ids, labels and scores are written.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from localragas import paths  # noqa: E402
+from localragas.calibrate import CalibrationRun, calibrate  # noqa: E402
+from localragas.errors import LocalragasError  # noqa: E402
+from localragas.judges import get_judge  # noqa: E402
+from localragas.report.calibration import print_calibration, write_calibration  # noqa: E402
+
+
+def _options(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--judge-option {item!r} must look like KEY=VALUE")
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value.strip()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--judge", required=True, help="a catalogue name, a .gguf path, BACKEND:MODEL, or fake")
+    ap.add_argument("--judge-option", action="append", default=[], metavar="KEY=VALUE")
+    ap.add_argument("--embedder", default=None, help="for answer_relevancy (default minilm-l6)")
+    ap.add_argument("--limit", type=int, default=None, help="first N rows of each file (pairs kept whole)")
+    ap.add_argument("--benchmarks", type=Path, default=ROOT.parent / "shared" / "benchmarks",
+                    help="folder of labelled .jsonl files (default ../shared/benchmarks)")
+    ap.add_argument("--only", action="append", default=[], metavar="NAME",
+                    help="only files whose name contains NAME (repeatable)")
+    ap.add_argument("--metric-for", action="append", default=[], metavar="FILE=METRIC",
+                    help="score FILE's labels with METRIC instead of label.metric (calibrate --metric)")
+    ap.add_argument("--out-dir", type=Path, required=True, help="one JSON per file is written here")
+    ap.add_argument("--md", type=Path, default=None, help="the Markdown table (default OUT_DIR/accuracy.md)")
+    ap.add_argument("--cache-dir", type=Path, default=None)
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_args(argv)
+
+    files = sorted(p for p in args.benchmarks.glob("*.jsonl") if not args.only or any(o in p.name for o in args.only))
+    if not files:
+        print(f"no .jsonl files in {args.benchmarks}", file=sys.stderr)
+        return 2
+    metric_for = dict(item.split("=", 1) for item in args.metric_for)
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    judge = get_judge(args.judge, _options(args.judge_option))
+    combined = CalibrationRun()
+    failed: list[str] = []
+    try:
+        for f in files:
+            started = time.perf_counter()
+            print(f"== {f.name}", file=sys.stderr, flush=True)
+            try:
+                run = calibrate([f], judge, args.embedder, metric=metric_for.get(f.name), limit=args.limit,
+                                cache_dir=args.cache_dir or paths.cache_dir(), progress=not args.no_progress)
+            except LocalragasError as e:
+                print(f"   failed: {e}", file=sys.stderr)
+                failed.append(f.name)
+                continue
+            write_calibration(run, args.out_dir / f"{f.stem}.json")
+            combined.results += run.results
+            combined.meta = {**run.meta, "files": [str(p) for p in files]}
+            print(f"   {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    finally:
+        judge.close()
+    if combined.results:
+        md = args.md or args.out_dir / "accuracy.md"
+        write_calibration(combined, md_path=md)
+        print_calibration(combined)
+        print(f"wrote {args.out_dir}/*.json and {md}")
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
