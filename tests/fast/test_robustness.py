@@ -293,3 +293,43 @@ def test_the_same_eval_twice_gives_identical_scores_with_the_fake_judge():
     samples = [Sample(**{**ROW, "id": str(i), "answer": f"The sky is blue. Item {i} is heavy."}) for i in range(5)]
     a, b = (evaluate(samples, judge=FakeJudge(), embedder="fake") for _ in range(2))
     assert [s.metrics for s in a.samples] == [s.metrics for s in b.samples]
+
+
+# --- reports are written atomically ----------------------------------------------------------------------------------
+
+KILLED_WRITER = textwrap.dedent('''
+    import sys
+    from localragas.report.atomic import write_atomic
+    path, n = sys.argv[1], 0
+    print("ready", flush=True)
+    while True:
+        n += 1
+        write_atomic(path, (f"version {n} " + "x" * 4_000_000) + " END")
+''')
+
+
+def test_a_report_write_killed_midway_leaves_a_whole_report(tmp_path, monkeypatch):
+    from localragas.report.atomic import write_atomic
+
+    target = tmp_path / "report.json"
+    write_atomic(target, "old report")
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "replace", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            write_atomic(target, "new report")
+    assert target.read_text() == "old report" and sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+
+    import signal
+    import time
+
+    writer = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(target)], stdout=subprocess.PIPE, text=True)
+    assert writer.stdout.readline().strip() == "ready"
+    time.sleep(0.4)
+    writer.send_signal(signal.SIGKILL)  # kill -9 while it writes
+    writer.wait(timeout=30)
+    text = target.read_text()
+    assert text == "old report" or (text.startswith("version ") and text.endswith(" END") and len(text) > 4_000_000)
