@@ -6,6 +6,7 @@ from there in place (their licences are non-commercial / research-only: never co
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,9 @@ from localragas.errors import DatasetError
 from localragas.judges import FakeJudge
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
-BENCHMARKS = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks"
+# ../shared/benchmarks next to the checkout, or $LOCALRAGAS_BENCHMARKS
+BENCHMARKS = Path(os.environ.get("LOCALRAGAS_BENCHMARKS") or Path(__file__).resolve().parents[2].parent / "shared"
+                  / "benchmarks")
 CTX = "The Eiffel Tower is in Paris. It was completed in 1889 for the World's Fair."
 
 
