@@ -52,7 +52,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="score FILE's labels with METRIC instead of label.metric (calibrate --metric)")
     ap.add_argument("--out-dir", type=Path, required=True, help="one JSON per file is written here")
     ap.add_argument("--md", type=Path, default=None, help="the Markdown table (default OUT_DIR/accuracy.md)")
-    ap.add_argument("--cache-dir", type=Path, default=None)
+    ap.add_argument("--cache-dir", type=Path, default=None, help="judge cache (default .localragas/cache)")
+    ap.add_argument("--no-cache", action="store_true",
+                    help="no judge cache: every reply judged anew, so s/sample is the judge's real speed")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
 
@@ -71,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {f.name}", file=sys.stderr, flush=True)
             try:
                 run = calibrate([f], judge, args.embedder, metric=metric_for.get(f.name), limit=args.limit,
-                                cache_dir=args.cache_dir or paths.cache_dir(), progress=not args.no_progress)
+                                cache_dir=None if args.no_cache else (args.cache_dir or paths.cache_dir()),
+                                progress=not args.no_progress)
             except LocalragasError as e:
                 print(f"   failed: {e}", file=sys.stderr)
                 failed.append(f.name)
