@@ -19,6 +19,8 @@ def write_atomic(path: str | Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
+            f.flush()
+            os.fsync(f.fileno())  # the bytes are on disk before the rename makes them the report (power loss too)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a report gets the usual permissions, like open()
         os.replace(tmp, path)
     except BaseException:
