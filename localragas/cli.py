@@ -1,4 +1,7 @@
-"""The command line: a thin layer over the library. Exit codes: 0 gate passed, 1 gate failed, 2 bad usage or input."""
+"""The command line: a thin layer over the library.
+
+Exit codes: 0 gate passed, 1 gate failed, 2 bad usage or input, 3 internal error (a bug: the traceback is printed).
+"""
 from __future__ import annotations
 
 import functools
@@ -17,10 +20,12 @@ from .judges.cache import JudgeCache
 
 EXIT_GATE_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERNAL_ERROR = 3  # never 1: CI must tell a crash from a failed gate
 
 
 def _errors_to_exit(fn):
-    """LocalragasError -> a one-line message and exit code 2 (the only place errors become exit codes)."""
+    """LocalragasError -> a one-line message and exit code 2; any other exception (a bug) -> its traceback and
+    exit code 3. The only place errors become exit codes."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -29,6 +34,15 @@ def _errors_to_exit(fn):
         except LocalragasError as e:
             click.echo(f"Error: {e}", err=True)
             sys.exit(EXIT_BAD_INPUT)
+        except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit):
+            raise
+        except Exception as e:  # noqa: BLE001 - a bug must not look like a failed gate (exit 1)
+            import traceback  # noqa: PLC0415
+
+            traceback.print_exc()
+            click.echo(f"Error: internal error {type(e).__name__}: {e} (a bug in localragas; the traceback is above; "
+                       "finished samples are kept in the resume checkpoint)", err=True)
+            sys.exit(EXIT_INTERNAL_ERROR)
 
     return wrapper
 
