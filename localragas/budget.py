@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from .errors import ConfigError
 from .outputs import MAX_CLAIMS, Claims, GeneratedQuestions, verdicts_for
-from .prompts import Prompt, extract_claims, generate_questions, judge_chunks, verify_statements
+from .prompts import (Prompt, entities_in_contexts, extract_claims, extract_entities, generate_questions, judge_chunks,
+                      rate_context_relevance, verify_statements)
 
 if TYPE_CHECKING:
     from .judges import Judge
@@ -218,14 +219,15 @@ def extract_all_claims(judge: "Judge", text: str, question: str | None, warnings
     return list(seen)
 
 
-def judge_statements(judge: "Judge", statements: list[str], contexts: list[str], warnings: list[str]) -> list[bool]:
+def judge_statements(judge: "Judge", statements: list[str], contexts: list[str], warnings: list[str],
+                     prompt: Callable[[list[str], list[str]], Prompt] = verify_statements) -> list[bool]:
     """For each statement, do the contexts support it? Batched over statements and grouped over contexts when one
     call would not fit; a statement is supported when any group of contexts supports it."""
-    whole = verify_statements(statements, contexts)
+    whole = prompt(statements, contexts)
     w = Window(judge)
     if w.fits(whole, verdicts_reply(len(statements))):
         return judge.generate(whole, verdicts_for(len(statements))).flags()
-    room = w.room(verify_statements([], [])) - REPLY_BASE
+    room = w.room(prompt([], [])) - REPLY_BASE
 
     def cost(s: str) -> int:
         return w.tokens(s) + TAG_TOKENS + VERDICT_TOKENS
@@ -239,7 +241,7 @@ def judge_statements(judge: "Judge", statements: list[str], contexts: list[str],
     for group in groups:  # a statement supported by one group is not asked again
         pending = [i for i, f in enumerate(flags) if not f]
         for batch in _pack(pending, lambda i: cost(statements[i]), batch_limit):
-            got = judge.generate(verify_statements([statements[i] for i in batch], [text for _, text in group]),
+            got = judge.generate(prompt([statements[i] for i in batch], [text for _, text in group]),
                                  verdicts_for(len(batch)))
             calls += 1
             for i, flag in zip(batch, got.flags()):
@@ -308,6 +310,9 @@ def questions_for(judge: "Judge", answer: str, warnings: list[str]) -> Generated
 _SMALLEST: dict[str, tuple[Callable[[], Prompt], int, int]] = {
     "extract_claims": (lambda: extract_claims("", "?"), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
     "verify_statements": (lambda: verify_statements([], []), 2 * (MIN_ITEM + TAG_TOKENS), verdicts_reply(1)),
+    "extract_entities": (lambda: extract_entities(""), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
+    "entities_in_contexts": (lambda: entities_in_contexts([], []), 2 * MIN_ITEM + TAG_TOKENS, verdicts_reply(1)),
+    "rate_context_relevance": (lambda: rate_context_relevance("?", []), 2 * MIN_ITEM + TAG_TOKENS, 16),
     "judge_chunks": (lambda: judge_chunks("?", "", "reference answer", []), 2 * MIN_ITEM + TAG_TOKENS,
                      verdicts_reply(1)),
     "generate_questions": (lambda: generate_questions(""), MIN_ITEM, QUESTIONS_REPLY),

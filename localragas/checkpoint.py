@@ -15,8 +15,13 @@ from pydantic import ValidationError
 from .schema import Sample, SampleResult
 
 
+# Optional fields added after checkpoints existed: left out of the hash while unset, so old hashes stay valid.
+_LATER_FIELDS = ("retrieved_context_ids", "reference_context_ids", "language")
+
+
 def sample_hash(sample: Sample) -> str:
-    return hashlib.sha256(sample.model_dump_json().encode("utf-8")).hexdigest()
+    unset = {k for k in _LATER_FIELDS if getattr(sample, k, None) is None}
+    return hashlib.sha256(sample.model_dump_json(exclude=unset).encode("utf-8")).hexdigest()
 
 
 def run_key(*parts: object) -> str:

@@ -15,6 +15,8 @@ MAX_CLAIMS = 16
 MAX_CLAIM_CHARS = 200
 MAX_QUESTION_CHARS = 200
 N_QUESTIONS = 3
+MAX_ENTITIES = 24
+MAX_ENTITY_CHARS = 80
 
 ClaimText = Annotated[str, StringConstraints(max_length=MAX_CLAIM_CHARS)]
 QuestionText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUESTION_CHARS)]
@@ -46,6 +48,27 @@ class GeneratedQuestions(Output):
     # "true" for all 16 example answers; asked first, it was right on all five probed).
     noncommittal: bool
     questions: list[QuestionText] = Field(min_length=N_QUESTIONS, max_length=N_QUESTIONS)
+
+
+class Entities(Output):
+    """Named entities of a text (context entity recall): people, places, organisations, dates, numbers, products."""
+
+    entities: list[Annotated[str, StringConstraints(max_length=MAX_ENTITY_CHARS)]] = Field(max_length=MAX_ENTITIES)
+
+    def cleaned(self) -> list[str]:
+        """Entities stripped; empty ones and repeats (ignoring case and spacing) dropped, order kept."""
+        seen: dict[str, str] = {}
+        for e in self.entities:
+            e = " ".join(e.split()).strip(" .,;:\"'“”‘’「」《》()（）")
+            if e and e.casefold() not in seen:
+                seen[e.casefold()] = e
+        return list(seen.values())
+
+
+class Rating(Output):
+    """How relevant the retrieved contexts are to the question: 0 not, 1 partly, 2 fully (context relevance)."""
+
+    rating: Literal[0, 1, 2]
 
 
 class Verdicts(Output):

@@ -17,11 +17,34 @@ class Sample(BaseModel):
     answer: str
     reference: str | None = None
     category: str | None = None
+    # ids of the retrieved chunks (in rank order) and of the chunks that should have been retrieved: the non-LLM
+    # id_based_context_precision / id_based_context_recall metrics
+    retrieved_context_ids: list[str] | None = None
+    reference_context_ids: list[str] | None = None
+    language: str | None = None  # "en" or "zh": the prompts' language for this sample (default: from its script)
 
     @field_validator("reference", "category")
     @classmethod
     def _blank_is_absent(cls, v: str | None) -> str | None:
         return v if v is None or v.strip() else None
+
+    @field_validator("retrieved_context_ids", "reference_context_ids", mode="before")
+    @classmethod
+    def _ids_as_text(cls, v: object) -> object:
+        """Ids compare as text (ragas does the same): 7 and "7" are one id."""
+        if isinstance(v, (list, tuple)):
+            return [str(x).strip() if isinstance(x, (int, str)) and not isinstance(x, bool) else x for x in v]
+        return v
+
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, v: str | None) -> str | None:
+        if v is None or not v.strip():
+            return None
+        v = v.strip().lower()
+        if v not in ("en", "zh"):
+            raise ValueError(f"language must be 'en' or 'zh', got {v!r}")
+        return v
 
 
 class MetricResult(BaseModel):
@@ -81,6 +104,7 @@ class MetricSummary(BaseModel):
     # 95% percentile-bootstrap interval of the mean (seeded; None with fewer than 2 scored samples)
     ci_low: float | None = None
     ci_high: float | None = None
+    higher_is_better: bool = True  # False for noise sensitivity: reports say "lower is better"
 
 
 class GateResult(BaseModel):
@@ -92,6 +116,7 @@ class GateResult(BaseModel):
     ci_low: float | None = None
     ci_high: float | None = None
     compared: float | None = None  # the value held against the threshold: the mean, or the CI's lower bound
+    higher_is_better: bool = True  # False (noise sensitivity): passes when the value is at most the threshold
 
 
 class Gate(BaseModel):

@@ -10,7 +10,8 @@ from typing import Any, Callable
 from pydantic import BaseModel
 
 from ..errors import JudgeError
-from ..outputs import MAX_CLAIM_CHARS, MAX_CLAIMS, Claims, GeneratedQuestions, Output, Verdicts
+from ..outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_ENTITIES, MAX_ENTITY_CHARS, Claims, Entities, GeneratedQuestions,
+                       Output, Rating, Verdicts)
 from ..prompts import Prompt
 from .base import Completion, Judge
 
@@ -76,8 +77,12 @@ def _supported(statement: str, evidence: str) -> bool:
     return bool(words) and len(words & _words(evidence)) / len(words) >= 0.6
 
 
+_ENTITY = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|\d[\d,.]*\d|\d")
+
+
 def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
-    """Sentences as claims, word overlap as verdicts, the answer's first sentence as questions."""
+    """Sentences as claims, word overlap as verdicts, the answer's first sentence as questions, capitalised words and
+    numbers as entities, the share of question words in the contexts as a relevance rating."""
     text = prompt.user
     if output is Claims:
         answer = " ".join(_between(text, "answer"))
@@ -88,9 +93,19 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
         dodge = bool(re.search(r"\b(not sure|don't know|do not know|cannot answer)\b", answer, re.I))
         first = answer.split(".")[0][:150] or "?"
         return {"questions": [f"What about {first}?"] * 3, "noncommittal": dodge}
+    if output is Entities:
+        found = dict.fromkeys(e[:MAX_ENTITY_CHARS] for e in _ENTITY.findall(" ".join(_between(text, "reference"))))
+        return {"entities": list(found)[:MAX_ENTITIES]}
+    if output is Rating:
+        question = _words(" ".join(_between(text, "question")))
+        share = len(question & _words(" ".join(_between(text, "context")))) / max(len(question), 1)
+        return {"rating": 2 if share >= 0.6 else 1 if share >= 0.3 else 0}
     if issubclass(output, Verdicts):
         contexts = _between(text, "context")
-        if prompt.name == "judge_chunks":
+        if prompt.name == "entities_in_contexts":
+            joined = _words(" ".join(contexts))
+            flags = [bool(_words(e)) and _words(e) <= joined for e in _between(text, "entity")]
+        elif prompt.name == "judge_chunks":
             target = " ".join(_between(text, "reference") or _between(text, "answer"))
             flags = [len(_words(c) & _words(target)) >= 3 for c in contexts]
         else:

@@ -1,8 +1,12 @@
-"""Prompts, one module per family; each prompt text exists once."""
+"""Prompts, one module per family; each prompt text exists once, in English and Simplified Chinese."""
 from .base import Prompt
 from .claims import extract_claims
+from .entities import extract_entities
+from .mentions import entities_in_contexts
 from .questions import generate_questions
+from .rating import rate_context_relevance
 from .relevance import judge_chunks
 from .verdicts import verify_statements
 
-__all__ = ["Prompt", "extract_claims", "generate_questions", "judge_chunks", "verify_statements"]
+__all__ = ["Prompt", "entities_in_contexts", "extract_claims", "extract_entities", "generate_questions",
+           "judge_chunks", "rate_context_relevance", "verify_statements"]

@@ -1,19 +1,45 @@
 """Generate the questions an answer would answer (answer relevancy), and flag noncommittal answers."""
 from __future__ import annotations
 
+from ..language import NAMES, prompt_language, question_language
 from ..outputs import N_QUESTIONS
-from .base import Prompt, tagged
+from .base import SYSTEMS, Prompt, tagged
 
-INSTRUCTION = f"""Write {N_QUESTIONS} different questions that the answer below would be a direct reply to, based only on the answer.
+INSTRUCTIONS = {
+    "en": f"""Write {N_QUESTIONS} different questions that the answer below would be a direct reply to, based only on the answer.
 First say whether the answer is noncommittal: true only if it is evasive, vague or refuses to answer (for example "I don't know" or "I'm not sure"); false if it states information.
 
 Example answer: "Albert Einstein was born in Germany."
 Example reply: {{"noncommittal": false, "questions": ["Where was Albert Einstein born?", "In which country was Einstein born?", "What is Albert Einstein's country of birth?"]}}
 Example answer: "I don't know which country Albert Einstein was born in."
 Example reply: {{"noncommittal": true, "questions": ["Where was Albert Einstein born?", "In which country was Einstein born?", "What is Albert Einstein's country of birth?"]}}
-"""
+""",
+    "zh": f"""只根据下面的回答，写出 {N_QUESTIONS} 个不同的问题，使这个回答正好是对它们的直接答复。
+先说明回答是否含糊其辞（noncommittal）：只有当回答回避、含糊或拒绝回答时（例如"我不知道"或"我不确定"）才为 true；回答给出了信息则为 false。
+
+示例回答："阿尔伯特·爱因斯坦出生在德国。"
+示例回复：{{"noncommittal": false, "questions": ["阿尔伯特·爱因斯坦出生在哪里？", "爱因斯坦出生在哪个国家？", "阿尔伯特·爱因斯坦的出生国是哪里？"]}}
+示例回答："我不知道阿尔伯特·爱因斯坦出生在哪个国家。"
+示例回复：{{"noncommittal": true, "questions": ["阿尔伯特·爱因斯坦出生在哪里？", "爱因斯坦出生在哪个国家？", "阿尔伯特·爱因斯坦的出生国是哪里？"]}}
+""",
+}
+INSTRUCTION = INSTRUCTIONS["en"]
+_WRITE_IN = {  # a question in another language than the instructions: the generated questions are written in it
+    "en": "Write the questions in {language}.",
+    "zh": "请用{language}写这些问题。",
+}
+_NAMES_ZH = {"en": "英语", "zh": "中文"}
+_REPLY = {"en": "\nReply with the JSON object only, as in the examples.", "zh": "\n只回复 JSON 对象，格式同示例。"}
 
 
-def generate_questions(answer: str) -> Prompt:
-    user = "\n".join([INSTRUCTION, tagged("answer", answer), '\nReply with the JSON object only, as in the examples.'])
-    return Prompt("generate_questions", user)
+def generate_questions(answer: str, lang: str | None = None, question_lang: str | None = None) -> Prompt:
+    """lang: the instructions' language (default the sample's); question_lang: the language the questions are to be
+    written in (default the question's), named in the prompt when it differs from `lang`."""
+    lang = lang or prompt_language(answer)
+    question_lang = question_lang or question_language(lang)
+    parts = [INSTRUCTIONS[lang], tagged("answer", answer)]
+    if question_lang != lang:
+        name = _NAMES_ZH[question_lang] if lang == "zh" else NAMES[question_lang]
+        parts.append(_WRITE_IN[lang].format(language=name))
+    parts.append(_REPLY[lang])
+    return Prompt("generate_questions", "\n".join(parts), SYSTEMS[lang])

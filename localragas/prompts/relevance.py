@@ -1,25 +1,40 @@
 """Is each retrieved chunk useful for the expected answer? (context precision)"""
 from __future__ import annotations
 
-from .base import Prompt, contexts_block, tagged
+from ..language import prompt_language
+from .base import SYSTEMS, Prompt, contexts_block, tagged
 
-INSTRUCTION = """Above are retrieved contexts, numbered in ranked order. Below are a question and its {target}.
-For each context, decide whether it was useful for arriving at that {target}: "yes" if it contains information the {target} uses, "no" if it is unrelated or does not help."""
+INSTRUCTIONS = {
+    "en": """Above are retrieved contexts, numbered in ranked order. Below are a question and its {target}.
+For each context, decide whether it was useful for arriving at that {target}: "yes" if it contains information the {target} uses, "no" if it is unrelated or does not help.""",
+    "zh": """上面是检索到的上下文，按排名顺序编号。下面是一个问题和它的{target}。
+对每个上下文，判断它对得出这个{target}是否有用：如果它含有{target}用到的信息，回答 "yes"；如果它无关或没有帮助，回答 "no"。""",
+}
+INSTRUCTION = INSTRUCTIONS["en"]
+_TARGET_ZH = {"reference answer": "参考答案", "answer": "回答"}
 
 
-def judge_chunks(question: str, target: str, target_kind: str, contexts: list[str]) -> Prompt:
+def _reply(lang: str, n: int) -> str:
+    if lang == "zh":
+        return f'按 {{"verdicts": [{{"id": 1, "verdict": "yes" 或 "no"}}, ...]}} 的格式回复，恰好 {n} 个判断，每个上下文一个，按顺序排列。'
+    return (f'Reply as {{"verdicts": [{{"id": 1, "verdict": "yes" or "no"}}, ...]}} with exactly {n} '
+            "verdicts, one per context, in order.")
+
+
+def judge_chunks(question: str, target: str, target_kind: str, contexts: list[str], lang: str | None = None) -> Prompt:
     """target_kind is "reference answer" or "answer"."""
+    lang = lang or prompt_language(question, target)
+    shown_kind = _TARGET_ZH.get(target_kind, target_kind) if lang == "zh" else target_kind
     user = "\n".join(
         [
-            contexts_block(contexts),
+            contexts_block(contexts, lang),
             "",
-            INSTRUCTION.format(target=target_kind),
+            INSTRUCTIONS[lang].format(target=shown_kind),
             "",
             tagged("question", question),
             tagged("reference" if target_kind.startswith("reference") else "answer", target),
             "",
-            f'Reply as {{"verdicts": [{{"id": 1, "verdict": "yes" or "no"}}, ...]}} with exactly {len(contexts)} '
-            "verdicts, one per context, in order.",
+            _reply(lang, len(contexts)),
         ]
     )
-    return Prompt("judge_chunks", user)
+    return Prompt("judge_chunks", user, SYSTEMS[lang])

@@ -1,25 +1,40 @@
-"""Is each statement supported by the retrieved contexts? (faithfulness claims, context-recall statements)"""
+"""Is each statement supported by the retrieved contexts? (faithfulness claims, context-recall statements; with
+the reference or the answer as the only "context": factual and answer correctness, noise sensitivity)"""
 from __future__ import annotations
 
-from .base import Prompt, contexts_block, numbered
+from ..language import prompt_language
+from .base import SYSTEMS, Prompt, contexts_block, numbered
 
-INSTRUCTION = """Above are the retrieved contexts. For each numbered statement below, decide whether the contexts support it.
+INSTRUCTIONS = {
+    "en": """Above are the retrieved contexts. For each numbered statement below, decide whether the contexts support it.
 Answer "yes" only if the contexts state the statement or it follows directly from them.
 Answer "no" if the contexts contradict it, or if it adds any detail (a number, date, name, property) the contexts do not give.
-Do not use your own knowledge."""
+Do not use your own knowledge.""",
+    "zh": """上面是检索到的上下文。对下面每条编号的陈述，判断上下文是否支持它。
+只有当上下文说了这条陈述，或者它能从上下文直接推出时，才回答 "yes"。
+如果上下文与它矛盾，或者它添加了上下文没有给出的任何细节（数字、日期、名称、属性），回答 "no"。
+不要使用你自己的知识。""",
+}
+INSTRUCTION = INSTRUCTIONS["en"]
 
 
-def verify_statements(statements: list[str], contexts: list[str]) -> Prompt:
+def _reply(lang: str, n: int) -> str:
+    if lang == "zh":
+        return f'按 {{"verdicts": [{{"id": 1, "verdict": "yes" 或 "no"}}, ...]}} 的格式回复，恰好 {n} 个判断，按顺序排列。'
+    return f'Reply as {{"verdicts": [{{"id": 1, "verdict": "yes" or "no"}}, ...]}} with exactly {n} verdicts, in order.'
+
+
+def verify_statements(statements: list[str], contexts: list[str], lang: str | None = None) -> Prompt:
+    lang = lang or prompt_language(*statements)
     user = "\n".join(
         [
-            contexts_block(contexts),
+            contexts_block(contexts, lang),
             "",
-            INSTRUCTION,
+            INSTRUCTIONS[lang],
             "",
             numbered("statement", statements),
             "",
-            f'Reply as {{"verdicts": [{{"id": 1, "verdict": "yes" or "no"}}, ...]}} with exactly {len(statements)} '
-            "verdicts, in order.",
+            _reply(lang, len(statements)),
         ]
     )
-    return Prompt("verify_statements", user)
+    return Prompt("verify_statements", user, SYSTEMS[lang])
