@@ -364,13 +364,17 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, limit
 
 @main.command("metrics")
 def metrics_cmd() -> None:
-    """List every metric with the fields it needs and what it measures."""
+    """List every metric: the fields it needs, its direction, whether it is computed by default, its definition."""
     from .metrics import all_metrics  # noqa: PLC0415
+    from .metrics.base import DEFAULT  # noqa: PLC0415
 
     for m in all_metrics().values():
-        direction = "higher is better" if m.higher_is_better else "lower is better"
         extra = ", embedder" if m.uses_embedder else ""
-        click.echo(f"{m.name:<18} needs {', '.join(m.needs)}{extra}; {direction}\n{'':<18} {m.definition}")
+        default = "default; " if m.name in DEFAULT else ""
+        options = "; options " + ", ".join(f"{k}={v}" for k, v in m.options.items()) if m.options else ""
+        click.echo(f"{m.name:<29} {default}{m.direction}; needs {', '.join(m.needs)}{extra}{options}\n"
+                   f"{'':<29} {m.definition}")
+    click.echo("default: the four RAGAS core metrics; choose others with -m NAME[,NAME]")
 
 
 @main.group("cache")

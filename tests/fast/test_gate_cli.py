@@ -14,6 +14,7 @@ from localragas.config import Settings, find_config, load_settings
 from localragas.errors import ConfigError
 from localragas.gate import DEFAULT_THRESHOLDS, check_threshold, parse_threshold, run_gate
 from localragas.metrics import all_metrics
+from localragas.metrics.base import DEFAULT
 from localragas.schema import MetricSummary, Report
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
@@ -241,7 +242,7 @@ def test_cli_out_json_has_per_sample_evidence(cli, tmp_path):
     assert f"wrote {out}" in r.output
     report = Report.model_validate_json(out.read_text())
     assert [s.id for s in report.samples] == ["s0", "s1", "s2", "s3"]
-    assert report.metrics == list(all_metrics())
+    assert report.metrics == list(DEFAULT)  # the four RAGAS core metrics
     assert report.meta["dataset"] == str(data)
     assert report.meta["judge"]["name"] == "fake" and report.meta["embedder"] == {"name": "fake"}
     for s in report.samples:
@@ -400,12 +401,18 @@ def test_cli_threshold_for_unknown_metric_is_refused(cli):
     assert "faithfulnes" in r.output
 
 
-def test_cli_metrics_command_lists_the_four(cli):
+def test_cli_metrics_command_lists_every_metric_the_four_core_ones_first(cli):
     r = cli("metrics")
     assert r.exit_code == 0
-    names = [line.split()[0] for line in r.output.splitlines() if line and not line.startswith(" ")]
-    assert names == ["faithfulness", "answer_relevancy", "context_precision", "context_recall"]
+    lines = [line for line in r.output.splitlines() if line and not line.startswith((" ", "default:"))]
+    names = [line.split()[0] for line in lines]
+    assert names[:4] == ["faithfulness", "answer_relevancy", "context_precision", "context_recall"]
+    assert names == list(all_metrics())
+    assert all(" default; " in line for line in lines[:4]) and not any(" default; " in line for line in lines[4:])
     assert "embedder" in r.output  # answer_relevancy says it needs one
+    noise = [line for line in lines if line.startswith("noise_sensitivity_")]
+    assert len(noise) == 2 and all("lower is better" in line for line in noise)
+    assert "needs retrieved_context_ids, reference_context_ids" in r.output
 
 
 def test_cli_models_path_unknown_exits_2(cli):

@@ -64,8 +64,10 @@ class StubEmbedder(Embedder):
 # --- registry --------------------------------------------------------------------------------------------------
 
 
-def test_registry_lists_the_four_metrics_in_ragas_order():
-    assert list(all_metrics()) == ["faithfulness", "answer_relevancy", "context_precision", "context_recall"]
+def test_registry_lists_the_four_metrics_first_in_ragas_order_and_they_are_the_default():
+    core = ["faithfulness", "answer_relevancy", "context_precision", "context_recall"]
+    assert list(all_metrics())[:4] == core
+    assert [m.name for m in get_metrics()] == core
 
 
 def test_get_metrics_dedupes_and_rejects_unknown_names():
@@ -373,7 +375,7 @@ def test_fake_heuristic_replies_validate_against_their_outputs():
     """The default FakeJudge (no queue) gives replies every metric accepts."""
     judge = FakeJudge()
     s = sample()
-    for m in all_metrics().values():
+    for m in get_metrics():
         r = m.score(s, judge, stub_embedder_for_any())
         assert r.value is not None and 0.0 <= r.value <= 1.0, (m.name, r)
     assert judge.stats.failed_calls == 0

@@ -9,6 +9,7 @@ from localragas.errors import ConfigError, JudgeError
 from localragas.gate import DEFAULT_THRESHOLDS
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
+from localragas.metrics.base import DEFAULT
 from localragas.runner import evaluate, score_sample
 from localragas.schema import Report, Sample, SkippedRow
 
@@ -184,8 +185,8 @@ def test_unknown_metric_is_a_config_error():
 def test_all_metrics_by_default(monkeypatch):
     no_embedder(monkeypatch)
     report = evaluate([mk("a")], judge=FakeJudge(), embedder=HashingEmbedder())
-    assert report.metrics == list(all_metrics())
-    assert set(report.samples[0].metrics) == set(all_metrics())
+    assert report.metrics == list(DEFAULT)  # the four RAGAS core metrics
+    assert set(report.samples[0].metrics) == set(DEFAULT)
     assert set(report.meta["thresholds"]) == set(DEFAULT_THRESHOLDS)
 
 

@@ -1,0 +1,140 @@
+"""Factual correctness (claim-level precision, recall and F-beta between the answer and the reference) and answer
+correctness (that F-beta weighted with the semantic similarity of the two texts), as in ragas.
+
+TP: answer claims the reference supports; FP: answer claims it does not; FN: reference claims the answer does not
+support. Precision TP/(TP+FP), recall TP/(TP+FN) (ragas's definitions: TP counts answer claims, FN reference claims).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ConfigError
+from ..schema import MetricResult, Sample
+from .base import Metric, register, with_warnings
+from .semantic_similarity import similarity
+from .shared import answer_claims, answer_claims_in_reference, reference_claims, reference_claims_in_answer
+
+MODES = ("f1", "precision", "recall")
+
+
+def f_beta(tp: int, fp: int, fn: int, beta: float = 1.0) -> float:
+    """F-beta of claim counts; 0 when nothing is right (tp == 0)."""
+    if tp == 0:
+        return 0.0
+    precision, recall = tp / (tp + fp), tp / (tp + fn)
+    b2 = beta * beta
+    return (1 + b2) * precision * recall / (b2 * precision + recall)
+
+
+def _check_beta(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ConfigError(f"{name}: beta must be a number > 0 (> 1 favours recall, < 1 precision), got {value!r}")
+    return float(value)
+
+
+def claim_check(sample: Sample, judge, warnings: list[str], both_ways: bool = True) -> MetricResult | dict[str, Any]:
+    """The claims of both texts checked against each other: a dict of evidence with tp/fp/fn, or the unscored result.
+
+    both_ways=False (precision only) leaves the reference's claims out, as ragas does.
+    """
+    if not sample.reference:
+        return MetricResult.unscored_because("no_reference")
+    claims = answer_claims(sample, judge, warnings)
+    if not claims:
+        return MetricResult.unscored_because("no_claims", note="the answer holds no factual claim")
+    flags = answer_claims_in_reference(sample, judge, warnings)
+    ev: dict[str, Any] = {"answer_claims": [{"claim": c, "in_reference": f} for c, f in zip(claims, flags)]}
+    tp, fp, fn = sum(flags), len(flags) - sum(flags), 0
+    if both_ways:
+        ref = reference_claims(sample, judge, warnings)
+        if not ref:
+            return MetricResult.unscored_because("no_reference_claims", note="the reference holds no factual claim")
+        covered = reference_claims_in_answer(sample, judge, warnings)
+        ev["reference_claims"] = [{"claim": c, "in_answer": f} for c, f in zip(ref, covered)]
+        fn = len(covered) - sum(covered)
+        ev["reference_coverage"] = sum(covered) / len(covered)  # share of reference claims the answer states
+    ev.update(tp=tp, fp=fp, fn=fn)
+    return ev
+
+
+class FactualCorrectness(Metric):
+    needs = ("answer", "reference")
+    prompts = ("extract_claims", "verify_statements")
+    options = {"beta": 1.0}
+    problem = "answers state wrong facts or miss facts of the reference answers"
+
+    def __init__(self, mode: str):
+        self.mode = mode
+        self.name = "factual_correctness" if mode == "f1" else f"factual_correctness_{mode}"
+        if mode == "precision":
+            self.options = {}  # no F-beta
+        self.definition = {
+            "f1": "F-beta (beta 1) of claim precision and recall between the answer and the reference",
+            "precision": "share of the answer's claims that the reference supports",
+            "recall": "answer claims the reference supports / (those + reference claims the answer misses)",
+        }[mode]
+
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        return {"beta": _check_beta(self.name, options["beta"])} if "beta" in options else {}
+
+    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+        warnings: list[str] = []
+        got = claim_check(sample, judge, warnings, both_ways=self.mode != "precision")
+        if isinstance(got, MetricResult):
+            return with_warnings(got, warnings)
+        tp, fp, fn = got["tp"], got["fp"], got["fn"]
+        precision = tp / (tp + fp)
+        out: dict[str, Any] = {"mode": self.mode, "precision": precision}
+        if self.mode != "precision":
+            beta = self.options["beta"]
+            out.update(recall=tp / (tp + fn) if tp + fn else 0.0, f_beta=f_beta(tp, fp, fn, beta), beta=beta)
+        value = {"precision": precision, "recall": out.get("recall"), "f1": out.get("f_beta")}[self.mode]
+        return with_warnings(MetricResult.of(value, **out, **got), warnings)
+
+
+class AnswerCorrectness(Metric):
+    name = "answer_correctness"
+    needs = ("question", "answer", "reference")
+    uses_embedder = True
+    prompts = ("extract_claims", "verify_statements")
+    options = {"weights": (0.75, 0.25), "beta": 1.0}
+    definition = "weighted mean of the claim F-beta (answer vs reference) and their semantic similarity (0.75/0.25)"
+    problem = "answers are wrong or incomplete compared with the reference answers"
+
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        weights = options["weights"]
+        if isinstance(weights, str):
+            weights = [w for w in weights.replace("/", ",").split(",") if w.strip()]
+        try:
+            weights = tuple(float(w) for w in weights)
+        except (TypeError, ValueError):
+            weights = ()
+        if len(weights) != 2 or any(w < 0 for w in weights) or not any(weights):
+            raise ConfigError(f"answer_correctness: weights must be two numbers >= 0, not both 0 (factuality, "
+                              f"similarity), e.g. 0.75,0.25; got {options['weights']!r}")
+        return {"weights": weights, "beta": _check_beta(self.name, options["beta"])}
+
+    def with_options(self, **options: Any) -> "Metric":
+        configured = super().with_options(**options)
+        configured.uses_embedder = configured.options["weights"][1] > 0  # no embedder for a similarity weight of 0
+        return configured
+
+    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+        w_fact, w_sim = self.options["weights"]
+        if w_sim > 0 and embedder is None:
+            raise ConfigError("answer_correctness needs an embedder (or weights with a similarity weight of 0)")
+        warnings: list[str] = []
+        got = claim_check(sample, judge, warnings)
+        if isinstance(got, MetricResult):
+            return with_warnings(got, warnings)
+        factuality = f_beta(got["tp"], got["fp"], got["fn"], self.options["beta"])
+        sim = similarity(embedder, sample.answer, sample.reference or "") if w_sim > 0 else None
+        value = (w_fact * factuality + w_sim * (sim or 0.0)) / (w_fact + w_sim)
+        return with_warnings(MetricResult.of(
+            min(1.0, max(0.0, value)), factuality=factuality, similarity=sim, weights=list(self.options["weights"]),
+            beta=self.options["beta"], **got), warnings)
+
+
+for _mode in MODES:
+    register(FactualCorrectness(_mode))
+register(AnswerCorrectness())

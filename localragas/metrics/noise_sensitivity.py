@@ -1,0 +1,69 @@
+"""Noise sensitivity (ragas NoiseSensitivity): how often the answer states something wrong that a retrieved context
+supports. Lower is better.
+
+A context is *relevant* when it supports at least one of the reference's claims. An answer claim is *incorrect*
+when the reference does not support it. Relevant mode: the share of the answer's claims that are incorrect and
+supported by a relevant context (the answer repeats a wrong detail of a relevant chunk). Irrelevant mode: the share
+that are incorrect and supported by an irrelevant context but by no relevant one (the answer picks up noise).
+Both modes share the same judge calls (one pass per sample).
+"""
+from __future__ import annotations
+
+from ..schema import MetricResult, Sample
+from .base import Metric, register, with_warnings
+from .shared import answer_claims, answer_claims_in_reference, claims_in_context, reference_claims
+
+LOWER = "lower is better"
+
+
+class NoiseSensitivity(Metric):
+    needs = ("question", "answer", "reference", "contexts")
+    higher_is_better = False
+    prompts = ("extract_claims", "verify_statements")
+
+    def __init__(self, mode: str):
+        self.mode = mode
+        self.name = f"noise_sensitivity_{mode}"
+        if mode == "relevant":
+            self.definition = ("share of the answer's claims that are incorrect (not in the reference) yet supported "
+                               "by a relevant retrieved context; lower is better")
+            self.problem = "answers repeat wrong details found in relevant retrieved chunks"
+        else:
+            self.definition = ("share of the answer's claims that are incorrect (not in the reference) and supported "
+                               "only by irrelevant retrieved contexts; lower is better")
+            self.problem = "answers pick up wrong claims from irrelevant retrieved chunks (retrieval noise)"
+
+    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+        if not sample.reference:
+            return MetricResult.unscored_because("no_reference")
+        if not sample.contexts:
+            return MetricResult.unscored_because("no_contexts")
+        warnings: list[str] = []
+        claims = answer_claims(sample, judge, warnings)
+        if not claims:
+            return with_warnings(MetricResult.unscored_because("no_claims", note="the answer holds no factual claim"),
+                                 warnings)
+        ref = reference_claims(sample, judge, warnings)
+        if not ref:
+            return with_warnings(MetricResult.unscored_because(
+                "no_reference_claims", note="the reference holds no factual claim: no context can be relevant"),
+                warnings)
+        ranks = range(1, len(sample.contexts) + 1)
+        relevant = [any(claims_in_context(sample, judge, "reference", k, warnings)) for k in ranks]
+        in_context = [claims_in_context(sample, judge, "answer", k, warnings) for k in ranks]
+        correct = answer_claims_in_reference(sample, judge, warnings)
+        rows, counted = [], []
+        for i, claim in enumerate(claims):
+            by_relevant = any(in_context[k][i] for k in range(len(relevant)) if relevant[k])
+            by_irrelevant = not by_relevant and any(in_context[k][i] for k in range(len(relevant)) if not relevant[k])
+            hit = not correct[i] and (by_relevant if self.mode == "relevant" else by_irrelevant)
+            counted.append(hit)
+            rows.append({"claim": claim, "correct": correct[i], "supported_by_relevant": by_relevant,
+                         "supported_by_irrelevant_only": by_irrelevant, "counted": hit})
+        return with_warnings(MetricResult.fraction(
+            counted, mode=self.mode, direction=LOWER, claims=rows,
+            contexts=[{"rank": k, "relevant": r} for k, r in zip(ranks, relevant)]), warnings)
+
+
+register(NoiseSensitivity("relevant"))
+register(NoiseSensitivity("irrelevant"))

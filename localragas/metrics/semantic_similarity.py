@@ -1,0 +1,49 @@
+"""Semantic similarity: the cosine of the answer's and the reference's embeddings (ragas SemanticSimilarity)."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ConfigError
+from ..schema import MetricResult, Sample
+from .base import Metric, register
+
+
+def similarity(embedder, answer: str, reference: str) -> float:
+    """Cosine similarity of two texts' unit embeddings, clamped to [0, 1]; 0 for a blank answer."""
+    if not answer.strip():
+        return 0.0
+    return min(1.0, max(0.0, embedder.similarities(answer, [reference])[0]))
+
+
+class SemanticSimilarity(Metric):
+    name = "semantic_similarity"
+    needs = ("answer", "reference")
+    uses_embedder = True
+    uses_judge = False
+    options = {"threshold": None}
+    definition = "cosine similarity of the answer's and the reference's embeddings (no judge)"
+    problem = "answers say something different from the reference answers"
+
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        t = options["threshold"]
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1):
+            raise ConfigError(f"semantic_similarity: threshold must be a number in [0, 1], got {t!r}")
+        return {"threshold": None if t is None else float(t)}
+
+    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+        if embedder is None:
+            raise ConfigError("semantic_similarity needs an embedder")
+        if not sample.reference:
+            return MetricResult.unscored_because("no_reference")
+        sim = similarity(embedder, sample.answer, sample.reference)
+        ev: dict[str, Any] = {"similarity": sim, "embedder": getattr(embedder, "name", "")}
+        if not sample.answer.strip():
+            ev["note"] = "empty answer"
+        t = self.options["threshold"]
+        if t is not None:
+            ev["threshold"] = t
+            return MetricResult.of(1.0 if sim >= t else 0.0, **ev)
+        return MetricResult.of(sim, **ev)
+
+
+register(SemanticSimilarity())
