@@ -48,6 +48,30 @@ def brief(metric: str, m: MetricResult) -> str:
             if not bad:
                 return f"all {len(chunks)} chunk(s) relevant{against}{note}"
             return f"irrelevant chunk rank(s) {', '.join(bad)} of {len(chunks)}{against}{note}"
+        if metric.startswith("noise_sensitivity") and isinstance(ev.get("claims"), list):
+            bad = [c.get("claim", "") for c in ev["claims"] if c.get("counted")]
+            where = "a relevant" if ev.get("mode") == "relevant" else "only an irrelevant"
+            if not bad:
+                return f"no incorrect claim supported by {where} context{note}"
+            return f"incorrect claims supported by {where} context {len(bad)}/{len(ev['claims'])}: {_quoted(bad)}{note}"
+        if metric.startswith(("factual_correctness", "answer_correctness")) and "tp" in ev:
+            wrong = [c.get("claim", "") for c in ev.get("answer_claims") or [] if not c.get("in_reference")]
+            missed = [c.get("claim", "") for c in ev.get("reference_claims") or [] if not c.get("in_answer")]
+            parts = [f"TP {ev['tp']}, FP {ev['fp']}, FN {ev['fn']}"]
+            if isinstance(ev.get("similarity"), float):
+                parts.append(f"similarity {ev['similarity']:.2f}")
+            if wrong:
+                parts.append(f"not in the reference: {_quoted(wrong)}")
+            if missed:
+                parts.append(f"missed: {_quoted(missed)}")
+            return "; ".join(parts) + note
+        if metric == "context_entity_recall" and isinstance(ev.get("entities"), list):
+            bad = [c.get("entity", "") for c in ev["entities"] if not c.get("in_contexts")]
+            if not bad:
+                return f"all {len(ev['entities'])} entities in the contexts{note}"
+            return f"entities not in the contexts {len(bad)}/{len(ev['entities'])}: {_quoted(bad)}{note}"
+        if metric == "context_relevance" and isinstance(ev.get("ratings"), list):
+            return f"ratings {', '.join(map(str, ev['ratings']))} of 2{note}"
         if metric == "answer_relevancy" and ("noncommittal" in ev or "generated_questions" in ev):
             if ev.get("noncommittal"):
                 return f"noncommittal answer (scored 0){note}"
@@ -76,7 +100,19 @@ def _generic(ev: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def lower_is_better(report: Report, metric: str) -> bool:
+    """Is a lower score better for this metric of the report (noise sensitivity)?"""
+    return any(s.metric == metric and not s.higher_is_better for s in report.summary)
+
+
+def metric_label(report: Report, metric: str) -> str:
+    """The metric's name, with '(lower is better)' for a metric where a low score is the good one."""
+    return f"{metric} (lower is better)" if lower_is_better(report, metric) else metric
+
+
 def worst_samples(report: Report, metric: str, k: int = 5) -> list[tuple[SampleResult, MetricResult]]:
-    """The k lowest-scoring samples of a metric (ties by id), scored ones only."""
+    """The k worst-scoring samples of a metric (ties by id), scored ones only: the lowest scores, or the highest for a
+    metric where lower is better."""
+    sign = -1 if lower_is_better(report, metric) else 1
     got = [(s, s.metrics[metric]) for s in report.samples if metric in s.metrics and s.metrics[metric].value is not None]
-    return sorted(got, key=lambda p: (p[1].value, p[0].id))[:k]
+    return sorted(got, key=lambda p: (sign * p[1].value, p[0].id))[:k]

@@ -1,6 +1,8 @@
 """The quality gate: each metric's mean against its threshold."""
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from .errors import ConfigError
 from .schema import Gate, GateResult, MetricSummary
 
@@ -45,33 +47,41 @@ def check_gate_on(on: str) -> str:
 
 
 def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problems: dict[str, str], enabled=True,
-             on: str = "mean") -> Gate:
+             on: str = "mean", lower_is_better: Collection[str] = ()) -> Gate:
     """Each metric with a threshold passes when its mean (or, with on='lower-bound', the lower end of its 95%
-    confidence interval: 'passes even if the judge was unlucky') reaches the threshold."""
+    confidence interval: 'passes even if the judge was unlucky') reaches the threshold.
+
+    A metric in `lower_is_better` (noise sensitivity) passes when its mean is at most the threshold; on='lower-bound'
+    then holds the upper end of its interval (the unlucky end) against it."""
     check_gate_on(on)
     results = []
     for s in summary:
         if s.metric not in thresholds:
             continue
         t = thresholds[s.metric]
-        ci = {"ci_low": s.ci_low, "ci_high": s.ci_high}
+        low = s.metric in lower_is_better
+        ci = {"ci_low": s.ci_low, "ci_high": s.ci_high, "higher_is_better": not low}
         if s.mean is None:
             results.append(GateResult(metric=s.metric, threshold=t, mean=None, status="not_evaluated", **ci,
                                       message=f"{s.metric}: not evaluated (no scored sample)"))
             continue
-        if on == "lower-bound" and s.ci_low is not None:
-            value, label = s.ci_low, f"{s.metric} CI lower bound {s.ci_low:.3f} (mean {s.mean:.3f})"
+        bound, end = (s.ci_high, "upper") if low else (s.ci_low, "lower")
+        if on == "lower-bound" and bound is not None:
+            value, label = bound, f"{s.metric} CI {end} bound {bound:.3f} (mean {s.mean:.3f})"
         elif on == "lower-bound":
             value, label = s.mean, f"{s.metric} {s.mean:.3f} (1 scored sample: no interval, mean used)"
         else:
             value, label = s.mean, f"{s.metric} {s.mean:.3f}"
-        if value >= t:
+        if (value <= t) if low else (value >= t):
             results.append(GateResult(metric=s.metric, threshold=t, mean=s.mean, status="passed", compared=value,
-                                      message=f"{label} >= {threshold_text(t)}", **ci))
+                                      message=f"{label} {'<=' if low else '>='} {threshold_text(t)}"
+                                              + (" (lower is better)" if low else ""), **ci))
         else:
             results.append(GateResult(
                 metric=s.metric, threshold=t, mean=s.mean, status="failed", compared=value, **ci,
-                message=f"{label} < {threshold_text(t)}: {problems.get(s.metric, 'below threshold')}",
+                message=f"{label} {'>' if low else '<'} {threshold_text(t)}"
+                        + (" (lower is better)" if low else "")
+                        + f": {problems.get(s.metric, 'above threshold' if low else 'below threshold')}",
             ))
     passed = all(r.status != "failed" for r in results) if enabled else True
     return Gate(enabled=enabled, passed=passed, on=on, results=results)

@@ -19,6 +19,7 @@ from .errors import ConfigError, JudgeError, MissingDependencyError, ModelLoadEr
 from .gate import DEFAULT_THRESHOLDS, check_gate_on, run_gate
 from .judges import Judge, get_judge
 from .judges.cache import JudgeCache
+from .language import check_language
 from .metrics import Metric, all_metrics, get_metrics
 from .progress import Progress
 from .schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow
@@ -62,6 +63,8 @@ def evaluate(
     checkpoint: Checkpoint | str | Path | None = None,
     gate_on: str = "mean",
     concurrency: int = 1,
+    language: str = "auto",
+    metric_options: dict[str, dict] | None = None,
 ) -> Report:
     """Score samples with the RAGAS metrics and apply the quality gate.
 
@@ -70,14 +73,19 @@ def evaluate(
     cache_dir: keep judge replies in a persistent cache there (a re-run makes no judge call).
     checkpoint: a file each finished sample is appended to; results found there for unchanged samples are reused.
     gate_on: 'mean' (default) or 'lower-bound': hold each metric's 95% CI lower bound against its threshold.
+    language: 'auto' (each sample's prompts in the language of its script), 'en' or 'zh' for every sample.
+    metric_options: per metric, settings such as {"answer_correctness": {"weights": (0.5, 0.5)}}.
     concurrency: samples scored at once, in threads (for a judge server that serves requests in parallel).
     Results keep the input order; a backend that runs the model in-process (max_concurrency 1) gets 1.
     """
     samples = list(samples)
+    language = check_language(language)
+    if language != "auto":  # the sample field decides: its hash (resume) changes with it
+        samples = [s.model_copy(update={"language": language}) for s in samples]
     check_gate_on(gate_on)
     if not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"concurrency must be a whole number >= 1, not {concurrency!r}")
-    chosen = get_metrics(metrics)
+    chosen = get_metrics(metrics, metric_options)
     names = [m.name for m in chosen]
     judge = judge if isinstance(judge, Judge) else get_judge(judge)
     check_window(judge, [p for m in chosen for p in m.prompts])  # a window too small for one item: refused now
@@ -135,6 +143,8 @@ def evaluate(
         "wall_seconds": round(wall, 3),
         "samples": len(samples),
         "concurrency": workers,
+        "language": language,
+        "metric_options": {m.name: dict(m.options) for m in chosen if m.options},
         "resumed_samples": resumed,
         "judge": judge.describe(),
         "judge_stats": judge.stats.as_dict(),
@@ -219,11 +229,15 @@ def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: 
         raise ConfigError(f"threshold for metric(s) not in this report: {', '.join(unknown)}; it has {', '.join(names)}")
     known = all_metrics()
     problems = {n: known[n].problem for n in names if n in known}
+    lower = {n for n in names if n in known and not known[n].higher_is_better}
     summary = summarise(report.samples, names)
+    categories = by_category(report.samples, names)
+    for s in [*summary, *(s for rows in categories.values() for s in rows)]:
+        s.higher_is_better = s.metric not in lower
     gate = run_gate(summary, limits, problems, enabled=report.gate.enabled if enabled is None else enabled,
-                    on=gate_on or report.gate.on)
+                    on=gate_on or report.gate.on, lower_is_better=lower)
     meta = {**report.meta, "thresholds": limits, "ci": ci_settings()}
-    return report.model_copy(update={"summary": summary, "by_category": by_category(report.samples, names),
+    return report.model_copy(update={"summary": summary, "by_category": categories,
                                      "gate": gate, "meta": meta})
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .evidence import _short, brief
+from .evidence import _short, brief, lower_is_better
 from .schema import MetricResult, MetricSummary, Report
 
 __all__ = ["GateNotEvaluatedWarning", "assert_gate", "gate_failure_message"]
@@ -133,11 +133,13 @@ def _sample_lines(report: Report, metric: str, threshold: float, worst: int) -> 
         else:
             scored.append((m.value, sr.id, m))
     out: list[str] = []
-    scored.sort(key=lambda t: (t[0], t[1]))
-    below = sum(1 for v, _, _ in scored if v < threshold)
+    lower = lower_is_better(report, metric)  # noise sensitivity: the highest scores are the worst
+    scored.sort(key=lambda t: (-t[0] if lower else t[0], t[1]))
+    below = sum(1 for v, _, _ in scored if (v > threshold if lower else v < threshold))
     if worst > 0 and scored:
         shown = scored[:worst]
-        out.append(f"  worst {len(shown)} of {len(scored)} scored sample(s) ({below} below {_threshold(threshold)}):")
+        side = "above" if lower else "below"
+        out.append(f"  worst {len(shown)} of {len(scored)} scored sample(s) ({below} {side} {_threshold(threshold)}):")
         width = max(len(sid) for _, sid, _ in shown)
         for value, sid, m in shown:
             ev = brief(metric, m)

@@ -102,7 +102,11 @@ def metric_card(report: Report, s: MetricSummary, g: GateResult | None, definiti
     ci = _ci(s)
     ci_text = f"95% CI {ci[0]:.3f}–{ci[1]:.3f}" if ci else "95% CI —"
     on_bound = getattr(report.gate, "on", "mean") == "lower-bound"
-    threshold = f"≥ {threshold_text(g.threshold)}" + (" (CI lower bound)" if on_bound else "") if g else "none"
+    hib = getattr(s, "higher_is_better", True)  # False: noise sensitivity, lower is better
+    if not hib and status == "failed":
+        words = "above threshold"
+    bound = " (CI lower bound)" if hib else " (CI upper bound)"
+    threshold = f"{'≥' if hib else '≤'} {threshold_text(g.threshold)}" + (bound if on_bound else "") if g else "none"
     facts = [("threshold", e(threshold)), ("scored", str(s.scored)), ("unscored", f"{s.unscored}{_reasons(s)}")]
     compared = getattr(g, "compared", None) if g else None
     if on_bound and compared is not None:
@@ -111,15 +115,18 @@ def metric_card(report: Report, s: MetricSummary, g: GateResult | None, definiti
     if values:
         t = g.threshold if g else None
         chart = histogram_svg(s.metric, values, t, s.mean, ci)
-        below = sum(1 for v in values if t is not None and v < t)
-        note = (f"{below} of {len(values)} scored samples below {threshold_text(t)}" if t is not None
+        below = sum(1 for v in values if t is not None and (v < t if hib else v > t))
+        note = (f"{below} of {len(values)} scored samples {'below' if hib else 'above'} {threshold_text(t)}"
+                if t is not None
                 else f"{len(values)} scored samples")
         chart += f'<p class="chart-note">{e(note)} · <span class="key-mean">●</span> mean'
         chart += ' · <span class="key-ci">━</span> 95% CI</p>' if ci else "</p>"
     else:
         chart = '<p class="empty">No scored sample: nothing to chart.</p>'
     return (f'<article class="card metric {e(status or "none")}" id="metric-{e(s.metric)}">'
-            f'<div class="card-head"><h3>{e(s.metric)}</h3><span class="tag {e(status or "neutral")}">'
+            f'<div class="card-head"><h3>{e(s.metric)}'
+            + ('' if hib else ' <span class="muted">(lower is better)</span>')
+            + f'</h3><span class="tag {e(status or "neutral")}">'
             f'{symbol} {words}</span></div>'
             + (f'<p class="definition">{e(definition)}</p>' if definition else "")
             + f'<p class="big"><span class="value">{num(s.mean)}</span><span class="unit">mean</span>'
@@ -146,7 +153,7 @@ def categories(report: Report) -> str:
         cells = []
         for s in summaries:
             t = limits.get(s.metric)
-            low = s.mean is not None and t is not None and s.mean < t
+            low = s.mean is not None and t is not None and (s.mean < t if s.higher_is_better else s.mean > t)
             mark = ' <span class="mark" title="below threshold">▼</span><span class="sr">below threshold</span>' if low else ""
             ci = _ci(s)
             tip = f' title="95% CI {ci[0]:.3f}–{ci[1]:.3f}"' if ci else ""

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..gate import threshold_text
 from ..schema import Report
 from .atomic import write_atomic
-from ..evidence import brief, worst_samples
+from ..evidence import brief, lower_is_better, worst_samples
 
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -26,7 +26,8 @@ def _details(report: Report, metric: str) -> str:
              + (" (" + ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items()) + ")" if s.unscored_reasons else "")]
     worst = worst_samples(report, metric, 5)
     if worst:
-        lines.append("lowest-scoring samples:")
+        lines.append("highest-scoring samples (lower is better):" if lower_is_better(report, metric)
+                     else "lowest-scoring samples:")
         lines += [f"  {smp.id}: {r.value:.3f} - {brief(metric, r)}" for smp, r in worst]
     return xml_text("\n".join(x for x in lines if x))
 
@@ -49,12 +50,14 @@ def render_junit(report: Report) -> str:
             ET.SubElement(case, "skipped", message="quality gate off" if not report.gate.enabled else "no threshold")
             skipped += 1
         elif g.status == "failed":
-            lower = report.gate.on == "lower-bound" and g.ci_low is not None
-            what = "CI lower bound" if lower else "mean"
-            extra = f" (mean {g.mean:.3f})" if lower else ""
+            hib = g.higher_is_better
+            bound = report.gate.on == "lower-bound" and (g.ci_low if hib else g.ci_high) is not None
+            what = f"CI {'lower' if hib else 'upper'} bound" if bound else "mean"
+            extra = f" (mean {g.mean:.3f})" if bound else ""
+            side = "below" if hib else "above"
             f = ET.SubElement(case, "failure", type="QualityGateFailed",
-                              message=f"{s.metric} {what} {g.compared:.3f} below threshold "
-                                      f"{threshold_text(g.threshold)}{extra}")
+                              message=f"{s.metric} {what} {g.compared:.3f} {side} threshold "
+                                      f"{threshold_text(g.threshold)}{extra}" + ("" if hib else " (lower is better)"))
             f.text = xml_text(g.message) + "\n" + _details(report, s.metric)
             failures += 1
         elif g.status == "not_evaluated":

@@ -6,7 +6,7 @@ from pathlib import Path
 from ..gate import threshold_text
 from ..schema import Report
 from .atomic import write_atomic
-from ..evidence import brief, worst_samples
+from ..evidence import brief, metric_label, worst_samples
 
 _ICON = {"passed": "✅ pass", "failed": "❌ FAIL", "not_evaluated": "⚠️ not evaluated"}
 
@@ -41,7 +41,7 @@ def render_markdown(report: Report, worst: int = 3) -> str:
     for s in report.summary:
         g = gate.get(s.metric)
         reasons = ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items())
-        lines.append(f"| {cell(s.metric)} | {_num(s.mean)} | {_ci(s.ci_low, s.ci_high)} | {s.scored} | "
+        lines.append(f"| {cell(metric_label(report, s.metric))} | {_num(s.mean)} | {_ci(s.ci_low, s.ci_high)} | {s.scored} | "
                      f"{s.unscored}{f' ({cell(reasons)})' if reasons else ''} | {threshold_text(g.threshold) if g else '—'} | "
                      f"{_ICON[g.status] if g and report.gate.enabled else ''} |")
     failed = [g for g in report.gate.results if g.status == "failed"] if report.gate.enabled else []

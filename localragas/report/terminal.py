@@ -29,7 +29,8 @@ def print_report(report: Report, console: Console | None = None) -> None:
         reasons = ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items())
         verdict = f"[{_STYLE[g.status]}]{_LABEL[g.status]}[/]" if g and report.gate.enabled else ""
         ci = "—" if s.ci_low is None or s.ci_high is None else f"{s.ci_low:.3f}–{s.ci_high:.3f}"
-        t.add_row(s.metric, _fmt(s.mean), ci, str(s.scored), f"{s.unscored}" + (f" ({reasons})" if reasons else ""),
+        name = s.metric if s.higher_is_better else f"{s.metric} (lower is better)"
+        t.add_row(name, _fmt(s.mean), ci, str(s.scored), f"{s.unscored}" + (f" ({reasons})" if reasons else ""),
                   threshold_text(g.threshold) if g else "", verdict)
     console.print(t)
 

@@ -36,8 +36,11 @@
   function thresholdText(t) { return Math.round(t * 100) / 100 === t ? t.toFixed(2) : String(t); }
   function fmt(x) { return typeof x === "number" && isFinite(x) ? x.toFixed(3) : "—"; }
   function reasonKind(r) { return String(r || "").split(":")[0].trim(); }
-  function below(metric, value) {
-    return typeof value === "number" && metric in thresholds && value < thresholds[metric];
+  var lowerBetter = {};  // metrics where a low score is the good one (noise sensitivity)
+  (data.summary || []).forEach(function (s) { if (s.higher_is_better === false) lowerBetter[s.metric] = true; });
+  function below(metric, value) {  // worse than the threshold
+    if (typeof value !== "number" || !(metric in thresholds)) return false;
+    return lowerBetter[metric] ? value > thresholds[metric] : value < thresholds[metric];
   }
   function tag(ok, yes, no) {
     return el("span", "tag " + (ok ? "passed" : "failed"), ok ? "✓ " + yes : "✗ " + no);
@@ -83,8 +86,9 @@
         if (below(m, r.value)) {
           failing = true;
           td.className = "num below";
-          add(td, el("span", "mark", " ▼"), el("span", "sr", " below threshold"));
-          td.title = "below the threshold " + thresholdText(thresholds[m]);
+          var side = lowerBetter[m] ? "above" : "below";
+          add(td, el("span", "mark", " ▼"), el("span", "sr", " " + side + " threshold"));
+          td.title = side + " the threshold " + thresholdText(thresholds[m]);
         }
       }
       if (r) collectText(r.evidence, haystack);
@@ -283,7 +287,9 @@
       var t = thresholds[name];
       var low = below(name, r.value);
       add(head, el("span", "score", fmt(r.value)));
-      if (t !== undefined) add(head, tag(!low, "≥ " + thresholdText(t), "below " + thresholdText(t)));
+      var lb = lowerBetter[name];
+      if (lb) add(head, el("span", "muted", "lower is better"));
+      if (t !== undefined) add(head, tag(!low, (lb ? "≤ " : "≥ ") + thresholdText(t), (lb ? "above " : "below ") + thresholdText(t)));
       add(box, head);
     }
     var ev = r.evidence || {};
