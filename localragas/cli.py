@@ -68,11 +68,14 @@ def _format_options(fn):
                         help="Write a self-contained HTML report (works offline) here.")(fn)
 
 
-def _write_and_print(report, **paths) -> None:
-    """Write each requested format, print the terminal report, and list what was written."""
+def _write_and_print(report, ragas_names: bool = False, **paths) -> None:
+    """Write each requested format, print the terminal report, and list what was written.
+
+    ragas_names: the JSON and CSV files name the metrics as ragas does (localragas.ragas_compat.RAGAS_NAMES)."""
     from . import report as fmt  # noqa: PLC0415
 
     writers = {"out": fmt.write_json, "csv": fmt.write_csv, "md": fmt.write_markdown, "junit": fmt.write_junit}
+    renamed = None
     for key, path in paths.items():
         if path is None:
             continue
@@ -80,6 +83,11 @@ def _write_and_print(report, **paths) -> None:
             from .report.html_report import write_html  # noqa: PLC0415
 
             write_html(report, path)
+        elif ragas_names and key in ("out", "csv"):
+            from .ragas_compat import to_ragas_names  # noqa: PLC0415
+
+            renamed = renamed or to_ragas_names(report)
+            writers[key](renamed, path)
         else:
             writers[key](report, path)
     fmt.print_report(report)
@@ -94,10 +102,45 @@ def main() -> None:
     """Score RAG outputs with the RAGAS metrics, fully offline, with a local judge model."""
 
 
+def _folder_sha256(folder: Path) -> str:
+    """One digest of a dataset folder's files (names and contents, in name order)."""
+    import hashlib  # noqa: PLC0415
+
+    h = hashlib.sha256()
+    for f in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(str(f.relative_to(folder)).encode("utf-8") + b"\0" + models.sha256_of(f).encode("ascii"))
+    return h.hexdigest()
+
+
+def _metric_options(items: tuple[str, ...], base: dict) -> dict[str, dict]:
+    """--metric-option NAME.KEY=VALUE items over the config file's metric_options."""
+    out = {name: dict(opts) for name, opts in base.items()}
+    for item in items:
+        target, sep, value = item.partition("=")
+        name, dot, key = target.strip().partition(".")
+        if not sep or not dot or not name or not key:
+            raise click.BadParameter(f"'{item}' must look like METRIC.KEY=VALUE, e.g. "
+                                     "answer_correctness.weights=0.5,0.5", param_hint="--metric-option")
+        out.setdefault(name, {})[key.strip()] = _option_value(value.strip())
+    return out
+
+
+_ragas_names_option = click.option(
+    "--ragas-names", is_flag=True,
+    help="Name the metrics in the JSON and CSV files as ragas does, e.g. factual_correctness(mode=f1).")
+
+
 @main.command("eval")
-@click.argument("data", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("data", type=click.Path(path_type=Path))
 @click.option("--metrics", "-m", multiple=True, metavar="NAME[,NAME]",
-              help="Metrics to compute (default: all). Repeat or comma-separate. See `localragas metrics`.")
+              help="Metrics to compute (default: the four RAGAS core metrics). Repeat or comma-separate. "
+                   "See `localragas metrics`.")
+@click.option("--metric-option", multiple=True, metavar="METRIC.KEY=VALUE",
+              help="A metric setting, e.g. answer_correctness.weights=0.5,0.5 or factual_correctness.beta=2. "
+                   "Repeatable.")
+@click.option("--language", type=click.Choice(("auto", "en", "zh")), default=None,
+              help="Language of the judge's prompts: auto (default: each sample's own, from its script), en or zh.")
+@_ragas_names_option
 @click.option("--judge", "-j", metavar="NAME|PATH",
               help="Judge: a catalogue name (default qwen2.5-1.5b), a .gguf path, 'fake', or BACKEND:MODEL.")
 @click.option("--judge-option", multiple=True, metavar="KEY=VALUE",
@@ -133,9 +176,11 @@ def main() -> None:
               help="Keep each finished sample in a checkpoint under .localragas/runs; after a crash or kill, the "
                    "same command skips the finished samples. The checkpoint is removed when the run completes.")
 @_errors_to_exit
-def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, out, csv_path, html, md, junit, gate_on,
-             limit, shard, skip_invalid, concurrency, config_path, progress, cache_dir, no_cache, resume):
-    """Evaluate the samples in DATA (.jsonl, .json or .csv) and apply the quality gate.
+def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_option, embedder, threshold, no_gate,
+             out, csv_path, html, md, junit, gate_on, limit, shard, skip_invalid, concurrency, config_path, progress,
+             cache_dir, no_cache, resume):
+    """Evaluate the samples in DATA (.jsonl, .json, .csv, .parquet, or a folder written by the datasets package's
+    save_to_disk; ragas column names are read too) and apply the quality gate.
 
     \b
     Example:
@@ -168,11 +213,12 @@ def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, o
 
     judge_obj = get_judge(judge or settings.judge, options)
     metric_names = _split(metrics) or settings.metrics
+    metric_options = _metric_options(metric_option, settings.metric_options)
     embedder = embedder or settings.embedder
     checkpoint = None
     if resume:
         key = run_key(data.resolve(), metric_names, judge_obj.fingerprint, embedder, limit, skip_invalid,
-                      *([shard_of] if shard_of else []))
+                      *([shard_of] if shard_of else []), *([metric_options] if metric_options else []))
         checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
     try:
         report = evaluate(
@@ -188,18 +234,20 @@ def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, o
             checkpoint=checkpoint,
             gate_on=gate_on or settings.gate_on or "mean",
             concurrency=concurrency,
+            language=language or settings.language or "auto",
+            metric_options=metric_options,
         )
     finally:
         judge_obj.close()
     if report.meta["resumed_samples"]:
         click.echo(f"resumed: {report.meta['resumed_samples']} finished sample(s) taken from {checkpoint.path}", err=True)
     report.meta["dataset"] = str(data)
-    report.meta["dataset_sha256"] = models.sha256_of(data)
+    report.meta["dataset_sha256"] = models.sha256_of(data) if data.is_file() else _folder_sha256(data)
     if shard_of:
         report.meta["shard"] = {"index": shard_of[0], "count": shard_of[1], "total": total, "positions": positions}
     if settings.source:
         report.meta["config"] = settings.source
-    _write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
+    _write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
     if checkpoint:
         checkpoint.remove()  # the run is complete and its reports are written
     sys.exit(0 if report.gate.passed else EXIT_GATE_FAILED)
@@ -216,8 +264,9 @@ def eval_cmd(data, metrics, judge, judge_option, embedder, threshold, no_gate, o
 @click.option("--gate-on", type=click.Choice(GATE_ON), default=None,
               help="Re-apply the gate on the mean or the 95% CI lower bound (default: as the report was run).")
 @click.option("--no-gate", is_flag=True, help="Report scores only; exit 0.")
+@_ragas_names_option
 @_errors_to_exit
-def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, no_gate):
+def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, no_gate, ragas_names):
     """Print REPORT.json and write it in other formats, without judging again.
 
     Aggregates, confidence intervals and the gate are recomputed from the per-sample results, so thresholds and
@@ -234,7 +283,7 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
     stored = read_json(report_path)
     limits = {**(stored.meta.get("thresholds") or {}), **dict(parse_threshold(t) for t in threshold)}
     report = regate(stored, limits, gate_on=gate_on, enabled=False if no_gate else None)
-    _write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
+    _write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
     sys.exit(0 if report.gate.passed else EXIT_GATE_FAILED)
 
 

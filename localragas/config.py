@@ -27,6 +27,8 @@ class Settings(BaseModel):
     metrics: list[str] | None = None
     thresholds: dict[str, float] = {}
     gate_on: Literal["mean", "lower-bound"] | None = None
+    language: Literal["auto", "en", "zh"] | None = None
+    metric_options: dict[str, dict[str, Any]] = {}  # e.g. [metric_options.answer_correctness] weights = [0.5, 0.5]
     _source: str | None = PrivateAttr(None)
 
     @property

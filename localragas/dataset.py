@@ -1,6 +1,7 @@
 """Load evaluation samples from JSON Lines, JSON or CSV files, with errors that name file, line and field."""
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import json
@@ -20,10 +21,14 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "answer": ("response",),
     "reference": ("ground_truth", "reference_answer"),
     "category": (),
+    "retrieved_context_ids": (),  # ragas's names for the ids of the retrieved and the expected chunks
+    "reference_context_ids": (),
+    "language": (),
 }
 KNOWN_FIELDS: frozenset[str] = frozenset(n for c, a in FIELD_ALIASES.items() for n in (c, *a))
 CONTEXT_FIELDS: frozenset[str] = frozenset(("contexts", *FIELD_ALIASES["contexts"]))
-FORMATS: dict[str, str] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv"}
+ID_FIELDS: frozenset[str] = frozenset(("retrieved_context_ids", "reference_context_ids"))
+FORMATS: dict[str, str] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 
 _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -104,8 +109,21 @@ def sample_from_dict(
     sid = (str(raw_id).strip() if raw_id is not None else "") or default_id or (f"row-{line}" if line else "")
     if not sid:
         raise DatasetError(path, line, "id", "missing required field")
+    ids = {}
+    for field in sorted(ID_FIELDS):
+        name, value = _get(d, field, path, line, (list,), "a list of ids (strings or integers)", required=False)
+        for i, x in enumerate(value or []):
+            if not isinstance(x, (str, int)) or isinstance(x, bool):
+                raise DatasetError(path, line, f"{name}[{i}]", f"expected a string or integer, got {_type_name(x)}")
+            if isinstance(x, str):
+                _check_text(x, path, line, f"{name}[{i}]")
+        ids[field] = value
+    name, language = _get(d, "language", path, line, (str,), "a string", required=False)
+    if language is not None and language.strip().lower() not in ("", "en", "zh"):
+        raise DatasetError(path, line, name, f"expected 'en' or 'zh', got {language!r}")
     return Sample(id=sid, question=question, contexts=list(contexts), answer=answer,
-                  reference=_blank_to_none(reference), category=_blank_to_none(category))
+                  reference=_blank_to_none(reference), category=_blank_to_none(category), **ids,
+                  language=_blank_to_none(language))
 
 
 def _read_text(path: Path, shown: str) -> str:
@@ -172,12 +190,25 @@ def _json_records(text: str, path: str) -> Iterator[_Record]:
         yield text.count("\n", 0, at) + 1, item
 
 
+def _python_list(cell: str) -> list[Any] | None:
+    """A Python list literal ("['a', 'b']": how pandas, and so ragas's EvaluationDataset.to_csv, writes a list)."""
+    if not cell.lstrip().startswith("["):
+        return None
+    try:
+        value = ast.literal_eval(cell.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, list) else None
+
+
 def _csv_contexts(cell: str, path: str, line: int, name: str) -> list[Any]:
     try:
         value = json.loads(cell) if cell.strip() else []
     except json.JSONDecodeError as e:
-        message = f"expected a JSON list of strings, got invalid JSON: {e.msg}"
-        raise DatasetError(path, line, name, message) from None
+        value = _python_list(cell)
+        if value is None:
+            message = f"expected a JSON list of strings, got invalid JSON: {e.msg}"
+            raise DatasetError(path, line, name, message) from None
     if not isinstance(value, list):
         raise DatasetError(path, line, name, f"expected a JSON list of strings, got {_type_name(value)}")
     return value
@@ -218,7 +249,10 @@ def _csv_records(text: str, path: str) -> Iterator[_Record]:
             if len(row) != len(header):
                 raise DatasetError(path, line, None, f"expected {len(header)} cells, got {len(row)}")
             record: dict[str, Any] = dict(zip(header, row))
-            for name in CONTEXT_FIELDS & record.keys():
+            for name in ID_FIELDS & record.keys():
+                if not record[name].strip():
+                    del record[name]  # a blank cell: no ids
+            for name in (CONTEXT_FIELDS | ID_FIELDS) & record.keys():
                 record[name] = _csv_contexts(record[name], path, line, name)
             yield line, record
         except DatasetError as err:
@@ -228,22 +262,33 @@ def _csv_records(text: str, path: str) -> Iterator[_Record]:
 _READERS = {"jsonl": _jsonl_records, "json": _json_records, "csv": _csv_records}
 
 
+def _records(p: Path, shown: str) -> Iterator[_Record]:
+    """The records of a text file (by extension), a Parquet file, or a Hugging Face `save_to_disk` folder."""
+    from .ragas_compat import hf_dataset_records, parquet_records  # noqa: PLC0415
+
+    if p.is_dir():
+        return hf_dataset_records(p, shown)
+    fmt = FORMATS.get(p.suffix.lower())
+    if fmt is None:
+        supported = ", ".join(FORMATS)
+        message = f"unsupported file extension '{p.suffix}'; supported: {supported}, or a datasets folder"
+        raise DatasetError(shown, None, None, message)
+    if fmt == "parquet":
+        return parquet_records(p, shown)
+    return _READERS[fmt](_read_text(p, shown), shown)
+
+
 def load_samples(path: str | Path, *, skip_invalid: bool = False) -> tuple[list[Sample], list[SkippedRow]]:
     """Load samples from a .jsonl/.ndjson, .json or .csv file.
 
     With skip_invalid, bad rows are returned as SkippedRow instead of raised; file-level errors always raise.
     """
     shown, p = str(path), Path(path)
-    fmt = FORMATS.get(p.suffix.lower())
-    if fmt is None:
-        supported = ", ".join(FORMATS)
-        message = f"unsupported file extension '{p.suffix}'; supported: {supported}"
-        raise DatasetError(shown, None, None, message)
-    text = _read_text(p, shown)
+    records = _records(p, shown)
     samples: list[Sample] = []
     skipped: list[SkippedRow] = []
     first_seen: dict[str, int | None] = {}
-    for row, (line, record) in enumerate(_READERS[fmt](text, shown), 1):
+    for row, (line, record) in enumerate(records, 1):
         try:
             if isinstance(record, DatasetError):
                 raise record
@@ -268,12 +313,8 @@ def read_records(path: str | Path) -> list[tuple[int | None, Any]]:
     for readers of fields beyond a sample's (`localragas calibrate` reads `label`, `pair`, `better`), which build
     each sample with sample_from_dict. A file or row that cannot be parsed raises DatasetError."""
     shown, p = str(path), Path(path)
-    fmt = FORMATS.get(p.suffix.lower())
-    if fmt is None:
-        message = f"unsupported file extension '{p.suffix}'; supported: {', '.join(FORMATS)}"
-        raise DatasetError(shown, None, None, message)
     out: list[tuple[int | None, Any]] = []
-    for line, record in _READERS[fmt](_read_text(p, shown), shown):
+    for line, record in _records(p, shown):
         if isinstance(record, DatasetError):
             raise record
         out.append((line, record))

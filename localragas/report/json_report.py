@@ -14,7 +14,10 @@ def write_json(report: Report, path: str | Path) -> None:
 
 
 def read_json(path: str | Path) -> Report:
+    """A JSON report; one written with --ragas-names comes back under localragas's metric names."""
+    from ..ragas_compat import from_ragas_names  # noqa: PLC0415
+
     try:
-        return Report.model_validate_json(Path(path).read_text(encoding="utf-8"))
+        return from_ragas_names(Report.model_validate_json(Path(path).read_text(encoding="utf-8")))
     except (OSError, ValidationError) as e:
         raise LocalragasError(f"{path}: not a localragas JSON report: {e}") from None

@@ -23,13 +23,13 @@ def print_report(report: Report, console: Console | None = None) -> None:
     t = Table(title=f"localragas — {report.meta.get('samples', len(report.samples))} samples", title_justify="left")
     for col, just in [("metric", "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right"),
                       ("unscored", "right"), ("threshold", "right"), ("verdict", "left")]:
-        t.add_column(col, justify=just)
+        t.add_column(col, justify=just, overflow="fold" if col == "metric" else "ellipsis")
     for s in report.summary:
         g = gate.get(s.metric)
         reasons = ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items())
         verdict = f"[{_STYLE[g.status]}]{_LABEL[g.status]}[/]" if g and report.gate.enabled else ""
         ci = "—" if s.ci_low is None or s.ci_high is None else f"{s.ci_low:.3f}–{s.ci_high:.3f}"
-        name = s.metric if s.higher_is_better else f"{s.metric} (lower is better)"
+        name = s.metric if s.higher_is_better else f"{s.metric}\n(lower is better)"
         t.add_row(name, _fmt(s.mean), ci, str(s.scored), f"{s.unscored}" + (f" ({reasons})" if reasons else ""),
                   threshold_text(g.threshold) if g else "", verdict)
     console.print(t)

@@ -171,7 +171,7 @@ BAD = [
     Bad("deep-nesting.jsonl", jsonl("[" * 100_000 + "]" * 100_000), "{p}, line 1: invalid JSON: nested too deeply"),
     Bad("csv-contexts-text.csv", b"question,contexts,answer\r\nQ?,just text,A\r\n",
         "{p}, line 2, field 'contexts': expected a JSON list of strings, got invalid JSON: Expecting value"),
-    Bad("data.txt", jsonl(line()), "{p}: unsupported file extension '.txt'; supported: .jsonl, .ndjson, .json, .csv"),
+    Bad("data.txt", jsonl(line()), "{p}: unsupported file extension '.txt'; supported: .jsonl, .ndjson, .json, .csv, .parquet, or a datasets folder"),
 ]
 
 OK = [

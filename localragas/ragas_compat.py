@@ -1,0 +1,130 @@
+"""ragas compatibility: ragas's metric names for reports, and ragas / Hugging Face datasets as input.
+
+- `RAGAS_NAMES`: each localragas metric -> the column name ragas (0.2-0.4) gives the same metric in its results.
+  `to_ragas_names(report)` renames a report's metrics (for `--ragas-names` CSV and JSON); `from_ragas_names` undoes
+  it when such a JSON report is read back (`localragas report`, `merge`, `compare`).
+- `parquet_records(path)`: rows of a Parquet file (pyarrow); `hf_dataset_records(path)`: rows of a folder written by
+  `datasets.Dataset.save_to_disk` (ragas `EvaluationDataset.to_hf_dataset()`), through the `datasets` package.
+  Field names are ragas's or localragas's (localragas.dataset.FIELD_ALIASES).
+docs/ragas-compat.md lists every definitional difference.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .errors import DatasetError, MissingDependencyError
+from .schema import Report
+
+RAGAS_NAMES: dict[str, str] = {
+    "faithfulness": "faithfulness",
+    "answer_relevancy": "answer_relevancy",
+    "context_precision": "context_precision",
+    "context_recall": "context_recall",
+    "context_entity_recall": "context_entity_recall",
+    "noise_sensitivity_relevant": "noise_sensitivity(mode=relevant)",
+    "noise_sensitivity_irrelevant": "noise_sensitivity(mode=irrelevant)",
+    "factual_correctness": "factual_correctness(mode=f1)",
+    "factual_correctness_precision": "factual_correctness(mode=precision)",
+    "factual_correctness_recall": "factual_correctness(mode=recall)",
+    "answer_correctness": "answer_correctness",
+    "semantic_similarity": "semantic_similarity",
+    "context_relevance": "nv_context_relevance",
+    "id_based_context_precision": "id_based_context_precision",
+    "id_based_context_recall": "id_based_context_recall",
+}
+
+
+def _renamed(report: Report, names: dict[str, str]) -> Report:
+    def n(metric: str) -> str:
+        return names.get(metric, metric)
+
+    data = report.model_dump()
+    data["metrics"] = [n(m) for m in data["metrics"]]
+    for s in data["summary"]:
+        s["metric"] = n(s["metric"])
+    for rows in data["by_category"].values():
+        for s in rows:
+            s["metric"] = n(s["metric"])
+    for g in data["gate"]["results"]:
+        g["metric"] = n(g["metric"])
+    for s in data["samples"]:
+        s["metrics"] = {n(k): v for k, v in s["metrics"].items()}
+    meta = data["meta"]
+    if isinstance(meta.get("thresholds"), dict):
+        meta["thresholds"] = {n(k): v for k, v in meta["thresholds"].items()}
+    return Report.model_validate(data)
+
+
+def to_ragas_names(report: Report) -> Report:
+    """The report with each metric under its ragas name; meta records the mapping so it can be read back."""
+    if report.meta.get("metric_names") == "ragas":
+        return report
+    out = _renamed(report, RAGAS_NAMES)
+    out.meta["metric_names"] = "ragas"
+    out.meta["localragas_names"] = {RAGAS_NAMES.get(m, m): m for m in report.metrics}
+    return out
+
+
+def from_ragas_names(report: Report) -> Report:
+    """A report written with ragas names, back under localragas names (a report without them is returned as is)."""
+    if report.meta.get("metric_names") != "ragas":
+        return report
+    back = dict(report.meta.get("localragas_names") or {v: k for k, v in RAGAS_NAMES.items()})
+    out = _renamed(report, back)
+    out.meta.pop("metric_names", None)
+    out.meta.pop("localragas_names", None)
+    return out
+
+
+# --- ragas / Hugging Face datasets as input ------------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """Arrow / numpy values as plain Python (lists, str, int, None)."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def parquet_records(path: Path, shown: str) -> Iterator[tuple[int, Any]]:
+    """(row number, record) of each row of a Parquet file."""
+    try:
+        import pyarrow.parquet as pq  # noqa: PLC0415
+    except ImportError:
+        raise MissingDependencyError(
+            f"{shown}: reading Parquet needs pyarrow: pip install pyarrow (or 'localragas[ragas]')") from None
+    try:
+        table = pq.read_table(path)
+    except FileNotFoundError:
+        raise DatasetError(shown, None, None, "file not found") from None
+    except Exception as e:  # noqa: BLE001 - pyarrow raises its own error types for a bad file
+        raise DatasetError(shown, None, None, f"not a readable Parquet file: {e}") from None
+    for i, row in enumerate(table.to_pylist(), 1):
+        yield i, _plain(row)
+
+
+def hf_dataset_records(path: Path, shown: str) -> Iterator[tuple[int, Any]]:
+    """(row number, record) of each row of a Hugging Face `datasets` folder (`save_to_disk`)."""
+    try:
+        from datasets import DatasetDict, load_from_disk  # noqa: PLC0415
+    except ImportError:
+        raise MissingDependencyError(
+            f"{shown} is a folder: reading a Hugging Face dataset saved with save_to_disk needs the datasets "
+            "package: pip install datasets (or export it to .jsonl or .parquet)") from None
+    try:
+        ds = load_from_disk(str(path))
+    except Exception as e:  # noqa: BLE001 - FileNotFoundError or the datasets library's own errors
+        raise DatasetError(shown, None, None, f"not a dataset folder written by save_to_disk: {e}") from None
+    if isinstance(ds, DatasetDict):
+        if len(ds) != 1:
+            raise DatasetError(shown, None, None,
+                               f"the dataset has {len(ds)} splits ({', '.join(ds)}); save the one to evaluate alone")
+        ds = next(iter(ds.values()))
+    for i, row in enumerate(ds, 1):
+        yield i, _plain(row)
