@@ -1,7 +1,8 @@
 """Which language each prompt is written in: English or Simplified Chinese, chosen per sample from its script.
 
 - A sample's language is the script of its answer (of its question when the answer has no letters): "zh" when at
-  least 30% of its units are CJK characters (a unit: one CJK character or one word in another script), else "en".
+  least 30% of its units are Chinese (a unit: two CJK characters, about one Chinese word, or one word in another
+  script), else "en". So "Java是面向对象的语言，由Sun公司开发" is Chinese, "What does 面向对象 mean?" English.
   `Sample.language` ("en" or "zh", or `--language` / `evaluate(language=...)` for every sample) overrides it.
 - Every prompt of a sample is written in that language, except claim and entity extraction: a text is split into
   claims in its own language (the answer's claims in the answer's language, the reference's in the reference's),
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
 LANGUAGES = ("en", "zh")
 SETTINGS = ("auto", *LANGUAGES)
 NAMES = {"en": "English", "zh": "Chinese"}
-ZH_SHARE = 0.3  # share of CJK characters among a text's units from which it counts as Chinese
+ZH_SHARE = 0.3  # share of Chinese among a text's units from which it counts as Chinese
+CJK_PER_WORD = 2  # CJK characters that count as one word
 
 # CJK Unified Ideographs (+ extension A, compatibility ideographs); kana and hangul are not Chinese.
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -37,8 +39,8 @@ _WORD = re.compile(r"[^\W\d_\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")  # a run
 
 
 def cjk_share(text: str) -> float | None:
-    """CJK characters / (CJK characters + words in other scripts); None when the text has no letters."""
-    cjk = len(_CJK.findall(text))
+    """Chinese words (CJK characters / 2) / all words; None when the text has no letters."""
+    cjk = len(_CJK.findall(text)) / CJK_PER_WORD
     words = len(_WORD.findall(text))
     return None if cjk + words == 0 else cjk / (cjk + words)
 

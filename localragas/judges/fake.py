@@ -60,7 +60,7 @@ class FakeJudge(Judge):
 
 # --- a deterministic heuristic, so `--judge fake` gives plausible scores without a model -----------------
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+_WORD = re.compile(r"[\u4e00-\u9fff]|[^\W\u4e00-\u9fff]+", re.UNICODE)  # a Chinese character counts as a word
 _STOP = frozenset("a an the of to in on for and or is are was were be by with as at it its this that from".split())
 
 

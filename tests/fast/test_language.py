@@ -1,0 +1,207 @@
+"""Prompts in English or Simplified Chinese, chosen per sample from its script, overridable: what the judge is asked."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from localragas import evaluate
+from localragas.embeddings import get_embedder
+from localragas.errors import ConfigError
+from localragas.judges import FakeJudge
+from localragas.language import check_language, cjk_share, detect, scope_for
+from localragas.metrics import all_metrics, get_metrics
+from localragas.prompts import extract_claims, generate_questions, judge_chunks, verify_statements
+from localragas.prompts.base import SYSTEM, SYSTEM_ZH
+from localragas.prompts.claims import INSTRUCTIONS as CLAIMS
+from localragas.prompts.verdicts import INSTRUCTIONS as VERIFY
+from localragas.schema import Sample
+
+M = all_metrics()
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+ZH = Sample(
+    id="zh1",
+    question="Java是什么样的语言？由谁开发？",
+    contexts=["Java是一种面向对象的编程语言。", "Java最初由Sun公司开发，于1995年发布。"],
+    answer="Java是面向对象的语言，由Sun公司开发。",
+    reference="Java是面向对象的编程语言，由Sun公司开发。",
+)
+EN = Sample(
+    id="en1",
+    question="What kind of language is Java and who developed it?",
+    contexts=["Java is an object-oriented programming language.", "Java was developed by Sun Microsystems."],
+    answer="Java is an object-oriented language developed by Sun Microsystems.",
+    reference="Java is an object-oriented language developed by Sun Microsystems.",
+)
+
+
+def in_chinese(prompt) -> bool:
+    return prompt.system == SYSTEM_ZH
+
+
+def in_english(prompt) -> bool:
+    """English instructions: the English system prompt, and no Chinese outside the data."""
+    outside = re.sub(r"<(context|answer|question|reference|statement|entity)[^>]*>\n.*?\n</\1>", "", prompt.user,
+                     flags=re.S)
+    return prompt.system == SYSTEM and not CJK.search(outside)
+
+
+# --- detection -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("Java是面向对象的语言，由Sun公司开发", "zh"),  # 13 CJK characters (6.5 words), 2 Latin words
+    ("如何配置Spring Boot的application.yml", "zh"),  # 5 CJK characters (2.5 words), 4 Latin words
+    ("Java是面向对象的语言", "zh"),
+    ("长城", "zh"),
+    ("The Great Wall (长城) is in China.", "en"),  # 2 CJK characters among 7 words
+    ("What does 面向对象 mean in Java programming?", "en"),  # 2 Chinese words among 8
+    ("Java 和 Python 都是编程语言", "zh"),
+    ("", "en"),
+    ("12345 !!!", "en"),
+    ("これはペンです", "en"),  # kana is not Chinese
+])
+def test_detect_by_the_share_of_cjk_characters(text, lang):
+    assert detect(text) == lang
+
+
+def test_cjk_share_counts_characters_against_words():
+    assert cjk_share("") is None and cjk_share("42") is None
+    assert cjk_share("中文 and English words") == pytest.approx(1 / 4)
+
+
+def test_check_language():
+    assert check_language(None) == "auto" and check_language(" ZH") == "zh"
+    with pytest.raises(ConfigError, match="auto, en, zh"):
+        check_language("fr")
+    with pytest.raises(ConfigError):
+        check_language("auto", allow_auto=False)
+
+
+def test_sample_rejects_an_unknown_language():
+    with pytest.raises(ValueError):
+        Sample(id="x", question="q", answer="a", language="fr")
+
+
+# --- what the judge is asked -----------------------------------------------------------------------------------
+
+
+def test_chinese_sample_is_judged_with_chinese_instructions():
+    judge = FakeJudge([{"claims": ["Java是面向对象的语言。", "Java由Sun公司开发。"]},
+                       {"verdicts": [{"id": 1, "verdict": "yes"}, {"id": 2, "verdict": "yes"}]}])
+    r = M["faithfulness"].score(ZH, judge)
+    extract, verify = (c.prompt for c in judge.calls)
+    assert in_chinese(extract) and CLAIMS["zh"] in extract.user and ZH.answer in extract.user
+    assert "长城" in extract.user  # the Chinese few-shot example, not the article's Java sentence
+    assert in_chinese(verify) and VERIFY["zh"] in verify.user and "恰好 2 个判断" in verify.user
+    assert r.value == 1.0 and r.evidence["language"] == "zh"
+
+
+def test_english_sample_is_judged_with_english_instructions():
+    judge = FakeJudge([{"claims": ["Java is object-oriented."]}, {"verdicts": [{"id": 1, "verdict": "yes"}]}])
+    r = M["faithfulness"].score(EN, judge)
+    extract, verify = (c.prompt for c in judge.calls)
+    assert in_english(extract) and CLAIMS["en"] in extract.user
+    assert in_english(verify) and VERIFY["en"] in verify.user
+    assert r.evidence["language"] == "en"
+
+
+@pytest.mark.parametrize("name", [n for n, m in M.items() if m.uses_judge])
+def test_every_judged_metric_asks_a_chinese_sample_in_chinese_and_an_english_one_in_english(name):
+    emb = get_embedder("fake")
+    for sample, check in ((ZH, in_chinese), (EN, in_english)):
+        judge = FakeJudge()
+        r = M[name].score(sample, judge, emb)
+        assert judge.calls, name
+        assert all(check(c.prompt) for c in judge.calls), (name, sample.id, [c.prompt.name for c in judge.calls])
+        assert r.value is None or r.evidence["language"] == ("zh" if sample is ZH else "en")
+
+
+def test_language_override_on_the_sample_and_in_evaluate():
+    judge = FakeJudge()
+    M["faithfulness"].score(ZH.model_copy(update={"language": "en"}), judge)
+    assert judge.calls and all(in_english(c.prompt) for c in judge.calls)
+
+    judge = FakeJudge()
+    report = evaluate([EN], metrics=["faithfulness", "context_precision"], judge=judge, language="zh")
+    assert judge.calls and all(in_chinese(c.prompt) for c in judge.calls)
+    assert report.meta["language"] == "zh"
+    assert report.samples[0].metrics["faithfulness"].evidence["language"] == "zh"
+
+    judge = FakeJudge()
+    report = evaluate([ZH], metrics=["faithfulness"], judge=judge, language="en")
+    assert all(in_english(c.prompt) for c in judge.calls)
+
+    judge = FakeJudge()
+    report = evaluate([ZH, EN], metrics=["faithfulness"], judge=judge)  # auto: per sample
+    assert [in_chinese(c.prompt) for c in judge.calls] == [True, True, False, False]
+    assert report.meta["language"] == "auto"
+    with pytest.raises(ConfigError):
+        evaluate([EN], metrics=["faithfulness"], judge=FakeJudge(), language="de")
+
+
+def test_mixed_sample_claims_in_each_texts_own_language():
+    """A Chinese question answered in English, with a Chinese reference: the answer decides the sample's language;
+    each text is split into claims in its own language."""
+    mixed = Sample(id="mx", question="Java由谁开发？", contexts=["Java was developed by Sun Microsystems."],
+                   answer="Java was developed by Sun Microsystems.", reference="Java由Sun公司开发。")
+    judge = FakeJudge()
+    M["faithfulness"].score(mixed, judge)
+    M["context_recall"].score(mixed, judge)
+    answer_claims, answer_verify, ref_claims, ref_verify = (c.prompt for c in judge.calls)
+    assert in_english(answer_claims) and mixed.answer in answer_claims.user
+    assert in_chinese(ref_claims) and mixed.reference in ref_claims.user  # the reference's own language
+    assert in_english(answer_verify) and in_english(ref_verify)  # the sample's language: its answer's
+
+
+def test_mixed_sample_generated_questions_are_asked_in_the_questions_language():
+    mixed = Sample(id="mx", question="Java由谁开发？", contexts=[], answer="Java was developed by Sun Microsystems.")
+    judge = FakeJudge()
+    M["answer_relevancy"].score(mixed, judge, get_embedder("fake"))
+    (p,) = (c.prompt for c in judge.calls)
+    assert p.system == SYSTEM and "Write the questions in Chinese." in p.user
+    judge = FakeJudge()
+    M["answer_relevancy"].score(EN, judge, get_embedder("fake"))
+    assert "Write the questions in" not in judge.calls[0].prompt.user  # one language: nothing added
+    judge = FakeJudge()
+    M["answer_relevancy"].score(mixed.model_copy(update={"question": "Who developed Java?", "answer": ZH.answer}),
+                                judge, get_embedder("fake"))
+    assert in_chinese(judge.calls[0].prompt) and "请用英语写这些问题。" in judge.calls[0].prompt.user
+
+
+def test_forced_language_applies_to_claims_too():
+    with scope_for(EN.model_copy(update={"language": "zh"})):
+        assert in_chinese(extract_claims(EN.answer))
+    with scope_for(EN):
+        assert in_chinese(extract_claims(ZH.answer))  # auto: a text's claims in its own language
+
+
+def test_prompts_outside_a_sample_take_their_texts_language_and_english_stays_unchanged():
+    assert in_chinese(verify_statements(["Java由Sun公司开发。"], ["Java最初由Sun公司开发。"]))
+    assert in_chinese(judge_chunks("Java由谁开发？", "Sun公司", "reference answer", ["Java最初由Sun公司开发。"]))
+    assert "参考答案" in judge_chunks("Java由谁开发？", "Sun公司", "reference answer", ["x"]).user
+    assert in_chinese(generate_questions("Java由Sun公司开发。"))
+    assert "（没有检索到上下文）" in verify_statements(["Java由Sun公司开发。"], []).user
+    en = verify_statements(["Java was developed by Sun."], [])
+    assert in_english(en) and "(no context was retrieved)" in en.user
+    assert extract_claims("Paris is in France.", lang="zh").system == SYSTEM_ZH  # explicit wins
+
+
+def test_article_java_example_is_sent_whole_to_the_chinese_claims_prompt():
+    judge = FakeJudge([{"claims": ["Java是面向对象的语言", "Java由Sun公司开发"]}])
+    s = ZH.model_copy(update={"answer": "Java是面向对象的语言，由Sun公司开发"})
+    from localragas.metrics.base import claims_of
+
+    with scope_for(s):
+        claims = claims_of(judge, s.answer, s.question)
+    assert claims == ["Java是面向对象的语言", "Java由Sun公司开发"]
+    p = judge.calls[0].prompt
+    assert in_chinese(p) and "<answer>\nJava是面向对象的语言，由Sun公司开发\n</answer>" in p.user
+
+
+def test_default_metrics_on_a_chinese_sample_through_evaluate():
+    judge = FakeJudge()
+    report = evaluate([ZH], metrics=[m.name for m in get_metrics()], judge=judge, embedder=get_embedder("fake"))
+    assert all(in_chinese(c.prompt) for c in judge.calls)
+    assert all(r.evidence.get("language") == "zh" for r in report.samples[0].metrics.values() if r.scored)
