@@ -1,0 +1,110 @@
+"""The metrics beyond the core four, and the Chinese prompts, with real models.
+
+SmolLM2-135M (weak judgement, real grammar-constrained decoding): for each metric, on an English and a Chinese
+sample, every reply parses and every result is a score in [0, 1] with its evidence, or unscored with a reason.
+Qwen2.5-1.5B (the default judge): the reference article's Chinese sentence is split into its two claims, in Chinese.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from localragas import Sample, evaluate, load_samples
+from localragas.cli import main
+from localragas.language import detect, scope_for
+from localragas.metrics.base import DEFAULT, all_metrics, claims_of
+from localragas.schema import Report
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+NEW = [n for n in all_metrics() if n not in DEFAULT]
+
+# per metric: evidence keys a scored result has, and the unscored reasons a sample here may give
+EVIDENCE = {
+    "context_entity_recall": {"entities"},
+    "noise_sensitivity_relevant": {"claims", "contexts", "direction"},
+    "noise_sensitivity_irrelevant": {"claims", "contexts", "direction"},
+    "factual_correctness": {"answer_claims", "reference_claims", "precision", "recall", "f_beta"},
+    "factual_correctness_precision": {"answer_claims", "precision"},
+    "factual_correctness_recall": {"answer_claims", "reference_claims", "recall"},
+    "answer_correctness": {"factuality", "similarity", "answer_claims", "reference_claims"},
+    "semantic_similarity": {"similarity"},
+    "context_relevance": {"ratings"},
+    "id_based_context_precision": {"retrieved"},
+    "id_based_context_recall": {"reference"},
+}
+REASONS = {"no_claims", "no_reference_claims", "no_entities", "no_reference", "no_contexts"}
+
+EN = Sample(
+    id="en-eiffel",
+    question="When was the Eiffel Tower completed and how tall is it?",
+    contexts=["Bananas are rich in potassium and grow in tropical climates.",
+              "The Eiffel Tower is a wrought-iron lattice tower in Paris, France. It was completed in 1889 and is "
+              "330 metres tall."],
+    answer="The Eiffel Tower was completed in 1889. It is 330 metres tall and made of concrete.",
+    reference="The Eiffel Tower in Paris was completed in 1889 and is 330 metres tall.",
+    retrieved_context_ids=["banana-1", "eiffel-1"],
+    reference_context_ids=["eiffel-1"],
+)
+
+
+def zh_sample() -> Sample:
+    samples, _ = load_samples(EXAMPLES / "rag_samples_zh.jsonl")
+    return next(s for s in samples if s.id == "zh-java-oop")
+
+
+@pytest.mark.parametrize("metric", NEW)
+def test_metric_with_test_judge_parses_and_records_evidence(metric, smol_judge, minilm):
+    report = evaluate([EN, zh_sample()], metrics=[metric], judge=smol_judge, embedder=minilm)
+    stats = report.meta["judge_stats"]
+    assert stats["parse_failures"] == 0 and stats["failed_calls"] == 0, stats["errors"]
+    for s, lang in zip(report.samples, ("en", "zh")):
+        r = s.metrics[metric]
+        if r.value is None:
+            assert r.unscored in REASONS, (s.id, r.unscored)
+            continue
+        assert 0.0 <= r.value <= 1.0
+        assert EVIDENCE[metric] <= set(r.evidence), (s.id, sorted(r.evidence))
+        if all_metrics()[metric].uses_judge:
+            assert r.evidence["language"] == lang
+
+
+def test_id_based_and_semantic_similarity_values(minilm):
+    report = evaluate([EN], metrics=["id_based_context_precision", "id_based_context_recall", "semantic_similarity"],
+                      judge="fake", embedder=minilm)
+    m = report.samples[0].metrics
+    assert m["id_based_context_precision"].value == 0.5 and m["id_based_context_recall"].value == 1.0
+    close = m["semantic_similarity"].value
+    far = evaluate([EN.model_copy(update={"answer": "Bananas grow in tropical climates."})],
+                   metrics=["semantic_similarity"], judge="fake", embedder=minilm).samples[0].metrics
+    assert close > far["semantic_similarity"].value + 0.2
+
+
+def test_chinese_examples_with_every_new_metric_through_the_cli(tmp_path):
+    out = tmp_path / "zh.json"
+    result = CliRunner().invoke(main, [
+        "eval", str(EXAMPLES / "rag_samples_zh.jsonl"), "--judge", "smollm2-135m", "--embedder", "minilm-l6",
+        "--no-progress", "--no-cache", "--no-resume", "-m", ",".join(NEW), "--out", str(out), "--ragas-names"])
+    assert result.exit_code in (0, 1), result.output
+    report = Report.model_validate(json.loads(out.read_text()))
+    assert report.meta["judge_stats"]["parse_failures"] == 0, report.meta["judge_stats"]["errors"]
+    assert "noise_sensitivity(mode=relevant)" in report.metrics
+    langs = {s.id: {r.evidence.get("language") for r in s.metrics.values() if r.scored} - {None}
+             for s in report.samples}
+    assert langs["zh-java-oop"] == {"zh"} and langs["zh-mixed-language"] == {"en"}  # an English answer
+
+
+def test_default_judge_splits_the_articles_chinese_sentence_into_two_chinese_claims(qwen_judge):
+    """The reference article's example: 'Java是面向对象的语言，由Sun公司开发' -> 'Java是面向对象的语言',
+    'Java由Sun公司开发' (the prompt's own Chinese example is a different sentence)."""
+    s = Sample(id="java", question="Java是什么样的语言？由谁开发？", contexts=[], answer="Java是面向对象的语言，由Sun公司开发")
+    with scope_for(s):
+        claims = claims_of(qwen_judge, s.answer, s.question)
+    assert len(claims) == 2, claims
+    assert all(detect(c) == "zh" for c in claims), claims
+    oop = [c for c in claims if "面向对象" in c]
+    sun = [c for c in claims if "Sun" in c and "开发" in c]
+    assert len(oop) == 1 and len(sun) == 1 and oop != sun, claims
+    assert "Java" in sun[0], claims  # self-contained: the pronoun-less second half names Java
