@@ -57,6 +57,8 @@ def merge(reports: list[Report]) -> Report:
     _same(reports, "judge", lambda r: (r.meta.get("judge") or {}).get("fingerprint"))
     _same(reports, "embedder", lambda r: (r.meta.get("embedder") or {}).get("name"))
     _same(reports, "thresholds", lambda r: r.meta.get("thresholds"))
+    _same(reports, "language", lambda r: r.meta.get("language", "auto"))
+    _same(reports, "metric options", lambda r: r.meta.get("metric_options") or {})
     _same(reports, "gate settings", lambda r: (r.gate.enabled, r.gate.on))
     count = shards[0]["count"]
     got = sorted(s["index"] for s in shards)

@@ -231,3 +231,20 @@ def test_cli_language_override_and_config(tmp_path, monkeypatch):
     stored = json.loads(out.read_text())
     assert stored["meta"]["language"] == "zh" and stored["metrics"] == ["answer_correctness"]
     assert stored["meta"]["metric_options"]["answer_correctness"]["weights"] == [0.5, 0.5]
+
+
+def test_merge_refuses_shards_run_in_different_languages_or_metric_options(tmp_path):
+    data = write_jsonl(tmp_path / "d.jsonl", [{**RAGAS_ROW, "id": f"q{i}"} for i in range(4)])
+    a, b, c = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    base = ["-m", "answer_correctness", "--metric-option", "answer_correctness.beta=2"]
+    assert cli("eval", data, *FAST, *base, "--shard", "1/2", "--out", a).exit_code == 0
+    assert cli("eval", data, *FAST, *base, "--shard", "2/2", "--language", "zh", "--out", b).exit_code == 0
+    r = cli("merge", a, b)
+    assert r.exit_code == 2 and "differ in language" in r.output
+    assert cli("eval", data, *FAST, "-m", "answer_correctness", "--shard", "2/2", "--out", c).exit_code == 0
+    r = cli("merge", a, c)
+    assert r.exit_code == 2 and "differ in metric options" in r.output
+    assert cli("eval", data, *FAST, *base, "--shard", "2/2", "--out", c).exit_code == 0
+    merged = tmp_path / "m.json"
+    assert cli("merge", a, c, "--out", merged).exit_code == 0
+    assert json.loads(merged.read_text())["meta"]["metric_options"]["answer_correctness"]["beta"] == 2.0
