@@ -680,16 +680,18 @@ def main(argv: list[str] | None = None) -> int:
         "samples": [{k: s[k] for k in ("key", "dataset", "metrics", "reference_from")}
                     | {"contexts": len(s["contexts"]), "context_chars": context_chars(s["contexts"])} for s in samples],
     }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     if not args.skip_ragas:
         result["ragas"] = run_ragas(args, jobs, judge_path, alias, models.path("minilm-l6"))
         result["machine"]["ragas"] = result["ragas"]["versions"]["ragas"]
+        args.out.write_text(json.dumps(result, indent=2) + "\n")  # kept should the localragas side fail
+        log(f"ragas records written to {args.out}")
     if not args.skip_localragas:
         result["localragas"] = run_localragas(args, jobs)
     summary = {tool: summarise(result[tool]["records"], args.metrics)
                for tool in ("ragas", "localragas") if tool in result}
     summary["ratios"] = ratios(summary.get("localragas"), summary.get("ragas"))
     result["summary"] = summary
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print_table(summary, summary["ratios"])
     print(f"full results: {args.out}")
