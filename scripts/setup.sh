@@ -55,8 +55,8 @@ fi
 step "localragas (editable) with the embedder and test extras"
 "${PIP[@]}" install -q -e ".[all]"
 
-step "transformers judge backend: xgrammar (without triton, a CUDA-only kernel: ~1 GB saved on CPU) and gguf"
-"${PIP[@]}" install -q "gguf>=0.10" && "${PIP[@]}" install -q --no-deps "xgrammar==0.2.8" "apache-tvm-ffi>=0.1.11"
+step "transformers judge backend: gguf, accelerate, xgrammar (without triton, a CUDA-only kernel: ~1 GB saved)"
+"${PIP[@]}" install -q "gguf>=0.10" "accelerate>=1" && "${PIP[@]}" install -q --no-deps "xgrammar==0.2.8" "apache-tvm-ffi>=0.1.11"
 
 step "models: default judge qwen2.5-1.5b and test judge smollm2-135m"
 .venv/bin/localragas models pull qwen2.5-1.5b smollm2-135m

@@ -52,7 +52,7 @@ class TransformersSettings(BaseModel):
 
 
 def _require(gguf: bool) -> None:
-    needed = ["torch", "transformers", "xgrammar"] + (["gguf"] if gguf else [])
+    needed = ["torch", "transformers", "xgrammar"] + (["gguf", "accelerate"] if gguf else [])  # transformers 5
     missing = [m for m in needed if importlib.util.find_spec(m) is None]
     if missing:
         raise MissingDependencyError(f"the transformers judge needs {', '.join(missing)}: {INSTALL}")

@@ -88,7 +88,7 @@ def test_embedder_is_not_a_judge():
         get_judge(f"transformers:{models.DEFAULT_EMBEDDER}")
 
 
-@pytest.mark.parametrize("missing", ["torch", "transformers", "xgrammar", "gguf"])
+@pytest.mark.parametrize("missing", ["torch", "transformers", "xgrammar", "gguf", "accelerate"])
 def test_missing_dependency_names_the_pip_command(monkeypatch, tmp_path, missing):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == missing else real(name, *a))
