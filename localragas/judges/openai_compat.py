@@ -35,6 +35,8 @@ from .base import Completion, Judge
 
 MAX_WAIT = 60.0  # longest single wait between two attempts, whatever Retry-After says
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+_OWN_FIELDS = {"model", "messages", "temperature", "seed", "max_tokens", "stream", "response_format", "json_schema",
+               "grammar"}
 
 
 class OpenAISettings(BaseModel):
@@ -54,6 +56,9 @@ class OpenAISettings(BaseModel):
     seed: int = 42
     max_tokens: int = Field(1024, ge=16, description="cap on generated tokens per call (the bounded schemas "
                             "close well within it)")
+    extra_body: dict[str, Any] = Field(default_factory=dict, description="further request fields the server "
+                                       "understands, e.g. {\"repeat_penalty\": 1.0} for llama-cpp-python's server "
+                                       "(whose default is 1.1); part of the fingerprint")
     structured: Literal["json_schema", "json_object", "tgi", "llamacpp", "grammar"] = Field(
         "json_schema", description="how the schema is sent: json_schema = response_format json_schema (OpenAI, "
         "vLLM, llama-server, Ollama); json_object = response_format json_object + schema (llama-cpp-python's "
@@ -80,6 +85,15 @@ class OpenAISettings(BaseModel):
                 raise ValueError(f"'{_redact(u)}' is not an http(s) URL")
             out.append(u.rstrip("/"))
         return out
+
+    @field_validator("extra_body")
+    @classmethod
+    def _check_extra(cls, v: dict[str, Any]) -> dict[str, Any]:
+        taken = sorted(set(v) & _OWN_FIELDS)
+        if taken:
+            raise ValueError(f"{', '.join(taken)} set by localragas itself (use the options of the same name, or "
+                             "`structured`)")
+        return v
 
     @field_validator("api_key_env")
     @classmethod
@@ -123,7 +137,8 @@ class OpenAIJudge(Judge):
         self._direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never via a proxy
         self._proxied = urllib.request.build_opener()  # elsewhere: the environment's proxy settings, as curl does
         self.name = f"openai/{model}"
-        decoding = json.dumps(s.model_dump(include={"temperature", "seed", "max_tokens", "structured"}), sort_keys=True)
+        decoding = json.dumps(s.model_dump(include={"temperature", "seed", "max_tokens", "structured", "extra_body"}),
+                              sort_keys=True)
         self.fingerprint = f"openai:{model}:{hashlib.sha256(decoding.encode()).hexdigest()[:16]}"
 
     # --- one call ----------------------------------------------------------------------------------------------
@@ -144,8 +159,9 @@ class OpenAIJudge(Judge):
 
     def _body(self, prompt: Prompt, schema: dict, output: type[Output]) -> dict[str, Any]:
         s = self.settings
-        body: dict[str, Any] = {"model": self.model, "messages": prompt.messages(), "temperature": s.temperature,
-                                "seed": s.seed, "max_tokens": s.max_tokens, "stream": False}
+        body: dict[str, Any] = {**s.extra_body, "model": self.model, "messages": prompt.messages(),
+                                "temperature": s.temperature, "seed": s.seed, "max_tokens": s.max_tokens,
+                                "stream": False}
         if s.structured == "json_schema":
             body["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": output.__name__, "schema": schema, "strict": True}}

@@ -227,6 +227,26 @@ def test_grammar_mode_sends_gbnf_built_from_the_schema():
     assert "root ::=" in body["grammar"] and "response_format" not in body
 
 
+def test_extra_body_is_sent_and_is_part_of_the_fingerprint(stub):
+    judge = judge_for(stub.url, extra_body={"repeat_penalty": 1.0, "top_k": 1})
+    judge.generate(extract_claims("Paris is in France."), Claims)
+    body = stub.requests[0]["body"]
+    assert body["repeat_penalty"] == 1.0 and body["top_k"] == 1 and "response_format" in body
+    assert judge.fingerprint != judge_for(stub.url).fingerprint
+    with pytest.raises(ConfigError, match="response_format, temperature set by localragas itself"):
+        judge_for(stub.url, extra_body={"temperature": 1, "response_format": {"type": "text"}})
+
+
+def test_extra_body_from_the_command_line_as_json(stub, tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text(mk(1).model_dump_json() + "\n")
+    result = CliRunner().invoke(main, [
+        "eval", str(data), "--judge", "openai:stub-model", "--judge-option", f"base_url={stub.url}",
+        "--judge-option", 'extra_body={"repeat_penalty": 1.0}', "-m", "faithfulness", "--no-gate", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert all(r["body"]["repeat_penalty"] == 1.0 for r in stub.requests)
+
+
 def test_api_key_comes_from_the_named_environment_variable(stub, monkeypatch, tmp_path):
     monkeypatch.setenv("STUB_KEY", "s3cret-key")
     judge = judge_for(stub.url, api_key_env="STUB_KEY")
