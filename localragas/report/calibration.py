@@ -10,6 +10,7 @@ from rich.table import Table
 from ..agreement import MEASURES, Estimate
 from ..calibrate import Calibration, CalibrationRun
 from ..gate import threshold_text
+from .console import report_console
 from .atomic import write_atomic
 from .markdown import cell
 
@@ -72,7 +73,7 @@ def _value(e: Estimate | None) -> str:
 def print_calibration(run: CalibrationRun, console: Console | None = None) -> None:
     """Per file and metric: a line of counts, then each agreement figure with its CI, over the scored rows and
     with the unscored rows counted wrong."""
-    console = console or Console()
+    console = console or report_console()
     level = run.meta.get("ci", {}).get("level", 0.95)
     for c in run.results:
         t = Table(title=f"{escape(c.file)}: {c.metric} ({c.kind} labels)", title_justify="left")

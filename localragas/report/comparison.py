@@ -8,6 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..compare import Comparison
+from .console import report_console
 from .atomic import write_atomic
 from .markdown import cell
 
@@ -27,7 +28,7 @@ def _ci(lo: float | None, hi: float | None) -> str:
 
 
 def print_comparison(c: Comparison, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or report_console()
     t = Table(title=f"localragas compare — {escape(c.base)} → {escape(c.new)}", title_justify="left")
     for col, just in [("metric", "left"), ("base", "right"), ("new", "right"), ("change", "right"),
                       (f"{c.level:.0%} CI of change", "right"), ("pairs", "right"), ("verdict", "left")]:

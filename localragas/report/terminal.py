@@ -6,6 +6,7 @@ from rich.table import Table
 
 from ..gate import threshold_text
 from ..schema import Report
+from .console import report_console
 
 _STYLE = {"passed": "green", "failed": "bold red", "not_evaluated": "yellow"}
 _ON = {"lower-bound": " (each metric's 95% CI lower bound against its threshold)"}
@@ -18,7 +19,7 @@ def _fmt(x: float | None) -> str:
 
 def print_report(report: Report, console: Console | None = None) -> None:
     """The score table, a per-category breakdown when samples have categories, and the gate verdict."""
-    console = console or Console()
+    console = console or report_console()
     gate = {g.metric: g for g in report.gate.results}
     t = Table(title=f"localragas — {report.meta.get('samples', len(report.samples))} samples", title_justify="left")
     for col, just in [("metric", "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right"),

@@ -1,0 +1,19 @@
+"""The console the terminal reports print to: the terminal's width, or 120 columns in CI logs and pipes.
+
+rich falls back to 80 columns when stdout is not a terminal, which wraps metric names and intervals in CI logs.
+$COLUMNS still wins when set.
+"""
+from __future__ import annotations
+
+import os
+
+from rich.console import Console
+
+LOG_WIDTH = 120
+
+
+def report_console() -> Console:
+    console = Console()
+    if not console.is_terminal and not os.environ.get("COLUMNS"):
+        console = Console(width=LOG_WIDTH)
+    return console
