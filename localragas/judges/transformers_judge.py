@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .. import models
 from ..errors import ConfigError, JudgeError, MissingDependencyError, ModelLoadError
+from ..offline import ensure_offline
 from ..outputs import Output, schema_text
 from ..paths import state_dir
 from ..prompts import Prompt
@@ -177,10 +178,14 @@ class TransformersJudge(Judge):
     def _load(self) -> None:
         if self._model is not None:
             return
+        ensure_offline()  # before transformers imports huggingface_hub, which reads the variables once
         self._resolve()
         import torch  # noqa: PLC0415
         import xgrammar as xgr  # noqa: PLC0415
         from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: PLC0415
+        from transformers.utils import logging as hf_logging  # noqa: PLC0415
+
+        hf_logging.disable_progress_bar()  # no "de-quantizing GGUF tensors" / "Loading weights" bars in our output
 
         if self.settings.n_threads:
             torch.set_num_threads(self.settings.n_threads)
