@@ -68,6 +68,29 @@ def _format_options(fn):
                         help="Write a self-contained HTML report (works offline) here.")(fn)
 
 
+def _model_options(fn):
+    """--judge, --judge-option and --embedder: the models chosen by `eval` and `calibrate`."""
+    fn = click.option("--embedder", "-e", metavar="NAME|PATH",
+                      help="Embedder for answer_relevancy: minilm-l6 (default), a sentence-transformers folder, "
+                           "or 'fake'.")(fn)
+    fn = click.option("--judge-option", multiple=True, metavar="KEY=VALUE",
+                      help="Backend setting, e.g. n_ctx=4096, n_threads=2, n_gpu_layers=-1, seed=7. Repeatable.")(fn)
+    return click.option("--judge", "-j", metavar="NAME|PATH",
+                        help="Judge: a catalogue name (default qwen2.5-1.5b), a .gguf path, 'fake', or "
+                             "BACKEND:MODEL.")(fn)
+
+
+def _judge_options(items: tuple[str, ...], base: dict) -> dict:
+    """--judge-option KEY=VALUE items over the config file's judge_options."""
+    options = dict(base)
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"'{item}' must look like KEY=VALUE", param_hint="--judge-option")
+        options[key.strip()] = _option_value(value.strip())
+    return options
+
+
 def _write_and_print(report, ragas_names: bool = False, **paths) -> None:
     """Write each requested format, print the terminal report, and list what was written.
 
@@ -141,12 +164,7 @@ _ragas_names_option = click.option(
 @click.option("--language", type=click.Choice(("auto", "en", "zh")), default=None,
               help="Language of the judge's prompts: auto (default: each sample's own, from its script), en or zh.")
 @_ragas_names_option
-@click.option("--judge", "-j", metavar="NAME|PATH",
-              help="Judge: a catalogue name (default qwen2.5-1.5b), a .gguf path, 'fake', or BACKEND:MODEL.")
-@click.option("--judge-option", multiple=True, metavar="KEY=VALUE",
-              help="Backend setting, e.g. n_ctx=4096, n_threads=2, n_gpu_layers=-1, seed=7. Repeatable.")
-@click.option("--embedder", "-e", metavar="NAME|PATH",
-              help="Embedder for answer_relevancy: minilm-l6 (default), a sentence-transformers folder, or 'fake'.")
+@_model_options
 @click.option("--threshold", "-t", multiple=True, metavar="METRIC=VALUE",
               help="Gate threshold override, e.g. faithfulness=0.85. Repeatable.")
 @click.option("--no-gate", is_flag=True, help="Report scores only; always exit 0 unless the input is bad.")
@@ -192,12 +210,7 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
     from .runner import evaluate
 
     settings = load_settings(config_path)
-    options = dict(settings.judge_options)
-    for item in judge_option:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise click.BadParameter(f"'{item}' must look like KEY=VALUE", param_hint="--judge-option")
-        options[key.strip()] = _option_value(value.strip())
+    options = _judge_options(judge_option, settings.judge_options)
     thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
 
     from .shard import parse_shard, take_shard  # noqa: PLC0415
@@ -344,12 +357,7 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
 @main.command("calibrate")
 @click.argument("files", metavar="LABELLED.jsonl...", nargs=-1, required=True,
                 type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--judge", "-j", metavar="NAME|PATH",
-              help="Judge: a catalogue name (default qwen2.5-1.5b), a .gguf path, 'fake', or BACKEND:MODEL.")
-@click.option("--judge-option", multiple=True, metavar="KEY=VALUE",
-              help="Backend setting, e.g. n_ctx=4096, n_threads=2. Repeatable.")
-@click.option("--embedder", "-e", metavar="NAME|PATH",
-              help="Embedder for answer_relevancy: minilm-l6 (default), a sentence-transformers folder, or 'fake'.")
+@_model_options
 @click.option("--threshold", "-t", multiple=True, metavar="METRIC=VALUE",
               help="Gate threshold for the binary figures 'at the gate', e.g. faithfulness=0.85. Repeatable.")
 @click.option("--metric", "-m", metavar="NAME",
@@ -386,12 +394,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, limit
     from .report.calibration import print_calibration, write_calibration  # noqa: PLC0415
 
     settings = load_settings(None)
-    options = dict(settings.judge_options)
-    for item in judge_option:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise click.BadParameter(f"'{item}' must look like KEY=VALUE", param_hint="--judge-option")
-        options[key.strip()] = _option_value(value.strip())
+    options = _judge_options(judge_option, settings.judge_options)
     thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
     if metric:
         get_metrics([metric])
