@@ -5,6 +5,9 @@ Needs the sample fields `retrieved_context_ids` (ids of the retrieved chunks, in
 """
 from __future__ import annotations
 
+from abc import abstractmethod
+from typing import Any
+
 from ..schema import MetricResult, Sample
 from .base import Metric, register
 from .context_precision import average_precision
@@ -14,42 +17,46 @@ def _ids(ids: list[str] | None) -> list[str] | None:
     return None if ids is None else list(dict.fromkeys(i for i in ids if i))
 
 
-class IDBasedContextPrecision(Metric):
-    name = "id_based_context_precision"
+class _IDBasedMetric(Metric):
+    """The share of the `over` ids (retrieved or reference) that are among the other list's ids."""
+
     needs = ("retrieved_context_ids", "reference_context_ids")
     uses_judge = False
+    over: str  # "retrieved" or "reference"
+
+    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+        ids = {"reference": _ids(sample.reference_context_ids), "retrieved": _ids(sample.retrieved_context_ids)}
+        for name, found in ids.items():  # reference first; the `over` list must be non-empty, the other present
+            if found is None or (name == self.over and not found):
+                return MetricResult.unscored_because(f"no_{name}_context_ids")
+        other = set(ids["reference" if self.over == "retrieved" else "retrieved"])
+        flags = [i in other for i in ids[self.over]]
+        return MetricResult.fraction(flags, **self.evidence(ids[self.over], flags))
+
+    @abstractmethod
+    def evidence(self, ids: list[str], flags: list[bool]) -> dict[str, Any]:
+        """The evidence for the `over` ids and whether each is among the other list's."""
+
+
+class IDBasedContextPrecision(_IDBasedMetric):
+    name = "id_based_context_precision"
+    over = "retrieved"
     definition = "share of the retrieved chunk ids that are among the reference chunk ids (no judge)"
     problem = "retrieval returns chunks that are not among the expected ones"
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
-        retrieved, reference = _ids(sample.retrieved_context_ids), _ids(sample.reference_context_ids)
-        if reference is None:
-            return MetricResult.unscored_because("no_reference_context_ids")
-        if not retrieved:
-            return MetricResult.unscored_because("no_retrieved_context_ids")
-        wanted = set(reference)
-        flags = [i in wanted for i in retrieved]
-        return MetricResult.fraction(flags, retrieved=[{"rank": k, "id": i, "relevant": f}
-                                                       for k, (i, f) in enumerate(zip(retrieved, flags), 1)],
-                                     average_precision=average_precision(flags))
+    def evidence(self, ids: list[str], flags: list[bool]) -> dict[str, Any]:
+        return {"retrieved": [{"rank": k, "id": i, "relevant": f} for k, (i, f) in enumerate(zip(ids, flags), 1)],
+                "average_precision": average_precision(flags)}
 
 
-class IDBasedContextRecall(Metric):
+class IDBasedContextRecall(_IDBasedMetric):
     name = "id_based_context_recall"
-    needs = ("retrieved_context_ids", "reference_context_ids")
-    uses_judge = False
+    over = "reference"
     definition = "share of the reference chunk ids that were retrieved (no judge)"
     problem = "retrieval misses chunks that hold the answer"
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
-        retrieved, reference = _ids(sample.retrieved_context_ids), _ids(sample.reference_context_ids)
-        if not reference:
-            return MetricResult.unscored_because("no_reference_context_ids")
-        if retrieved is None:
-            return MetricResult.unscored_because("no_retrieved_context_ids")
-        got = set(retrieved)
-        return MetricResult.fraction([i in got for i in reference],
-                                     reference=[{"id": i, "retrieved": i in got} for i in reference])
+    def evidence(self, ids: list[str], flags: list[bool]) -> dict[str, Any]:
+        return {"reference": [{"id": i, "retrieved": f} for i, f in zip(ids, flags)]}
 
 
 register(IDBasedContextPrecision())
