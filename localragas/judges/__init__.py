@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .. import models
 from ..errors import ConfigError
@@ -13,14 +13,13 @@ from .fake import FakeJudge
 
 BACKENDS = ("llamacpp", "openai", "transformers", "fake")
 
+_Settings = TypeVar("_Settings", bound=BaseModel)
+
 
 def _llamacpp(target: str, options: dict[str, Any]) -> Judge:
     from .llamacpp import LlamaCppJudge, LlamaCppSettings  # noqa: PLC0415
 
-    try:
-        settings = LlamaCppSettings(**options)
-    except ValidationError as e:
-        raise ConfigError(f"bad --judge-option: {_first_error(e)}; options: {', '.join(LlamaCppSettings.model_fields)}")
+    settings = _settings(LlamaCppSettings, options)
     if target in models.CATALOGUE:
         m = models.spec(target)
         if m.role != "judge":
@@ -49,20 +48,14 @@ def _openai(target: str, options: dict[str, Any]) -> Judge:
             "the openai judge needs the server's URL: --judge-option base_url=http://HOST:PORT/v1 (there is no "
             "default; several URLs, comma-separated, are used round-robin)"
         )
-    try:
-        settings = OpenAISettings(**options)
-    except ValidationError as e:
-        raise ConfigError(f"bad --judge-option: {_first_error(e)}; options: {', '.join(OpenAISettings.model_fields)}")
+    settings = _settings(OpenAISettings, options)
     return OpenAIJudge(target, settings)
 
 
 def _transformers(target: str, options: dict[str, Any]) -> Judge:
     from .transformers_judge import TransformersSettings, make_judge  # noqa: PLC0415
 
-    try:
-        settings = TransformersSettings(**options)
-    except ValidationError as e:
-        raise ConfigError(f"bad --judge-option: {_first_error(e)}; options: {', '.join(TransformersSettings.model_fields)}")
+    settings = _settings(TransformersSettings, options)
     return make_judge(target, settings)
 
 
@@ -94,6 +87,14 @@ def get_judge(spec: str | None = None, options: dict[str, Any] | None = None) ->
                 f"or BACKEND:MODEL with BACKEND in {', '.join(BACKENDS)}"
             )
     return _FACTORIES[backend](target, options or {})
+
+
+def _settings(cls: type[_Settings], options: dict[str, Any]) -> _Settings:
+    """The backend's settings from --judge-option values; a bad one is a ConfigError that lists the valid names."""
+    try:
+        return cls(**options)
+    except ValidationError as e:
+        raise ConfigError(f"bad --judge-option: {_first_error(e)}; options: {', '.join(cls.model_fields)}")
 
 
 def _first_error(e: ValidationError) -> str:
