@@ -3,17 +3,16 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 
-from localragas.embeddings import Embedder
 from localragas.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics, get_metrics
 from localragas.metrics.context_precision import average_precision
 from localragas.outputs import Claims, GeneratedQuestions, Verdicts
 from localragas.prompts import judge_chunks, verify_statements
-from localragas.schema import Sample
+
+from metrics_helpers import StubEmbedder, sampler, verdict_count, verdicts
 
 FAITH = all_metrics()["faithfulness"]
 RECALL = all_metrics()["context_recall"]
@@ -28,37 +27,7 @@ CONTEXTS = [
 ANSWER = "Acme offers Standard, Infrequent Access and Archive. Archive restores in 12 hours. It is free."
 REFERENCE = "Three tiers: Standard, Infrequent Access and Archive."
 
-
-def sample(**kw) -> Sample:
-    base = dict(id="s1", question=QUESTION, contexts=list(CONTEXTS), answer=ANSWER, reference=REFERENCE)
-    base.update(kw)
-    return Sample(**base)
-
-
-def verdicts(*flags: str) -> dict:
-    return {"verdicts": [{"id": i, "verdict": v} for i, v in enumerate(flags, 1)]}
-
-
-def verdict_count(output: type) -> int:
-    """The exact array length a verdicts_for(n) output demands (min == max == n)."""
-    schema = output.model_json_schema()["properties"]["verdicts"]
-    assert schema["minItems"] == schema["maxItems"]
-    return schema["maxItems"]
-
-
-class StubEmbedder(Embedder):
-    """Fixed vectors per text (normalised), so cosine similarities are known exactly."""
-
-    name = "stub"
-
-    def __init__(self, vectors: dict[str, list[float]]):
-        self.vectors = vectors
-        self.seen: list[list[str]] = []
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        self.seen.append(list(texts))
-        rows = np.array([self.vectors[t] for t in texts], dtype=np.float64)
-        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+sample = sampler(QUESTION, CONTEXTS, ANSWER, REFERENCE)
 
 
 # --- registry --------------------------------------------------------------------------------------------------

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 
-from localragas.embeddings import Embedder
 from localragas.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics, get_metrics
 from localragas.metrics.base import DEFAULT
 from localragas.metrics.correctness import f_beta
 from localragas.outputs import Claims, Entities, Rating, Verdicts
-from localragas.schema import Sample
+
+from metrics_helpers import StubEmbedder, sampler, verdict_count, verdicts
 
 M = all_metrics()
 
@@ -26,21 +25,7 @@ CONTEXTS = [
 ANSWER = "Java was developed by Sun Microsystems. Java was released in 1991. Java is owned by Google."
 REFERENCE = "Sun Microsystems developed Java. Java was released in 1995."
 
-
-def sample(**kw) -> Sample:
-    base = dict(id="s1", question=QUESTION, contexts=list(CONTEXTS), answer=ANSWER, reference=REFERENCE)
-    base.update(kw)
-    return Sample(**base)
-
-
-def verdicts(*flags: str) -> dict:
-    return {"verdicts": [{"id": i, "verdict": v} for i, v in enumerate(flags, 1)]}
-
-
-def verdict_count(output: type) -> int:
-    schema = output.model_json_schema()["properties"]["verdicts"]
-    assert schema["minItems"] == schema["maxItems"]
-    return schema["maxItems"]
+sample = sampler(QUESTION, CONTEXTS, ANSWER, REFERENCE)
 
 
 def contexts_of(prompt) -> list[str]:
@@ -48,19 +33,6 @@ def contexts_of(prompt) -> list[str]:
     import re
 
     return [m.strip() for m in re.findall(r"<context[^>]*>\n(.*?)\n</context>", prompt.user, flags=re.S)]
-
-
-class StubEmbedder(Embedder):
-    name = "stub"
-
-    def __init__(self, vectors: dict[str, list[float]]):
-        self.vectors = vectors
-        self.seen: list[list[str]] = []
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        self.seen.append(list(texts))
-        rows = np.array([self.vectors[t] for t in texts], dtype=np.float64)
-        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
 # --- registry and options --------------------------------------------------------------------------------------
