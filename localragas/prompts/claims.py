@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..language import text_language
-from .base import SYSTEMS, Prompt, tagged
+from .base import SYSTEMS, Prompt, closing, tagged
 
 INSTRUCTIONS = {
     "en": """Break the text below into short, atomic factual claims.
@@ -42,5 +42,5 @@ def extract_claims(text: str, question: str | None = None, lang: str | None = No
         parts.append(_QUESTION[lang])
         parts.append(tagged("question", question))
     parts.append(tagged("answer", text))
-    parts.append(_REPLY[lang])
+    parts.append(closing(lang, _REPLY[lang]))
     return Prompt("extract_claims", "\n".join(parts), SYSTEMS[lang])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..language import text_language
 from ..outputs import MAX_ENTITIES
-from .base import SYSTEMS, Prompt, tagged
+from .base import SYSTEMS, Prompt, closing, tagged
 
 INSTRUCTIONS = {
     "en": f"""List the unique named entities in the text below: people, places, organisations, products, works, events, dates, numbers with their units.
@@ -26,5 +26,5 @@ _REPLY = {"en": 'Reply as {"entities": [...]}.', "zh": '按 {"entities": [...]} 
 
 def extract_entities(text: str, lang: str | None = None) -> Prompt:
     lang = lang or text_language(text)
-    user = "\n".join([INSTRUCTIONS[lang], tagged("reference", text), _REPLY[lang]])
+    user = "\n".join([INSTRUCTIONS[lang], tagged("reference", text), closing(lang, _REPLY[lang])])
     return Prompt("extract_entities", user, SYSTEMS[lang])

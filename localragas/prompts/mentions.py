@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..language import prompt_language
-from .base import SYSTEMS, Prompt, contexts_block, numbered
+from .base import SYSTEMS, Prompt, closing, contexts_block, numbered
 
 INSTRUCTIONS = {
     "en": """Above are the retrieved contexts. For each numbered entity below, decide whether the contexts mention that same entity.
@@ -30,7 +30,7 @@ def entities_in_contexts(entities: list[str], contexts: list[str], lang: str | N
             "",
             numbered("entity", entities),
             "",
-            _reply(lang, len(entities)),
+            closing(lang, _reply(lang, len(entities))),
         ]
     )
     return Prompt("entities_in_contexts", user, SYSTEMS[lang])

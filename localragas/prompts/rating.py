@@ -6,7 +6,7 @@ so that one wording's bias weighs less.
 from __future__ import annotations
 
 from ..language import prompt_language
-from .base import SYSTEMS, Prompt, contexts_block, tagged
+from .base import SYSTEMS, Prompt, closing, contexts_block, tagged
 
 VARIANTS = 2
 INSTRUCTIONS = {
@@ -39,6 +39,6 @@ def rate_context_relevance(question: str, contexts: list[str], variant: int = 0,
     lang = lang or prompt_language(question)
     user = "\n".join(
         [contexts_block(contexts, lang), "", INSTRUCTIONS[lang][variant], "", tagged("question", question), "",
-         _REPLY[lang]]
+         closing(lang, _REPLY[lang])]
     )
     return Prompt("rate_context_relevance", user, SYSTEMS[lang])

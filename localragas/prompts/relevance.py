@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..language import prompt_language
-from .base import SYSTEMS, Prompt, contexts_block, tagged
+from .base import SYSTEMS, Prompt, closing, contexts_block, tagged
 
 INSTRUCTIONS = {
     "en": """Above are retrieved contexts, numbered in ranked order. Below are a question and its {target}.
@@ -34,7 +34,7 @@ def judge_chunks(question: str, target: str, target_kind: str, contexts: list[st
             tagged("question", question),
             tagged("reference" if target_kind.startswith("reference") else "answer", target),
             "",
-            _reply(lang, len(contexts)),
+            closing(lang, _reply(lang, len(contexts))),
         ]
     )
     return Prompt("judge_chunks", user, SYSTEMS[lang])

@@ -3,7 +3,7 @@ the reference or the answer as the only "context": factual and answer correctnes
 from __future__ import annotations
 
 from ..language import prompt_language
-from .base import SYSTEMS, Prompt, contexts_block, numbered
+from .base import SYSTEMS, Prompt, closing, contexts_block, numbered
 
 INSTRUCTIONS = {
     "en": """Above are the retrieved contexts. For each numbered statement below, decide whether the contexts support it.
@@ -34,7 +34,7 @@ def verify_statements(statements: list[str], contexts: list[str], lang: str | No
             "",
             numbered("statement", statements),
             "",
-            _reply(lang, len(statements)),
+            closing(lang, _reply(lang, len(statements))),
         ]
     )
     return Prompt("verify_statements", user, SYSTEMS[lang])

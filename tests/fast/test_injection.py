@@ -14,8 +14,8 @@ import pytest
 from localragas.embeddings import HashingEmbedder
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
-from localragas.prompts import judge_chunks, verify_statements
-from localragas.prompts.base import _SPECIAL_TOKEN, TAGS, neutralise
+from localragas.prompts import entities_in_contexts, judge_chunks, verify_statements
+from localragas.prompts.base import _SPECIAL_TOKEN, REMINDER, TAGS, neutralise
 from localragas.schema import Sample
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,6 +133,29 @@ def test_the_judge_never_receives_a_live_special_token_or_a_closing_tag_from_a_h
         assert _SPECIAL_TOKEN.search(user) is None, user
         for tag in TAGS:
             assert user.count(f"</{tag}>") == user.count(f"<{tag}>") + user.count(f"<{tag} "), (tag, user)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_prompt_repeats_that_data_is_not_instructions_after_the_last_piece_of_data(lang):
+    en = lang == "en"
+    sample = Sample(id="s", question="Where is Paris?" if en else "巴黎在哪里？",
+                    answer="Paris is in France. Paris has a tower." if en else "巴黎在法国。巴黎有一座铁塔。",
+                    reference="Paris is the capital of France." if en else "巴黎是法国的首都。",
+                    contexts=["Paris is the capital of France.", "Lyon is in France."] if en else ["巴黎是法国的首都。"])
+    families = set()
+    for name, metric in all_metrics().items():
+        judge = FakeJudge()
+        metric.score(sample, judge, HashingEmbedder())
+        for call in judge.calls:
+            user = call.prompt.user
+            families.add(call.prompt.name)
+            last_tag = max(user.rfind(f"</{tag}>") for tag in TAGS)
+            assert REMINDER[lang] in user[last_tag:], (name, call.prompt.name, user)
+    # the fake judge finds no entities, so the mentions prompt is checked directly
+    mentions = entities_in_contexts(["X"], ["C."], lang).user
+    assert REMINDER[lang] in mentions[mentions.rfind("</entity>"):]
+    assert families - {"entities_in_contexts"} == {"extract_claims", "verify_statements", "generate_questions",
+                                                   "judge_chunks", "extract_entities", "rate_context_relevance"}
 
 
 # --- the flip-rate script, with the fake judge ---------------------------------------------------------------------
