@@ -3,12 +3,14 @@
     .venv/bin/python scripts/bench_backends.py [--data examples/rag_samples.jsonl] [--model smollm2-135m]
         [--llama-server PATH]   # also llama.cpp's own server with 4 parallel slots (-np 4)
 
-Configurations: the in-process llamacpp judge; the openai judge against llama-cpp-python's server
+Configurations: the in-process llamacpp judge; the transformers judge (the same GGUF loaded through transformers
+on CPU, decoding constrained by xgrammar, batched); the openai judge against llama-cpp-python's server
 (`python -m llama_cpp.server`, one request at a time) with --concurrency 1 and 4; the openai judge round-robin over
 4 such servers with --concurrency 4; and, given --llama-server, llama.cpp's server with -np 4 and --concurrency 1
 and 4. Every run is `localragas eval … --no-cache --no-resume -e fake` (the judge alone is timed: the embedder is the
 hashing fake) and the figure is samples / meta.wall_seconds. Servers listen on free loopback ports and are stopped
-after their runs. Prints a Markdown table and writes the reports under --out.
+after their runs. Prints a Markdown table, then each configuration's agreement with the in-process run (metric values identical, and
+the mean absolute difference), and writes the reports under --out.
 """
 from __future__ import annotations
 
@@ -85,7 +87,7 @@ def run_eval(data: Path, out: Path, judge: str, options: dict[str, str], concurr
     report = json.loads(out.read_text())
     meta = report["meta"]
     n = len(report["samples"])
-    scores = [[m.get("value") for m in s["metrics"].values()] for s in report["samples"]]
+    scores = {(s["id"], name): m.get("value") for s in report["samples"] for name, m in s["metrics"].items()}
     return {"samples": n, "wall": meta["wall_seconds"], "per_min": 60 * n / meta["wall_seconds"],
             "calls": meta["judge_stats"]["calls"], "failed": meta["judge_stats"]["failed_calls"], "scores": scores}
 
@@ -97,11 +99,12 @@ def main() -> None:
     ap.add_argument("--structured", default="json_object", help="structured mode for llama-cpp-python's server")
     ap.add_argument("--llama-server", help="path to llama.cpp's llama-server binary (for -np 4)")
     ap.add_argument("--cpp-structured", default="json_schema", help="structured mode for llama-server")
-    ap.add_argument("--only", help="comma-separated subset of: inproc,py1,py4,rr4,cpp1,cpp4")
+    ap.add_argument("--only", help="comma-separated subset of: inproc,tf,py1,py4,rr4,cpp1,cpp4")
     ap.add_argument("--out", type=Path, default=ROOT / ".localragas" / "bench-backends")
     args = ap.parse_args()
     busy = "\n".join(line for line in subprocess.run(
-        ["pgrep", "-af", "bench_vs_ragas|llama_cpp.server|localragas eval|llama-server"], capture_output=True,
+        ["pgrep", "-af", "bench_vs_ragas|llama_cpp.server|localragas eval|llama-server|injection_flip_rate|pytest"],
+        capture_output=True,
         text=True).stdout.splitlines() if "bench_backends" not in line)
     if busy:  # timings taken beside another model run on the same cores mean nothing
         raise SystemExit(f"another model run is going on; try later:\n{busy}")
@@ -118,6 +121,9 @@ def main() -> None:
 
     if want("inproc"):
         rows.append(("llamacpp in-process", run_eval(args.data, args.out / "inproc.json", args.model, {}, 1)))
+    if want("tf"):
+        rows.append(("transformers (GGUF through transformers, CPU)",
+                     run_eval(args.data, args.out / "tf.json", f"transformers:{args.model}", {"device": "cpu"}, 1)))
     if want("py1") or want("py4"):
         proc, url = py_server(model_path, args.model, cores, args.out / "py-server.log")
         try:
@@ -155,9 +161,22 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for name, r in rows:
         print(f"| {name} | {r['samples']} | {r['wall']:.1f} | {r['per_min']:.1f} | {r['calls']} | {r['failed']} |")
-    for i, (name, r) in enumerate(rows):
-        same = [other for other, o in rows[:i] if o["scores"] == r["scores"]]
-        print(f"{name}: scores identical to {', '.join(same) if same else 'no earlier row'}")
+    if rows:
+        base_name, base = rows[0]
+        print(f"\nagreement with {base_name} (metric values of the same samples):\n")
+        print("| configuration | identical | both scored | mean absolute difference |")
+        print("|---|---|---|---|")
+        for name, r in rows[1:]:
+            print(f"| {name} | {agreement(base['scores'], r['scores'])} |")
+
+
+def agreement(a: dict, b: dict) -> str:
+    """'identical / compared | both scored | mean |a - b| over values scored in both runs'."""
+    keys = sorted(set(a) & set(b))
+    same = sum(1 for k in keys if a[k] == b[k] or (a[k] is not None and b[k] is not None and abs(a[k] - b[k]) < 1e-9))
+    both = [k for k in keys if a[k] is not None and b[k] is not None]
+    mad = sum(abs(a[k] - b[k]) for k in both) / len(both) if both else float("nan")
+    return f"{same} / {len(keys)} | {len(both)} | {mad:.3f}"
 
 
 if __name__ == "__main__":
