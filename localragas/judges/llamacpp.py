@@ -42,6 +42,28 @@ def _import_llama():
     return llama_cpp
 
 
+def state_cache(llama_cpp, capacity_bytes: int):
+    """llama-cpp-python's LlamaRAMCache, bounded by the memory its states really hold.
+
+    Llama.save_state() copies the logits of up to n_batch (512) prompt tokens with every state: 512 x 151,936 floats,
+    311 MB, for Qwen2.5, while LlamaRAMCache counts only the KV bytes against its capacity. With a 1 GB capacity an
+    eval kept dozens of such states and grew past 24 GB. Those logits are never read back for sampling: a restored
+    state always re-evaluates at least its last token (Llama.generate), so each stored state keeps only its last row,
+    and the capacity counts the KV bytes, the logits and the token ids together."""
+
+    class BoundedRAMCache(llama_cpp.LlamaRAMCache):
+        @property
+        def cache_size(self) -> int:
+            return sum(st.llama_state_size + st.scores.nbytes + st.input_ids.nbytes for st in self.cache_state.values())
+
+        def __setitem__(self, key, value) -> None:
+            if value.scores.shape[0] > 1:
+                value.scores = value.scores[-1:].copy()
+            super().__setitem__(key, value)
+
+    return BoundedRAMCache(capacity_bytes=capacity_bytes)
+
+
 class LlamaCppJudge(Judge):
     # One llama.cpp context is not thread-safe, and interleaving two samples' calls would spoil the KV-prefix
     # reuse: the runner scores one sample at a time with this backend, and _complete is serialised besides.
@@ -81,7 +103,7 @@ class LlamaCppJudge(Judge):
             except (ValueError, RuntimeError) as e:
                 raise ModelLoadError(f"could not load the judge model {self.model_path}: {e}") from None
             if s.state_cache_mb:
-                self._llm.set_cache(self._llama_cpp.LlamaRAMCache(capacity_bytes=s.state_cache_mb << 20))
+                self._llm.set_cache(state_cache(self._llama_cpp, s.state_cache_mb << 20))
         return self._llm
 
     def count_tokens(self, text: str) -> int:
