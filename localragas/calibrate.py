@@ -28,10 +28,6 @@ from .stats import ci_settings, reason_kind
 
 # what an unscored reason means for a labelled file (the rows lack an input the metric needs)
 _MISSING_INPUT = {
-    "no_reference_or_answer": (
-        "context_precision judges each chunk against the reference, else the answer; these rows have neither, so "
-        "the metric cannot score them. Whether a chunk serves the question alone is what a context relevance "
-        "metric judges: score these labels with one through --metric NAME (`localragas metrics` lists them)."),
     "no_reference": "context_recall needs a reference; these rows have none.",
     "no_contexts": "these rows have no contexts.",
 }

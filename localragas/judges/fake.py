@@ -106,7 +106,7 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
             joined = _words(" ".join(contexts))
             flags = [bool(_words(e)) and _words(e) <= joined for e in _between(text, "entity")]
         elif prompt.name == "judge_chunks":
-            target = " ".join(_between(text, "reference") or _between(text, "answer"))
+            target = " ".join(_between(text, "reference") or _between(text, "answer") or _between(text, "question"))
             flags = [len(_words(c) & _words(target)) >= 3 for c in contexts]
         else:
             joined = " ".join(contexts)

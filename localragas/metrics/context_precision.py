@@ -17,8 +17,9 @@ def average_precision(relevant: list[bool]) -> float:
 
 class ContextPrecision(Metric):
     name = "context_precision"
-    needs = ("question", "contexts", "reference|answer")
-    definition = "average precision of the ranked contexts: are the useful chunks ranked first?"
+    needs = ("question", "contexts")
+    definition = ("average precision of the ranked contexts: are the useful chunks ranked first? (chunks judged "
+                  "against the reference, else the answer, else the question alone)")
     problem = "retrieval returns noise: irrelevant chunks, or relevant ones ranked low"
     prompts = ("judge_chunks",)
 
@@ -29,8 +30,8 @@ class ContextPrecision(Metric):
             target, kind = sample.reference, "reference answer"
         elif sample.answer.strip():
             target, kind = sample.answer, "answer"
-        else:
-            return MetricResult.unscored_because("no_reference_or_answer")
+        else:  # a retrieval-only sample: does each chunk answer the question?
+            target, kind = "", "question"
         warnings: list[str] = []
         flags = judge_chunk_relevance(judge, sample.question, target, kind, sample.contexts, warnings)
         return with_warnings(MetricResult.of(

@@ -168,20 +168,19 @@ def test_a_file_with_two_metrics_gives_one_result_each(tmp_path, judge):
     assert "only one class" in results[0]["agreement"]["measures"]["roc_auc"]["note"]
 
 
-def test_context_precision_without_reference_or_answer_is_unscored_and_explained(tmp_path, judge):
+def test_context_precision_rows_with_neither_reference_nor_answer_are_judged_against_the_question(tmp_path, judge):
     rows = [{"id": f"w{i}", "question": "how old was sue lyon when she made lolita", "contexts": [c], "answer": "",
              "reference": None, "label": {"metric": "context_precision", "value": v, "kind": "binary"}}
-            for i, (c, v) in enumerate([("Sue Lyon was fourteen at the time of filming.", 1),
+            for i, (c, v) in enumerate([("Sue Lyon made Lolita when she was fourteen years old.", 1),
                                         ("Lolita is a 1962 film.", 0)])]
     out = tmp_path / "c.json"
     result = run([str(write_rows(tmp_path / "wikiqa.jsonl", rows)), *FAST, "--out", str(out)])
-    assert judge.calls == []  # the metric has nothing to judge a chunk against
+    assert [call.prompt.name for call in judge.calls] == ["judge_chunks", "judge_chunks"]
+    assert all("<answer>" not in call.prompt.user and "<reference>" not in call.prompt.user for call in judge.calls)
     [c] = read(out)["results"]
-    assert (c["scored"], c["unscored"], c["unscored_reasons"]) == (0, 2, {"no_reference_or_answer": 2})
-    assert c["agreement"]["measures"]["roc_auc"]["note"] == "no scored rows"
-    assert c["agreement"]["counted_wrong"]["roc_auc"]["value"] == 0.0
-    assert any("--metric NAME" in n for n in c["notes"])
-    assert "2 of 2 rows unscored" in " ".join(result.output.split())
+    assert (c["scored"], c["unscored"]) == (2, 0)
+    assert c["agreement"]["measures"]["roc_auc"]["value"] == 1.0  # the fake judge's word overlap ranks them right
+    assert not c["notes"] and "rows unscored" not in " ".join(result.output.split())
 
 
 def test_metric_option_scores_the_labels_with_another_metric(tmp_path, judge):

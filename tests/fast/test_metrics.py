@@ -11,6 +11,7 @@ from localragas.metrics import all_metrics, get_metrics
 from localragas.metrics.context_precision import average_precision
 from localragas.outputs import Claims, GeneratedQuestions, Verdicts
 from localragas.prompts import judge_chunks, verify_statements
+from localragas.prompts.relevance import QUESTION_ONLY
 
 from metrics_helpers import StubEmbedder, sampler, verdict_count, verdicts
 
@@ -216,11 +217,14 @@ def test_context_precision_without_contexts_is_unscored_without_asking():
     assert judge.calls == []
 
 
-def test_context_precision_without_reference_or_answer_is_unscored():
-    judge = FakeJudge()
-    r = PRECISION.score(sample(reference=None, answer=" "), judge)
-    assert r.unscored == "no_reference_or_answer"
-    assert judge.calls == []
+def test_context_precision_without_reference_or_answer_judges_each_chunk_against_the_question_alone():
+    judge = FakeJudge([verdicts("no", "yes")])
+    r = PRECISION.score(sample(reference=None, answer=" ", contexts=["Noise.", "The answer."]), judge)
+    assert r.value == 0.5 and r.evidence["judged_against"] == "question"
+    [call] = judge.calls
+    user = call.prompt.user
+    assert QUESTION_ONLY["en"] in user
+    assert "<question>" in user and "<answer>" not in user and "<reference>" not in user
 
 
 @pytest.mark.parametrize(
