@@ -2,6 +2,7 @@
 file and one Markdown table of all of them (the source of docs/accuracy.md).
 
     .venv/bin/python scripts/calibrate_all.py --judge qwen2.5-1.5b --limit 100 --out-dir calibration/qwen2.5-1.5b
+    .venv/bin/python scripts/calibrate_all.py --judge qwen2.5-1.5b --limit 40 --limit-for faithbench=20 ...
 
 The judge loads once; files are scored one after another (the judge cache and per-file checkpoints make an
 interrupted run resume where it stopped). A file that fails is reported and the others go on; the exit code is 1
@@ -44,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--judge-option", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--embedder", default=None, help="for answer_relevancy (default minilm-l6)")
     ap.add_argument("--limit", type=int, default=None, help="first N rows of each file (pairs kept whole)")
+    ap.add_argument("--limit-for", action="append", default=[], metavar="NAME=N",
+                    help="first N rows of the files whose name contains NAME, overriding --limit (repeatable)")
     ap.add_argument("--benchmarks", type=Path, default=ROOT.parent / "shared" / "benchmarks",
                     help="folder of labelled .jsonl files (default ../shared/benchmarks)")
     ap.add_argument("--only", action="append", default=[], metavar="NAME",
@@ -58,6 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
 
+    limit_for = {}
+    for item in args.limit_for:
+        name, sep, n = item.partition("=")
+        if not sep or not n.isdigit() or int(n) < 1:
+            raise SystemExit(f"--limit-for {item!r} must look like NAME=N with N >= 1")
+        limit_for[name] = int(n)
     files = sorted(p for p in args.benchmarks.glob("*.jsonl") if not args.only or any(o in p.name for o in args.only))
     if not files:
         print(f"no .jsonl files in {args.benchmarks}", file=sys.stderr)
@@ -72,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             print(f"== {f.name}", file=sys.stderr, flush=True)
             try:
-                run = calibrate([f], judge, args.embedder, metric=metric_for.get(f.name), limit=args.limit,
+                limit = next((n for name, n in limit_for.items() if name in f.name), args.limit)
+                run = calibrate([f], judge, args.embedder, metric=metric_for.get(f.name), limit=limit,
                                 cache_dir=None if args.no_cache else (args.cache_dir or paths.cache_dir()),
                                 progress=not args.no_progress)
             except LocalragasError as e:
@@ -81,7 +91,10 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             write_calibration(run, args.out_dir / f"{f.stem}.json")
             combined.results += run.results
-            combined.meta = {**run.meta, "files": [str(p) for p in files]}
+            limits = {**combined.meta.get("limits", {}), f.name: limit}
+            combined.meta = {**run.meta, "files": [str(p) for p in files], "limits": limits,
+                             # one limit for every file, else none stated (the table's rows column says it)
+                             "limit": limit if len(set(limits.values())) == 1 else None}
             print(f"   {time.perf_counter() - started:.1f} s", file=sys.stderr)
     finally:
         judge.close()

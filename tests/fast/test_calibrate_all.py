@@ -1,0 +1,44 @@
+"""scripts/calibrate_all.py with the fake judge: one JSON per file, one Markdown table, per-file row limits."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+from test_calibrate import faith_row, write_rows
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("calibrate_all", ROOT / "scripts" / "calibrate_all.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_file_gets_its_json_and_limit_for_overrides_limit(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    answers = ["The Eiffel Tower is in Paris.", "The Eiffel Tower is in Rome, built in 1920."]
+    for name in ("faithfulness_a.jsonl", "faithfulness_b.jsonl"):
+        write_rows(bench / name, [faith_row(i, answers[i % 2], 1 - i % 2) for i in range(6)])
+    out = tmp_path / "out"
+    code = _script().main(["--judge", "fake", "--embedder", "fake", "--benchmarks", str(bench), "--limit", "4",
+                           "--limit-for", "_b=2", "--out-dir", str(out), "--no-progress"])
+    assert code == 0
+    a, b = (json.loads((out / f"faithfulness_{x}.json").read_text())["results"][0] for x in "ab")
+    assert (a["rows"], b["rows"]) == (4, 2)
+    table = (out / "accuracy.md").read_text()
+    assert "faithfulness\\_a.jsonl | faithfulness | binary | 4 |" in table
+    assert "faithfulness\\_b.jsonl | faithfulness | binary | 2 |" in table
+    assert "rows of each file" not in table and "s/sample" in table
+
+
+def test_a_malformed_limit_for_is_refused(tmp_path):
+    import pytest
+
+    with pytest.raises(SystemExit, match="NAME=N"):
+        _script().main(["--judge", "fake", "--benchmarks", str(tmp_path), "--limit-for", "x=0",
+                        "--out-dir", str(tmp_path / "o")])
