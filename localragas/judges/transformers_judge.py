@@ -7,6 +7,7 @@ building the judge, validating its options and a fully cached run stay cheap.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -185,7 +186,12 @@ class TransformersJudge(Judge):
         from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: PLC0415
         from transformers.utils import logging as hf_logging  # noqa: PLC0415
 
-        hf_logging.disable_progress_bar()  # no "de-quantizing GGUF tensors" / "Loading weights" bars in our output
+        hf_logging.disable_progress_bar()  # no "Loading weights" bars in our output
+        if self.gguf:  # the GGUF reader's "de-quantizing GGUF tensors" bar is plain tqdm, which that call misses
+            import transformers.modeling_gguf_pytorch_utils as gguf_utils  # noqa: PLC0415
+
+            if getattr(gguf_utils, "tqdm", None) is not None and not isinstance(gguf_utils.tqdm, functools.partial):
+                gguf_utils.tqdm = functools.partial(gguf_utils.tqdm, disable=True)
 
         if self.settings.n_threads:
             torch.set_num_threads(self.settings.n_threads)

@@ -39,6 +39,7 @@ def test_examples_through_the_cli_give_schema_valid_json_on_every_call(tmp_path)
                                        "--no-progress", "--no-cache", "--no-resume", "--out", str(out)])
     seconds = time.perf_counter() - started
     assert result.exit_code in (0, 1), result.output  # the gate may fail with a 135M judge; never an error
+    assert "GGUF tensors" not in result.output  # --no-progress: no progress bar from the GGUF loader either
     report = Report.model_validate(json.loads(out.read_text()))
     n = sum(1 for line in EXAMPLES.read_text().splitlines() if line.strip())
     assert len(report.samples) == n
