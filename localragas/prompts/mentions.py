@@ -1,8 +1,8 @@
 """Do the retrieved contexts mention each entity? (context entity recall: the reference's entities in the contexts)"""
 from __future__ import annotations
 
-from ..language import prompt_language
-from .base import SYSTEMS, Prompt, closing, contexts_block, numbered
+from .base import Prompt
+from .verdicts import verdicts_prompt
 
 INSTRUCTIONS = {
     "en": """Above are the retrieved contexts. For each numbered entity below, decide whether the contexts mention that same entity.
@@ -14,23 +14,5 @@ Answer "no" if the contexts do not mention it, or mention only a different entit
 }
 
 
-def _reply(lang: str, n: int) -> str:
-    if lang == "zh":
-        return f'按 {{"verdicts": [{{"id": 1, "verdict": "yes" 或 "no"}}, ...]}} 的格式回复，恰好 {n} 个判断，按顺序排列。'
-    return f'Reply as {{"verdicts": [{{"id": 1, "verdict": "yes" or "no"}}, ...]}} with exactly {n} verdicts, in order.'
-
-
 def entities_in_contexts(entities: list[str], contexts: list[str], lang: str | None = None) -> Prompt:
-    lang = lang or prompt_language(*entities)
-    user = "\n".join(
-        [
-            contexts_block(contexts, lang),
-            "",
-            INSTRUCTIONS[lang],
-            "",
-            numbered("entity", entities),
-            "",
-            closing(lang, _reply(lang, len(entities))),
-        ]
-    )
-    return Prompt("entities_in_contexts", user, SYSTEMS[lang])
+    return verdicts_prompt("entities_in_contexts", INSTRUCTIONS, "entity", entities, contexts, lang)

@@ -24,17 +24,23 @@ def _reply(lang: str, n: int) -> str:
     return f'Reply as {{"verdicts": [{{"id": 1, "verdict": "yes" or "no"}}, ...]}} with exactly {n} verdicts, in order.'
 
 
-def verify_statements(statements: list[str], contexts: list[str], lang: str | None = None) -> Prompt:
-    lang = lang or prompt_language(*statements)
+def verdicts_prompt(name: str, instructions: dict[str, str], tag: str, items: list[str], contexts: list[str],
+                    lang: str | None = None) -> Prompt:
+    """A yes/no verdict per numbered item against the retrieved contexts (the contexts first: a shared prefix)."""
+    lang = lang or prompt_language(*items)
     user = "\n".join(
         [
             contexts_block(contexts, lang),
             "",
-            INSTRUCTIONS[lang],
+            instructions[lang],
             "",
-            numbered("statement", statements),
+            numbered(tag, items),
             "",
-            closing(lang, _reply(lang, len(statements))),
+            closing(lang, _reply(lang, len(items))),
         ]
     )
-    return Prompt("verify_statements", user, SYSTEMS[lang])
+    return Prompt(name, user, SYSTEMS[lang])
+
+
+def verify_statements(statements: list[str], contexts: list[str], lang: str | None = None) -> Prompt:
+    return verdicts_prompt("verify_statements", INSTRUCTIONS, "statement", statements, contexts, lang)
