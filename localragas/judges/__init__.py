@@ -10,6 +10,7 @@ from .. import models
 from ..errors import ConfigError
 from .base import Completion, Judge, JudgeStats
 from .fake import FakeJudge
+from .targets import catalogue_judge, check_gguf, judge_names
 
 BACKENDS = ("llamacpp", "openai", "transformers", "fake")
 
@@ -20,24 +21,15 @@ def _llamacpp(target: str, options: dict[str, Any]) -> Judge:
     from .llamacpp import LlamaCppJudge, LlamaCppSettings  # noqa: PLC0415
 
     settings = _settings(LlamaCppSettings, options)
-    if target in models.CATALOGUE:
-        m = models.spec(target)
-        if m.role != "judge":
-            raise ConfigError(f"'{target}' is an {m.role}, not a judge model")
-        return LlamaCppJudge(models.path(target), m.sha256, target, settings)
+    if found := catalogue_judge(target):
+        return LlamaCppJudge(*found, target, settings)
     p = Path(target).expanduser()
     if not p.is_file():
         raise ConfigError(
             f"judge '{target}' is neither a catalogue model ({', '.join(judge_names())}) nor a GGUF file"
         )
-    _check_gguf(p)
+    check_gguf(p)
     return LlamaCppJudge(p, models.sha256_of(p), p.name, settings)
-
-
-def _check_gguf(p: Path) -> None:
-    with open(p, "rb") as f:
-        if f.read(4) != b"GGUF":
-            raise ConfigError(f"{p} is not a GGUF model file (no GGUF header)")
 
 
 def _openai(target: str, options: dict[str, Any]) -> Judge:
@@ -68,10 +60,6 @@ def _fake(target: str, options: dict[str, Any]) -> Judge:
 _FACTORIES: dict[str, Callable[[str, dict[str, Any]], Judge]] = {
     "llamacpp": _llamacpp, "openai": _openai, "transformers": _transformers, "fake": _fake,
 }
-
-
-def judge_names() -> list[str]:
-    return [n for n, m in models.CATALOGUE.items() if m.role == "judge"]
 
 
 def get_judge(spec: str | None = None, options: dict[str, Any] | None = None) -> Judge:

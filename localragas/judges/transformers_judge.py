@@ -27,6 +27,7 @@ from ..paths import state_dir
 from ..prompts import Prompt
 from .base import Completion, Judge
 from .cache import cache_key
+from .targets import catalogue_judge, check_gguf, judge_names
 
 T = TypeVar("T", bound=Output)
 
@@ -455,11 +456,8 @@ class _GrammarMasker:
 
 def make_judge(target: str, settings: TransformersSettings) -> TransformersJudge:
     """TARGET: a catalogue judge name (its GGUF), a model folder or a .gguf file."""
-    if target in models.CATALOGUE:
-        m = models.spec(target)
-        if m.role != "judge":
-            raise ConfigError(f"'{target}' is an {m.role}, not a judge model")
-        return TransformersJudge(models.path(target), m.sha256, target, settings)
+    if found := catalogue_judge(target):
+        return TransformersJudge(*found, target, settings)
     p = Path(target).expanduser()
     if p.is_dir():
         if not (p / "config.json").is_file():
@@ -469,11 +467,8 @@ def make_judge(target: str, settings: TransformersSettings) -> TransformersJudge
         _require(False)
         return TransformersJudge(p, folder_sha256(p), p.name, settings)
     if p.is_file():
-        with open(p, "rb") as f:
-            if f.read(4) != b"GGUF":
-                raise ConfigError(f"{p} is not a GGUF model file (no GGUF header)")
+        check_gguf(p)
         _require(True)
         return TransformersJudge(p, file_sha256(p), p.name, settings)
-    names = ", ".join(n for n, m in models.CATALOGUE.items() if m.role == "judge")
-    raise ConfigError(f"transformers judge '{target}' is neither a catalogue model ({names}), "
+    raise ConfigError(f"transformers judge '{target}' is neither a catalogue model ({', '.join(judge_names())}), "
                       "a model folder nor a .gguf file")
