@@ -169,7 +169,7 @@ def test_paths_and_urls_in_a_dataset_are_judged_as_text_and_never_opened(tmp_pat
                                   "--no-gate", "--out", str(out)])
     assert r.exit_code == 0, r.output
     assert str(data) in opened  # the spies work: the dataset itself was opened
-    assert not [p for p in opened if any(s in p for s in ("passwd", "shadow", "secret", "id_rsa", "share"))], opened
+    assert not [p for p in opened if any(s in p for s in ("passwd", "shadow", "secret", "id_rsa", "\\share"))], opened
     prompts = "\n".join(c.prompt.user for c in judge.calls)
     for text in looks_like_paths:
         assert text in prompts  # judged as the text it is
