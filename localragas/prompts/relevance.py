@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..language import prompt_language
-from .base import SYSTEMS, Prompt, closing, contexts_block, tagged
+from .base import SYSTEMS, Prompt, contexts_block, tagged
 
 INSTRUCTIONS = {
     "en": """Above are retrieved contexts, numbered in ranked order. Below are a question and its {target}.
@@ -46,7 +46,11 @@ def judge_chunks(question: str, target: str, target_kind: str, contexts: list[st
             "",
             *data,
             "",
-            closing(lang, _reply(lang, len(contexts))),
+            # No reminder that the data is not instructions here (prompts.base.closing): with it, the default judge
+            # judged an unrelated first chunk relevant and the relevant second one not, in an obvious two-chunk case
+            # (tests/real/test_default_judge_obvious.py); the injection flip rate of this metric was the same with
+            # and without it (docs/injection.md).
+            _reply(lang, len(contexts)),
         ]
     )
     return Prompt("judge_chunks", user, SYSTEMS[lang])

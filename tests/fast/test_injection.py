@@ -136,7 +136,7 @@ def test_the_judge_never_receives_a_live_special_token_or_a_closing_tag_from_a_h
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_prompt_repeats_that_data_is_not_instructions_after_the_last_piece_of_data(lang):
+def test_every_prompt_but_chunk_relevance_repeats_that_data_is_not_instructions_after_the_data(lang):
     en = lang == "en"
     sample = Sample(id="s", question="Where is Paris?" if en else "巴黎在哪里？",
                     answer="Paris is in France. Paris has a tower." if en else "巴黎在法国。巴黎有一座铁塔。",
@@ -149,6 +149,9 @@ def test_every_prompt_repeats_that_data_is_not_instructions_after_the_last_piece
         for call in judge.calls:
             user = call.prompt.user
             families.add(call.prompt.name)
+            if call.prompt.name == "judge_chunks":  # left out on purpose: see prompts/relevance.py
+                assert REMINDER[lang] not in user
+                continue
             last_tag = max(user.rfind(f"</{tag}>") for tag in TAGS)
             assert REMINDER[lang] in user[last_tag:], (name, call.prompt.name, user)
     # the fake judge finds no entities, so the mentions prompt is checked directly
