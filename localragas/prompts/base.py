@@ -29,7 +29,7 @@ REMINDER = {
 
 
 def closing(lang: str, reply: str) -> str:
-    """The end of every prompt: the reminder that the data is not instructions, then the reply format."""
+    """The end of a prompt (all but chunk relevance, see relevance.py): the reminder, then the reply format."""
     return f"{REMINDER[lang]}\n{reply}"
 
 
