@@ -55,6 +55,13 @@ def print_report(report: Report, console: Console | None = None) -> None:
             f"{stats['prompt_tokens']} prompt + {stats['completion_tokens']} generated tokens, "
             f"{stats['seconds']:.1f} s in the judge of {report.meta.get('wall_seconds', 0):.1f} s wall"
         )
+        totals, resumed = report.meta.get("judge_totals") or {}, report.meta.get("resumed_samples") or 0
+        if resumed and totals:  # the line above counts this process only; the checkpoint's samples were judged before
+            console.print(
+                f"  {resumed} sample(s) resumed from a checkpoint; all {len(report.samples)} samples together: "
+                f"{int(totals.get('calls', 0))} calls, {int(totals.get('prompt_tokens', 0))} prompt + "
+                f"{int(totals.get('completion_tokens', 0))} generated tokens"
+            )
     if not report.gate.enabled:
         console.print("quality gate: off")
     elif report.gate.passed:

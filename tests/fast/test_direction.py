@@ -100,3 +100,21 @@ def test_cli_gates_noise_sensitivity_downwards(tmp_path: Path):
     ok = runner.invoke(main, [*base, "-t", f"{NS}=0.0", "--out", str(out)])
     report = json.loads(out.read_text())
     assert report["metrics"] == [NS] and report["summary"][0]["mean"] == 0.0
+
+
+def test_a_resumed_run_prints_the_judge_totals_of_every_sample_besides_this_process():
+    r = noisy_report()
+    r.meta.update(judge_stats={"calls": 29, "cache_hits": 10, "failed_calls": 0, "prompt_tokens": 7687,
+                               "completion_tokens": 629, "seconds": 56.9},
+                  judge_totals={"calls": 141.0, "prompt_tokens": 38236.0, "completion_tokens": 3319.0},
+                  resumed_samples=2)
+    buf = io.StringIO()
+    print_report(r, Console(file=buf, width=200))
+    out = buf.getvalue()
+    assert "29 calls, 10 from the cache" in out
+    assert f"2 sample(s) resumed from a checkpoint; all {len(r.samples)} samples together: 141 calls, " \
+           "38236 prompt + 3319 generated tokens" in out
+    r.meta["resumed_samples"] = 0
+    buf = io.StringIO()
+    print_report(r, Console(file=buf, width=200))
+    assert "resumed" not in buf.getvalue()
