@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..language import prompt_language
 from .base import SYSTEMS, Prompt, contexts_block, tagged
+from .verdicts import PER_CONTEXT, reply_line
 
 INSTRUCTIONS = {
     "en": """Above are retrieved contexts, numbered in ranked order. Below are a question and its {target}.
@@ -19,13 +20,6 @@ For each context, decide whether it contains information that answers the questi
 }
 INSTRUCTION = INSTRUCTIONS["en"]
 _TARGET_ZH = {"reference answer": "参考答案", "answer": "回答"}
-
-
-def _reply(lang: str, n: int) -> str:
-    if lang == "zh":
-        return f'按 {{"verdicts": [{{"id": 1, "verdict": "yes" 或 "no"}}, ...]}} 的格式回复，恰好 {n} 个判断，每个上下文一个，按顺序排列。'
-    return (f'Reply as {{"verdicts": [{{"id": 1, "verdict": "yes" or "no"}}, ...]}} with exactly {n} '
-            "verdicts, one per context, in order.")
 
 
 def judge_chunks(question: str, target: str, target_kind: str, contexts: list[str], lang: str | None = None) -> Prompt:
@@ -50,7 +44,7 @@ def judge_chunks(question: str, target: str, target_kind: str, contexts: list[st
             # judged an unrelated first chunk relevant and the relevant second one not, in an obvious two-chunk case
             # (tests/real/test_default_judge_obvious.py); the injection flip rate of this metric was the same with
             # and without it (docs/injection.md).
-            _reply(lang, len(contexts)),
+            reply_line(lang, len(contexts), PER_CONTEXT[lang]),
         ]
     )
     return Prompt("judge_chunks", user, SYSTEMS[lang])

@@ -18,10 +18,15 @@ Do not use your own knowledge.""",
 INSTRUCTION = INSTRUCTIONS["en"]
 
 
-def _reply(lang: str, n: int) -> str:
+# "one verdict per context" in the reply line of a prompt whose items are the contexts themselves
+PER_CONTEXT = {"en": "one per context, ", "zh": "每个上下文一个，"}
+
+
+def reply_line(lang: str, n: int, per: str = "") -> str:
+    """The reply format of a yes/no verdict prompt: exactly n verdicts in order (`per`: e.g. PER_CONTEXT[lang])."""
     if lang == "zh":
-        return f'按 {{"verdicts": [{{"id": 1, "verdict": "yes" 或 "no"}}, ...]}} 的格式回复，恰好 {n} 个判断，按顺序排列。'
-    return f'Reply as {{"verdicts": [{{"id": 1, "verdict": "yes" or "no"}}, ...]}} with exactly {n} verdicts, in order.'
+        return f'按 {{"verdicts": [{{"id": 1, "verdict": "yes" 或 "no"}}, ...]}} 的格式回复，恰好 {n} 个判断，{per}按顺序排列。'
+    return f'Reply as {{"verdicts": [{{"id": 1, "verdict": "yes" or "no"}}, ...]}} with exactly {n} verdicts, {per}in order.'
 
 
 def verdicts_prompt(name: str, instructions: dict[str, str], tag: str, items: list[str], contexts: list[str],
@@ -36,7 +41,7 @@ def verdicts_prompt(name: str, instructions: dict[str, str], tag: str, items: li
             "",
             numbered(tag, items),
             "",
-            closing(lang, _reply(lang, len(items))),
+            closing(lang, reply_line(lang, len(items))),
         ]
     )
     return Prompt(name, user, SYSTEMS[lang])
