@@ -6,6 +6,8 @@
 - Statements are verified in batches against groups of contexts that fit the window; a context longer than a group
   is split into pieces. A statement counts as supported when any group supports it.
 - Context precision judges the chunks in groups that fit; a chunk split into pieces is relevant when any piece is.
+- Graded verdicts (one statement or one chunk per call, judges/yes_no.py) judge groups of contexts, or pieces of a
+  chunk, that fit; a statement's or chunk's probability is its highest over the groups or pieces.
 - Answer relevancy generates its questions from the beginning of an answer too long for the window.
 Each split or truncation adds a line to the `warnings` list of the metric's evidence.
 
@@ -20,9 +22,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from .errors import ConfigError
-from .outputs import MAX_CLAIMS, Claims, GeneratedQuestions, verdicts_for
-from .prompts import (Prompt, entities_in_contexts, extract_claims, extract_entities, generate_questions, judge_chunks,
-                      rate_context_relevance, verify_statements)
+from .outputs import MAX_CLAIMS, Claims, GeneratedQuestions, YesNo, verdicts_for
+from .prompts import (Prompt, entities_in_contexts, extract_claims, extract_entities, generate_questions, judge_chunk,
+                      judge_chunks, rate_context_relevance, verify_statement, verify_statements)
 
 if TYPE_CHECKING:
     from .judges import Judge
@@ -31,6 +33,7 @@ OVERHEAD = 32  # chat-template tokens around the system and user messages (role 
 TAG_TOKENS = 10  # the <context id="12"> … </context> wrapper of one item
 VERDICT_TOKENS = 16  # one {"id": 12, "verdict": "yes"} in a reply
 REPLY_BASE = 16  # {"verdicts": [ … ]}
+YES_NO_REPLY = 4  # one word
 QUESTIONS_REPLY = 256  # {"noncommittal": …, "questions": [3 questions of at most 200 characters]}
 CLAIMS_REPLY_CAP = 1200
 MIN_ITEM = 64  # the smallest piece of text worth judging on its own
@@ -255,17 +258,13 @@ def judge_statements(judge: "Judge", statements: list[str], contexts: list[str],
     return flags
 
 
-def judge_chunk_relevance(judge: "Judge", question: str, target: str, kind: str, contexts: list[str],
-                          warnings: list[str]) -> list[bool]:
-    """Is each chunk useful for the target? In groups of chunks when one call would not fit (a chunk split into
-    pieces is relevant when any piece is)."""
-    whole = judge_chunks(question, target, kind, contexts)
-    w = Window(judge)
-    if w.fits(whole, verdicts_reply(len(contexts))):
-        return judge.generate(whole, verdicts_for(len(contexts))).flags()
+def _fit_question_target(w: Window, question: str, target: str, kind: str, bare_prompt: Prompt, reply: int,
+                         warnings: list[str]) -> tuple[str, str]:
+    """The question and target, truncated when together they take more than half the window (the other half is
+    for the chunks)."""
     assert w.n_ctx is not None
-    bare = w.room(judge_chunks("", "", kind, [])) - REPLY_BASE
-    if w.tokens(question) + w.tokens(target) > bare // 2:  # keep at least half the window for the chunks
+    bare = w.room(bare_prompt) - reply
+    if w.tokens(question) + w.tokens(target) > bare // 2:
         q_limit = max(MIN_ITEM, bare // 8)
         if w.tokens(question) > q_limit:
             question = truncate(question, q_limit, w.tokens)
@@ -275,6 +274,65 @@ def judge_chunk_relevance(judge: "Judge", question: str, target: str, kind: str,
             target = truncate(target, t_limit, w.tokens)
             warnings.append(f"the {kind} was truncated to fit the judge's context window (n_ctx={w.n_ctx}) "
                             "for judging chunk relevance")
+    return question, target
+
+
+def statement_probabilities(judge: "Judge", statements: list[str], contexts: list[str],
+                            warnings: list[str]) -> list[float]:
+    """For each statement, P(yes) that the contexts support it: one graded call per statement, the contexts first
+    (a shared prefix). When the contexts do not fit beside a statement, they are judged in groups that fit and the
+    statement gets its highest probability over the groups."""
+    if not statements:
+        return []
+    w = Window(judge)
+    if all(w.fits(verify_statement(s, contexts), YES_NO_REPLY) for s in statements):
+        return [judge.generate(verify_statement(s, contexts), YesNo).p_yes for s in statements]
+    limit = max(MIN_ITEM, min(w.room(verify_statement(s, [])) for s in statements) - YES_NO_REPLY)
+    pieces, split = _pieces(contexts, limit - TAG_TOKENS, w)
+    groups = _pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS, limit)
+    probs = [max(judge.generate(verify_statement(s, [text for _, text in g]), YesNo).p_yes for g in groups)
+             for s in statements]
+    note = (f"the contexts did not fit the judge's context window (n_ctx={w.n_ctx}) beside a statement: each of the "
+            f"{len(statements)} statements was judged against {len(groups)} group(s) of contexts; its probability "
+            "is the highest over the groups")
+    if split:
+        note += f"; context(s) {_numbers(split)} were split into pieces"
+    warnings.append(note)
+    return probs
+
+
+def chunk_probabilities(judge: "Judge", question: str, target: str, kind: str, contexts: list[str],
+                        warnings: list[str]) -> list[float]:
+    """For each chunk, P(yes) that it is useful for the target (see judge_chunk_relevance): one graded call per
+    chunk. A chunk too long for the window is judged in pieces and gets its highest probability over them."""
+    w = Window(judge)
+    if all(w.fits(judge_chunk(question, target, kind, c), YES_NO_REPLY) for c in contexts):
+        return [judge.generate(judge_chunk(question, target, kind, c), YesNo).p_yes for c in contexts]
+    question, target = _fit_question_target(w, question, target, kind, judge_chunk("", "", kind, ""), YES_NO_REPLY,
+                                            warnings)
+    limit = max(MIN_ITEM, w.room(judge_chunk(question, target, kind, "")) - YES_NO_REPLY - TAG_TOKENS)
+    probs, split = [], []
+    for i, c in enumerate(contexts, 1):
+        pieces = [c] if w.tokens(c) <= limit else split_text(c, limit, w.tokens)
+        if len(pieces) > 1:
+            split.append(i)
+        probs.append(max(judge.generate(judge_chunk(question, target, kind, p), YesNo).p_yes for p in pieces))
+    if split:
+        warnings.append(f"chunk(s) {_numbers(split)} did not fit the judge's context window (n_ctx={w.n_ctx}) and "
+                        "were judged in pieces (a chunk's probability is the highest over its pieces)")
+    return probs
+
+
+def judge_chunk_relevance(judge: "Judge", question: str, target: str, kind: str, contexts: list[str],
+                          warnings: list[str]) -> list[bool]:
+    """Is each chunk useful for the target? In groups of chunks when one call would not fit (a chunk split into
+    pieces is relevant when any piece is)."""
+    whole = judge_chunks(question, target, kind, contexts)
+    w = Window(judge)
+    if w.fits(whole, verdicts_reply(len(contexts))):
+        return judge.generate(whole, verdicts_for(len(contexts))).flags()
+    question, target = _fit_question_target(w, question, target, kind, judge_chunks("", "", kind, []), REPLY_BASE,
+                                            warnings)
     limit = max(MIN_ITEM, w.room(judge_chunks(question, target, kind, [])) - REPLY_BASE)
     pieces, split = _pieces(contexts, limit - TAG_TOKENS - VERDICT_TOKENS, w)
     groups = _pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS + VERDICT_TOKENS, limit)
@@ -310,11 +368,13 @@ def questions_for(judge: "Judge", answer: str, warnings: list[str]) -> Generated
 _SMALLEST: dict[str, tuple[Callable[[], Prompt], int, int]] = {
     "extract_claims": (lambda: extract_claims("", "?"), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
     "verify_statements": (lambda: verify_statements([], []), 2 * (MIN_ITEM + TAG_TOKENS), verdicts_reply(1)),
+    "verify_statement": (lambda: verify_statement("", []), 2 * (MIN_ITEM + TAG_TOKENS), YES_NO_REPLY),
     "extract_entities": (lambda: extract_entities(""), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
     "entities_in_contexts": (lambda: entities_in_contexts([], []), 2 * MIN_ITEM + TAG_TOKENS, verdicts_reply(1)),
     "rate_context_relevance": (lambda: rate_context_relevance("?", []), 2 * MIN_ITEM + TAG_TOKENS, 16),
     "judge_chunks": (lambda: judge_chunks("?", "", "reference answer", []), 2 * MIN_ITEM + TAG_TOKENS,
                      verdicts_reply(1)),
+    "judge_chunk": (lambda: judge_chunk("?", "", "reference answer", ""), 2 * MIN_ITEM + TAG_TOKENS, YES_NO_REPLY),
     "generate_questions": (lambda: generate_questions(""), MIN_ITEM, QUESTIONS_REPLY),
 }
 

@@ -63,6 +63,7 @@ class Calibration(BaseModel):
     dataset_sha256: str | None = None
     metric: str  # the metric the rows were scored with
     label_metric: str | None = None  # the labels' metric, when the rows were scored with another (--metric)
+    metric_options: dict[str, Any] = Field(default_factory=dict)  # the metric's settings, e.g. {"verdicts": "json"}
     kind: Kind
     rows: int
     pairs: int | None = None  # pairwise
@@ -186,7 +187,8 @@ def take(rows: list[LabelledRow], limit: int | None) -> list[LabelledRow]:
 
 def calibrate_file(path: str | Path, judge, embedder=None, *, metric: str | None = None, limit: int | None = None,
                    thresholds: Mapping[str, float] | None = None, cache_dir: str | Path | None = None,
-                   resume: bool = True, progress: bool = False) -> list[Calibration]:
+                   resume: bool = True, progress: bool = False,
+                   metric_options: Mapping[str, dict] | None = None) -> list[Calibration]:
     """Score a labelled file's rows with their label's metric and measure agreement, per metric and label kind.
 
     metric: score every row with this metric instead of its label's (e.g. a question-only relevance metric for
@@ -195,6 +197,8 @@ def calibrate_file(path: str | Path, judge, embedder=None, *, metric: str | None
     judge: a Judge instance (the caller closes it). embedder: as for evaluate (needed for answer_relevancy only).
     thresholds: gate thresholds (default: DEFAULT_THRESHOLDS) for the binary figures at the gate threshold.
     resume: keep finished rows in a checkpoint under the state folder, as `eval` does; removed when done.
+    metric_options: per metric, settings as for evaluate (e.g. {"faithfulness": {"verdicts": "json"}}); those of
+    metrics this file does not score are ignored here (`calibrate` checks them all).
     """
     from . import models  # noqa: PLC0415
     from .runner import evaluate  # noqa: PLC0415
@@ -209,17 +213,21 @@ def calibrate_file(path: str | Path, judge, embedder=None, *, metric: str | None
     for labelled in dict.fromkeys(r.metric for r in rows):
         group = [r for r in rows if r.metric == labelled]
         scored_with = metric or labelled
+        options = {scored_with: dict(metric_options[scored_with])} if scored_with in (metric_options or {}) else None
         checkpoint = None
         if resume:
-            key = run_key("calibrate", p.resolve(), digest, scored_with, judge.fingerprint, embedder, limit)
+            key = run_key("calibrate", p.resolve(), digest, scored_with, judge.fingerprint, embedder, limit,
+                          *([options] if options else []))
             checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
         report = evaluate([r.sample for r in group], metrics=[scored_with], judge=judge, embedder=embedder,
-                          gate=False, progress=progress, cache_dir=cache_dir, checkpoint=checkpoint)
+                          gate=False, progress=progress, cache_dir=cache_dir, checkpoint=checkpoint,
+                          metric_options=options)
         results = {s.id: s for s in report.samples}
         for kind in dict.fromkeys(r.kind for r in group):
             of_kind = [r for r in group if r.kind == kind]
             c = _calibration(str(path), digest, scored_with, kind, of_kind, results, limits.get(scored_with),
                              report.meta)
+            c.metric_options = (report.meta.get("metric_options") or {}).get(scored_with) or {}
             if scored_with != labelled:
                 c.label_metric = labelled
                 c.notes.insert(0, f"labels for {labelled}, scored with {scored_with} (--metric)")
@@ -264,7 +272,8 @@ def _calibration(file: str, digest: str, metric: str, kind: str, rows: list[Labe
 
 def calibrate(files: list[str | Path], judge, embedder=None, *, metric: str | None = None, limit: int | None = None,
               thresholds: Mapping[str, float] | None = None, cache_dir: str | Path | None = None,
-              resume: bool = True, progress: bool = False) -> CalibrationRun:
+              resume: bool = True, progress: bool = False,
+              metric_options: Mapping[str, dict] | None = None) -> CalibrationRun:
     """calibrate_file on each file (every file is read and checked before any judging starts).
 
     judge: a Judge instance (the caller closes it), or a name or path for get_judge (closed here)."""
@@ -272,13 +281,15 @@ def calibrate(files: list[str | Path], judge, embedder=None, *, metric: str | No
 
     if metric is not None:
         get_metrics([metric])
+    for name, opts in (metric_options or {}).items():
+        get_metrics([name], {name: dict(opts)})  # an unknown metric or a bad value: ConfigError before any judging
     for f in files:
         load_labelled(f, any_metric=metric is not None)  # bad input fails now, not after an hour of judging
     if not isinstance(judge, Judge):
         judge = get_judge(judge)
         try:
             return calibrate(files, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
-                             cache_dir=cache_dir, resume=resume, progress=progress)
+                             cache_dir=cache_dir, resume=resume, progress=progress, metric_options=metric_options)
         finally:
             judge.close()
     started = datetime.now(timezone.utc)
@@ -286,7 +297,8 @@ def calibrate(files: list[str | Path], judge, embedder=None, *, metric: str | No
     results: list[Calibration] = []
     for f in files:
         results += calibrate_file(f, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
-                                  cache_dir=cache_dir, resume=resume, progress=progress)
+                                  cache_dir=cache_dir, resume=resume, progress=progress,
+                                  metric_options=metric_options)
     meta = {
         "localragas": __version__,
         "started": started.isoformat(timespec="seconds"),
@@ -294,6 +306,7 @@ def calibrate(files: list[str | Path], judge, embedder=None, *, metric: str | No
         "files": [str(f) for f in files],
         "limit": limit,
         "metric": metric,
+        "metric_options": {k: dict(v) for k, v in (metric_options or {}).items()},
         "judge": judge.describe(),
         "embedder": next((r.embedder for r in results if r.embedder), None),
         "thresholds": {**DEFAULT_THRESHOLDS, **(thresholds or {})},

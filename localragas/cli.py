@@ -362,6 +362,9 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
               help="Gate threshold for the binary figures 'at the gate', e.g. faithfulness=0.85. Repeatable.")
 @click.option("--metric", "-m", metavar="NAME",
               help="Score every row with this metric instead of its label's (label.metric is kept in the output).")
+@click.option("--metric-option", multiple=True, metavar="METRIC.KEY=VALUE",
+              help="A metric setting, as for eval, e.g. faithfulness.verdicts=json (the RAGAS-style verdicts). "
+                   "Repeatable.")
 @click.option("--limit", "-n", type=click.IntRange(min=1),
               help="Only the first N rows of each file (pairwise files: whole pairs, so up to N+1 rows).")
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
@@ -374,8 +377,8 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
 @click.option("--resume/--no-resume", default=True, show_default=True,
               help="Keep finished rows in a checkpoint under .localragas/runs, as `eval` does.")
 @_errors_to_exit
-def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, limit, out, md, progress, cache_dir,
-                  no_cache, resume):
+def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metric_option, limit, out, md, progress,
+                  cache_dir, no_cache, resume):
     """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
     kind}): binary labels give ROC AUC and balanced accuracy at the gate and at the best threshold (suggested as
     the gate threshold); graded labels Spearman correlation and mean absolute error; pairwise labels the fraction
@@ -396,15 +399,18 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, limit
     settings = load_settings(None)
     options = _judge_options(judge_option, settings.judge_options)
     thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
+    metric_options = _metric_options(metric_option, settings.metric_options)
     if metric:
         get_metrics([metric])
+    for name, opts in metric_options.items():
+        get_metrics([name], {name: opts})  # a bad option is refused before a model loads
     for f in files:
         load_labelled(f, any_metric=bool(metric))  # bad input is refused before a model loads
     judge_obj = get_judge(judge or settings.judge, options)
     try:
         run = calibrate(list(files), judge_obj, embedder or settings.embedder, metric=metric, limit=limit,
                         thresholds=thresholds, cache_dir=None if no_cache else (cache_dir or paths.cache_dir()),
-                        resume=resume, progress=progress)
+                        resume=resume, progress=progress, metric_options=metric_options)
     finally:
         judge_obj.close()
     write_calibration(run, out, md)

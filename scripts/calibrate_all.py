@@ -53,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="only files whose name contains NAME (repeatable)")
     ap.add_argument("--metric-for", action="append", default=[], metavar="FILE=METRIC",
                     help="score FILE's labels with METRIC instead of label.metric (calibrate --metric)")
+    ap.add_argument("--metric-option", action="append", default=[], metavar="METRIC.KEY=VALUE",
+                    help="a metric setting, as for `localragas calibrate`, e.g. faithfulness.verdicts=json")
     ap.add_argument("--out-dir", type=Path, required=True, help="one JSON per file is written here")
     ap.add_argument("--md", type=Path, default=None, help="the Markdown table (default OUT_DIR/accuracy.md)")
     ap.add_argument("--cache-dir", type=Path, default=None, help="judge cache (default .localragas/cache)")
@@ -72,6 +74,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no .jsonl files in {args.benchmarks}", file=sys.stderr)
         return 2
     metric_for = dict(item.split("=", 1) for item in args.metric_for)
+    metric_options: dict[str, dict] = {}
+    for item in args.metric_option:
+        target, sep, value = item.partition("=")
+        name, dot, key = target.partition(".")
+        if not sep or not dot:
+            raise SystemExit(f"--metric-option {item!r} must look like METRIC.KEY=VALUE")
+        metric_options.setdefault(name.strip(), {})[key.strip()] = _options([f"x={value}"])["x"]
     args.out_dir.mkdir(parents=True, exist_ok=True)
     judge = get_judge(args.judge, _options(args.judge_option))
     combined = CalibrationRun()
@@ -84,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                 limit = next((n for name, n in limit_for.items() if name in f.name), args.limit)
                 run = calibrate([f], judge, args.embedder, metric=metric_for.get(f.name), limit=limit,
                                 cache_dir=None if args.no_cache else (args.cache_dir or paths.cache_dir()),
-                                progress=not args.no_progress)
+                                progress=not args.no_progress, metric_options=metric_options)
             except LocalragasError as e:
                 print(f"   failed: {e}", file=sys.stderr)
                 failed.append(f.name)

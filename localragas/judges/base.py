@@ -10,7 +10,7 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from ..errors import JudgeError
-from ..outputs import Output, json_schema, schema_text
+from ..outputs import Output, YesNo, json_schema, schema_text
 from ..prompts import Prompt
 from .cache import JudgeCache, cache_key
 
@@ -112,8 +112,17 @@ class Judge(ABC):
     def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
         """Run the model with decoding constrained to `schema`; raise JudgeError when no reply can be had."""
 
+    def _yes_no(self, prompt: Prompt) -> Completion:
+        """A graded verdict: the prompt asks a yes/no question; the Completion's text is the YesNo JSON built from the
+        judge's next-token probabilities (judges/yes_no.py). Backends that can read them override this."""
+        raise JudgeError(f"the {self.name} judge cannot give token probabilities for graded verdicts; "
+                         "use --metric-option METRIC.verdicts=json")
+
     def generate(self, prompt: Prompt, output: type[T]) -> T:
-        """Ask the judge; return a validated `output`. Raises JudgeError (never returns a guess)."""
+        """Ask the judge; return a validated `output`. Raises JudgeError (never returns a guess).
+
+        With output=YesNo the judge is not constrained to a schema: its next-token probabilities for "yes" and "no"
+        are read (`_yes_no`), cached like any reply."""
         key = cache_key(self.fingerprint, schema_text(output), prompt) if self.cache is not None else ""
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             try:
@@ -128,7 +137,7 @@ class Judge(ABC):
         started = time.perf_counter()
         self._count(calls=1)
         try:
-            done = self._complete(prompt, json_schema(output), output)
+            done = self._yes_no(prompt) if output is YesNo else self._complete(prompt, json_schema(output), output)
         except JudgeError as e:
             self._fail(str(e))
             raise

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from ..errors import JudgeError
 from ..outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_ENTITIES, MAX_ENTITY_CHARS, Claims, Entities, GeneratedQuestions,
-                       Output, Rating, Verdicts)
+                       Output, Rating, Verdicts, YesNo)
 from ..prompts import Prompt
 from .base import Completion, Judge
 
@@ -57,6 +57,10 @@ class FakeJudge(Judge):
             text = json.dumps(reply)
         return Completion(text=text, prompt_tokens=len(prompt.text().split()), completion_tokens=len(text.split()))
 
+    def _yes_no(self, prompt: Prompt) -> Completion:
+        """A graded verdict: the queued or responder reply for output YesNo ({"p_yes": …, "mass": …})."""
+        return self._complete(prompt, {}, YesNo)
+
 
 # --- a deterministic heuristic, so `--judge fake` gives plausible scores without a model -----------------
 
@@ -100,6 +104,14 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
         question = _words(" ".join(_between(text, "question")))
         share = len(question & _words(" ".join(_between(text, "context")))) / max(len(question), 1)
         return {"rating": 2 if share >= 0.6 else 1 if share >= 0.3 else 0}
+    if output is YesNo:  # one item: the share of its words found in the contexts (or, for a chunk, the question's)
+        if prompt.name == "judge_chunk":
+            target = " ".join(_between(text, "reference") or _between(text, "answer") or _between(text, "question"))
+            words, evidence = _words(target), _words(" ".join(_between(text, "context")))
+        else:
+            words = _words(" ".join(_between(text, "statement")))
+            evidence = _words(" ".join(_between(text, "context")))
+        return {"p_yes": round(len(words & evidence) / max(len(words), 1), 6), "mass": 1.0}
     if issubclass(output, Verdicts):
         contexts = _between(text, "context")
         if prompt.name == "entities_in_contexts":

@@ -32,6 +32,7 @@ from ..errors import ConfigError, JudgeError, MissingDependencyError
 from ..outputs import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
+from .yes_no import TOP_TOKENS, completion, yes_no_reply
 
 MAX_WAIT = 60.0  # longest single wait between two attempts, whatever Retry-After says
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -144,18 +145,39 @@ class OpenAIJudge(Judge):
     # --- one call ----------------------------------------------------------------------------------------------
 
     def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
-        body = json.dumps(self._body(prompt, schema, output)).encode("utf-8")
+        reply, url = self._send(json.dumps(self._body(prompt, schema, output)).encode("utf-8"))
+        return self._parse(reply, url)
+
+    def _send(self, body: bytes) -> tuple[dict[str, Any], str]:
+        """POST with retries over the servers; (decoded reply, the server's URL)."""
         attempts = self.settings.retries + 1
         last = ""
         for attempt in range(attempts):
             url = self._next_url()
             try:
-                return self._parse(self._post(url, body), url)
+                return self._post(url, body), url
             except _Retryable as e:
                 last = f"{_redact(url)}: {e}"
                 if attempt + 1 < attempts:
                     self._sleep(self._wait(attempt, e.retry_after))
         raise JudgeError(f"server unreachable after {attempts} attempts: {last}")
+
+    def _yes_no(self, prompt: Prompt) -> Completion:
+        """One unconstrained token with its top log-probabilities (the OpenAI `logprobs` / `top_logprobs` fields;
+        llama.cpp's llama-server returns them, llama-cpp-python's server only when started with logits_all)."""
+        s = self.settings
+        body = {**s.extra_body, "model": self.model, "messages": prompt.messages(), "temperature": 0.0,
+                "seed": s.seed, "max_tokens": 1, "stream": False, "logprobs": True, "top_logprobs": TOP_TOKENS}
+        reply, url = self._send(json.dumps(body).encode("utf-8"))
+        done = self._parse(reply, url)
+        try:
+            first = reply["choices"][0]["logprobs"]["content"][0]
+            candidates = [(c["token"], float(c["logprob"])) for c in first.get("top_logprobs") or []]
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise JudgeError(f"{_redact(url)} sent no token log-probabilities (the `logprobs` field) for "
+                             f"{prompt.name}: graded verdicts need them; use --metric-option METRIC.verdicts=json, "
+                             "or a server that returns them") from None
+        return completion(yes_no_reply(candidates, prompt.name), done.prompt_tokens, done.cached_tokens)
 
     def _body(self, prompt: Prompt, schema: dict, output: type[Output]) -> dict[str, Any]:
         s = self.settings

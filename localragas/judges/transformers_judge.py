@@ -28,6 +28,7 @@ from ..prompts import Prompt
 from .base import Completion, Judge
 from .cache import cache_key
 from .targets import catalogue_judge, check_gguf, judge_names
+from .yes_no import completion, top_from_logits, yes_no_reply
 
 T = TypeVar("T", bound=Output)
 
@@ -359,6 +360,26 @@ class TransformersJudge(Judge):
                 truncated=not (matcher.is_terminated() or matcher.is_completed()),
             ))
         return done
+
+    def _yes_no(self, prompt: Prompt) -> Completion:
+        """One forward pass over the rendered prompt; the last position's logits are the first reply token's
+        distribution (one prompt at a time: the calls of a graded verdict are short)."""
+        with self._model_lock:
+            self._load()
+            import torch  # noqa: PLC0415
+
+            tok, model = self._tokenizer, self._model
+            enc = tok([self._render(prompt)], return_tensors="pt", add_special_tokens=False)
+            n_prompt = int(enc["input_ids"].shape[1])
+            limit = getattr(model.config, "max_position_embeddings", None)
+            if limit and n_prompt >= limit:
+                raise JudgeError(f"{prompt.name}: prompt of {n_prompt} tokens does not fit the model's context of "
+                                 f"{limit} tokens")
+            enc = {k: v.to(self._device) for k, v in enc.items()}
+            with torch.inference_mode():
+                logits = model(**enc).logits[0, -1].float().cpu().numpy()
+        reply = yes_no_reply(top_from_logits(logits, lambda i: tok.decode([i])), prompt.name)
+        return completion(reply, n_prompt)
 
     def _key(self, prompt: Prompt, output: type[Output]) -> str:
         return cache_key(self.fingerprint, schema_text(output), prompt)

@@ -88,6 +88,35 @@ def supported(judge: "Judge", statements: list[str], contexts: list[str], warnin
     return budget.judge_statements(judge, statements, contexts, [] if warnings is None else warnings)
 
 
+def graded_support(judge: "Judge", statements: list[str], contexts: list[str],
+                   warnings: list[str] | None = None) -> list[float]:
+    """For each statement, the judge's probability that the contexts support it (graded verdicts, one call per
+    statement: judges/yes_no.py). No contexts: 0 for each, no call."""
+    if not contexts:
+        return [0.0] * len(statements)
+    return budget.statement_probabilities(judge, statements, contexts, [] if warnings is None else warnings)
+
+
+# How a metric's yes/no verdicts are had (the `verdicts` option of faithfulness, context recall, context precision):
+VERDICT_MODES = {
+    "probability": "one item per call, scored P(yes) / (P(yes) + P(no)) from the judge's next-token probabilities "
+                   "(graded; the default: closer to human labels, docs/accuracy.md)",
+    "json": "all items in one call, a constrained-JSON yes/no each (the RAGAS way)",
+}
+
+
+DEFAULT_VERDICTS = "json"
+
+
+def check_verdicts(metric: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The options with a valid `verdicts` mode (ConfigError naming the valid ones otherwise)."""
+    mode = options["verdicts"]
+    if mode not in VERDICT_MODES:
+        valid = "; ".join(f"{k}: {v}" for k, v in VERDICT_MODES.items())
+        raise ConfigError(f"{metric}: verdicts must be one of {', '.join(VERDICT_MODES)}, got {mode!r} ({valid})")
+    return {**options, "verdicts": mode}
+
+
 def with_warnings(result: MetricResult, warnings: list[str]) -> MetricResult:
     """The result with the splits and truncations that shaped it listed in its evidence (`warnings`)."""
     if warnings:

@@ -1,27 +1,41 @@
 from __future__ import annotations
 
-from ..budget import judge_chunk_relevance
+from typing import Any
+
+from ..budget import chunk_probabilities, judge_chunk_relevance
 from ..schema import MetricResult, Sample
-from .base import Metric, register, with_warnings
+from .base import DEFAULT_VERDICTS, Metric, check_verdicts, register, with_warnings
 
 
-def average_precision(relevant: list[bool]) -> float:
-    """Mean of precision@k over the ranks k that hold a relevant chunk; 0 when none is relevant."""
-    hits, total = 0, 0.0
-    for k, rel in enumerate(relevant, 1):
-        if rel:
-            hits += 1
-            total += hits / k
-    return total / hits if hits else 0.0
+def average_precision(relevant: list[bool] | list[float]) -> float:
+    """Mean of precision@k over the ranks k that hold a relevant chunk; 0 when none is relevant.
+
+    With graded relevance (probabilities), each rank counts with its weight and precision@k is the expected share
+    of relevant chunks in the top k; flags 0/1 give the usual average precision, and one chunk gives its own
+    probability."""
+    weights = [float(r) for r in relevant]
+    hits, total = 0.0, 0.0
+    for k, w in enumerate(weights, 1):
+        hits += w
+        total += w * hits / k
+    mass = sum(weights)
+    return total / mass if mass > 0 else 0.0
 
 
 class ContextPrecision(Metric):
     name = "context_precision"
     needs = ("question", "contexts")
+    options = {"verdicts": DEFAULT_VERDICTS}
     definition = ("average precision of the ranked contexts: are the useful chunks ranked first? (chunks judged "
                   "against the reference, else the answer, else the question alone)")
     problem = "retrieval returns noise: irrelevant chunks, or relevant ones ranked low"
-    prompts = ("judge_chunks",)
+
+    @property
+    def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+        return ("judge_chunk" if self.options["verdicts"] == "probability" else "judge_chunks",)
+
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        return check_verdicts(self.name, options)
 
     def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
         if not sample.contexts:
@@ -33,12 +47,19 @@ class ContextPrecision(Metric):
         else:  # a retrieval-only sample: does each chunk answer the question?
             target, kind = "", "question"
         warnings: list[str] = []
-        flags = judge_chunk_relevance(judge, sample.question, target, kind, sample.contexts, warnings)
+        if self.options["verdicts"] == "json":
+            flags = judge_chunk_relevance(judge, sample.question, target, kind, sample.contexts, warnings)
+            chunks = [{"rank": k, "relevant": f} for k, f in enumerate(flags, 1)]
+            weights: list[float] = [float(f) for f in flags]
+        else:
+            weights = chunk_probabilities(judge, sample.question, target, kind, sample.contexts, warnings)
+            chunks = [{"rank": k, "relevant": p >= 0.5, "p_relevant": round(p, 4)} for k, p in enumerate(weights, 1)]
         return with_warnings(MetricResult.of(
-            average_precision(flags),
+            average_precision(weights),
             judged_against=kind.split()[0],
-            chunks=[{"rank": k, "relevant": f} for k, f in enumerate(flags, 1)],
-            fraction_relevant=sum(flags) / len(flags),
+            verdicts=self.options["verdicts"],
+            chunks=chunks,
+            fraction_relevant=sum(weights) / len(weights),
         ), warnings)
 
 

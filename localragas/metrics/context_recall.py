@@ -1,15 +1,24 @@
 from __future__ import annotations
 
+from typing import Any
+
 from ..schema import MetricResult, Sample
-from .base import Metric, claims_of, register, supported, with_warnings
+from .base import DEFAULT_VERDICTS, Metric, check_verdicts, claims_of, graded_support, register, supported, with_warnings
 
 
 class ContextRecall(Metric):
     name = "context_recall"
     needs = ("reference", "contexts")
+    options = {"verdicts": DEFAULT_VERDICTS}
     definition = "share of the reference answer's statements that can be attributed to the retrieved contexts"
     problem = "retrieval misses information the answer needs"
-    prompts = ("extract_claims", "verify_statements")
+
+    @property
+    def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+        return ("extract_claims", "verify_statement" if self.options["verdicts"] == "probability" else "verify_statements",)
+
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        return check_verdicts(self.name, options)
 
     def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
         if not sample.reference:
@@ -19,11 +28,15 @@ class ContextRecall(Metric):
         if not statements:
             return with_warnings(
                 MetricResult.unscored_because("no_claims", note="the reference holds no factual statement"), warnings)
-        flags = supported(judge, statements, sample.contexts, warnings)
-        evidence = {"statements": [{"statement": s, "attributed": f} for s, f in zip(statements, flags)]}
-        if not sample.contexts:
-            evidence["note"] = "no contexts: no statement can be attributed"
-        return with_warnings(MetricResult.fraction(flags, **evidence), warnings)
+        note = {} if sample.contexts else {"note": "no contexts: no statement can be attributed"}
+        if self.options["verdicts"] == "json":
+            flags = supported(judge, statements, sample.contexts, warnings)
+            evidence = {"statements": [{"statement": s, "attributed": f} for s, f in zip(statements, flags)], **note}
+            return with_warnings(MetricResult.fraction(flags, verdicts="json", **evidence), warnings)
+        probs = graded_support(judge, statements, sample.contexts, warnings)
+        evidence = {"statements": [{"statement": s, "attributed": p >= 0.5, "p_attributed": round(p, 4)}
+                                   for s, p in zip(statements, probs)], **note}
+        return with_warnings(MetricResult.of(sum(probs) / len(probs), verdicts="probability", **evidence), warnings)
 
 
 register(ContextRecall())

@@ -1,26 +1,39 @@
 from __future__ import annotations
 
+from typing import Any
+
 from ..schema import MetricResult, Sample
-from .base import Metric, claims_of, register, supported, with_warnings
+from .base import DEFAULT_VERDICTS, Metric, check_verdicts, claims_of, graded_support, register, supported, with_warnings
 
 
 class Faithfulness(Metric):
     name = "faithfulness"
     needs = ("answer", "contexts")
+    options = {"verdicts": DEFAULT_VERDICTS}
     definition = "share of the answer's claims that the retrieved contexts support"
     problem = "answers state things the retrieved contexts do not support (hallucination risk)"
-    prompts = ("extract_claims", "verify_statements")
+
+    @property
+    def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+        return ("extract_claims", "verify_statement" if self.options["verdicts"] == "probability" else "verify_statements",)
+
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        return check_verdicts(self.name, options)
 
     def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
         warnings: list[str] = []
         claims = claims_of(judge, sample.answer, sample.question, warnings) if sample.answer.strip() else []
         if not claims:
             return with_warnings(MetricResult.unscored_because("no_claims"), warnings)
-        flags = supported(judge, claims, sample.contexts, warnings)
-        evidence = {"claims": [{"claim": c, "supported": f} for c, f in zip(claims, flags)]}
-        if not sample.contexts:
-            evidence["note"] = "no contexts: no claim can be supported"
-        return with_warnings(MetricResult.fraction(flags, **evidence), warnings)
+        note = {} if sample.contexts else {"note": "no contexts: no claim can be supported"}
+        if self.options["verdicts"] == "json":
+            flags = supported(judge, claims, sample.contexts, warnings)
+            evidence = {"claims": [{"claim": c, "supported": f} for c, f in zip(claims, flags)], **note}
+            return with_warnings(MetricResult.fraction(flags, verdicts="json", **evidence), warnings)
+        probs = graded_support(judge, claims, sample.contexts, warnings)
+        evidence = {"claims": [{"claim": c, "supported": p >= 0.5, "p_supported": round(p, 4)}
+                               for c, p in zip(claims, probs)], **note}
+        return with_warnings(MetricResult.of(sum(probs) / len(probs), verdicts="probability", **evidence), warnings)
 
 
 register(Faithfulness())

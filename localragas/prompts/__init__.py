@@ -5,8 +5,8 @@ from .entities import extract_entities
 from .mentions import entities_in_contexts
 from .questions import generate_questions
 from .rating import rate_context_relevance
-from .relevance import judge_chunks
-from .verdicts import verify_statements
+from .relevance import judge_chunk, judge_chunks
+from .verdicts import verify_statement, verify_statements
 
 __all__ = ["Prompt", "entities_in_contexts", "extract_claims", "extract_entities", "generate_questions",
-           "judge_chunks", "rate_context_relevance", "verify_statements"]
+           "judge_chunk", "judge_chunks", "rate_context_relevance", "verify_statement", "verify_statements"]

@@ -3,7 +3,7 @@ the reference or the answer as the only "context": factual and answer correctnes
 from __future__ import annotations
 
 from ..language import prompt_language
-from .base import SYSTEMS, Prompt, closing, contexts_block, numbered
+from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, contexts_block, numbered, tagged
 
 INSTRUCTIONS = {
     "en": """Above are the retrieved contexts. For each numbered statement below, decide whether the contexts support it.
@@ -16,6 +16,17 @@ Do not use your own knowledge.""",
 不要使用你自己的知识。""",
 }
 INSTRUCTION = INSTRUCTIONS["en"]
+# The same test for a single statement, answered with one word (a graded verdict: judges/yes_no.py).
+ONE = {
+    "en": """Above are the retrieved contexts. Decide whether the contexts support the statement below.
+Answer "yes" only if the contexts state the statement or it follows directly from them.
+Answer "no" if the contexts contradict it, or if it adds any detail (a number, date, name, property) the contexts do not give.
+Do not use your own knowledge.""",
+    "zh": """上面是检索到的上下文。判断上下文是否支持下面这条陈述。
+只有当上下文说了这条陈述，或者它能从上下文直接推出时，才回答 "yes"。
+如果上下文与它矛盾，或者它添加了上下文没有给出的任何细节（数字、日期、名称、属性），回答 "no"。
+不要使用你自己的知识。""",
+}
 
 
 # "one verdict per context" in the reply line of a prompt whose items are the contexts themselves
@@ -49,3 +60,12 @@ def verdicts_prompt(name: str, instructions: dict[str, str], tag: str, items: li
 
 def verify_statements(statements: list[str], contexts: list[str], lang: str | None = None) -> Prompt:
     return verdicts_prompt("verify_statements", INSTRUCTIONS, "statement", statements, contexts, lang)
+
+
+def verify_statement(statement: str, contexts: list[str], lang: str | None = None) -> Prompt:
+    """Do the contexts support this one statement? One word back; the contexts first, so the calls for one sample's
+    statements share a prefix (llama.cpp evaluates it once)."""
+    lang = lang or prompt_language(statement)
+    user = "\n".join([contexts_block(contexts, lang), "", ONE[lang], "", tagged("statement", statement), "",
+                      closing(lang, ONE_WORD[lang])])
+    return Prompt("verify_statement", user, YES_NO_SYSTEMS[lang])
