@@ -3,6 +3,7 @@
 Started by bench_vs_ragas.py, not by hand. It reads a job file (samples, metric names, judge alias, embedder folder,
 timeout), scores one (sample, metric) at a time with ragas 0.4.3 against the llama.cpp server and appends one JSON
 line per run to the output file: seconds, judge tokens from the server's replies, calls, value, failures.
+scripts/ragas_agreement.py drives it the same way (one job per labelled row).
 
 Protocol with the parent, on this process's original stdout / stdin: after a run that failed, the child writes
 `RESTART` and waits for `READY <server url>`, so that a generation abandoned by a timed-out client cannot slow the
@@ -36,6 +37,7 @@ from ragas.dataset_schema import SingleTurnSample  # noqa: E402
 from ragas.embeddings import LangchainEmbeddingsWrapper  # noqa: E402
 from ragas.llms import LangchainLLMWrapper  # noqa: E402
 from ragas.metrics import (  # noqa: E402
+    ContextRelevance,
     Faithfulness,
     LLMContextPrecisionWithoutReference,
     LLMContextPrecisionWithReference,
@@ -110,6 +112,9 @@ def build_metrics(url: str, model: str, timeout: float, usage: JudgeUsage, embed
         "context_precision": LLMContextPrecisionWithReference(llm=llm),
         "context_precision_without_reference": LLMContextPrecisionWithoutReference(llm=llm),
         "context_recall": LLMContextRecall(llm=llm),
+        # question-only judgement of the contexts (0/1/2 from two prompts, / 2): used by scripts/ragas_agreement.py
+        # for retrieval-only rows (no answer, no reference), which ragas's context precision cannot score
+        "context_relevance": ContextRelevance(llm=llm),
     }
     run_config = RunConfig(timeout=int(timeout))  # what ragas.evaluate() does before scoring
     for metric in metrics.values():
