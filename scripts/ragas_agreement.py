@@ -369,8 +369,9 @@ def render_table(entries: list[tuple[Calibration, Calibration | None]], ours_giv
     for ragas, ours in entries:
         name = Path(ragas.file).name
         metric = f"{ragas.label_metric} (ragas {ragas.metric}"
-        if ours is not None and ours.metric != ragas.label_metric:
-            metric += f"; localragas {ours.metric}"
+        options = ", ".join(f"{k}={v}" for k, v in (getattr(ours, "metric_options", None) or {}).items())
+        if ours is not None and (ours.metric != ragas.label_metric or options):
+            metric += f"; localragas {ours.metric}" + (f" {options}" if options else "")
         metric += ")"
         rows = rows_text(ragas)
         if ours is not None and not same_rows(ragas, ours):
