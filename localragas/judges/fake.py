@@ -85,7 +85,7 @@ _ENTITY = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|\d[\d,.]*\d|\d")
 
 
 def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
-    """Sentences as claims, word overlap as verdicts, the answer's first sentence as questions, capitalised words and
+    """Sentences as claims, word overlap as verdicts (graded ones too), the answer's first sentence as questions, capitalised words and
     numbers as entities, the share of question words in the contexts as a relevance rating."""
     text = prompt.user
     if output is Claims:
@@ -104,14 +104,16 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
         question = _words(" ".join(_between(text, "question")))
         share = len(question & _words(" ".join(_between(text, "context")))) / max(len(question), 1)
         return {"rating": 2 if share >= 0.6 else 1 if share >= 0.3 else 0}
-    if output is YesNo:  # one item: the share of its words found in the contexts (or, for a chunk, the question's)
+    if output is YesNo:  # the same rules as the verdicts below, graded under "no": p >= 0.5 exactly when they say yes
         if prompt.name == "judge_chunk":
             target = " ".join(_between(text, "reference") or _between(text, "answer") or _between(text, "question"))
-            words, evidence = _words(target), _words(" ".join(_between(text, "context")))
+            shared = len(_words(" ".join(_between(text, "context"))) & _words(target))
+            p = 1.0 if shared >= 3 else shared / 6
         else:
             words = _words(" ".join(_between(text, "statement")))
-            evidence = _words(" ".join(_between(text, "context")))
-        return {"p_yes": round(len(words & evidence) / max(len(words), 1), 6), "mass": 1.0}
+            share = len(words & _words(" ".join(_between(text, "context")))) / max(len(words), 1)
+            p = 1.0 if words and share >= 0.6 else 0.8 * share
+        return {"p_yes": round(p, 6), "mass": 1.0}
     if issubclass(output, Verdicts):
         contexts = _between(text, "context")
         if prompt.name == "entities_in_contexts":

@@ -105,7 +105,7 @@ VERDICT_MODES = {
 }
 
 
-DEFAULT_VERDICTS = "json"
+DEFAULT_VERDICTS = "probability"
 
 
 def check_verdicts(metric: str, options: dict[str, Any]) -> dict[str, Any]:

@@ -13,13 +13,18 @@ from localragas.errors import ConfigError
 from localragas.judges import FakeJudge, Judge
 from localragas.judges.fake import _between, heuristic_reply
 from localragas.metrics import all_metrics
-from localragas.outputs import Claims, GeneratedQuestions
+from localragas.outputs import Claims, GeneratedQuestions, YesNo
 from localragas.prompts import extract_claims
 from localragas.runner import evaluate
 from localragas.schema import Sample
 
-CORE = [all_metrics()[n] for n in ("faithfulness", "answer_relevancy", "context_precision", "context_recall")]
+# The batched RAGAS-style verdicts (verdicts=json); graded verdicts in a small window: test_graded_verdicts.py and
+# the *_graded tests below.
+JSON = {"verdicts": "json"}
+CORE = [all_metrics()[n].with_options(**JSON) if "verdicts" in all_metrics()[n].options else all_metrics()[n]
+        for n in ("faithfulness", "answer_relevancy", "context_precision", "context_recall")]
 FAITH, RELEVANCY, PRECISION, RECALL = CORE
+GRADED = [all_metrics()[n] for n in ("faithfulness", "answer_relevancy", "context_precision", "context_recall")]
 N_CTX = 1024
 FACTS = [f"Station {i} measured {i * 3} millimetres of rain in March." for i in range(120)]
 LONG_CONTEXT = " ".join(FACTS)  # ~6,500 characters: several times what a 1024-token window holds with instructions
@@ -30,6 +35,8 @@ def reply_tokens(output: type) -> int:
         return 0  # checked separately: depends on the text
     if output is GeneratedQuestions:
         return budget.QUESTIONS_REPLY
+    if output is YesNo:
+        return budget.YES_NO_REPLY
     n = output.model_json_schema()["properties"]["verdicts"]["maxItems"]
     return budget.verdicts_reply(n)
 
@@ -82,9 +89,10 @@ class NoTokenizer(FakeJudge):
 def test_prompts_that_fit_by_size_never_ask_the_tokenizer():
     judge = NoTokenizer()
     s = Sample(id="s", question="Q?", contexts=["Rain fell."] * 3, answer="Rain fell. It was cold.", reference="Rain.")
-    for m in CORE:
+    for m in CORE + GRADED:
         m.score(s, judge, HashingEmbedder())
-    check_window(judge, ["extract_claims", "verify_statements", "judge_chunks", "generate_questions"])
+    check_window(judge, ["extract_claims", "verify_statements", "judge_chunks", "generate_questions",
+                         "verify_statement", "judge_chunk"])
 
 
 # --- each metric in a small window ---------------------------------------------------------------------------------
@@ -213,6 +221,11 @@ def test_inputs_that_fit_give_no_warning_and_one_call_each():
         assert "warnings" not in r.evidence, m.name
     assert [c.prompt.name for c in judge.calls] == ["extract_claims", "verify_statements", "generate_questions",
                                                      "judge_chunks", "extract_claims", "verify_statements"]
+    graded = FakeJudge()
+    for m in GRADED:  # the default graded verdicts: one call per claim or chunk, here one each
+        assert "warnings" not in m.score(s, graded, HashingEmbedder()).evidence, m.name
+    assert [c.prompt.name for c in graded.calls] == ["extract_claims", "verify_statement", "generate_questions",
+                                                     "judge_chunk", "extract_claims", "verify_statement"]
 
 
 def test_sixteen_claims_in_one_reply_is_flagged_as_possibly_incomplete():
@@ -251,14 +264,16 @@ def test_a_window_too_small_for_instructions_and_one_item_is_refused_at_start():
     assert judge.calls == []  # refused before any judging
 
 
-@pytest.mark.parametrize("metric, prompt", [("context_precision", "judge_chunks"),
-                                            ("answer_relevancy", "generate_questions")])
-def test_the_window_is_checked_for_the_chosen_metrics_only(metric, prompt):
+@pytest.mark.parametrize("metric, prompt, options", [("context_precision", "judge_chunks", JSON),
+                                                     ("context_precision", "judge_chunk", None),
+                                                     ("answer_relevancy", "generate_questions", None)])
+def test_the_window_is_checked_for_the_chosen_metrics_only(metric, prompt, options):
     needed = needed_window(FakeJudge(), prompt)
     judge = FakeJudge(n_ctx=needed)
-    evaluate([sample()], metrics=[metric], judge=judge, embedder=HashingEmbedder())  # just enough: runs
+    kw = dict(metrics=[metric], embedder=HashingEmbedder(), metric_options={metric: options} if options else None)
+    evaluate([sample()], judge=judge, **kw)  # just enough: runs
     with pytest.raises(ConfigError, match=f"n_ctx={needed - 1} tokens, but the {prompt} prompt needs at least {needed}"):
-        evaluate([sample()], metrics=[metric], judge=FakeJudge(n_ctx=needed - 1), embedder=HashingEmbedder())
+        evaluate([sample()], judge=FakeJudge(n_ctx=needed - 1), **kw)
 
 
 def test_smallest_windows_are_modest():
@@ -275,9 +290,13 @@ def test_a_judge_without_a_window_never_splits():
     check_window(judge, ["extract_claims"])  # nothing to check
 
 
-def test_a_run_with_long_inputs_completes_with_warnings_in_the_report():
+@pytest.mark.parametrize("options", [None, {m: JSON for m in ("faithfulness", "context_precision", "context_recall")}],
+                         ids=["graded", "json"])
+def test_a_run_with_long_inputs_completes_with_warnings_in_the_report(options):
     samples = [sample(id="long"), sample(id="short", contexts=["Station 7 measured 21 millimetres of rain in March."])]
-    report = evaluate(samples, judge=FakeJudge(n_ctx=N_CTX), embedder=HashingEmbedder())
+    judge = FakeJudge(n_ctx=N_CTX)
+    report = evaluate(samples, judge=judge, embedder=HashingEmbedder(), metric_options=options)
+    assert_every_call_fits(judge)
     assert [s.id for s in report.samples] == ["long", "short"]
     long, short = report.samples
     assert all(r.scored for r in long.metrics.values())

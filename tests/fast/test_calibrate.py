@@ -74,7 +74,9 @@ def test_binary_faithfulness(tmp_path, judge):
         faith_row(4, "Ok.", 0),  # no claim: unscored (no_claims)
     ])
     out, md = tmp_path / "calib.json", tmp_path / "calib.md"
-    result = run([str(data), *FAST, "--out", str(out), "--md", str(md)])
+    # JSON verdicts: the fake judge's yes/no gives these rows exact scores (graded: test_metric_option_picks_…)
+    result = run([str(data), *FAST, "--metric-option", "faithfulness.verdicts=json", "--out", str(out),
+                  "--md", str(md)])
 
     # only faithfulness was asked: claims of each answer, then verdicts against the context
     assert {c.prompt.name for c in judge.calls} == {"extract_claims", "verify_statements"}
@@ -116,7 +118,9 @@ def test_graded_context_precision(tmp_path, judge):
             for i, (n, v) in enumerate([(1, 1.0), (2, 1.0), (3, 0.8333), (2, 0.5)], 1)]
     rows[3]["contexts"] = ranked[1:]  # the useless chunk ranked first
     out = tmp_path / "c.json"
-    run([str(write_rows(tmp_path / "cp.jsonl", rows)), *FAST, "--out", str(out)])
+    # JSON verdicts: the fake judge's yes/no per chunk gives these rows their exact average precision
+    run([str(write_rows(tmp_path / "cp.jsonl", rows)), *FAST, "--metric-option", "context_precision.verdicts=json",
+         "--out", str(out)])
 
     asked = judge.asked("judge_chunks")
     assert len(asked) == 4 and all("<reference>" in p.user for p in asked)
@@ -175,7 +179,7 @@ def test_context_precision_rows_with_neither_reference_nor_answer_are_judged_aga
                                         ("Lolita is a 1962 film.", 0)])]
     out = tmp_path / "c.json"
     result = run([str(write_rows(tmp_path / "wikiqa.jsonl", rows)), *FAST, "--out", str(out)])
-    assert [call.prompt.name for call in judge.calls] == ["judge_chunks", "judge_chunks"]
+    assert [call.prompt.name for call in judge.calls] == ["judge_chunk", "judge_chunk"]
     assert all("<answer>" not in call.prompt.user and "<reference>" not in call.prompt.user for call in judge.calls)
     [c] = read(out)["results"]
     assert (c["scored"], c["unscored"]) == (2, 0)
@@ -302,7 +306,7 @@ def test_first_six_rows_of_real_benchmark_files(tmp_path, judge, name, metric, k
     assert c["scored"] + c["unscored"] == 6
     asked = judge.asked(prompt)
     assert asked and all(any(r["answer"][:40] in p.user for r in expected) for p in asked)
-    assert {p.name for p in (call.prompt for call in judge.calls)} <= {"extract_claims", "verify_statements",
+    assert {p.name for p in (call.prompt for call in judge.calls)} <= {"extract_claims", "verify_statement",
                                                                         "generate_questions"}
     a = c["agreement"]
     for figure in a["measures"].values():
@@ -319,3 +323,24 @@ def test_no_cache_writes_no_cache(tmp_path, judge):
     data = write_rows(tmp_path / "faith.jsonl", [faith_row(1, "The Eiffel Tower is in Paris.", 1)])
     run([str(data), *FAST, "--no-cache", "--no-resume"])
     assert judge.calls and not (tmp_path / "state" / "cache").exists()
+
+
+def test_metric_option_picks_the_verdicts_and_is_recorded(tmp_path, judge):
+    data = write_rows(tmp_path / "faith.jsonl", [
+        faith_row(1, "The Eiffel Tower is in Paris.", 1),
+        faith_row(2, "The Eiffel Tower is in Rome, built by Caesar himself.", 0),
+    ])
+    out = tmp_path / "calib.json"
+    run([str(data), *FAST, "--metric-option", "faithfulness.verdicts=probability", "--out", str(out)])
+    assert {c.prompt.name for c in judge.calls} == {"extract_claims", "verify_statement"}
+    got = read(out)
+    assert got["results"][0]["metric_options"] == {"verdicts": "probability"}
+    assert got["meta"]["metric_options"] == {"faithfulness": {"verdicts": "probability"}}
+    scores = {r["id"]: r["score"] for r in got["results"][0]["per_row"]}
+    assert 0 < scores["f2"] < scores["f1"] <= 1  # graded: the heuristic's word overlap
+
+
+def test_a_bad_metric_option_is_refused_before_any_judging(tmp_path, judge):
+    data = write_rows(tmp_path / "faith.jsonl", [faith_row(1, "The Eiffel Tower is in Paris.", 1)])
+    result = run([str(data), *FAST, "--metric-option", "faithfulness.verdicts=maybe"], code=2)
+    assert "verdicts must be one of probability, json" in result.output and judge.calls == []

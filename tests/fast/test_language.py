@@ -12,9 +12,10 @@ from localragas.judges import FakeJudge
 from localragas.language import check_language, cjk_share, detect, scope_for
 from localragas.metrics import all_metrics, get_metrics
 from localragas.prompts import extract_claims, generate_questions, judge_chunks, verify_statements
-from localragas.prompts.base import SYSTEM, SYSTEM_ZH
+from localragas.prompts.base import ONE_WORD, SYSTEM, SYSTEM_ZH, YES_NO_SYSTEMS
 from localragas.prompts.claims import INSTRUCTIONS as CLAIMS
 from localragas.prompts.verdicts import INSTRUCTIONS as VERIFY
+from localragas.prompts.verdicts import ONE as VERIFY_ONE
 from localragas.schema import Sample
 
 M = all_metrics()
@@ -37,14 +38,14 @@ EN = Sample(
 
 
 def in_chinese(prompt) -> bool:
-    return prompt.system == SYSTEM_ZH
+    return prompt.system in (SYSTEM_ZH, YES_NO_SYSTEMS["zh"])
 
 
 def in_english(prompt) -> bool:
     """English instructions: the English system prompt, and no Chinese outside the data."""
     outside = re.sub(r"<(context|answer|question|reference|statement|entity)[^>]*>\n.*?\n</\1>", "", prompt.user,
                      flags=re.S)
-    return prompt.system == SYSTEM and not CJK.search(outside)
+    return prompt.system in (SYSTEM, YES_NO_SYSTEMS["en"]) and not CJK.search(outside)
 
 
 # --- detection -------------------------------------------------------------------------------------------------
@@ -89,21 +90,31 @@ def test_sample_rejects_an_unknown_language():
 
 def test_chinese_sample_is_judged_with_chinese_instructions():
     judge = FakeJudge([{"claims": ["Java是面向对象的语言。", "Java由Sun公司开发。"]},
-                       {"verdicts": [{"id": 1, "verdict": "yes"}, {"id": 2, "verdict": "yes"}]}])
+                       {"p_yes": 1.0, "mass": 0.9}, {"p_yes": 0.5, "mass": 0.9}])
     r = M["faithfulness"].score(ZH, judge)
-    extract, verify = (c.prompt for c in judge.calls)
+    extract, *verify = (c.prompt for c in judge.calls)
     assert in_chinese(extract) and CLAIMS["zh"] in extract.user and ZH.answer in extract.user
     assert "长城" in extract.user  # the Chinese few-shot example, not the article's Java sentence
+    assert len(verify) == 2 and all(in_chinese(v) and v.system == YES_NO_SYSTEMS["zh"] for v in verify)
+    assert all(VERIFY_ONE["zh"] in v.user and v.user.endswith(ONE_WORD["zh"]) for v in verify)
+    assert r.value == 0.75 and r.evidence["language"] == "zh"
+
+
+def test_chinese_sample_with_json_verdicts():
+    judge = FakeJudge([{"claims": ["Java是面向对象的语言。", "Java由Sun公司开发。"]},
+                       {"verdicts": [{"id": 1, "verdict": "yes"}, {"id": 2, "verdict": "yes"}]}])
+    r = M["faithfulness"].with_options(verdicts="json").score(ZH, judge)
+    extract, verify = (c.prompt for c in judge.calls)
     assert in_chinese(verify) and VERIFY["zh"] in verify.user and "恰好 2 个判断" in verify.user
     assert r.value == 1.0 and r.evidence["language"] == "zh"
 
 
 def test_english_sample_is_judged_with_english_instructions():
-    judge = FakeJudge([{"claims": ["Java is object-oriented."]}, {"verdicts": [{"id": 1, "verdict": "yes"}]}])
+    judge = FakeJudge([{"claims": ["Java is object-oriented."]}, {"p_yes": 1.0, "mass": 0.9}])
     r = M["faithfulness"].score(EN, judge)
     extract, verify = (c.prompt for c in judge.calls)
     assert in_english(extract) and CLAIMS["en"] in extract.user
-    assert in_english(verify) and VERIFY["en"] in verify.user
+    assert in_english(verify) and VERIFY_ONE["en"] in verify.user and verify.system == YES_NO_SYSTEMS["en"]
     assert r.evidence["language"] == "en"
 
 

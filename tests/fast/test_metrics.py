@@ -15,9 +15,12 @@ from localragas.prompts.relevance import QUESTION_ONLY
 
 from metrics_helpers import StubEmbedder, sampler, verdict_count, verdicts
 
-FAITH = all_metrics()["faithfulness"]
-RECALL = all_metrics()["context_recall"]
-PRECISION = all_metrics()["context_precision"]
+# The RAGAS-style verdicts (one constrained-JSON call with a yes/no per item); the default graded verdicts are
+# tested in test_graded_verdicts.py.
+JSON = {"verdicts": "json"}
+FAITH = all_metrics()["faithfulness"].with_options(**JSON)
+RECALL = all_metrics()["context_recall"].with_options(**JSON)
+PRECISION = all_metrics()["context_precision"].with_options(**JSON)
 RELEVANCY = all_metrics()["answer_relevancy"]
 
 QUESTION = "Which storage tiers does Acme offer?"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import socket
 import threading
@@ -22,8 +23,8 @@ from localragas.embeddings import HashingEmbedder
 from localragas.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge, get_judge
 from localragas.judges.openai_compat import OpenAIJudge
-from localragas.outputs import Claims, GeneratedQuestions, json_schema, verdicts_for
-from localragas.prompts import extract_claims
+from localragas.outputs import Claims, GeneratedQuestions, YesNo, json_schema, verdicts_for
+from localragas.prompts import extract_claims, verify_statement
 from localragas.runner import evaluate
 from localragas.schema import Sample
 
@@ -61,6 +62,7 @@ class Stub:
         self.plan: deque = deque()
         self.delay = delay
         self.fail_if: str | None = None  # a substring of the prompt: such requests get 503, always
+        self.no_logprobs = False  # True: a server that ignores the logprobs field
         self.requests: list[dict] = []
         self.in_flight = self.max_in_flight = 0
         self.lock = threading.Lock()
@@ -115,14 +117,23 @@ class Stub:
             return
         if self.delay:
             time.sleep(self.delay)
-        schema = _schema_of(body)
-        content = json.dumps(stub_reply(schema, user))
+        logprobs = None
+        if body.get("logprobs"):  # a graded verdict: one token and its top log-probabilities
+            content = "yes"
+            if not self.no_logprobs:
+                top = [{"token": "yes", "logprob": math.log(0.6)}, {"token": "{", "logprob": math.log(0.2)},
+                       {"token": " No", "logprob": math.log(0.15)}, {"token": "no", "logprob": math.log(0.05)}]
+                logprobs = {"content": [{"token": "yes", "logprob": top[0]["logprob"],
+                                         "top_logprobs": top[:body["top_logprobs"]]}]}
+        else:
+            content = json.dumps(stub_reply(_schema_of(body), user))
         finish = "stop"
         if action == "truncate":
             content, finish = content[: len(content) // 2], "length"
         reply = {
             "id": "chatcmpl-stub", "object": "chat.completion", "model": body.get("model"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish,
+                         **({"logprobs": logprobs} if logprobs else {})}],
             "usage": {"prompt_tokens": len(user.split()), "completion_tokens": len(content.split()),
                       "total_tokens": 0, "prompt_tokens_details": {"cached_tokens": 3}},
         }
@@ -192,6 +203,28 @@ def test_request_carries_the_schema_in_response_format_and_deterministic_decodin
     assert (body["temperature"], body["seed"], body["max_tokens"], body["stream"]) == (0.0, 42, 1024, False)
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
     assert "Authorization" not in req["headers"]
+
+
+def test_graded_verdict_asks_one_token_with_top_logprobs_and_pools_yes_and_no(stub):
+    judge = judge_for(stub.url)
+    got = judge.generate(verify_statement("Paris is the capital of France.", CTX), YesNo)
+    assert got.p_yes == pytest.approx(0.6 / 0.8) and got.mass == pytest.approx(0.8)
+    (req,) = stub.requests
+    body = req["body"]
+    assert (body["max_tokens"], body["logprobs"], body["top_logprobs"], body["temperature"]) == (1, True, 20, 0.0)
+    assert "response_format" not in body and "grammar" not in body and "json_schema" not in body
+    assert body["messages"][0]["content"].endswith('Reply with one word: "yes" or "no".')
+
+
+def test_a_server_without_logprobs_leaves_graded_metrics_unscored_with_the_fix(stub):
+    stub.no_logprobs = True
+    judge = judge_for(stub.url)
+    with pytest.raises(JudgeError, match=r"no token log-probabilities.*verify_statement.*verdicts=json"):
+        judge.generate(verify_statement("Paris is the capital of France.", CTX), YesNo)
+    report = evaluate([mk(1)], metrics=["faithfulness"], judge=judge, gate=False,
+                      metric_options={"faithfulness": {"verdicts": "probability"}})
+    r = report.samples[0].metrics["faithfulness"]
+    assert r.value is None and "verdicts=json" in r.unscored
 
 
 def test_usage_gives_the_token_counts(stub):

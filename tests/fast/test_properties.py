@@ -17,7 +17,8 @@ from localragas.embeddings import HashingEmbedder
 from localragas.errors import DatasetError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
-from localragas.outputs import MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_QUESTION_CHARS, N_QUESTIONS, Claims, GeneratedQuestions
+from localragas.outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_QUESTION_CHARS, N_QUESTIONS, Claims,
+                                GeneratedQuestions, YesNo)
 from localragas.prompts.base import _SPECIAL_TOKEN, TAGS, neutralise, tagged
 from localragas.runner import score_sample
 from localragas.schema import Sample
@@ -107,6 +108,8 @@ def valid_reply(data, output: type) -> dict:
         q = st.text(min_size=1, max_size=MAX_QUESTION_CHARS)
         return {"noncommittal": data.draw(st.booleans()),
                 "questions": data.draw(st.lists(q, min_size=N_QUESTIONS, max_size=N_QUESTIONS))}
+    if output is YesNo:
+        return {"p_yes": data.draw(st.floats(0, 1)), "mass": data.draw(st.floats(0, 1))}
     n = output.model_json_schema()["properties"]["verdicts"]["maxItems"]
     return {"verdicts": [{"id": i, "verdict": data.draw(st.sampled_from(["yes", "no"]))} for i in range(1, n + 1)]}
 

@@ -355,18 +355,18 @@ def test_the_example_passes_with_the_fake_judge(pytester):
     r = pytester.runpytest(*FAKE)
     r.assert_outcomes(passed=1)
     r.stdout.fnmatch_lines(["PASSED test_rag_quality_gate.py::test_rag_quality_gate_passes (6 samples): "
-                            "faithfulness 1.000 >= 0.8, answer_relevancy * >= 0.75, context_precision 1.000 >= 0.65, "
+                            "faithfulness 1.000 >= 0.8, answer_relevancy * >= 0.75, context_precision * >= 0.65, "
                             "context_recall 1.000 >= 0.7"])
 
 
 BREAKAGES = {
     # the generator adds a sentence no retrieved chunk supports
     "hallucination": ("generate", "lambda self, q, c: original(self, q, c) + ' Every plan includes a free espresso "
-                                  "machine.'", ["FAILED faithfulness: mean 0.500, threshold 0.80*",
+                                  "machine.'", ["FAILED faithfulness: mean 0.567, threshold 0.80*",
                                                 '*unsupported 1/2: "Every plan includes a free espresso machine."']),
     # retrieval returns the wrong chunks
     "retrieval": ("retrieve", "lambda self, q: [self.chunks[-1]]",
-                  ["FAILED context_precision: mean 0.000, threshold 0.65*", "*irrelevant chunk rank(s) 1 of 1*"]),
+                  ["FAILED context_precision: mean 0.056, threshold 0.65*", "*irrelevant chunk rank(s) 1 of 1*"]),
 }
 
 

@@ -16,6 +16,11 @@ from localragas.schema import Report, Sample, SkippedRow
 CTX = ["Paris is the capital of France.", "Berlin is the capital of Germany."]
 
 
+def p_yes(p: float) -> dict:
+    """A graded verdict reply (the default verdicts): P(yes) = p."""
+    return {"p_yes": p, "mass": 1.0}
+
+
 def mk(id_: str, category: str | None = None, **kw) -> Sample:
     base = dict(id=id_, question=f"Question for {id_}?", contexts=list(CTX),
                 answer=f"Paris is the capital of France. Marker {id_}.", reference="Paris is the capital of France.",
@@ -39,7 +44,7 @@ def test_judge_error_on_one_sample_leaves_the_others_scored(monkeypatch):
             return JudgeError("reply truncated at the token limit (2048 tokens)")
         if prompt.name == "extract_claims":
             return {"claims": ["Paris is the capital of France."]}
-        return {"verdicts": [{"id": 1, "verdict": "yes"}]}
+        return {"p_yes": 1.0, "mass": 1.0}  # a graded verdict (the default)
 
     judge = FakeJudge(responder=respond)
     report = evaluate([mk("a"), mk("bad"), mk("c")], metrics=["faithfulness"], judge=judge)
@@ -89,10 +94,10 @@ def test_responder_raising_a_non_judge_error_is_an_error_result(monkeypatch):
 
 def test_summary_means_exclude_unscored(monkeypatch):
     no_embedder(monkeypatch)
-    # a: 2 claims, 1 supported (0.5); b: 1 claim, supported (1.0); c: no claims -> unscored
+    # a: 2 claims, P(supported) 0.8 and 0.2 (0.5); b: 1 claim, 1.0; c: no claims -> unscored
     judge = FakeJudge([
-        {"claims": ["X.", "Y."]}, {"verdicts": [{"id": 1, "verdict": "yes"}, {"id": 2, "verdict": "no"}]},
-        {"claims": ["Z."]}, {"verdicts": [{"id": 1, "verdict": "yes"}]},
+        {"claims": ["X.", "Y."]}, p_yes(0.8), p_yes(0.2),
+        {"claims": ["Z."]}, p_yes(1.0),
         {"claims": []},
     ])
     report = evaluate([mk("a"), mk("b"), mk("c")], metrics=["faithfulness"], judge=judge)
@@ -101,16 +106,16 @@ def test_summary_means_exclude_unscored(monkeypatch):
     s = report.summary_for("faithfulness")
     assert s.mean == 0.75  # (0.5 + 1.0) / 2, not / 3
     assert (s.scored, s.unscored, s.unscored_reasons) == (2, 1, {"no_claims": 1})
-    assert [sr.judge_calls for sr in report.samples] == [2, 2, 1]
+    assert [sr.judge_calls for sr in report.samples] == [3, 2, 1]
 
 
 def test_by_category(monkeypatch):
     no_embedder(monkeypatch)
     judge = FakeJudge([
-        {"verdicts": [{"id": 1, "verdict": "yes"}, {"id": 2, "verdict": "no"}]},  # a: 1.0
-        {"verdicts": [{"id": 1, "verdict": "no"}, {"id": 2, "verdict": "no"}]},   # b: 0.0
-        {"verdicts": [{"id": 1, "verdict": "no"}, {"id": 2, "verdict": "yes"}]},  # c: 0.5
-        {"verdicts": [{"id": 1, "verdict": "yes"}, {"id": 2, "verdict": "yes"}]},  # d: 1.0
+        p_yes(1.0), p_yes(0.0),  # a: 1.0
+        p_yes(0.0), p_yes(0.0),  # b: 0.0
+        p_yes(0.0), p_yes(1.0),  # c: 0.5
+        p_yes(1.0), p_yes(1.0),  # d: 1.0
     ])
     samples = [mk("a", "docs"), mk("b", "hr"), mk("c", "docs"), mk("d")]
     report = evaluate(samples, metrics=["context_precision"], judge=judge)
@@ -192,7 +197,7 @@ def test_all_metrics_by_default(monkeypatch):
 
 def test_gate_disabled_passes(monkeypatch):
     no_embedder(monkeypatch)
-    judge = FakeJudge([{"claims": ["X."]}, {"verdicts": [{"id": 1, "verdict": "no"}]}])
+    judge = FakeJudge([{"claims": ["X."]}, p_yes(0.0)])
     report = evaluate([mk("a")], metrics=["faithfulness"], judge=judge, gate=False)
     assert report.summary_for("faithfulness").mean == 0.0
     assert report.gate.enabled is False and report.gate.passed is True

@@ -1,8 +1,9 @@
-"""The default Qwen2.5-1.5B judge on hand-written cases where the right verdict is obvious."""
+"""The default Qwen2.5-1.5B judge on hand-written cases where the right verdict is obvious: the RAGAS-style JSON
+verdicts (verdicts=json) first, then the default graded verdicts (P(yes) from the next-token probabilities)."""
 from __future__ import annotations
 
 from localragas import Sample, evaluate
-from localragas.metrics.base import supported
+from localragas.metrics.base import graded_support, supported
 
 CONTEXT = [
     "The Eiffel Tower is a wrought-iron lattice tower in Paris, France. It was completed in 1889 "
@@ -29,7 +30,8 @@ def test_faithful_and_hallucinated_answers(qwen_judge):
                       answer="The Eiffel Tower was completed in 1889.")
     wrong = Sample(id="bad", question="When was the Eiffel Tower completed?", contexts=CONTEXT,
                    answer="The Eiffel Tower was completed in 1925 in Berlin.")
-    report = evaluate([faithful, wrong], metrics=["faithfulness"], judge=qwen_judge)
+    report = evaluate([faithful, wrong], metrics=["faithfulness"], judge=qwen_judge,
+                      metric_options={"faithfulness": {"verdicts": "json"}})
     ok, bad = (s.metrics["faithfulness"] for s in report.samples)
     assert ok.value == 1.0, ok.evidence
     assert bad.value is not None and bad.value < 0.5, bad.evidence
@@ -42,8 +44,54 @@ def test_relevant_chunk_recognised(qwen_judge):
         contexts=["Bananas are rich in potassium and grow in tropical climates.", *CONTEXT],
         answer="It is 330 metres tall.", reference="The Eiffel Tower is 330 metres tall.",
     )
-    report = evaluate([sample], metrics=["context_precision", "context_recall"], judge=qwen_judge)
+    report = evaluate([sample], metrics=["context_precision", "context_recall"], judge=qwen_judge,
+                      metric_options={"context_precision": {"verdicts": "json"}, "context_recall": {"verdicts": "json"}})
     cp = report.samples[0].metrics["context_precision"]
     assert [c["relevant"] for c in cp.evidence["chunks"]] == [False, True]
     assert cp.value == 0.5
     assert report.samples[0].metrics["context_recall"].value == 1.0
+
+
+# --- graded verdicts (verdicts=probability): P(yes) from the judge's next-token probabilities ---------------------
+
+GRADED = {m: {"verdicts": "probability"} for m in ("faithfulness", "context_precision", "context_recall")}
+
+
+def test_graded_stated_claims_score_above_contradicted_ones(qwen_judge):
+    probs = graded_support(
+        qwen_judge,
+        ["The Eiffel Tower is in Paris.", "The Eiffel Tower was completed in 1925.",
+         "The Eiffel Tower is 330 metres tall.", "The Eiffel Tower is made of concrete."],
+        CONTEXT,
+    )
+    assert min(probs[0], probs[2]) > 0.5 > max(probs[1], probs[3]), probs
+
+
+def test_graded_faithful_answer_above_hallucinated_and_cached(qwen_judge, tmp_path):
+    faithful = Sample(id="ok", question="When was the Eiffel Tower completed?", contexts=CONTEXT,
+                      answer="The Eiffel Tower was completed in 1889.")
+    wrong = Sample(id="bad", question="When was the Eiffel Tower completed?", contexts=CONTEXT,
+                   answer="The Eiffel Tower was completed in 1925 in Berlin.")
+    kw = dict(metrics=["faithfulness"], judge=qwen_judge, metric_options={"faithfulness": GRADED["faithfulness"]},
+              cache_dir=tmp_path, gate=False)
+    report = evaluate([faithful, wrong], **kw)
+    ok, bad = (s.metrics["faithfulness"] for s in report.samples)
+    assert ok.value > 0.5 > bad.value, (ok.evidence, bad.evidence)
+    assert ok.evidence["verdicts"] == "probability" and all("p_supported" in c for c in ok.evidence["claims"])
+    again = evaluate([faithful, wrong], **kw)  # every reply, graded verdicts included, from the cache
+    assert again.meta["judge_stats"]["calls"] == 0
+    assert [s.metrics["faithfulness"].value for s in again.samples] == [ok.value, bad.value]
+
+
+def test_graded_relevant_chunk_ranks_above_the_unrelated_one(qwen_judge):
+    sample = Sample(
+        id="cp", question="How tall is the Eiffel Tower?",
+        contexts=["Bananas are rich in potassium and grow in tropical climates.", *CONTEXT],
+        answer="It is 330 metres tall.", reference="The Eiffel Tower is 330 metres tall.",
+    )
+    report = evaluate([sample], metrics=["context_precision", "context_recall"], judge=qwen_judge,
+                      metric_options={k: GRADED[k] for k in ("context_precision", "context_recall")}, gate=False)
+    cp = report.samples[0].metrics["context_precision"]
+    banana, eiffel = (c["p_relevant"] for c in cp.evidence["chunks"])
+    assert eiffel > 0.5 > banana, cp.evidence
+    assert report.samples[0].metrics["context_recall"].value > 0.5

@@ -29,6 +29,8 @@ from localragas.embeddings import HashingEmbedder
 from localragas.judges import get_judge
 from localragas.errors import LocalragasError
 from localragas.judges.openai_compat import OpenAIJudge
+from localragas.outputs import YesNo
+from localragas.prompts import verify_statement
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
 MODEL = "smollm2-135m"
@@ -204,3 +206,15 @@ def test_server_killed_mid_run_retries_then_unscored_and_the_run_finishes(sample
     assert len(waits) == 2 * len(dead)  # two backoff waits per failed call
     assert took < 60
     assert json.loads(report.model_dump_json())["meta"]["judge_stats"]["failed_calls"] == len(dead)
+
+
+def test_graded_verdicts_through_the_server_agree_with_in_process(smol_server, smol_judge):
+    """verdicts=probability over HTTP: one token with its top_logprobs (the server keeps logits by default)."""
+    prompts = [verify_statement(s, ["The Eiffel Tower is a wrought-iron tower in Paris, completed in 1889."])
+               for s in ("The Eiffel Tower is in Paris.", "The Eiffel Tower was completed in 1925.")]
+    judge = get_judge(f"openai:{MODEL}", {"base_url": smol_server.url, "structured": "json_object"})
+    served = [judge.generate(p, YesNo) for p in prompts]
+    local = [smol_judge.generate(p, YesNo) for p in prompts]
+    assert judge.stats.failed_calls == 0 and all(0.0 < g.mass <= 1.0 for g in served)
+    for s, l in zip(served, local):  # the same GGUF and llama.cpp; the server sees only its top 20 tokens
+        assert abs(s.p_yes - l.p_yes) < 0.05, (served, local)

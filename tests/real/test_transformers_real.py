@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from localragas import models
 from localragas.cli import main
-from localragas.outputs import Claims, GeneratedQuestions
-from localragas.prompts import extract_claims, generate_questions
+from localragas.outputs import Claims, GeneratedQuestions, YesNo
+from localragas.prompts import extract_claims, generate_questions, verify_statement
 from localragas.schema import Report
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
@@ -73,3 +73,12 @@ def test_generate_many_batches_prompts_of_different_lengths(tf_judge):
     assert all(isinstance(x, GeneratedQuestions) and len(x.questions) == 3 for x in got), got
     verdicts = tf_judge.generate_many([extract_claims(a) for a in answers], Claims)
     assert all(isinstance(x, Claims) for x in verdicts), verdicts
+
+
+def test_graded_verdict_from_the_next_token_logits(tf_judge):
+    """verdicts=probability through transformers: one forward pass, P(yes) against P(no); the same on a rerun."""
+    prompt = verify_statement("The Eiffel Tower is in Paris.", ["The Eiffel Tower is a tower in Paris, France."])
+    a = tf_judge.generate(prompt, YesNo)
+    b = tf_judge.generate(prompt, YesNo)
+    assert 0.0 <= a.p_yes <= 1.0 and 0.0 < a.mass <= 1.0
+    assert (a.p_yes, a.mass) == (b.p_yes, b.mass)

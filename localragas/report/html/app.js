@@ -211,11 +211,17 @@
     return dl;
   }
 
+  // Graded verdicts (verdicts=probability) carry the judge's P(yes) as p_<flag>: shown beside the yes/no tag.
+  function probability(item, flagKey) {
+    var p = item["p_" + flagKey];
+    return typeof p === "number" ? el("span", "rank", "P(yes) " + fmt(p)) : null;
+  }
+
   function verdictList(items, textKey, flagKey, yes, no) {
     var ol = el("ol", "verdicts");
     (items || []).forEach(function (item) {
       var ok = !!item[flagKey];
-      add(ol, add(el("li", ok ? "yes" : "no"), tag(ok, yes, no), el("span", "text", item[textKey])));
+      add(ol, add(el("li", ok ? "yes" : "no"), tag(ok, yes, no), probability(item, flagKey), el("span", "text", item[textKey])));
     });
     var n = (items || []).filter(function (i) { return i[flagKey]; }).length;
     return [el("p", "summary-line", n + " of " + (items || []).length + " " + yes), ol];
@@ -262,7 +268,7 @@
         if (ev.judged_against) line += ", judged against the " + ev.judged_against;
         var ol = el("ol", "chunks");
         chunks.forEach(function (c) {
-          add(ol, add(el("li", c.relevant ? "yes" : "no"), el("span", "rank", "rank " + c.rank), tag(!!c.relevant, "relevant", "not relevant")));
+          add(ol, add(el("li", c.relevant ? "yes" : "no"), el("span", "rank", "rank " + c.rank), tag(!!c.relevant, "relevant", "not relevant"), probability(c, "relevant")));
         });
         return [el("p", "summary-line", line + ". Retrieval order, best rank first:"), ol];
       }
