@@ -543,13 +543,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def on_sigterm(*_: object) -> None:
-    log("terminated (SIGTERM); stopping the llama.cpp server and the ragas child")
-    sys.exit(143)
-
-
 if __name__ == "__main__":
-    signal.signal(signal.SIGTERM, on_sigterm)
+    signal.signal(signal.SIGTERM, bench.on_sigterm)  # leaves through the finally blocks that stop server and child
     try:
         sys.exit(main())
     except KeyboardInterrupt:

@@ -117,6 +117,23 @@ def check_verdicts(metric: str, options: dict[str, Any]) -> dict[str, Any]:
     return {**options, "verdicts": mode}
 
 
+def support_result(judge: "Judge", items: list[str], contexts: list[str], mode: str, warnings: list[str],
+                   key: tuple[str, str, str], **evidence: Any) -> MetricResult:
+    """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the
+    metric's `verdicts` mode: graded, the mean P(yes); json, supported / total. key = (evidence list name, item name,
+    flag name), e.g. ("claims", "claim", "supported"); a graded item also carries its P(yes) as "p_<flag name>"."""
+    plural, name, flag = key
+    if mode == "json":
+        flags = supported(judge, items, contexts, warnings)
+        rows = [{name: t, flag: f} for t, f in zip(items, flags)]
+        value = sum(flags) / len(flags)
+    else:
+        probs = graded_support(judge, items, contexts, warnings)
+        rows = [{name: t, flag: p >= 0.5, f"p_{flag}": round(p, 4)} for t, p in zip(items, probs)]
+        value = sum(probs) / len(probs)
+    return with_warnings(MetricResult.of(value, verdicts=mode, **{plural: rows}, **evidence), warnings)
+
+
 def with_warnings(result: MetricResult, warnings: list[str]) -> MetricResult:
     """The result with the splits and truncations that shaped it listed in its evidence (`warnings`)."""
     if warnings:

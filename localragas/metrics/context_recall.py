@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..schema import MetricResult, Sample
-from .base import DEFAULT_VERDICTS, Metric, check_verdicts, claims_of, graded_support, register, supported, with_warnings
+from .base import DEFAULT_VERDICTS, Metric, check_verdicts, claims_of, register, support_result, with_warnings
 
 
 class ContextRecall(Metric):
@@ -15,7 +15,7 @@ class ContextRecall(Metric):
 
     @property
     def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
-        return ("extract_claims", "verify_statement" if self.options["verdicts"] == "probability" else "verify_statements",)
+        return ("extract_claims", "verify_statement" if self.options["verdicts"] == "probability" else "verify_statements")
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         return check_verdicts(self.name, options)
@@ -29,14 +29,8 @@ class ContextRecall(Metric):
             return with_warnings(
                 MetricResult.unscored_because("no_claims", note="the reference holds no factual statement"), warnings)
         note = {} if sample.contexts else {"note": "no contexts: no statement can be attributed"}
-        if self.options["verdicts"] == "json":
-            flags = supported(judge, statements, sample.contexts, warnings)
-            evidence = {"statements": [{"statement": s, "attributed": f} for s, f in zip(statements, flags)], **note}
-            return with_warnings(MetricResult.fraction(flags, verdicts="json", **evidence), warnings)
-        probs = graded_support(judge, statements, sample.contexts, warnings)
-        evidence = {"statements": [{"statement": s, "attributed": p >= 0.5, "p_attributed": round(p, 4)}
-                                   for s, p in zip(statements, probs)], **note}
-        return with_warnings(MetricResult.of(sum(probs) / len(probs), verdicts="probability", **evidence), warnings)
+        return support_result(judge, statements, sample.contexts, self.options["verdicts"], warnings,
+                              ("statements", "statement", "attributed"), **note)
 
 
 register(ContextRecall())

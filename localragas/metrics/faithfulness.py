@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..schema import MetricResult, Sample
-from .base import DEFAULT_VERDICTS, Metric, check_verdicts, claims_of, graded_support, register, supported, with_warnings
+from .base import DEFAULT_VERDICTS, Metric, check_verdicts, claims_of, register, support_result, with_warnings
 
 
 class Faithfulness(Metric):
@@ -15,7 +15,7 @@ class Faithfulness(Metric):
 
     @property
     def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
-        return ("extract_claims", "verify_statement" if self.options["verdicts"] == "probability" else "verify_statements",)
+        return ("extract_claims", "verify_statement" if self.options["verdicts"] == "probability" else "verify_statements")
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         return check_verdicts(self.name, options)
@@ -26,14 +26,8 @@ class Faithfulness(Metric):
         if not claims:
             return with_warnings(MetricResult.unscored_because("no_claims"), warnings)
         note = {} if sample.contexts else {"note": "no contexts: no claim can be supported"}
-        if self.options["verdicts"] == "json":
-            flags = supported(judge, claims, sample.contexts, warnings)
-            evidence = {"claims": [{"claim": c, "supported": f} for c, f in zip(claims, flags)], **note}
-            return with_warnings(MetricResult.fraction(flags, verdicts="json", **evidence), warnings)
-        probs = graded_support(judge, claims, sample.contexts, warnings)
-        evidence = {"claims": [{"claim": c, "supported": p >= 0.5, "p_supported": round(p, 4)}
-                               for c, p in zip(claims, probs)], **note}
-        return with_warnings(MetricResult.of(sum(probs) / len(probs), verdicts="probability", **evidence), warnings)
+        return support_result(judge, claims, sample.contexts, self.options["verdicts"], warnings,
+                              ("claims", "claim", "supported"), **note)
 
 
 register(Faithfulness())
