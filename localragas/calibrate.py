@@ -21,7 +21,7 @@ from .agreement import KINDS, Agreement, Kind, binary_agreement, graded_agreemen
 from .checkpoint import Checkpoint, run_key
 from .dataset import read_records, sample_from_dict
 from .errors import DatasetError
-from .gate import DEFAULT_THRESHOLDS
+from .gate import default_thresholds
 from .metrics import all_metrics, get_metrics
 from .schema import Sample, SampleResult
 from .stats import ci_settings, reason_kind
@@ -195,7 +195,8 @@ def calibrate_file(path: str | Path, judge, embedder=None, *, metric: str | None
     chunk labels that say whether a chunk answers the question); recorded as `metric`, the label's as `label_metric`.
 
     judge: a Judge instance (the caller closes it). embedder: as for evaluate (needed for answer_relevancy only).
-    thresholds: gate thresholds (default: DEFAULT_THRESHOLDS) for the binary figures at the gate threshold.
+    thresholds: gate thresholds (default: each metric's, gate.default_thresholds) for the binary figures at the gate
+    threshold.
     resume: keep finished rows in a checkpoint under the state folder, as `eval` does; removed when done.
     metric_options: per metric, settings as for evaluate (e.g. {"faithfulness": {"verdicts": "json"}}); those of
     metrics this file does not score are ignored here (`calibrate` checks them all).
@@ -207,13 +208,13 @@ def calibrate_file(path: str | Path, judge, embedder=None, *, metric: str | None
         get_metrics([metric])  # an unknown name: ConfigError listing the valid ones
     p = Path(path)
     rows = take(load_labelled(p, any_metric=metric is not None), limit)
-    limits = {**DEFAULT_THRESHOLDS, **(thresholds or {})}
     digest = models.sha256_of(p)
     out: list[Calibration] = []
     for labelled in dict.fromkeys(r.metric for r in rows):
         group = [r for r in rows if r.metric == labelled]
         scored_with = metric or labelled
         options = {scored_with: dict(metric_options[scored_with])} if scored_with in (metric_options or {}) else None
+        limits = {**default_thresholds(get_metrics([scored_with], options)), **(thresholds or {})}
         checkpoint = None
         if resume:
             key = run_key("calibrate", p.resolve(), digest, scored_with, judge.fingerprint, embedder, limit,
@@ -309,7 +310,8 @@ def calibrate(files: list[str | Path], judge, embedder=None, *, metric: str | No
         "metric_options": {k: dict(v) for k, v in (metric_options or {}).items()},
         "judge": judge.describe(),
         "embedder": next((r.embedder for r in results if r.embedder), None),
-        "thresholds": {**DEFAULT_THRESHOLDS, **(thresholds or {})},
+        "thresholds": {**default_thresholds(all_metrics()[n].with_options(**(metric_options or {}).get(n, {}))
+                                            for n in all_metrics()), **(thresholds or {})},
         "ci": {**ci_settings(), "method": "percentile bootstrap of each figure",
                "resampled": "rows (pairs, for pairwise labels)"},
         "judge_cache": str(judge.cache.path) if judge.cache else None,

@@ -16,7 +16,7 @@ from .budget import check_window
 from .checkpoint import Checkpoint, sample_hash
 from .embeddings import CachedEmbedder, Embedder, get_embedder
 from .errors import ConfigError, JudgeError, MissingDependencyError, ModelLoadError
-from .gate import DEFAULT_THRESHOLDS, check_gate_on, run_gate
+from .gate import check_gate_on, default_thresholds, run_gate
 from .judges import Judge, get_judge
 from .judges.cache import JudgeCache
 from .language import check_language
@@ -101,7 +101,7 @@ def evaluate(
     unknown = sorted(set(thresholds or {}) - set(all_metrics()))
     if unknown:
         raise ConfigError(f"threshold for unknown metric(s) {', '.join(unknown)}; valid: {', '.join(all_metrics())}")
-    limits = {k: v for k, v in {**DEFAULT_THRESHOLDS, **(thresholds or {})}.items() if k in names}
+    limits = {k: v for k, v in {**default_thresholds(chosen), **(thresholds or {})}.items() if k in names}
 
     workers = _workers(concurrency, judge)
     emb = embedder if isinstance(embedder, Embedder) else None

@@ -92,7 +92,7 @@ def test_every_metric_its_numbers_and_unscored_reasons_are_shown(report, page):
     assert recall.unscored_reasons == {"no_reference": 1}
     assert "<code>no_reference</code> × 1" in page
     assert page.count('<svg class="hist"') == len(report.metrics)
-    assert "threshold 0.80" in page  # faithfulness threshold drawn on its histogram
+    assert "threshold 0.50" in page  # faithfulness threshold (graded verdicts) drawn on its histogram
 
 
 @pytest.mark.skipif("ci_low" not in MetricSummary.model_fields, reason="confidence intervals not in the schema yet")

@@ -271,10 +271,11 @@ def test_bad(evaluate):
         {"id": "half", "question": "Capital?", "contexts": CTX,
          "answer": "Paris is the capital of France. The moon is made of green cheese."},
         {"id": "bad", "question": "Capital?", "contexts": CTX, "answer": "The moon is made of green cheese."},
+        {"id": "worse", "question": "Capital?", "contexts": CTX, "answer": "The sun is a cold planet."},
         {"id": "dodge", "question": "Capital?", "contexts": CTX, "answer": "Yes."},
     ]
     report = evaluate(samples, metrics=["faithfulness"])
-    assert report.summary_for("faithfulness").mean == 0.5
+    assert report.summary_for("faithfulness").mean == 0.375
     assert_gate(report)
 """
 
@@ -284,13 +285,14 @@ def test_a_passing_gate_passes_and_a_failing_gate_fails_with_the_details(pyteste
     r = pytester.runpytest(*FAKE, "-rA", "--junitxml=junit.xml")
     r.assert_outcomes(passed=1, failed=1)
     r.stdout.fnmatch_lines([
-        "E*AssertionError: RAG quality gate failed: 1 of 1 gated metric(s) below threshold (4 sample(s), judge fake)",
-        "E*FAILED faithfulness: mean 0.500, threshold 0.80*",
-        "E*faithfulness * < 0.80: answers state things the retrieved contexts do not support*",
-        "E*worst 3 of 3 scored sample(s) (2 below 0.80):",
-        'E*bad   0.000  unsupported 1/1: "The moon is made of green cheese."',
-        'E*half  0.500  unsupported 1/2: "The moon is made of green cheese."',
-        "E*good  1.000  all 1 claim(s) supported",
+        "E*AssertionError: RAG quality gate failed: 1 of 1 gated metric(s) below threshold (5 sample(s), judge fake)",
+        "E*FAILED faithfulness: mean 0.375, threshold 0.50*",
+        "E*faithfulness * < 0.50: answers state things the retrieved contexts do not support*",
+        "E*worst 4 of 4 scored sample(s) (2 below 0.50):",
+        'E*bad    0.000  unsupported 1/1: "The moon is made of green cheese."',
+        'E*worse  0.000  unsupported 1/1: "The sun is a cold planet."',
+        'E*half   0.500  unsupported 1/2: "The moon is made of green cheese."',
+        "E*good   1.000  all 1 claim(s) supported",
         "E*unscored (1; left out of the mean):",
         "E*dodge: no_claims",
     ])
@@ -298,19 +300,19 @@ def test_a_passing_gate_passes_and_a_failing_gate_fails_with_the_details(pyteste
     r.stdout.fnmatch_lines([
         "*= localragas =*",
         "judge fake; embedder -; * judge call(s), * from the cache; cache *",
-        "PASSED test_gate.py::test_good (1 samples): faithfulness 1.000 >= 0.8",
-        "FAILED test_gate.py::test_bad (4 samples): faithfulness 0.500 < 0.8",
+        "PASSED test_gate.py::test_good (1 samples): faithfulness 1.000 >= 0.5",
+        "FAILED test_gate.py::test_bad (5 samples): faithfulness 0.375 < 0.5",
     ])
     junit = (pytester.path / "junit.xml").read_text()
-    assert '<property name="localragas.faithfulness" value="0.5000" />' in junit
+    assert '<property name="localragas.faithfulness" value="0.3750" />' in junit
     assert '<property name="localragas.faithfulness.status" value="failed" />' in junit
 
 
 def test_evaluate_kwargs_and_project_config_thresholds(pytester):
-    pytester.makefile(".toml", localragas='[thresholds]\nfaithfulness = 0.4\n')
+    pytester.makefile(".toml", localragas='[thresholds]\nfaithfulness = 0.3\n')
     pytester.makepyfile(test_gate=GATE_TESTS)
     r = pytester.runpytest(*FAKE)
-    r.assert_outcomes(passed=2)  # mean 0.5 >= the project's 0.4
+    r.assert_outcomes(passed=2)  # mean 0.375 >= the project's 0.3
 
     pytester.makepyfile(test_kwargs="""
 from localragas import assert_gate

@@ -159,7 +159,7 @@ def test_cli_ragas_names_in_csv_and_json_and_read_back(tmp_path):
     assert stored["metrics"][1] == "factual_correctness(mode=f1)"
     assert set(stored["samples"][0]["metrics"]) == {"faithfulness", "factual_correctness(mode=f1)",
                                                     "noise_sensitivity(mode=relevant)", "id_based_context_recall"}
-    assert stored["meta"]["thresholds"] == {"faithfulness": 0.8, "noise_sensitivity(mode=relevant)": 0.5}
+    assert stored["meta"]["thresholds"] == {"faithfulness": 0.5, "noise_sensitivity(mode=relevant)": 0.5}
     assert stored["meta"]["metric_names"] == "ragas"
     # read back: localragas names again, the direction of noise sensitivity kept
     again = tmp_path / "again.csv"

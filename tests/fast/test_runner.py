@@ -6,7 +6,7 @@ import pytest
 import localragas.runner as runner
 from localragas.embeddings import HashingEmbedder
 from localragas.errors import ConfigError, JudgeError
-from localragas.gate import DEFAULT_THRESHOLDS
+from localragas.gate import DEFAULT_THRESHOLDS, GRADED_THRESHOLDS
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.metrics.base import DEFAULT
@@ -135,7 +135,7 @@ def test_report_meta(monkeypatch):
     meta = report.meta
     assert meta["judge"] == {"name": "scripted", "fingerprint": "fake:scripted"}
     # only chosen metrics carry thresholds; overrides win over defaults
-    assert meta["thresholds"] == {"faithfulness": 0.9, "context_recall": DEFAULT_THRESHOLDS["context_recall"]}
+    assert meta["thresholds"] == {"faithfulness": 0.9, "context_recall": GRADED_THRESHOLDS["context_recall"]}
     assert isinstance(meta["wall_seconds"], float) and meta["wall_seconds"] >= 0
     assert meta["samples"] == 2
     assert meta["embedder"] is None
