@@ -27,7 +27,8 @@ class ContextPrecision(Metric):
     needs = ("question", "contexts")
     options = {"verdicts": DEFAULT_VERDICTS}
     definition = ("average precision of the ranked contexts: are the useful chunks ranked first? (chunks judged "
-                  "against the reference, else the answer, else the question alone)")
+                  "against the reference, else the answer, else the question alone; by default each rank weighted "
+                  "by the judge's P(yes))")
     problem = "retrieval returns noise: irrelevant chunks, or relevant ones ranked low"
 
     @property

@@ -10,7 +10,8 @@ class ContextRecall(Metric):
     name = "context_recall"
     needs = ("reference", "contexts")
     options = {"verdicts": DEFAULT_VERDICTS}
-    definition = "share of the reference answer's statements that can be attributed to the retrieved contexts"
+    definition = ("share of the reference answer's statements that can be attributed to the retrieved contexts (by "
+                  "default graded: the mean of the judge's P(yes) per statement)")
     problem = "retrieval misses information the answer needs"
 
     @property

@@ -10,7 +10,8 @@ class Faithfulness(Metric):
     name = "faithfulness"
     needs = ("answer", "contexts")
     options = {"verdicts": DEFAULT_VERDICTS}
-    definition = "share of the answer's claims that the retrieved contexts support"
+    definition = ("share of the answer's claims that the retrieved contexts support (by default graded: the mean of "
+                  "the judge's P(yes) per claim)")
     problem = "answers state things the retrieved contexts do not support (hallucination risk)"
 
     @property
