@@ -85,8 +85,8 @@ _ENTITY = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|\d[\d,.]*\d|\d")
 
 
 def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
-    """Sentences as claims, word overlap as verdicts (graded ones too), the answer's first sentence as questions, capitalised words and
-    numbers as entities, the share of question words in the contexts as a relevance rating."""
+    """Sentences as claims, word overlap as verdicts (graded ones too), the answer's first sentence as questions,
+    capitalised words and numbers as entities, the share of question words in the contexts as a relevance rating."""
     text = prompt.user
     if output is Claims:
         answer = " ".join(_between(text, "answer"))

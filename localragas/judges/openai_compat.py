@@ -164,7 +164,8 @@ class OpenAIJudge(Judge):
 
     def _yes_no(self, prompt: Prompt) -> Completion:
         """One unconstrained token with its top log-probabilities (the OpenAI `logprobs` / `top_logprobs` fields;
-        llama.cpp's llama-server returns them, llama-cpp-python's server only when started with logits_all)."""
+        llama.cpp's llama-server returns them, and so does llama-cpp-python's server while its logits_all setting is on,
+        its default)."""
         s = self.settings
         body = {**s.extra_body, "model": self.model, "messages": prompt.messages(), "temperature": 0.0,
                 "seed": s.seed, "max_tokens": 1, "stream": False, "logprobs": True, "top_logprobs": TOP_TOKENS}

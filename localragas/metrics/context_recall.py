@@ -16,7 +16,8 @@ class ContextRecall(Metric):
 
     @property
     def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
-        return ("extract_claims", "verify_statement" if self.options["verdicts"] == "probability" else "verify_statements")
+        verdicts = "verify_statement" if self.options["verdicts"] == "probability" else "verify_statements"
+        return ("extract_claims", verdicts)
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         return check_verdicts(self.name, options)
