@@ -69,11 +69,6 @@ def main(argv: list[str] | None = None) -> int:
         if not sep or not n.isdigit() or int(n) < 1:
             raise SystemExit(f"--limit-for {item!r} must look like NAME=N with N >= 1")
         limit_for[name] = int(n)
-    files = sorted(p for p in args.benchmarks.glob("*.jsonl") if not args.only or any(o in p.name for o in args.only))
-    if not files:
-        print(f"no .jsonl files in {args.benchmarks}", file=sys.stderr)
-        return 2
-    metric_for = dict(item.split("=", 1) for item in args.metric_for)
     metric_options: dict[str, dict] = {}
     for item in args.metric_option:
         target, sep, value = item.partition("=")
@@ -81,6 +76,11 @@ def main(argv: list[str] | None = None) -> int:
         if not sep or not dot:
             raise SystemExit(f"--metric-option {item!r} must look like METRIC.KEY=VALUE")
         metric_options.setdefault(name.strip(), {})[key.strip()] = _options([f"x={value}"])["x"]
+    files = sorted(p for p in args.benchmarks.glob("*.jsonl") if not args.only or any(o in p.name for o in args.only))
+    if not files:
+        print(f"no .jsonl files in {args.benchmarks}", file=sys.stderr)
+        return 2
+    metric_for = dict(item.split("=", 1) for item in args.metric_for)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     judge = get_judge(args.judge, _options(args.judge_option))
     combined = CalibrationRun()

@@ -42,3 +42,24 @@ def test_a_malformed_limit_for_is_refused(tmp_path):
     with pytest.raises(SystemExit, match="NAME=N"):
         _script().main(["--judge", "fake", "--benchmarks", str(tmp_path), "--limit-for", "x=0",
                         "--out-dir", str(tmp_path / "o")])
+
+
+def test_metric_option_reaches_every_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    write_rows(bench / "faithfulness_a.jsonl", [faith_row(i, "The Eiffel Tower is in Paris.", 1) for i in range(2)])
+    out = tmp_path / "out"
+    code = _script().main(["--judge", "fake", "--benchmarks", str(bench), "--metric-option",
+                           "faithfulness.verdicts=json", "--out-dir", str(out), "--no-progress"])
+    assert code == 0
+    [c] = json.loads((out / "faithfulness_a.json").read_text())["results"]
+    assert c["metric_options"] == {"verdicts": "json"}
+
+
+def test_a_malformed_metric_option_is_refused(tmp_path):
+    import pytest
+
+    with pytest.raises(SystemExit, match="METRIC.KEY=VALUE"):
+        _script().main(["--judge", "fake", "--benchmarks", str(tmp_path), "--metric-option", "verdicts=json",
+                        "--out-dir", str(tmp_path / "o")])
