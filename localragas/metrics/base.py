@@ -108,13 +108,26 @@ VERDICT_MODES = {
 DEFAULT_VERDICTS = "probability"
 
 
-def check_verdicts(metric: str, options: dict[str, Any]) -> dict[str, Any]:
-    """The options with a valid `verdicts` mode (ConfigError naming the valid ones otherwise)."""
-    mode = options["verdicts"]
-    if mode not in VERDICT_MODES:
-        valid = "; ".join(f"{k}: {v}" for k, v in VERDICT_MODES.items())
-        raise ConfigError(f"{metric}: verdicts must be one of {', '.join(VERDICT_MODES)}, got {mode!r} ({valid})")
-    return {**options, "verdicts": mode}
+class WithVerdicts(Metric):
+    """A metric with the `verdicts` option (faithfulness, context recall, context precision): the option checked,
+    and the prompts its mode asks (for the judge's window check)."""
+
+    options = {"verdicts": DEFAULT_VERDICTS}
+    other_prompts: tuple[str, ...] = ()  # asked in either mode
+    verdict_prompts: tuple[str, str]  # (graded, json)
+
+    @property
+    def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+        graded, batched = self.verdict_prompts
+        return (*self.other_prompts, graded if self.options["verdicts"] == "probability" else batched)
+
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        mode = options["verdicts"]
+        if mode not in VERDICT_MODES:
+            valid = "; ".join(f"{k}: {v}" for k, v in VERDICT_MODES.items())
+            raise ConfigError(f"{self.name}: verdicts must be one of {', '.join(VERDICT_MODES)}, got {mode!r} "
+                              f"({valid})")
+        return {**options, "verdicts": mode}
 
 
 def support_result(judge: "Judge", items: list[str], contexts: list[str], mode: str, warnings: list[str],

@@ -1,10 +1,8 @@
 from __future__ import annotations
 
-from typing import Any
-
 from ..budget import chunk_probabilities, judge_chunk_relevance
 from ..schema import MetricResult, Sample
-from .base import DEFAULT_VERDICTS, Metric, check_verdicts, register, with_warnings
+from .base import WithVerdicts, register, with_warnings
 
 
 def average_precision(relevant: list[bool] | list[float]) -> float:
@@ -22,21 +20,14 @@ def average_precision(relevant: list[bool] | list[float]) -> float:
     return total / mass if mass > 0 else 0.0
 
 
-class ContextPrecision(Metric):
+class ContextPrecision(WithVerdicts):
     name = "context_precision"
     needs = ("question", "contexts")
-    options = {"verdicts": DEFAULT_VERDICTS}
     definition = ("average precision of the ranked contexts: are the useful chunks ranked first? (chunks judged "
                   "against the reference, else the answer, else the question alone; by default each rank weighted "
                   "by the judge's P(yes))")
     problem = "retrieval returns noise: irrelevant chunks, or relevant ones ranked low"
-
-    @property
-    def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
-        return ("judge_chunk" if self.options["verdicts"] == "probability" else "judge_chunks",)
-
-    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        return check_verdicts(self.name, options)
+    verdict_prompts = ("judge_chunk", "judge_chunks")
 
     def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
         if not sample.contexts:

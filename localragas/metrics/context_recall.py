@@ -1,26 +1,17 @@
 from __future__ import annotations
 
-from typing import Any
-
 from ..schema import MetricResult, Sample
-from .base import DEFAULT_VERDICTS, Metric, check_verdicts, claims_of, register, support_result, with_warnings
+from .base import WithVerdicts, claims_of, register, support_result, with_warnings
 
 
-class ContextRecall(Metric):
+class ContextRecall(WithVerdicts):
     name = "context_recall"
     needs = ("reference", "contexts")
-    options = {"verdicts": DEFAULT_VERDICTS}
     definition = ("share of the reference answer's statements that can be attributed to the retrieved contexts (by "
                   "default graded: the mean of the judge's P(yes) per statement)")
     problem = "retrieval misses information the answer needs"
-
-    @property
-    def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
-        verdicts = "verify_statement" if self.options["verdicts"] == "probability" else "verify_statements"
-        return ("extract_claims", verdicts)
-
-    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        return check_verdicts(self.name, options)
+    other_prompts = ("extract_claims",)
+    verdict_prompts = ("verify_statement", "verify_statements")
 
     def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
         if not sample.reference:
