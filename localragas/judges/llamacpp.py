@@ -161,26 +161,31 @@ class LlamaCppJudge(Judge):
             return self._yes_no_locked(prompt)
 
     def _yes_no_locked(self, prompt: Prompt) -> Completion:
-        """One token generated, unconstrained, after the same chat template and KV-prefix reuse as _complete. The
-        generated token is never evaluated (max_tokens=1), so the context's logits are still those of the prompt's
-        last token: the distribution of the reply's first token, before any sampling (llama-cpp-python 0.3.36 keeps
-        no logits of its own without logits_all, so they are read from the llama.cpp context)."""
+        """One token generated, unconstrained, after the same chat template as _complete. The generated token is
+        never evaluated (max_tokens=1), so the context's logits are still those of the prompt's last token: the
+        distribution of the reply's first token, before any sampling (llama-cpp-python 0.3.36 keeps no logits of its
+        own without logits_all, so they are read from the llama.cpp context).
+
+        No KV prefix is reused here: the whole prompt is evaluated from an empty context, in the same batches every
+        time. A probability, unlike a greedy token, shows the float differences that come from evaluating a prefix
+        in other batches, so reuse would make a re-run's scores differ in the fourth decimal
+        (tests/real/test_pipeline_smollm2.py::test_same_input_same_scores)."""
         s = self.settings
-        reusable = self._reusable_prefixes()
+        llm = self.llm
+        saved_cache, llm.cache = llm.cache, None  # no saved state is restored…
+        llm.n_tokens = 0  # …and no prefix of the last call is kept
         try:
-            r = self.llm.create_chat_completion(messages=prompt.messages(), temperature=0.0, seed=s.seed, max_tokens=1)
+            r = llm.create_chat_completion(messages=prompt.messages(), temperature=0.0, seed=s.seed, max_tokens=1)
         except ValueError as e:
             raise JudgeError(f"{prompt.name}: {e}") from None
+        finally:
+            llm.cache = saved_cache
         import numpy as np  # noqa: PLC0415
 
-        llm = self.llm
         logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),))
         decode = lambda i: llm.detokenize([i]).decode("utf-8", "replace")  # noqa: E731
         reply = yes_no_reply(top_from_logits(logits, decode), prompt.name)
-        n_prompt = (r.get("usage") or {}).get("prompt_tokens", 0)
-        prompt_ids = llm._input_ids[:n_prompt].tolist()
-        cached = max((llm.longest_token_prefix(p, prompt_ids) for p in reusable), default=0)
-        return completion(reply, n_prompt, min(cached, max(n_prompt - 1, 0)))
+        return completion(reply, (r.get("usage") or {}).get("prompt_tokens", 0))
 
     def _reusable_prefixes(self) -> list[list[int]]:
         """Token sequences whose KV state llama.cpp can reuse for the next call: the current one and saved ones."""
