@@ -64,7 +64,8 @@ def verify_statements(statements: list[str], contexts: list[str], lang: str | No
 
 def verify_statement(statement: str, contexts: list[str], lang: str | None = None) -> Prompt:
     """Do the contexts support this one statement? One word back; the contexts first, so the calls for one sample's
-    statements share a prefix (llama.cpp evaluates it once)."""
+    statements share a prefix (a server that caches prompts evaluates it once; the in-process judge evaluates each
+    graded prompt whole, for determinism: judges/llamacpp.py)."""
     lang = lang or prompt_language(statement)
     user = "\n".join([contexts_block(contexts, lang), "", ONE[lang], "", tagged("statement", statement), "",
                       closing(lang, ONE_WORD[lang])])
