@@ -14,6 +14,8 @@ from ..errors import JudgeError, MissingDependencyError, ModelLoadError
 from ..outputs import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
+from .llama_steps import LlamaSteps
+from .prefix_steps import PrefixSteps
 from .yes_no import completion, top_from_logits, yes_no_reply
 
 
@@ -81,6 +83,7 @@ class LlamaCppJudge(Judge):
         self.settings = settings or LlamaCppSettings()
         self._grammars: dict[str, object] = {}
         self._llm = None  # loaded on the first call: a fully cached run never loads the model
+        self._steps: PrefixSteps | None = None  # graded verdicts' step evaluation, built with the model
         self.name = f"llamacpp/{label}"
         self.n_ctx = self.settings.n_ctx
         s = self.settings
@@ -122,6 +125,8 @@ class LlamaCppJudge(Judge):
 
     def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
         with self._model_lock:
+            if self._steps is not None:
+                self._steps.forget()  # the chat completion below rewrites the context
             return self._complete_locked(prompt, output)
 
     def _complete_locked(self, prompt: Prompt, output: type[Output]) -> Completion:
@@ -161,31 +166,48 @@ class LlamaCppJudge(Judge):
             return self._yes_no_locked(prompt)
 
     def _yes_no_locked(self, prompt: Prompt) -> Completion:
-        """One token generated, unconstrained, after the same chat template as _complete. The generated token is
-        never evaluated (max_tokens=1), so the context's logits are still those of the prompt's last token: the
-        distribution of the reply's first token, before any sampling (llama-cpp-python 0.3.36 keeps no logits of its
-        own without logits_all, so they are read from the llama.cpp context).
+        """One forward pass, nothing generated: the logits after the prompt's last token are the distribution of the
+        reply's first token. The prompt is evaluated in steps (judges/prefix_steps.py): the shared prefix of a
+        sample's items (system prompt, contexts) is evaluated once as its own step and kept, or restored from a
+        saved state, for the next item, so only each item's own tokens are evaluated, and P(yes) is identical run
+        to run whatever ran before. A chat format the step adapter does not know is evaluated whole from an empty
+        context (same determinism, no reuse)."""
+        llm = self.llm
+        steps = self._prefix_steps()
+        segments = steps.steps.segments(prompt)
+        try:
+            if segments is None:
+                steps.forget()
+                n_prompt, reused = self._whole(prompt), 0
+                logits = steps.steps.last_logits()
+            else:
+                logits, done = steps.run(segments)
+                n_prompt, reused = done.prompt_tokens, done.reused_tokens
+        except ValueError as e:  # "Requested tokens (9000) exceed context window of 8192"
+            steps.forget()
+            raise JudgeError(f"{prompt.name}: {e}") from None
+        decode = lambda i: llm.detokenize([i]).decode("utf-8", "replace")  # noqa: E731
+        reply = yes_no_reply(top_from_logits(logits, decode), prompt.name)
+        return completion(reply, n_prompt, reused)
 
-        No KV prefix is reused here: the whole prompt is evaluated from an empty context, in the same batches every
-        time. A probability, unlike a greedy token, shows the float differences that come from evaluating a prefix
-        in other batches, so reuse would make a re-run's scores differ in the fourth decimal
-        (tests/real/test_pipeline_smollm2.py::test_same_input_same_scores)."""
-        s = self.settings
+    def _prefix_steps(self) -> PrefixSteps:
+        if self._steps is None:
+            self._steps = PrefixSteps(LlamaSteps(self.llm, self._llama_cpp), self.settings.state_cache_mb << 20)
+        return self._steps
+
+    def _whole(self, prompt: Prompt) -> int:
+        """Evaluate a prompt whose chat format the step adapter does not know through llama-cpp-python's own chat
+        handler, whole, from an empty context; one token is generated and never evaluated, so the context's logits
+        are still those of the prompt's last token. Returns the prompt's token count."""
         llm = self.llm
         saved_cache, llm.cache = llm.cache, None  # no saved state is restored…
         llm.n_tokens = 0  # …and no prefix of the last call is kept
         try:
-            r = llm.create_chat_completion(messages=prompt.messages(), temperature=0.0, seed=s.seed, max_tokens=1)
-        except ValueError as e:
-            raise JudgeError(f"{prompt.name}: {e}") from None
+            r = llm.create_chat_completion(messages=prompt.messages(), temperature=0.0, seed=self.settings.seed,
+                                           max_tokens=1)
         finally:
             llm.cache = saved_cache
-        import numpy as np  # noqa: PLC0415
-
-        logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),))
-        decode = lambda i: llm.detokenize([i]).decode("utf-8", "replace")  # noqa: E731
-        reply = yes_no_reply(top_from_logits(logits, decode), prompt.name)
-        return completion(reply, (r.get("usage") or {}).get("prompt_tokens", 0))
+        return (r.get("usage") or {}).get("prompt_tokens", 0)
 
     def _reusable_prefixes(self) -> list[list[int]]:
         """Token sequences whose KV state llama.cpp can reuse for the next call: the current one and saved ones."""
@@ -203,3 +225,4 @@ class LlamaCppJudge(Judge):
         if self._llm is not None:
             self._llm.close()
             self._llm = None
+            self._steps = None

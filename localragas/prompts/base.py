@@ -42,11 +42,16 @@ def closing(lang: str, reply: str) -> str:
 
 @dataclass(frozen=True)
 class Prompt:
-    """A chat prompt: the family name (for logs, tests and cache keys), a system and a user message."""
+    """A chat prompt: the family name (for logs, tests and cache keys), a system and a user message.
+
+    `splits`: offsets in `user` where a new evaluation step begins (graded prompts: where the data shared by a
+    sample's items ends and the item begins). A judge that reuses KV state evaluates each step on its own
+    (judges/prefix_steps.py); the text, and so the cache key, does not depend on them."""
 
     name: str
     user: str
     system: str = SYSTEM
+    splits: tuple[int, ...] = ()
 
     def messages(self) -> list[dict[str, str]]:
         return [{"role": "system", "content": self.system}, {"role": "user", "content": self.user}]

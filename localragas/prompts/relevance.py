@@ -47,8 +47,9 @@ def judge_chunk(question: str, target: str, target_kind: str, chunk: str, lang: 
     """Is this one chunk useful (see judge_chunks)? One word back."""
     lang = lang or prompt_language(question, target)
     instruction, data = _target(question, target, target_kind, lang, ONE, ONE_QUESTION_ONLY)
-    user = "\n".join([*data, "", tagged("context", chunk), "", instruction, "", closing(lang, ONE_WORD[lang])])
-    return Prompt("judge_chunk", user, YES_NO_SYSTEMS[lang])
+    shared = "\n".join([*data, "", ""])
+    item = "\n".join([tagged("context", chunk), "", instruction, "", closing(lang, ONE_WORD[lang])])
+    return Prompt("judge_chunk", shared + item, YES_NO_SYSTEMS[lang], splits=(len(shared),))
 
 
 def judge_chunks(question: str, target: str, target_kind: str, contexts: list[str], lang: str | None = None) -> Prompt:

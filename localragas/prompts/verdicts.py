@@ -64,9 +64,9 @@ def verify_statements(statements: list[str], contexts: list[str], lang: str | No
 
 def verify_statement(statement: str, contexts: list[str], lang: str | None = None) -> Prompt:
     """Do the contexts support this one statement? One word back; the contexts first, so the calls for one sample's
-    statements share a prefix (a server that caches prompts evaluates it once; the in-process judge evaluates each
-    graded prompt whole, for determinism: judges/llamacpp.py)."""
+    statements share a prefix, a step of its own (`splits`): the in-process judge evaluates it once per sample
+    (judges/prefix_steps.py), a server that caches prompts likewise."""
     lang = lang or prompt_language(statement)
-    user = "\n".join([contexts_block(contexts, lang), "", ONE[lang], "", tagged("statement", statement), "",
-                      closing(lang, ONE_WORD[lang])])
-    return Prompt("verify_statement", user, YES_NO_SYSTEMS[lang])
+    shared = "\n".join([contexts_block(contexts, lang), "", ONE[lang], "", ""])
+    item = "\n".join([tagged("statement", statement), "", closing(lang, ONE_WORD[lang])])
+    return Prompt("verify_statement", shared + item, YES_NO_SYSTEMS[lang], splits=(len(shared),))

@@ -1,0 +1,150 @@
+"""Graded prompts evaluated in steps (judges/prefix_steps.py): where each graded prompt is cut, and a recording fake
+of the model operations proving that a sample's shared prefix is evaluated once, then kept or restored."""
+from __future__ import annotations
+
+from importlib.metadata import version
+
+import pytest
+
+from localragas.judges.llama_steps import CHECKED_VERSION
+from localragas.judges.prefix_steps import PrefixSteps
+from localragas.prompts import judge_chunk, verify_statement
+
+CONTEXTS = ["Acme offers three storage tiers: Standard, Infrequent Access and Archive.",
+            "The Archive tier restores data within 12 hours."]
+CLAIMS = ["Acme offers Standard.", "Archive restores in 12 hours.", "It is free.", "Acme 提供三种存储层。"]
+
+
+# --- where the graded prompts are cut ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make, items", [
+    (lambda item: verify_statement(item, CONTEXTS), CLAIMS),
+    (lambda item: judge_chunk("Which tiers?", "Three tiers.", "reference answer", item), CONTEXTS),
+    (lambda item: judge_chunk("Which tiers?", "", "question", item), CONTEXTS),
+])
+def test_the_judged_item_lies_wholly_after_the_split_and_the_prefix_is_shared(make, items):
+    prompts = [make(item) for item in items]
+    for prompt, item in zip(prompts, items):
+        (cut,) = prompt.splits
+        assert item in prompt.user[cut:] and item not in prompt.user[:cut]
+    english = {(q.system, q.user[:q.splits[0]]) for q, item in zip(prompts, items) if item.isascii()}
+    assert len(english) == 1  # byte-identical across the sample's items (a Chinese claim has its own instructions)
+
+
+def test_the_contexts_are_in_the_shared_prefix():
+    prompt = verify_statement("It is free.", CONTEXTS)
+    assert all(c in prompt.user[:prompt.splits[0]] for c in CONTEXTS)
+
+
+def test_llama_cpp_python_is_the_version_the_step_adapter_was_checked_with():
+    """judges/llama_steps.py uses llama-cpp-python internals (Llama.eval, _ctx, state_seq_*): re-check them there,
+    then update CHECKED_VERSION and scripts/setup.sh together."""
+    pytest.importorskip("llama_cpp")
+    assert version("llama-cpp-python") == CHECKED_VERSION
+
+
+# --- the bookkeeping, against a recording fake --------------------------------------------------------------------
+
+
+class RecordingSteps:
+    """A context of tokens; each step's 'logits' are the tokens the model has seen (so a wrong reuse shows)."""
+
+    def __init__(self):
+        self.context: list[int] = []
+        self.log: list[tuple] = []
+
+    def n_tokens(self):
+        return len(self.context)
+
+    def tokens_in_context(self, n):
+        return tuple(self.context[:n])
+
+    def truncate(self, n):
+        self.context = self.context[:n]
+        self.log.append(("truncate", n))
+
+    def evaluate(self, tokens):
+        self.context.extend(tokens)
+        self.log.append(("eval", tuple(tokens)))
+
+    def save(self):
+        return bytes(self.context)
+
+    def restore(self, state, tokens):
+        assert tuple(state) == tuple(tokens)
+        self.context = list(state)
+        self.log.append(("restore", len(state)))
+        return True
+
+    def last_logits(self):
+        return tuple(self.context)
+
+
+SYSTEM, CTX_A, CTX_B = (1, 2), (10, 11, 12, 13), (20, 21, 22)
+
+
+def test_the_second_item_keeps_the_prefix_and_evaluates_only_its_own_tokens():
+    fake = RecordingSteps()
+    steps = PrefixSteps(fake, 1 << 20)
+    first, r1 = steps.run([SYSTEM, CTX_A, (31, 32)])
+    assert fake.log == [("truncate", 0), ("eval", SYSTEM), ("eval", CTX_A), ("eval", (31, 32))]
+    assert (r1.prompt_tokens, r1.reused_tokens) == (8, 0)
+    fake.log.clear()
+    second, r2 = steps.run([SYSTEM, CTX_A, (41,)])
+    assert fake.log == [("truncate", 6), ("eval", (41,))]
+    assert second == SYSTEM + CTX_A + (41,)
+    assert (r2.prompt_tokens, r2.reused_tokens, r2.restored) == (7, 6, False)
+
+
+def test_a_prefix_overwritten_by_other_calls_is_restored_not_recomputed():
+    fake = RecordingSteps()
+    steps = PrefixSteps(fake, 1 << 20)
+    steps.run([SYSTEM, CTX_A, (31,)])
+    steps.run([SYSTEM, CTX_B, (51,)])  # another prefix (context precision) …
+    steps.forget()
+    fake.context = [9, 9, 9]  # … and a JSON call that rewrote the context
+    fake.log.clear()
+    logits, r = steps.run([SYSTEM, CTX_A, (32,)])
+    assert fake.log == [("restore", 6), ("eval", (32,))]
+    assert logits == SYSTEM + CTX_A + (32,)
+    assert (r.reused_tokens, r.restored) == (6, True)
+
+
+def test_the_system_segment_alone_is_restored_for_a_new_sample():
+    fake = RecordingSteps()
+    steps = PrefixSteps(fake, 1 << 20)
+    steps.run([SYSTEM, CTX_A, (31,)])
+    fake.log.clear()
+    logits, r = steps.run([SYSTEM, CTX_B, (61,)])
+    assert fake.log == [("truncate", 2), ("eval", CTX_B), ("eval", (61,))]
+    assert logits == SYSTEM + CTX_B + (61,)
+
+
+def test_the_same_prompt_twice_evaluates_its_item_again():
+    fake = RecordingSteps()
+    steps = PrefixSteps(fake, 1 << 20)
+    steps.run([SYSTEM, CTX_A, (31,)])
+    fake.log.clear()
+    steps.run([SYSTEM, CTX_A, (31,)])
+    assert fake.log == [("truncate", 6), ("eval", (31,))]
+
+
+def test_a_context_changed_behind_its_back_is_not_trusted():
+    fake = RecordingSteps()
+    steps = PrefixSteps(fake, 0)  # no saved states
+    steps.run([SYSTEM, CTX_A, (31,)])
+    fake.context = [1, 2, 99]  # rewritten without forget()
+    fake.log.clear()
+    logits, r = steps.run([SYSTEM, CTX_A, (32,)])
+    assert fake.log[0] == ("truncate", 0) and r.reused_tokens == 0
+    assert logits == SYSTEM + CTX_A + (32,)
+
+
+def test_saved_states_stay_within_the_capacity():
+    fake = RecordingSteps()
+    steps = PrefixSteps(fake, 12)  # bytes: room for the states of a few short prefixes
+    for k in range(20):
+        steps.run([SYSTEM, (100 + k, 101 + k, 102 + k), (7,)])
+        assert steps._saved_bytes <= 12
+    assert steps._saved  # the most recent ones are kept
