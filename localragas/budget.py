@@ -285,8 +285,9 @@ def statement_probabilities(judge: "Judge", statements: list[str], contexts: lis
     if not statements:
         return []
     w = Window(judge)
-    if all(w.fits(verify_statement(s, contexts), YES_NO_REPLY) for s in statements):
-        return [judge.generate(verify_statement(s, contexts), YesNo).p_yes for s in statements]
+    prompts = [verify_statement(s, contexts) for s in statements]  # built once: checked, then asked
+    if all(w.fits(p, YES_NO_REPLY) for p in prompts):
+        return [judge.generate(p, YesNo).p_yes for p in prompts]
     limit = max(MIN_ITEM, min(w.room(verify_statement(s, [])) for s in statements) - YES_NO_REPLY)
     pieces, split = _pieces(contexts, limit - TAG_TOKENS, w)
     groups = _pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS, limit)
@@ -306,8 +307,9 @@ def chunk_probabilities(judge: "Judge", question: str, target: str, kind: str, c
     """For each chunk, P(yes) that it is useful for the target (see judge_chunk_relevance): one graded call per
     chunk. A chunk too long for the window is judged in pieces and gets its highest probability over them."""
     w = Window(judge)
-    if all(w.fits(judge_chunk(question, target, kind, c), YES_NO_REPLY) for c in contexts):
-        return [judge.generate(judge_chunk(question, target, kind, c), YesNo).p_yes for c in contexts]
+    prompts = [judge_chunk(question, target, kind, c) for c in contexts]
+    if all(w.fits(p, YES_NO_REPLY) for p in prompts):
+        return [judge.generate(p, YesNo).p_yes for p in prompts]
     question, target = _fit_question_target(w, question, target, kind, judge_chunk("", "", kind, ""), YES_NO_REPLY,
                                             warnings)
     limit = max(MIN_ITEM, w.room(judge_chunk(question, target, kind, "")) - YES_NO_REPLY - TAG_TOKENS)

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import ConfigError, ModelIntegrityError, ModelNotFoundError
+from .paths import state_dir
 
 MODELS_DIR_ENV = "LOCALRAGAS_MODELS_DIR"
 
@@ -159,6 +162,38 @@ def sha256_of(p: Path, chunk: int = 1 << 22) -> str:
         while block := f.read(chunk):
             h.update(block)
     return h.hexdigest()
+
+
+def _hash_cache_path() -> Path:
+    return state_dir() / "file-hashes.json"
+
+
+def file_sha256(p: Path) -> str:
+    """sha256 of a file; reused from the Hugging Face cache layout (blobs are named by their sha256) or from
+    `.localragas/file-hashes.json`, keyed by path, size and mtime, so a multi-GB folder is hashed once."""
+    real = p.resolve()
+    if re.fullmatch(r"[0-9a-f]{64}", real.name):
+        return real.name
+    st = real.stat()
+    key, stamp = str(real), [st.st_size, st.st_mtime_ns]
+    store = _hash_cache_path()
+    try:
+        known = json.loads(store.read_text())
+    except (OSError, ValueError):
+        known = {}
+    entry = known.get(key)
+    if isinstance(entry, dict) and entry.get("stamp") == stamp and isinstance(entry.get("sha256"), str):
+        return entry["sha256"]
+    digest = sha256_of(real)
+    known[key] = {"stamp": stamp, "sha256": digest}
+    try:
+        store.parent.mkdir(parents=True, exist_ok=True)
+        tmp = store.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(known, indent=1, sort_keys=True))
+        os.replace(tmp, store)
+    except OSError:
+        pass  # a read-only state folder only costs a re-hash next time
+    return digest
 
 
 def verify(name: str) -> tuple[bool, str]:

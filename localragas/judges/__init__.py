@@ -29,7 +29,7 @@ def _llamacpp(target: str, options: dict[str, Any]) -> Judge:
             f"judge '{target}' is neither a catalogue model ({', '.join(judge_names())}) nor a GGUF file"
         )
     check_gguf(p)
-    return LlamaCppJudge(p, models.sha256_of(p), p.name, settings)
+    return LlamaCppJudge(p, models.file_sha256(p), p.name, settings)  # hashed once per file version
 
 
 def _openai(target: str, options: dict[str, Any]) -> Judge:

@@ -12,7 +12,6 @@ import hashlib
 import importlib.util
 import json
 import os
-import re
 import threading
 from pathlib import Path
 from typing import Any, Literal, Sequence, TypeVar
@@ -23,7 +22,6 @@ from .. import models
 from ..errors import ConfigError, JudgeError, MissingDependencyError, ModelLoadError
 from ..offline import ensure_offline
 from ..outputs import Output, schema_text
-from ..paths import state_dir
 from ..prompts import Prompt
 from .base import Completion, Judge
 from .cache import cache_key
@@ -66,37 +64,7 @@ def _require(gguf: bool) -> None:
 
 # --- the model's identity: sha256 of its files, computed once per file version ------------------------------------
 
-
-def _hash_cache_path() -> Path:
-    return state_dir() / "file-hashes.json"
-
-
-def file_sha256(p: Path) -> str:
-    """sha256 of a file; reused from the Hugging Face cache layout (blobs are named by their sha256) or from
-    `.localragas/file-hashes.json`, keyed by path, size and mtime, so a multi-GB folder is hashed once."""
-    real = p.resolve()
-    if re.fullmatch(r"[0-9a-f]{64}", real.name):
-        return real.name
-    st = real.stat()
-    key, stamp = str(real), [st.st_size, st.st_mtime_ns]
-    store = _hash_cache_path()
-    try:
-        known = json.loads(store.read_text())
-    except (OSError, ValueError):
-        known = {}
-    entry = known.get(key)
-    if isinstance(entry, dict) and entry.get("stamp") == stamp and isinstance(entry.get("sha256"), str):
-        return entry["sha256"]
-    digest = models.sha256_of(real)
-    known[key] = {"stamp": stamp, "sha256": digest}
-    try:
-        store.parent.mkdir(parents=True, exist_ok=True)
-        tmp = store.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(known, indent=1, sort_keys=True))
-        os.replace(tmp, store)
-    except OSError:
-        pass  # a read-only state folder only costs a re-hash next time
-    return digest
+file_sha256 = models.file_sha256
 
 
 def folder_sha256(folder: Path) -> str:

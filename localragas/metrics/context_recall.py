@@ -1,7 +1,18 @@
 from __future__ import annotations
 
+from typing import Any
+
+from ..errors import ConfigError
 from ..schema import MetricResult, Sample
-from .base import WithVerdicts, claims_of, register, support_result, with_warnings
+from ..sentences import sentences
+from .base import DEFAULT_VERDICTS, WithVerdicts, claims_of, register, support_result, with_warnings
+
+# How the reference is cut into the statements attributed to the contexts.
+STATEMENT_MODES = {
+    "claims": "atomic claims extracted by the judge (one extra call per sample)",
+    "sentences": "the reference's sentences, split locally as in the RAGAS paper (no extra call)",
+}
+DEFAULT_STATEMENTS = "claims"
 
 
 class ContextRecall(WithVerdicts):
@@ -10,14 +21,29 @@ class ContextRecall(WithVerdicts):
     definition = ("share of the reference answer's statements that can be attributed to the retrieved contexts (by "
                   "default graded: the mean of the judge's P(yes) per statement)")
     problem = "retrieval misses information the answer needs"
-    other_prompts = ("extract_claims",)
+    options = {"verdicts": DEFAULT_VERDICTS, "statements": DEFAULT_STATEMENTS}
     verdict_prompts = ("verify_statement", "verify_statements")
+
+    @property
+    def other_prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+        return ("extract_claims",) if self.options["statements"] == "claims" else ()
+
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        options = super().check_options(options)
+        if options["statements"] not in STATEMENT_MODES:
+            valid = "; ".join(f"{k}: {v}" for k, v in STATEMENT_MODES.items())
+            raise ConfigError(f"{self.name}: statements must be one of {', '.join(STATEMENT_MODES)}, got "
+                              f"{options['statements']!r} ({valid})")
+        return options
 
     def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
         if not sample.reference:
             return MetricResult.unscored_because("no_reference")
         warnings: list[str] = []
-        statements = claims_of(judge, sample.reference, sample.question, warnings, what="reference")
+        if self.options["statements"] == "sentences":
+            statements = sentences(sample.reference)
+        else:
+            statements = claims_of(judge, sample.reference, sample.question, warnings, what="reference")
         if not statements:
             return with_warnings(
                 MetricResult.unscored_because("no_claims", note="the reference holds no factual statement"), warnings)
