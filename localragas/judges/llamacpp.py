@@ -29,8 +29,9 @@ class LlamaCppSettings(BaseModel):
     n_gpu_layers: int = Field(0, description="layers offloaded to a GPU (-1: all) with a GPU build")
     temperature: float = Field(0.0, ge=0.0, description="0 = greedy, deterministic")
     seed: int = 42
-    state_cache_mb: int = Field(1024, ge=0, description="RAM for saved KV states, so calls that share a prefix "
-                                "(system prompt + contexts) reuse it even when not consecutive; 0 = off")
+    state_cache_mb: int = Field(1024, ge=0, description="RAM for saved KV states (judges/prefix_steps.py), so calls "
+                                "that share a prefix (system prompt + contexts) reuse it even when not consecutive; "
+                                "0 = off")
     max_tokens: int = Field(4096, ge=16, description="cap on generated tokens per call (the bounded schemas close well within it)")
 
 
@@ -43,28 +44,6 @@ def _import_llama():
             f"(or run scripts/setup.sh) [{e}]"
         ) from None
     return llama_cpp
-
-
-def state_cache(llama_cpp, capacity_bytes: int):
-    """llama-cpp-python's LlamaRAMCache, bounded by the memory its states really hold.
-
-    Llama.save_state() copies the logits of up to n_batch (512) prompt tokens with every state: 512 x 151,936 floats,
-    311 MB, for Qwen2.5, while LlamaRAMCache counts only the KV bytes against its capacity. With a 1 GB capacity an
-    eval kept dozens of such states and grew past 24 GB. Those logits are never read back for sampling: a restored
-    state always re-evaluates at least its last token (Llama.generate), so each stored state keeps only its last row,
-    and the capacity counts the KV bytes, the logits and the token ids together."""
-
-    class BoundedRAMCache(llama_cpp.LlamaRAMCache):
-        @property
-        def cache_size(self) -> int:
-            return sum(st.llama_state_size + st.scores.nbytes + st.input_ids.nbytes for st in self.cache_state.values())
-
-        def __setitem__(self, key, value) -> None:
-            if value.scores.shape[0] > 1:
-                value.scores = value.scores[-1:].copy()
-            super().__setitem__(key, value)
-
-    return BoundedRAMCache(capacity_bytes=capacity_bytes)
 
 
 class LlamaCppJudge(Judge):
@@ -106,8 +85,6 @@ class LlamaCppJudge(Judge):
                 )
             except (ValueError, RuntimeError) as e:
                 raise ModelLoadError(f"could not load the judge model {self.model_path}: {e}") from None
-            if s.state_cache_mb:
-                self._llm.set_cache(state_cache(self._llama_cpp, s.state_cache_mb << 20))
         return self._llm
 
     def count_tokens(self, text: str) -> int:
@@ -125,13 +102,20 @@ class LlamaCppJudge(Judge):
 
     def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
         with self._model_lock:
-            if self._steps is not None:
-                self._steps.forget()  # the chat completion below rewrites the context
             return self._complete_locked(prompt, output)
 
     def _complete_locked(self, prompt: Prompt, output: type[Output]) -> Completion:
         s = self.settings
-        reusable = self._reusable_prefixes()
+        steps = self._prefix_steps()
+        segments = steps.steps.segments(prompt)
+        # The saved KV state sharing the longest prefix with this prompt is restored first (llama-cpp-python then
+        # evaluates only the rest); the state after the reply is saved for later calls. Only KV bytes are saved:
+        # llama-cpp-python's own LlamaRAMCache copied up to n_batch rows of logits with every state, 1.8 s a call.
+        if segments is not None:
+            reused = steps.before_call(tuple(t for seg in segments for t in seg))
+        else:
+            steps.forget()
+            reused = 0
         # Chat template hygiene (checked in llama-cpp-python 0.3.36; tests/fast/test_robustness.py asserts it):
         # Llama.__init__ wraps the GGUF's embedded `tokenizer.chat_template` in llama_chat_format.Jinja2ChatFormatter,
         # which compiles it in a jinja2.sandbox.ImmutableSandboxedEnvironment: a hostile template cannot reach Python
@@ -151,13 +135,13 @@ class LlamaCppJudge(Judge):
         choice = r["choices"][0]
         usage = r.get("usage") or {}
         n_prompt = usage.get("prompt_tokens", 0)
-        prompt_ids = self.llm._input_ids[:n_prompt].tolist()
-        cached = max((self.llm.longest_token_prefix(p, prompt_ids) for p in reusable), default=0)
+        if segments is not None:
+            steps.after_call()
         return Completion(
             text=choice["message"]["content"] or "",
             prompt_tokens=n_prompt,
             completion_tokens=usage.get("completion_tokens", 0),
-            cached_tokens=min(cached, max(n_prompt - 1, 0)),  # llama.cpp re-evaluates the last prompt token
+            cached_tokens=min(reused, max(n_prompt - 1, 0)),  # llama.cpp re-evaluates the last prompt token
             truncated=choice.get("finish_reason") == "length",
         )
 
@@ -208,14 +192,6 @@ class LlamaCppJudge(Judge):
         finally:
             llm.cache = saved_cache
         return (r.get("usage") or {}).get("prompt_tokens", 0)
-
-    def _reusable_prefixes(self) -> list[list[int]]:
-        """Token sequences whose KV state llama.cpp can reuse for the next call: the current one and saved ones."""
-        seqs = [self.llm._input_ids.tolist()]
-        cache = self.llm.cache
-        if cache is not None and hasattr(cache, "cache_state"):
-            seqs.extend(list(k) for k in cache.cache_state.keys())
-        return seqs
 
     def describe(self) -> dict:
         return {**super().describe(), "model_path": str(self.model_path), "settings": self.settings.model_dump()}

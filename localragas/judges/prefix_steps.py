@@ -58,7 +58,8 @@ class PrefixSteps:
         self.steps = steps
         self.capacity = capacity_bytes
         self._in_context: list[Tokens] = []  # the segments now in the context, each evaluated as its own step
-        self._saved: OrderedDict[tuple[Tokens, ...], bytes] = OrderedDict()  # prefix segments -> KV state, LRU
+        # saved KV states, LRU: key (the segments, or a JSON call's tokens as one segment) -> (tokens, state)
+        self._saved: OrderedDict[tuple[Tokens, ...], tuple[Tokens, bytes]] = OrderedDict()
         self._saved_bytes = 0
 
     def forget(self) -> None:
@@ -77,18 +78,47 @@ class PrefixSteps:
         return k
 
     def _save(self, key: tuple[Tokens, ...]) -> None:
-        if self.capacity <= 0 or key in self._saved:
-            if key in self._saved:
-                self._saved.move_to_end(key)
+        if key in self._saved:
+            self._saved.move_to_end(key)
+            return
+        if self.capacity <= 0:
             return
         state = self.steps.save()
         if len(state) > self.capacity:
             return
-        self._saved[key] = state
+        self._saved[key] = (tuple(t for s in key for t in s), state)
         self._saved_bytes += len(state)
         while self._saved_bytes > self.capacity:
-            _, old = self._saved.popitem(last=False)
+            _, (_, old) = self._saved.popitem(last=False)
             self._saved_bytes -= len(old)
+
+    def saved_tokens(self) -> list[Tokens]:
+        return [tokens for tokens, _ in self._saved.values()]
+
+    # --- calls that evaluate their prompt their own way (constrained JSON generation) ------------------------------
+
+    def before_call(self, tokens: Tokens, min_gain: int = 32) -> int:
+        """A call is about to evaluate `tokens` itself, reusing what the context holds of them: first restore the
+        saved state sharing the longest prefix with them, when it shares at least `min_gain` tokens more than the
+        context does. Returns the tokens the context now shares with `tokens`."""
+        self.forget()
+        here = _common(self.steps.tokens_in_context(self.steps.n_tokens()), tokens)
+        best, best_key = here, None
+        for key, (flat, _) in self._saved.items():
+            n = _common(flat, tokens)
+            if n > best:
+                best, best_key = n, key
+        if best_key is not None and best - here >= min_gain:
+            flat, state = self._saved[best_key]
+            if self.steps.restore(state, flat):
+                self._saved.move_to_end(best_key)
+                return best
+            return 0
+        return here
+
+    def after_call(self) -> None:
+        """Save the context (a JSON call's prompt and reply) for later calls that share its prefix."""
+        self._save((self.steps.tokens_in_context(self.steps.n_tokens()),))
 
     def run(self, segments: Sequence[Tokens]):
         """Evaluate the prompt made of `segments` (the last one: the item judged); return (logits, StepResult)."""
@@ -100,8 +130,8 @@ class PrefixSteps:
         for j in range(len(segments) - 1, kept, -1):  # the deepest saved prefix beyond what the context holds
             key = tuple(segments[:j])
             if key in self._saved:
-                state = self._saved[key]
-                if self.steps.restore(state, tuple(t for s in key for t in s)):
+                flat, state = self._saved[key]
+                if self.steps.restore(state, flat):
                     self._saved.move_to_end(key)
                     start, restored = j, True
                 break
@@ -116,3 +146,12 @@ class PrefixSteps:
         total = sum(len(s) for s in segments)
         reused = sum(len(s) for s in segments[:start])
         return self.steps.last_logits(), StepResult(total, reused, restored)
+
+
+def _common(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n

@@ -284,24 +284,3 @@ def test_fake_heuristic_claims_respect_the_claim_length_limit():
     judge = FakeJudge()
     out = judge.generate(extract_claims(long_sentence), Claims)
     assert out.claims and all(len(c) <= MAX_CLAIM_CHARS for c in out.claims)
-
-
-def test_the_kv_state_cache_keeps_only_the_last_logits_row_and_counts_it_against_its_capacity():
-    llama_cpp = pytest.importorskip("llama_cpp")
-    import numpy as np
-
-    from localragas.judges.llamacpp import state_cache
-
-    vocab = 151_936  # Qwen2.5's: save_state() copies up to 512 such rows of logits with every state
-    cache = state_cache(llama_cpp, capacity_bytes=3 * (vocab * 4 + 8192 * 4 + 1000))
-
-    def state(n: int):
-        return llama_cpp.LlamaState(input_ids=np.zeros(8192, dtype=np.intc), scores=np.ones((512, vocab), np.single),
-                                    n_tokens=n, llama_state=b"\0" * 1000, llama_state_size=1000, seed=0)
-
-    for n in range(1, 6):
-        cache[list(range(n * 10))] = state(n * 10)
-    assert all(st.scores.shape == (1, vocab) for st in cache.cache_state.values())
-    assert len(cache.cache_state) == 3  # five states stored, the two oldest evicted to fit the capacity
-    assert cache.cache_size <= cache.capacity_bytes
-    assert cache[list(range(45))].n_tokens == 50  # the state sharing the longest prefix (45 tokens) is found

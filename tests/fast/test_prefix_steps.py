@@ -69,11 +69,11 @@ class RecordingSteps:
         self.log.append(("eval", tuple(tokens)))
 
     def save(self):
-        return bytes(self.context)
+        return bytes(t % 256 for t in self.context)  # one byte a token: capacities below count tokens
 
     def restore(self, state, tokens):
-        assert tuple(state) == tuple(tokens)
-        self.context = list(state)
+        assert state == bytes(t % 256 for t in tokens)
+        self.context = list(tokens)
         self.log.append(("restore", len(state)))
         return True
 
@@ -142,9 +142,51 @@ def test_a_context_changed_behind_its_back_is_not_trusted():
 
 
 def test_saved_states_stay_within_the_capacity():
+    """Only KV bytes are saved (llama-cpp-python's LlamaRAMCache copied up to 512 rows of logits with each state and
+    counted only the KV bytes: an eval of 9 metrics once grew past 24 GB with it)."""
     fake = RecordingSteps()
     steps = PrefixSteps(fake, 12)  # bytes: room for the states of a few short prefixes
     for k in range(20):
         steps.run([SYSTEM, (100 + k, 101 + k, 102 + k), (7,)])
         assert steps._saved_bytes <= 12
+        steps.before_call((1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13))
+        fake.context = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]
+        steps.after_call()  # 13 bytes: more than the whole capacity, never kept
+        assert steps._saved_bytes <= 12
     assert steps._saved  # the most recent ones are kept
+
+
+# --- calls that evaluate their prompt their own way (JSON generation) ------------------------------------------------
+
+
+def test_a_json_call_gets_the_saved_state_sharing_the_longest_prefix():
+    fake = RecordingSteps()
+    steps = PrefixSteps(fake, 1 << 20)
+    json_prompt = SYSTEM + CTX_A + tuple(range(200, 240))
+    fake.context = list(json_prompt + (300, 301))  # an earlier JSON call: its prompt and reply
+    steps.after_call()
+    steps.run([SYSTEM, CTX_B, (51,)])  # graded calls of another sample since
+    fake.log.clear()
+    shared = steps.before_call(json_prompt[:-1] + (999,), min_gain=8)
+    assert fake.log == [("restore", len(json_prompt) + 2)] and shared == len(json_prompt) - 1
+
+
+def test_a_json_call_keeps_the_context_when_a_saved_state_gains_little():
+    fake = RecordingSteps()
+    steps = PrefixSteps(fake, 1 << 20)
+    fake.context = list(SYSTEM + CTX_A + (5,))
+    steps.after_call()
+    fake.context = list(SYSTEM + CTX_A[:3])
+    fake.log.clear()
+    assert steps.before_call(SYSTEM + CTX_A + (6,), min_gain=32) == 5
+    assert fake.log == []  # one more token is not worth a restore
+
+
+def test_after_a_json_call_the_graded_steps_trust_nothing_in_the_context():
+    fake = RecordingSteps()
+    steps = PrefixSteps(fake, 0)
+    steps.run([SYSTEM, CTX_A, (31,)])
+    steps.before_call(SYSTEM + CTX_A + (31,))  # the JSON call may evaluate the same tokens in other batches
+    fake.log.clear()
+    steps.run([SYSTEM, CTX_A, (32,)])
+    assert fake.log[0] == ("truncate", 0)
