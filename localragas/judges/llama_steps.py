@@ -112,7 +112,7 @@ class LlamaSteps:
         size = self.lib.llama_state_seq_get_size(ctx, 0)
         buf = (ctypes.c_uint8 * size)()
         written = self.lib.llama_state_seq_get_data(ctx, buf, size, 0)
-        return bytes(buf[:written])
+        return ctypes.string_at(buf, written)
 
     def restore(self, state: bytes, tokens: Tokens) -> bool:
         ctx = self.llm._ctx.ctx

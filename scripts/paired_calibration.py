@@ -1,0 +1,75 @@
+"""Paired difference of two `localragas calibrate --out` runs on the same labelled rows: which method agrees with
+people better, and is the difference larger than the noise?
+
+    .venv/bin/python scripts/paired_calibration.py BASE.json NEW.json
+
+For each (file, metric) present in both, the rows scored in both runs are paired by id; the figure (ROC AUC for
+binary labels, Spearman for graded ones) is computed for each run on those rows, and a paired bootstrap (the same
+resampled rows for both) gives the 95% interval of NEW - BASE. An interval that excludes 0 is a real difference.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from localragas.agreement import bootstrap_statistic, roc_auc, spearman  # noqa: E402
+
+FIGURES = {"binary": ("ROC AUC", roc_auc), "graded": ("Spearman", spearman)}
+
+
+def _rows(result: dict) -> dict[str, tuple[float, float]]:
+    return {r["id"]: (r["label"], r["score"]) for r in result["per_row"] if r.get("score") is not None}
+
+
+def paired(base: dict, new: dict) -> dict | None:
+    """The paired comparison of two calibration results of one file and metric; None for pairwise labels."""
+    if base["kind"] not in FIGURES:
+        return None
+    name, figure = FIGURES[base["kind"]]
+    a, b = _rows(base), _rows(new)
+    ids = sorted(set(a) & set(b))
+    y = np.array([a[i][0] for i in ids])
+    sa = np.array([a[i][1] for i in ids])
+    sb = np.array([b[i][1] for i in ids])
+
+    def diff(y, sa, sb):
+        fa, fb = figure(y, sa), figure(y, sb)
+        return None if fa is None or fb is None else fb - fa
+
+    interval, note = bootstrap_statistic(diff, [y, sa, sb])
+    fa, fb = figure(y, sa), figure(y, sb)
+    return {"file": Path(base["file"]).name, "metric": base["metric"], "figure": name, "rows": len(ids),
+            "base": fa, "new": fb, "difference": None if fa is None or fb is None else fb - fa,
+            "interval": interval, "note": note}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("base", type=Path)
+    parser.add_argument("new", type=Path)
+    args = parser.parse_args(argv)
+    base = {(Path(r["file"]).name, r["metric"]): r for r in json.loads(args.base.read_text())["results"]}
+    new = {(Path(r["file"]).name, r["metric"]): r for r in json.loads(args.new.read_text())["results"]}
+    print("| file | metric | figure | paired rows | base | new | new - base [95% CI] |")
+    print("|---|---|---|---:|---:|---:|---|")
+    for key in sorted(set(base) & set(new)):
+        p = paired(base[key], new[key])
+        if p is None:
+            continue
+        ci = f"[{p['interval'][0]:+.3f}, {p['interval'][1]:+.3f}]" if p["interval"] else f"({p['note']})"
+        fmt = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
+        d = "—" if p["difference"] is None else f"{p['difference']:+.3f}"
+        print(f"| {p['file']} | {p['metric']} | {p['figure']} | {p['rows']} | {fmt(p['base'])} | {fmt(p['new'])} | "
+              f"{d} {ci} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
