@@ -1,6 +1,7 @@
 """The command line: a thin layer over the library.
 
-Exit codes: 0 gate passed, 1 gate failed, 2 bad usage or input, 3 internal error (a bug: the traceback is printed).
+Exit codes: 0 gate passed, 1 gate failed, 2 bad usage or input, 3 internal error (a bug: the traceback is printed),
+4 could not evaluate (errors left samples unscored beyond --max-error-rate: the gate fails closed).
 """
 from __future__ import annotations
 
@@ -21,6 +22,14 @@ from .judges.cache import JudgeCache
 EXIT_GATE_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL_ERROR = 3  # never 1: CI must tell a crash from a failed gate
+EXIT_NOT_EVALUATED = 4  # a broken judge, cache or embedder: never 0, and not 1 (the data may well be fine)
+
+
+def _gate_exit(report) -> int:
+    """4 when a metric could not be evaluated (even if another failed), else 1 when the gate failed, else 0."""
+    if not report.gate.evaluated:
+        return EXIT_NOT_EVALUATED
+    return 0 if report.gate.passed else EXIT_GATE_FAILED
 
 
 def _errors_to_exit(fn):
@@ -45,6 +54,11 @@ def _errors_to_exit(fn):
             sys.exit(EXIT_INTERNAL_ERROR)
 
     return wrapper
+
+
+def _first(*values):
+    """The first value that is not None (a flag, then the config file, then the default)."""
+    return next((v for v in values if v is not None), None)
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -148,6 +162,11 @@ def _metric_options(items: tuple[str, ...], base: dict) -> dict[str, dict]:
     return out
 
 
+_max_error_rate_option = click.option(
+    "--max-error-rate", type=click.FloatRange(0, 1), default=None, metavar="R",
+    help="Share (0..1) of each metric's samples an error (judge, embedder, I/O) may leave unscored; beyond it, or "
+         "with no scored sample, the metric could not be evaluated: exit 4. Default 0.")
+
 _ragas_names_option = click.option(
     "--ragas-names", is_flag=True,
     help="Name the metrics in the JSON and CSV files as ragas does, e.g. factual_correctness(mode=f1).")
@@ -167,7 +186,9 @@ _ragas_names_option = click.option(
 @_model_options
 @click.option("--threshold", "-t", multiple=True, metavar="METRIC=VALUE",
               help="Gate threshold override, e.g. faithfulness=0.85. Repeatable.")
-@click.option("--no-gate", is_flag=True, help="Report scores only; always exit 0 unless the input is bad.")
+@click.option("--no-gate", is_flag=True,
+              help="Report scores only; exit 0 unless the input is bad or a metric could not be evaluated (4).")
+@_max_error_rate_option
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the full JSON report (scores, evidence, run metadata) here.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -195,8 +216,8 @@ _ragas_names_option = click.option(
                    "same command skips the finished samples. The checkpoint is removed when the run completes.")
 @_errors_to_exit
 def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_option, embedder, threshold, no_gate,
-             out, csv_path, html, md, junit, gate_on, limit, shard, skip_invalid, concurrency, config_path, progress,
-             cache_dir, no_cache, resume):
+             max_error_rate, out, csv_path, html, md, junit, gate_on, limit, shard, skip_invalid, concurrency,
+             config_path, progress, cache_dir, no_cache, resume):
     """Evaluate the samples in DATA (.jsonl, .json, .csv, .parquet, or a folder written by the datasets package's
     save_to_disk; ragas column names are read too) and apply the quality gate.
 
@@ -249,6 +270,7 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
             concurrency=concurrency,
             language=language or settings.language or "auto",
             metric_options=metric_options,
+            max_error_rate=_first(max_error_rate, settings.max_error_rate, 0.0),
         )
     finally:
         judge_obj.close()
@@ -263,7 +285,7 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
     _write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
     if checkpoint:
         checkpoint.remove()  # the run is complete and its reports are written
-    sys.exit(0 if report.gate.passed else EXIT_GATE_FAILED)
+    sys.exit(_gate_exit(report))
 
 
 @main.command("report")
@@ -276,14 +298,15 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
               help="Re-apply the gate with this threshold (others keep the report's own). Repeatable.")
 @click.option("--gate-on", type=click.Choice(GATE_ON), default=None,
               help="Re-apply the gate on the mean or the 95% CI lower bound (default: as the report was run).")
-@click.option("--no-gate", is_flag=True, help="Report scores only; exit 0.")
+@click.option("--no-gate", is_flag=True, help="Report scores only; exit 0 unless a metric could not be evaluated (4).")
+@_max_error_rate_option
 @_ragas_names_option
 @_errors_to_exit
-def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, no_gate, ragas_names):
+def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, no_gate, max_error_rate, ragas_names):
     """Print REPORT.json and write it in other formats, without judging again.
 
     Aggregates, confidence intervals and the gate are recomputed from the per-sample results, so thresholds and
-    --gate-on can be changed after the run. Exit 0 gate passed, 1 gate failed, 2 bad input.
+    --gate-on can be changed after the run. Exit 0 gate passed, 1 gate failed, 2 bad input, 4 could not evaluate.
 
     \b
     Example:
@@ -295,9 +318,9 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
 
     stored = read_json(report_path)
     limits = {**(stored.meta.get("thresholds") or {}), **dict(parse_threshold(t) for t in threshold)}
-    report = regate(stored, limits, gate_on=gate_on, enabled=False if no_gate else None)
+    report = regate(stored, limits, gate_on=gate_on, enabled=False if no_gate else None, max_error_rate=max_error_rate)
     _write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
-    sys.exit(0 if report.gate.passed else EXIT_GATE_FAILED)
+    sys.exit(_gate_exit(report))
 
 
 @main.command("merge")
@@ -321,7 +344,7 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit):
 
     report = merge([read_json(p) for p in shard_paths])
     _write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
-    sys.exit(0 if report.gate.passed else EXIT_GATE_FAILED)
+    sys.exit(_gate_exit(report))
 
 
 @main.command("compare")

@@ -42,5 +42,6 @@ class MissingDependencyError(LocalragasError):
 class JudgeError(LocalragasError):
     """The judge could not give a reply for one call (too long a prompt, truncated output, server down).
 
-    The runner records the metric as unscored with this message; it never fails the run.
+    The runner records the metric as unscored with this message and goes on; the gate counts it as an error
+    (fail closed: beyond --max-error-rate the run could not evaluate the metric, exit 4).
     """

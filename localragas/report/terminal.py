@@ -8,9 +8,9 @@ from ..gate import threshold_text
 from ..schema import Report
 from .console import report_console
 
-_STYLE = {"passed": "green", "failed": "bold red", "not_evaluated": "yellow"}
+_STYLE = {"passed": "green", "failed": "bold red", "not_evaluated": "yellow", "error": "bold red"}
 _ON = {"lower-bound": " (each metric's 95% CI lower bound against its threshold)"}
-_LABEL = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "not evaluated"}
+_LABEL = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "not evaluated", "error": "ERROR"}
 
 
 def _fmt(x: float | None) -> str:
@@ -25,10 +25,13 @@ def print_report(report: Report, console: Console | None = None) -> None:
     for col, just in [("metric", "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right"),
                       ("unscored", "right"), ("threshold", "right"), ("verdict", "left")]:
         t.add_column(col, justify=just, overflow="fold" if col == "metric" else "ellipsis")
+    broken = {x.metric for x in report.gate.errors if not x.allowed}
     for s in report.summary:
         g = gate.get(s.metric)
         reasons = ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items())
         verdict = f"[{_STYLE[g.status]}]{_LABEL[g.status]}[/]" if g and report.gate.enabled else ""
+        if s.metric in broken and not (g and report.gate.enabled):
+            verdict = f"[{_STYLE['error']}]{_LABEL['error']}[/]"  # ungated, or gate off: still could not evaluate
         ci = "—" if s.ci_low is None or s.ci_high is None else f"{s.ci_low:.3f}–{s.ci_high:.3f}"
         name = s.metric if s.higher_is_better else f"{s.metric}\n(lower is better)"
         t.add_row(name, _fmt(s.mean), ci, str(s.scored), f"{s.unscored}" + (f" ({reasons})" if reasons else ""),
@@ -71,6 +74,12 @@ def print_report(report: Report, console: Console | None = None) -> None:
         for g in report.gate.results:
             if g.status == "failed":
                 console.print(f"  [red]✗[/] {escape(g.message)}")
+    if not report.gate.evaluated:
+        console.print("[bold red]could not evaluate[/]: errors (judge, cache, embedder, I/O) left samples unscored; "
+                      "the gate fails closed (exit 4; --max-error-rate accepts a share)")
+    for x in report.gate.errors:
+        mark = "[yellow]![/]" if x.allowed else "[red]![/]"
+        console.print(f"  {mark} {escape(x.message)}")
     for g in report.gate.results:
         if g.status == "not_evaluated":
             console.print(f"  [yellow]?[/] {escape(g.message)}")
