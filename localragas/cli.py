@@ -469,6 +469,7 @@ _cache_dir_option = click.option("--cache-dir", type=click.Path(file_okay=False,
 
 @cache_group.command("info")
 @_cache_dir_option
+@_errors_to_exit
 def cache_info(cache_dir) -> None:
     """Show the cache's location, size and entries per judge."""
     with JudgeCache(cache_dir) as cache:
@@ -480,10 +481,22 @@ def cache_info(cache_dir) -> None:
 
 @cache_group.command("clear")
 @_cache_dir_option
+@_errors_to_exit
 def cache_clear(cache_dir) -> None:
-    """Delete every cached reply."""
-    with JudgeCache(cache_dir) as cache:
-        n = cache.clear()
+    """Delete every cached reply (a cache too corrupt to open: its files)."""
+    from .errors import CacheError  # noqa: PLC0415
+    from .judges.cache import remove_cache  # noqa: PLC0415
+
+    folder = cache_dir or paths.cache_dir()
+    try:
+        with JudgeCache(folder) as cache:
+            n = cache.clear()
+    except CacheError:
+        gone = remove_cache(folder)  # corrupt or not a cache: clearing it is deleting it
+        if not gone:
+            raise
+        click.echo(f"removed the unreadable cache {', '.join(map(str, gone))}")
+        return
     click.echo(f"cleared {n} cached replies from {cache.path}")
 
 

@@ -35,6 +35,11 @@ class ModelLoadError(LocalragasError):
     """A model file could not be loaded (corrupt, wrong format, not enough memory). Stops the run."""
 
 
+class CacheError(LocalragasError):
+    """The judge cache cannot be read or written (corrupt, not a cache, unwritable). Stops the run: a reply the cache
+    cannot give is never spread over samples as unscored. The message names the file and the fix."""
+
+
 class MissingDependencyError(LocalragasError):
     """An optional dependency is not installed; the message names the install command."""
 

@@ -15,7 +15,7 @@ from . import __version__
 from .budget import check_window
 from .checkpoint import Checkpoint, sample_hash
 from .embeddings import CachedEmbedder, Embedder, get_embedder
-from .errors import ConfigError, JudgeError, MissingDependencyError, ModelLoadError
+from .errors import CacheError, ConfigError, JudgeError, MissingDependencyError, ModelLoadError
 from .gate import check_gate_on, check_max_error_rate, default_thresholds, run_gate
 from .judges import Judge, get_judge
 from .judges.cache import JudgeCache
@@ -38,7 +38,7 @@ def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: 
             out.metrics[m.name] = m.score(sample, judge, embedder)
         except JudgeError as e:
             out.metrics[m.name] = MetricResult.unscored_because(f"judge_error: {e}")
-        except (ConfigError, MissingDependencyError, ModelLoadError):
+        except (ConfigError, MissingDependencyError, ModelLoadError, CacheError):
             raise  # wrong for every sample: stop the run with a clear message (finished samples are checkpointed)
         except Exception as e:  # noqa: BLE001 - one sample's bug must not lose the run
             log.debug("metric %s failed on %s:\n%s", m.name, sample.id, traceback.format_exc())
