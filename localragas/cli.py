@@ -61,6 +61,13 @@ def _first(*values):
     return next((v for v in values if v is not None), None)
 
 
+def _check_outputs(inputs, **outputs) -> None:
+    """Refuse bad output paths before any judging (an input, a folder, one file for two outputs, unwritable)."""
+    from .report.destinations import check_outputs  # noqa: PLC0415
+
+    check_outputs({f"--{k}": v for k, v in outputs.items()}, [Path(p) for p in inputs if p])
+
+
 def _split(values: tuple[str, ...]) -> list[str]:
     return [v.strip() for item in values for v in item.split(",") if v.strip()]
 
@@ -231,6 +238,7 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
     from .runner import evaluate
 
     settings = load_settings(config_path)
+    _check_outputs([data, settings.source], out=out, csv=csv_path, html=html, md=md, junit=junit)
     options = _judge_options(judge_option, settings.judge_options)
     thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
 
@@ -316,6 +324,7 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
     from .report import read_json  # noqa: PLC0415
     from .runner import regate  # noqa: PLC0415
 
+    _check_outputs([report_path], out=out, csv=csv_path, html=html, md=md, junit=junit)
     stored = read_json(report_path)
     limits = {**(stored.meta.get("thresholds") or {}), **dict(parse_threshold(t) for t in threshold)}
     report = regate(stored, limits, gate_on=gate_on, enabled=False if no_gate else None, max_error_rate=max_error_rate)
@@ -342,6 +351,7 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit):
     from .report import read_json  # noqa: PLC0415
     from .shard import merge  # noqa: PLC0415
 
+    _check_outputs(shard_paths, out=out, csv=csv_path, html=html, md=md, junit=junit)
     report = merge([read_json(p) for p in shard_paths])
     _write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
     sys.exit(_gate_exit(report))
@@ -369,6 +379,7 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
     from .report import read_json  # noqa: PLC0415
     from .report.comparison import print_comparison, write_comparison  # noqa: PLC0415
 
+    _check_outputs([base_path, new_path], out=out, md=md)
     result = compare_reports(read_json(base_path), read_json(new_path), str(base_path), str(new_path), top=top)
     print_comparison(result)
     write_comparison(result, out, md)
@@ -420,6 +431,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     from .report.calibration import print_calibration, write_calibration  # noqa: PLC0415
 
     settings = load_settings(None)
+    _check_outputs([*files, settings.source], out=out, md=md)
     options = _judge_options(judge_option, settings.judge_options)
     thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
     metric_options = _metric_options(metric_option, settings.metric_options)

@@ -23,6 +23,11 @@ class ConfigError(LocalragasError):
     """A bad option, threshold, metric name or configuration file."""
 
 
+class OutputError(LocalragasError):
+    """An output path that must not or cannot be written (an input, a folder, another output's file, unwritable).
+    Checked before any judging."""
+
+
 class ModelNotFoundError(LocalragasError):
     """A model file is missing; the message says the exact command that gets it."""
 
