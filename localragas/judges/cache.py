@@ -55,7 +55,7 @@ def cache_key(fingerprint: str, schema: str, prompt: Prompt) -> str:
 
 def cache_files(folder: Path) -> list[Path]:
     """The cache's database and its WAL and shared-memory files, those that exist."""
-    return [p for p in (folder / DB_NAME, folder / f"{DB_NAME}-wal", folder / f"{DB_NAME}-shm") if p.exists()]
+    return [p for p in (folder / DB_NAME, folder / f"{DB_NAME}-wal", folder / f"{DB_NAME}-shm") if p.is_file()]
 
 
 def remove_cache(folder: str | Path) -> list[Path]:
@@ -84,20 +84,21 @@ class JudgeCache:
             self.close()
             raise
 
-    def fix(self) -> str:
-        return (f"delete it with `localragas cache clear --cache-dir {self.folder}`, or run without the cache "
-                "(--no-cache)")
-
-    def error(self, problem: str) -> CacheError:
-        return CacheError(f"judge cache {self.path} {problem}: {self.fix()}")
+    def error(self, problem: str, corrupt: bool = True) -> CacheError:
+        """A CacheError naming the file and the fix: for a corrupt cache, deleting it; else, the place."""
+        fix = (f"delete it with `localragas cache clear --cache-dir {self.folder}`" if corrupt else
+               "check the folder's permissions and free space, or choose another --cache-dir")
+        return CacheError(f"judge cache {self.path} {problem}: {fix}, or run without the cache (--no-cache)", corrupt)
 
     @contextlib.contextmanager
     def _guard(self, problem: str) -> Iterator[None]:
-        """sqlite3 and OS errors as a CacheError naming the file and the fix."""
+        """sqlite3 and OS errors as a CacheError. A DatabaseError is damage (corrupt, not a database); an
+        OperationalError (read-only, cannot open, disk I/O, locked) or an OSError is the place it lives."""
         try:
             yield
         except (sqlite3.Error, OSError) as e:
-            raise self.error(f"{problem} ({type(e).__name__}: {e})") from None
+            corrupt = isinstance(e, sqlite3.DatabaseError) and not isinstance(e, sqlite3.OperationalError)
+            raise self.error(f"{problem} ({type(e).__name__}: {e})", corrupt) from None
 
     def _check(self) -> None:
         """Refuse a corrupt file (quick_check), a newer schema, or tables of another shape; create a new cache's."""
