@@ -16,6 +16,7 @@ from . import __version__, models
 from . import paths
 from .checkpoint import Checkpoint, run_key
 from .errors import LocalragasError, environment_message
+from .printable import printable
 from .gate import GATE_ON
 from .judges.cache import JudgeCache
 
@@ -42,19 +43,19 @@ def _errors_to_exit(fn):
         try:
             return fn(*args, **kwargs)
         except LocalragasError as e:
-            click.echo(f"Error: {e}", err=True)
+            click.echo(f"Error: {printable(e)}", err=True)  # messages quote data: ids, paths, judge replies
             sys.exit(EXIT_BAD_INPUT)
         except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit, BrokenPipeError):
             raise  # click's own: usage errors exit 2, a closed stdout is handled by click
         except OSError as e:
-            click.echo(f"Error: {environment_message(e)}", err=True)
+            click.echo(f"Error: {printable(environment_message(e))}", err=True)
             sys.exit(EXIT_BAD_INPUT)
         except Exception as e:  # noqa: BLE001 - a bug must not look like a failed gate (exit 1)
             import traceback  # noqa: PLC0415
 
-            traceback.print_exc()
-            click.echo(f"Error: internal error {type(e).__name__}: {e} (a bug in localragas; the traceback is above; "
-                       "finished samples are kept in the resume checkpoint)", err=True)
+            click.echo(printable(traceback.format_exc(), newlines=True), err=True, nl=False)
+            click.echo(f"Error: internal error {type(e).__name__}: {printable(e)} (a bug in localragas; the traceback "
+                       "is above; finished samples are kept in the resume checkpoint)", err=True)
             sys.exit(EXIT_INTERNAL_ERROR)
 
     return wrapper
@@ -141,7 +142,7 @@ def _write_and_print(report, ragas_names: bool = False, **paths) -> None:
     fmt.print_report(report)
     written = [str(p) for p in paths.values() if p]
     if written:
-        click.echo("wrote " + ", ".join(written))
+        click.echo("wrote " + printable(", ".join(written)))
 
 
 class _Main(click.Group):
@@ -293,7 +294,8 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
     finally:
         judge_obj.close()
     if report.meta["resumed_samples"]:
-        click.echo(f"resumed: {report.meta['resumed_samples']} finished sample(s) taken from {checkpoint.path}", err=True)
+        click.echo(f"resumed: {report.meta['resumed_samples']} finished sample(s) taken from "
+                   f"{printable(checkpoint.path)}", err=True)
     report.meta["dataset"] = str(data)
     report.meta["dataset_sha256"] = models.sha256_of(data) if data.is_file() else _folder_sha256(data)
     if shard_of:
@@ -391,7 +393,7 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
     print_comparison(result)
     write_comparison(result, out, md)
     if out or md:
-        click.echo("wrote " + ", ".join(str(p) for p in (out, md) if p))
+        click.echo("wrote " + printable(", ".join(str(p) for p in (out, md) if p)))
     sys.exit(EXIT_GATE_FAILED if fail_on_regression and result.regressed else 0)
 
 
@@ -457,7 +459,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     write_calibration(run, out, md)
     print_calibration(run)
     if out or md:
-        click.echo("wrote " + ", ".join(str(p) for p in (out, md) if p))
+        click.echo("wrote " + printable(", ".join(str(p) for p in (out, md) if p)))
     sys.exit(0)
 
 
@@ -491,9 +493,9 @@ def cache_info(cache_dir) -> None:
     """Show the cache's location, size and entries per judge."""
     with JudgeCache(cache_dir) as cache:
         info = cache.info()
-    click.echo(f"{info['path']}: {info['entries']} replies, {info['bytes'] / 1e6:.1f} MB")
+    click.echo(f"{printable(info['path'])}: {info['entries']} replies, {info['bytes'] / 1e6:.1f} MB")
     for judge, row in info["judges"].items():
-        click.echo(f"  {judge}: {row['entries']} replies, {row['judge_seconds_saved_per_rerun']} s of judging saved per re-run")
+        click.echo(f"  {printable(judge)}: {row['entries']} replies, {row['judge_seconds_saved_per_rerun']} s of judging saved per re-run")
 
 
 @cache_group.command("clear")
@@ -565,7 +567,7 @@ def models_verify(names) -> None:
         if not ok and not names and "get it with" in msg:
             continue  # absent and not asked for
         bad += not ok
-        click.echo(f"{'ok' if ok else 'BAD':<4} {name}: {msg}")
+        click.echo(f"{'ok' if ok else 'BAD':<4} {printable(name)}: {printable(msg)}")
     sys.exit(1 if bad else 0)
 
 

@@ -14,6 +14,7 @@ import warnings
 from typing import Any
 
 from .evidence import _short, brief, lower_is_better
+from .printable import printable
 from .schema import MetricResult, MetricSummary, Report
 
 __all__ = ["GateNotEvaluatedWarning", "assert_gate", "gate_failure_message"]
@@ -86,7 +87,7 @@ def gate_failure_message(report: Report, *, worst: int = 5) -> str:
                 lines.append(f"passed {r.metric}: {_numbers(r.mean, r.threshold, _summary(report, r.metric), r)}")
     if report.skipped:
         lines.append(f"{len(report.skipped)} input row(s) were skipped as invalid and not evaluated")
-    return "\n".join(lines)
+    return printable("\n".join(lines), newlines=True)  # ids and evidence from data: no raw control character
 
 
 # --- pieces -----------------------------------------------------------------------------------------------------
