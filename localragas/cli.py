@@ -249,7 +249,8 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
     from .runner import evaluate
 
     settings = load_settings(config_path)
-    _check_outputs([data, settings.source], out=out, csv=csv_path, html=html, md=md, junit=junit)
+    cache = None if no_cache else (cache_dir or paths.cache_dir())
+    _check_outputs([data, settings.source, cache], out=out, csv=csv_path, html=html, md=md, junit=junit)
     options = _judge_options(judge_option, settings.judge_options)
     thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
 
@@ -283,7 +284,7 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
             gate=not no_gate,
             progress=progress,
             skipped=skipped,
-            cache_dir=None if no_cache else (cache_dir or paths.cache_dir()),
+            cache_dir=cache,
             checkpoint=checkpoint,
             gate_on=gate_on or settings.gate_on or "mean",
             concurrency=concurrency,
@@ -439,7 +440,8 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     from .report.calibration import print_calibration, write_calibration  # noqa: PLC0415
 
     settings = load_settings(None)
-    _check_outputs([*files, settings.source], out=out, md=md)
+    cache = None if no_cache else (cache_dir or paths.cache_dir())
+    _check_outputs([*files, settings.source, cache], out=out, md=md)
     options = _judge_options(judge_option, settings.judge_options)
     thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
     metric_options = _metric_options(metric_option, settings.metric_options)
@@ -452,7 +454,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     judge_obj = get_judge(judge or settings.judge, options)
     try:
         run = calibrate(list(files), judge_obj, embedder or settings.embedder, metric=metric, limit=limit,
-                        thresholds=thresholds, cache_dir=None if no_cache else (cache_dir or paths.cache_dir()),
+                        thresholds=thresholds, cache_dir=cache,
                         resume=resume, progress=progress, metric_options=metric_options)
     finally:
         judge_obj.close()

@@ -64,7 +64,8 @@ def check_outputs(outputs: dict[str, Path | None], inputs: list[Path]) -> None:
             src = _real(Path(source))
             if real == src or _same_file(real, src) or _inside(real, src):
                 via = " (through a symlink)" if str(real) != os.path.abspath(path) else ""
-                raise OutputError(f"{flag} {path} is the input {source}{via}: writing there would destroy it; "
+                what = "is the input" if real == src or _same_file(real, src) else "is inside the input folder"
+                raise OutputError(f"{flag} {path} {what} {source}{via}: writing there would destroy it; "
                                   "choose another output path")
         twin = next((k for k in seen if k == real or _same_file(k, real)), None)
         if twin is not None:

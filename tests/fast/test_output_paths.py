@@ -154,3 +154,10 @@ def test_a_folder_nobody_may_write_is_refused_before_judging(data, no_judging):
     r = cli("eval", data, *FAST, "--csv", "/proc/self/localragas/scores.csv")  # not writable even for root
     assert r.exit_code == 2 and "--csv /proc/self/localragas/scores.csv cannot be created" in r.output, r.output
     assert "not writable" in r.output and "Traceback" not in r.output
+
+
+def test_an_output_inside_the_judge_cache_folder_is_refused(data, tmp_path, no_judging):
+    cc = tmp_path / "cc"
+    cc.mkdir()
+    r = cli("eval", data, *FAST, "--cache-dir", cc, "--out", cc / "judge-cache.sqlite3")
+    assert r.exit_code == 2 and "is inside the input folder" in r.output, r.output
