@@ -497,7 +497,8 @@ def cache_info(cache_dir) -> None:
         info = cache.info()
     click.echo(f"{printable(info['path'])}: {info['entries']} replies, {info['bytes'] / 1e6:.1f} MB")
     for judge, row in info["judges"].items():
-        click.echo(f"  {printable(judge)}: {row['entries']} replies, {row['judge_seconds_saved_per_rerun']} s of judging saved per re-run")
+        click.echo(f"  {printable(judge)}: {row['entries']} replies, {row['judge_seconds_saved_per_rerun']} s of judging "
+                   "saved per re-run")
 
 
 @cache_group.command("clear")

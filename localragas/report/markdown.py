@@ -49,7 +49,8 @@ def render_markdown(report: Report, worst: int = 3) -> str:
     if report.gate.errors:
         title = ("**Could not evaluate**: errors (judge, cache, embedder, I/O) left samples unscored; the gate fails "
                  "closed." if not report.gate.evaluated else "**Errors accepted** (within the max error rate):")
-        lines += ["", title, ""] + [f"- {'⚠️' if x.allowed else '🛑'} {cell(x.message)}" for x in report.gate.errors]
+        lines += ["", title, ""]
+        lines += [f"- {'⚠️' if x.allowed else '🛑'} {cell(x.message)}" for x in report.gate.errors]
     failed = [g for g in report.gate.results if g.status == "failed"] if report.gate.enabled else []
     for g in failed:
         lines += ["", f"**{cell(g.metric)}**: {cell(g.message)}", ""]

@@ -52,7 +52,8 @@ def print_report(report: Report, console: Console | None = None) -> None:
     stats = report.meta.get("judge_stats") or {}
     if stats:
         console.print(
-            f"judge {_t(report.meta['judge']['name'])}: {stats['calls']} calls, {stats.get('cache_hits', 0)} from the cache, "
+            f"judge {_t(report.meta['judge']['name'])}: {stats['calls']} calls, "
+            f"{stats.get('cache_hits', 0)} from the cache, "
             f"{stats['failed_calls']} failed, "
             f"{stats['prompt_tokens']} prompt + {stats['completion_tokens']} generated tokens, "
             f"{stats['seconds']:.1f} s in the judge of {report.meta.get('wall_seconds', 0):.1f} s wall"
