@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from .errors import CheckpointError
 from .schema import Sample, SampleResult
 
 
@@ -34,8 +35,12 @@ class Checkpoint:
         self.path = Path(path)
 
     def load(self) -> dict[str, tuple[str, SampleResult]]:
-        """id -> (sample hash, result) of every complete line."""
+        """id -> (sample hash, result) of every complete line. Its folder is made here: an unusable place is found
+        before any judging (OSError, or CheckpointError for a checkpoint that is not a file)."""
         done: dict[str, tuple[str, SampleResult]] = {}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists() and not self.path.is_file():
+            raise CheckpointError(f"resume checkpoint {self.path} is not a file: delete it, or run with --no-resume")
         if not self.path.is_file():
             return done
         with open(self.path, encoding="utf-8", errors="replace") as f:

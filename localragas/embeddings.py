@@ -95,13 +95,29 @@ class CachedEmbedder(Embedder):
     def embed(self, texts: list[str]) -> np.ndarray:
         keys = [hashlib.sha256((self._prefix + t).encode("utf-8")).hexdigest() for t in texts]
         found = [self.cache.get_vector(k) for k in keys]
-        missing = [i for i, v in enumerate(found) if v is None]
+        vectors: list[np.ndarray | None] = [None if v is None else self._vector(v) for v in found]
+        missing = [i for i, v in enumerate(vectors) if v is None]
         if missing:
             fresh = self.inner.embed([texts[i] for i in missing])
             for i, vec in zip(missing, fresh):
-                found[i] = vec.astype(np.float32).tobytes()
-                self.cache.put_vector(keys[i], found[i])
-        return np.stack([np.frombuffer(v, dtype=np.float32) for v in found])
+                vectors[i] = vec.astype(np.float32)
+                self.cache.put_vector(keys[i], vectors[i].tobytes())
+        if len({v.size for v in vectors}) > 1:
+            raise self.cache.error(f"holds embeddings of different sizes ({sorted({v.size for v in vectors})}) "
+                                   "for one embedder")
+        return np.stack(vectors)
+
+    def _vector(self, blob: object) -> np.ndarray:
+        """A cached vector, checked: whole float32 values, finite, unit length (embed() returns unit vectors; zero for a
+        text with no word). A corrupt one is a CacheError: never a silent similarity."""
+        if not isinstance(blob, bytes) or not blob or len(blob) % 4:
+            what = f"{len(blob)} bytes" if isinstance(blob, bytes) else f"a {type(blob).__name__}"
+            raise self.cache.error(f"holds a corrupt embedding ({what}, not float32 values)")
+        v = np.frombuffer(blob, dtype=np.float32)
+        norm = float(np.linalg.norm(v)) if np.isfinite(v).all() else float("nan")
+        if not (abs(norm - 1.0) < 1e-3 or norm == 0.0):
+            raise self.cache.error(f"holds a corrupt embedding (length {norm:.4g}, not a unit vector)")
+        return v
 
     def describe(self) -> dict:
         return self.inner.describe()

@@ -1,6 +1,8 @@
 """User-facing errors. Only cli.py turns these into exit codes and messages."""
 from __future__ import annotations
 
+import errno
+
 
 class LocalragasError(Exception):
     """Base class of every error a user is meant to read."""
@@ -23,6 +25,11 @@ class ConfigError(LocalragasError):
     """A bad option, threshold, metric name or configuration file."""
 
 
+class OutputError(LocalragasError):
+    """An output path that must not or cannot be written (an input, a folder, another output's file, unwritable).
+    Checked before any judging."""
+
+
 class ModelNotFoundError(LocalragasError):
     """A model file is missing; the message says the exact command that gets it."""
 
@@ -35,6 +42,21 @@ class ModelLoadError(LocalragasError):
     """A model file could not be loaded (corrupt, wrong format, not enough memory). Stops the run."""
 
 
+class CacheError(LocalragasError):
+    """The judge cache cannot be read or written (corrupt, not a cache, unwritable). Stops the run: a reply the cache
+    cannot give is never spread over samples as unscored. The message names the file and the fix.
+
+    corrupt: the file itself is damaged or of another kind (deleting it is the fix), not the place it lives."""
+
+    def __init__(self, message: str, corrupt: bool = False):
+        super().__init__(message)
+        self.corrupt = corrupt
+
+
+class CheckpointError(LocalragasError):
+    """The resume checkpoint cannot be used (not a file). Found before any judging; the message says the fix."""
+
+
 class MissingDependencyError(LocalragasError):
     """An optional dependency is not installed; the message names the install command."""
 
@@ -42,5 +64,30 @@ class MissingDependencyError(LocalragasError):
 class JudgeError(LocalragasError):
     """The judge could not give a reply for one call (too long a prompt, truncated output, server down).
 
-    The runner records the metric as unscored with this message; it never fails the run.
+    The runner records the metric as unscored with this message and goes on; the gate counts it as an error
+    (fail closed: beyond --max-error-rate the run could not evaluate the metric, exit 4).
     """
+
+
+_WHAT_TO_DO = {
+    errno.EACCES: "check its permissions, or choose another path",
+    errno.EPERM: "check its permissions, or choose another path",
+    errno.ENOENT: "it does not exist: check the path",
+    errno.EROFS: "the file system is read-only: choose a path on a writable one",
+    errno.ENOSPC: "the disk is full: free space, or choose a path on another disk",
+    errno.EDQUOT: "the disk quota is used up: free space, or choose a path on another disk",
+    errno.EISDIR: "it is a folder: give a file path",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EEXIST: "a file is in the way where a folder is needed",
+    errno.ENAMETOOLONG: "the path is too long",
+    errno.ELOOP: "the path loops through symlinks",
+}
+
+
+def environment_message(e: OSError) -> str:
+    """An OSError on a user's path (permission, missing folder, read-only file system, full disk…) as one line: the
+    path, the problem and what to do."""
+    where = " -> ".join(str(p) for p in (e.filename, e.filename2) if p is not None)
+    problem = e.strerror or str(e) or type(e).__name__
+    todo = _WHAT_TO_DO.get(e.errno, "check the path and the file system")
+    return f"{where or type(e).__name__}: {problem}: {todo}"

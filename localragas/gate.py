@@ -1,11 +1,11 @@
-"""The quality gate: each metric's mean against its threshold."""
+"""The quality gate: each metric's mean against its threshold; a metric an error kept from being scored fails it."""
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from typing import Any
 
 from .errors import ConfigError
-from .schema import Gate, GateResult, MetricSummary
+from .schema import Gate, GateResult, MetricErrors, MetricSummary
 
 DEFAULT_THRESHOLDS: dict[str, float] = {
     "faithfulness": 0.80,
@@ -67,14 +67,62 @@ def check_gate_on(on: str) -> str:
     return on
 
 
+def check_max_error_rate(rate: object) -> float:
+    try:
+        r = float(rate)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ConfigError(f"max error rate must be a number in [0, 1], got {rate!r}") from None
+    if not 0.0 <= r <= 1.0:
+        raise ConfigError(f"max error rate must be in [0, 1], got {r}")
+    return r
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.3g}%"
+
+
+def metric_errors(s: MetricSummary, max_error_rate: float) -> MetricErrors | None:
+    """A metric's samples left unscored by an error, and whether the run may still count the metric as evaluated:
+    at most `max_error_rate` of its samples, and at least one scored sample. None when no error."""
+    if not s.errors:
+        return None
+    n = s.scored + s.unscored
+    rate = s.errors / n if n else 1.0
+    allowed = rate <= max_error_rate and s.scored > 0
+    counted = f"{s.errors} of {n} sample(s) unscored by an error"
+    if allowed:
+        message = f"{s.metric}: {counted} ({_pct(rate)} <= max error rate {_pct(max_error_rate)}), left out of the mean"
+    elif rate > max_error_rate:
+        message = f"{s.metric}: could not evaluate: {counted} ({_pct(rate)} > max error rate {_pct(max_error_rate)})"
+    else:
+        message = f"{s.metric}: could not evaluate: no scored sample; {counted}"
+    if s.first_error:
+        message += f": {s.first_error}"
+    return MetricErrors(metric=s.metric, errors=s.errors, samples=n, rate=round(rate, 6), allowed=allowed,
+                        first_error=s.first_error, message=message)
+
+
+def _data_reasons(s: MetricSummary) -> str:
+    reasons = ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items())
+    return f": every sample lacked the data it needs ({reasons})" if reasons else ""
+
+
 def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problems: dict[str, str], enabled=True,
-             on: str = "mean", lower_is_better: Collection[str] = ()) -> Gate:
+             on: str = "mean", lower_is_better: Collection[str] = (), max_error_rate: float = 0.0) -> Gate:
     """Each metric with a threshold passes when its mean (or, with on='lower-bound', the lower end of its 95%
     confidence interval: 'passes even if the judge was unlucky') reaches the threshold.
 
     A metric in `lower_is_better` (noise sensitivity) passes when its mean is at most the threshold; on='lower-bound'
-    then holds the upper end of its interval (the unlucky end) against it."""
+    then holds the upper end of its interval (the unlucky end) against it.
+
+    Fail closed: a metric (with a threshold or not) whose samples an error left unscored beyond `max_error_rate`, or
+    with errors and no scored sample, could not be evaluated: `evaluated` is False and the gate does not pass (gated
+    metrics get status "error"). A metric with no scored sample is "not evaluated" (and passes) only when every
+    sample lacked the data it needs."""
     check_gate_on(on)
+    max_error_rate = check_max_error_rate(max_error_rate)
+    errors = [x for x in (metric_errors(s, max_error_rate) for s in summary) if x is not None]
+    broken = {x.metric: x for x in errors if not x.allowed}
     results = []
     for s in summary:
         if s.metric not in thresholds:
@@ -82,9 +130,13 @@ def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problem
         t = thresholds[s.metric]
         low = s.metric in lower_is_better
         ci = {"ci_low": s.ci_low, "ci_high": s.ci_high, "higher_is_better": not low}
+        if s.metric in broken:
+            results.append(GateResult(metric=s.metric, threshold=t, mean=s.mean, status="error", **ci,
+                                      message=broken[s.metric].message))
+            continue
         if s.mean is None:
             results.append(GateResult(metric=s.metric, threshold=t, mean=None, status="not_evaluated", **ci,
-                                      message=f"{s.metric}: not evaluated (no scored sample)"))
+                                      message=f"{s.metric}: not evaluated (no scored sample{_data_reasons(s)})"))
             continue
         bound, end = (s.ci_high, "upper") if low else (s.ci_low, "lower")
         if on == "lower-bound" and bound is not None:
@@ -104,5 +156,7 @@ def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problem
                         + (" (lower is better)" if low else "")
                         + f": {problems.get(s.metric, 'above threshold' if low else 'below threshold')}",
             ))
-    passed = all(r.status != "failed" for r in results) if enabled else True
-    return Gate(enabled=enabled, passed=passed, on=on, results=results)
+    evaluated = not broken
+    passed = evaluated and all(r.status != "failed" for r in results) if enabled else True
+    return Gate(enabled=enabled, passed=passed, on=on, results=results, max_error_rate=max_error_rate,
+                evaluated=evaluated, errors=errors)

@@ -5,6 +5,8 @@ import sys
 import time
 from typing import TextIO
 
+from .printable import printable
+
 
 def _clock(seconds: float) -> str:
     s = int(round(seconds))
@@ -52,7 +54,7 @@ class Progress:
             pct = 100 * self.done / max(self.total, 1)
             print(
                 f"localragas: {self.done}/{self.total} samples ({pct:.0f}%) {rate:.2f} samples/s "
-                f"elapsed {_clock(now - self._start)} ETA {_clock(eta)} {label}".rstrip(),
+                f"elapsed {_clock(now - self._start)} ETA {_clock(eta)} {printable(label)}".rstrip(),
                 file=self.stream, flush=True,
             )
 

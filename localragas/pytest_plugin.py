@@ -284,6 +284,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 
 
 def _row_text(metric: str, mean: float | None, threshold: float, status: str) -> str:
+    if status == "error":
+        return f"{metric} could not be evaluated (errors)"
     if mean is None:
         return f"{metric} not evaluated"
     return f"{metric} {mean:.3f} {'<' if status == 'failed' else '>='} {threshold:g}"

@@ -15,8 +15,8 @@ from . import __version__
 from .budget import check_window
 from .checkpoint import Checkpoint, sample_hash
 from .embeddings import CachedEmbedder, Embedder, get_embedder
-from .errors import ConfigError, JudgeError, MissingDependencyError, ModelLoadError
-from .gate import check_gate_on, default_thresholds, run_gate
+from .errors import CacheError, ConfigError, JudgeError, MissingDependencyError, ModelLoadError
+from .gate import check_gate_on, check_max_error_rate, default_thresholds, run_gate
 from .judges import Judge, get_judge
 from .judges.cache import JudgeCache
 from .language import check_language
@@ -38,7 +38,7 @@ def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: 
             out.metrics[m.name] = m.score(sample, judge, embedder)
         except JudgeError as e:
             out.metrics[m.name] = MetricResult.unscored_because(f"judge_error: {e}")
-        except (ConfigError, MissingDependencyError, ModelLoadError):
+        except (ConfigError, MissingDependencyError, ModelLoadError, CacheError):
             raise  # wrong for every sample: stop the run with a clear message (finished samples are checkpointed)
         except Exception as e:  # noqa: BLE001 - one sample's bug must not lose the run
             log.debug("metric %s failed on %s:\n%s", m.name, sample.id, traceback.format_exc())
@@ -65,6 +65,7 @@ def evaluate(
     concurrency: int = 1,
     language: str = "auto",
     metric_options: dict[str, dict] | None = None,
+    max_error_rate: float = 0.0,
 ) -> Report:
     """Score samples with the RAGAS metrics and apply the quality gate.
 
@@ -75,6 +76,8 @@ def evaluate(
     gate_on: 'mean' (default) or 'lower-bound': hold each metric's 95% CI lower bound against its threshold.
     language: 'auto' (each sample's prompts in the language of its script), 'en' or 'zh' for every sample.
     metric_options: per metric, settings such as {"answer_correctness": {"weights": (0.5, 0.5)}}.
+    max_error_rate: the share of a metric's samples an error (judge, embedder, I/O) may leave unscored; beyond it,
+    or with no scored sample, the metric could not be evaluated: report.gate.evaluated is False, the gate fails.
     concurrency: samples scored at once, in threads (for a judge server that serves requests in parallel).
     Results keep the input order; a backend that runs the model in-process (max_concurrency 1) gets 1.
     """
@@ -83,6 +86,7 @@ def evaluate(
     if language != "auto":  # the sample field decides: its hash (resume) changes with it
         samples = [s.model_copy(update={"language": language}) for s in samples]
     check_gate_on(gate_on)
+    max_error_rate = check_max_error_rate(max_error_rate)
     if not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"concurrency must be a whole number >= 1, not {concurrency!r}")
     chosen = get_metrics(metrics, metric_options)
@@ -155,8 +159,8 @@ def evaluate(
         "thresholds": limits,
         "versions": _versions(),
     }
-    report = Report(meta=meta, metrics=names, gate=Gate(enabled=gate, passed=True), samples=results,
-                    skipped=list(skipped or []))
+    report = Report(meta=meta, metrics=names, gate=Gate(enabled=gate, passed=True, max_error_rate=max_error_rate),
+                    samples=results, skipped=list(skipped or []))
     return regate(report, limits, gate_on=gate_on, enabled=gate)
 
 
@@ -217,10 +221,11 @@ class _Serialised(Embedder):
 
 
 def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: str | None = None,
-           enabled: bool | None = None) -> Report:
+           enabled: bool | None = None, max_error_rate: float | None = None) -> Report:
     """Recompute a report's aggregates, intervals and gate from its per-sample results (no judging).
 
-    thresholds: the full set to apply (default: the report's own); gate_on / enabled: default the report's own.
+    thresholds: the full set to apply (default: the report's own); gate_on / enabled / max_error_rate: default the
+    report's own.
     """
     names = report.metrics
     limits = dict(report.meta.get("thresholds") or {}) if thresholds is None else dict(thresholds)
@@ -235,7 +240,8 @@ def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: 
     for s in [*summary, *(s for rows in categories.values() for s in rows)]:
         s.higher_is_better = s.metric not in lower
     gate = run_gate(summary, limits, problems, enabled=report.gate.enabled if enabled is None else enabled,
-                    on=gate_on or report.gate.on, lower_is_better=lower)
+                    on=gate_on or report.gate.on, lower_is_better=lower,
+                    max_error_rate=report.gate.max_error_rate if max_error_rate is None else max_error_rate)
     meta = {**report.meta, "thresholds": limits, "ci": ci_settings()}
     return report.model_copy(update={"summary": summary, "by_category": categories,
                                      "gate": gate, "meta": meta})

@@ -105,13 +105,28 @@ class MetricSummary(BaseModel):
     ci_low: float | None = None
     ci_high: float | None = None
     higher_is_better: bool = True  # False for noise sensitivity: reports say "lower is better"
+    # unscored because of an error (judge, cache, embedder, I/O), not because the sample lacked data (no_*)
+    errors: int = 0
+    first_error: str | None = None  # the first such reason in full, to say why
+
+
+class MetricErrors(BaseModel):
+    """A metric some of whose samples an error left unscored. Not `allowed`: the run could not evaluate it (exit 4)."""
+
+    metric: str
+    errors: int
+    samples: int
+    rate: float
+    allowed: bool  # within the max error rate, and the metric has a scored sample
+    first_error: str | None = None
+    message: str = ""
 
 
 class GateResult(BaseModel):
     metric: str
     threshold: float
     mean: float | None
-    status: str  # "passed" | "failed" | "not_evaluated"
+    status: str  # "passed" | "failed" | "not_evaluated" | "error" (could not evaluate: see Gate.errors)
     message: str = ""
     ci_low: float | None = None
     ci_high: float | None = None
@@ -124,6 +139,9 @@ class Gate(BaseModel):
     passed: bool
     on: str = "mean"  # "mean" | "lower-bound"
     results: list[GateResult] = Field(default_factory=list)
+    max_error_rate: float = 0.0  # share of a metric's samples an error may leave unscored
+    evaluated: bool = True  # False: a metric could not be evaluated (errors beyond max_error_rate); never passes
+    errors: list[MetricErrors] = Field(default_factory=list)
 
 
 class Report(BaseModel):

@@ -59,7 +59,7 @@ def merge(reports: list[Report]) -> Report:
     _same(reports, "thresholds", lambda r: r.meta.get("thresholds"))
     _same(reports, "language", lambda r: r.meta.get("language", "auto"))
     _same(reports, "metric options", lambda r: r.meta.get("metric_options") or {})
-    _same(reports, "gate settings", lambda r: (r.gate.enabled, r.gate.on))
+    _same(reports, "gate settings", lambda r: (r.gate.enabled, r.gate.on, r.gate.max_error_rate))
     count = shards[0]["count"]
     got = sorted(s["index"] for s in shards)
     if got != list(range(1, count + 1)):

@@ -48,12 +48,24 @@ def reason_kind(reason: str) -> str:
     return reason.split(":", 1)[0].strip()
 
 
+def is_error_reason(reason: str | None) -> bool:
+    """An unscored reason that an error caused (judge_error, error: a judge, cache, embedder or I/O failure), not
+    missing data. Data reasons are named no_<what> (no_reference, no_claims, no_contexts…); any other reason, or
+    none, counts as an error: the gate fails closed."""
+    return not reason_kind(reason or "").startswith("no_")
+
+
+_ERROR_TEXT = 300  # characters of the first error kept in a summary
+
+
 def summarise(results: list[SampleResult], metrics: list[str]) -> list[MetricSummary]:
     out = []
     for name in metrics:
         got = [r.metrics[name] for r in results if name in r.metrics]
         values = [m.value for m in got if m.value is not None]
         reasons = Counter(reason_kind(m.unscored) for m in got if m.value is None and m.unscored)
+        errors = [m.unscored or "error: no reason recorded" for m in got
+                  if m.value is None and is_error_reason(m.unscored)]
         ci = bootstrap_ci(values)
         out.append(
             MetricSummary(
@@ -64,6 +76,8 @@ def summarise(results: list[SampleResult], metrics: list[str]) -> list[MetricSum
                 unscored_reasons=dict(sorted(reasons.items())),
                 ci_low=ci[0] if ci else None,
                 ci_high=ci[1] if ci else None,
+                errors=len(errors),
+                first_error=errors[0][:_ERROR_TEXT] if errors else None,
             )
         )
     return out

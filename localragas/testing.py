@@ -14,6 +14,7 @@ import warnings
 from typing import Any
 
 from .evidence import _short, brief, lower_is_better
+from .printable import printable
 from .schema import MetricResult, MetricSummary, Report
 
 __all__ = ["GateNotEvaluatedWarning", "assert_gate", "gate_failure_message"]
@@ -32,9 +33,10 @@ def assert_gate(report: Report, *, worst: int = 5) -> None:
     one), the `worst` lowest-scoring samples with a piece of evidence each (unsupported claims, irrelevant chunk
     ranks, unattributed reference statements, noncommittal answers), and the samples that could not be scored,
     with their reasons. A gate that passed while a metric was not evaluated (no scored sample) gives a
-    GateNotEvaluatedWarning instead of passing silently.
+    GateNotEvaluatedWarning instead of passing silently. A metric that errors (judge, cache, embedder) kept from
+    being evaluated fails it, even with the gate off.
     """
-    if report.gate.passed:
+    if report.gate.passed and report.gate.evaluated:
         if report.gate.enabled:
             missing = [r for r in report.gate.results if r.status == "not_evaluated"]
             if missing:
@@ -53,15 +55,21 @@ def gate_failure_message(report: Report, *, worst: int = 5) -> str:
     """The text assert_gate raises: failed metrics, their worst and unscored samples, then the other metrics."""
     gate = report.gate
     failed = [r for r in gate.results if r.status == "failed"]
+    broken = [x for x in gate.errors if not x.allowed]
     on = getattr(gate, "on", "mean") or "mean"
     judge = (report.meta.get("judge") or {}).get("name") if isinstance(report.meta.get("judge"), dict) else None
     head = f"RAG quality gate failed: {len(failed)} of {len(gate.results)} gated metric(s) below threshold"
+    if broken:
+        head += f", {len(broken)} metric(s) could not be evaluated (errors left samples unscored)"
     facts = [f"{len(report.samples)} sample(s)"]
     if judge:
         facts.append(f"judge {judge}")
     if on != "mean":
         facts.append(f"gate on the CI {on}")
     lines = [f"{head} ({', '.join(facts)})"]
+    for x in broken:
+        lines += ["", f"COULD NOT EVALUATE {x.message}"]
+        lines.extend(_sample_lines(report, x.metric, None, 0))
     for r in failed:
         s = _summary(report, r.metric)
         lines.append("")
@@ -69,7 +77,7 @@ def gate_failure_message(report: Report, *, worst: int = 5) -> str:
         if r.message:
             lines.append(f"  {r.message}")
         lines.extend(_sample_lines(report, r.metric, r.threshold, worst))
-    others = [r for r in gate.results if r.status != "failed"]
+    others = [r for r in gate.results if r.status not in ("failed", "error")]
     if others:
         lines.append("")
         for r in others:
@@ -79,7 +87,7 @@ def gate_failure_message(report: Report, *, worst: int = 5) -> str:
                 lines.append(f"passed {r.metric}: {_numbers(r.mean, r.threshold, _summary(report, r.metric), r)}")
     if report.skipped:
         lines.append(f"{len(report.skipped)} input row(s) were skipped as invalid and not evaluated")
-    return "\n".join(lines)
+    return printable("\n".join(lines), newlines=True)  # ids and evidence from data: no raw control character
 
 
 # --- pieces -----------------------------------------------------------------------------------------------------
@@ -121,7 +129,7 @@ def _not_evaluated_text(report: Report, metric: str) -> str:
     return f"{metric}: no scored sample (unscored: {reasons})"
 
 
-def _sample_lines(report: Report, metric: str, threshold: float, worst: int) -> list[str]:
+def _sample_lines(report: Report, metric: str, threshold: float | None, worst: int) -> list[str]:
     scored: list[tuple[float, str, MetricResult]] = []
     unscored: list[tuple[str, MetricResult]] = []
     for sr in report.samples:
@@ -135,8 +143,8 @@ def _sample_lines(report: Report, metric: str, threshold: float, worst: int) -> 
     out: list[str] = []
     lower = lower_is_better(report, metric)  # noise sensitivity: the highest scores are the worst
     scored.sort(key=lambda t: (-t[0] if lower else t[0], t[1]))
-    below = sum(1 for v, _, _ in scored if (v > threshold if lower else v < threshold))
-    if worst > 0 and scored:
+    if worst > 0 and scored and threshold is not None:
+        below = sum(1 for v, _, _ in scored if (v > threshold if lower else v < threshold))
         shown = scored[:worst]
         side = "above" if lower else "below"
         out.append(f"  worst {len(shown)} of {len(scored)} scored sample(s) ({below} {side} {_threshold(threshold)}):")

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -12,8 +13,21 @@ def _umask() -> int:
 
 
 def write_atomic(path: str | Path, text: str) -> None:
-    """Write text to path through a temporary file in the same folder and a rename: never a half-written report."""
+    """Write text to path through a temporary file in the same folder and a rename: never a half-written report.
+
+    A symlink is written through (its target is replaced, the link stays); a character device (/dev/null,
+    /dev/stdout) or a FIFO is written to directly, never replaced by a regular file."""
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        mode = 0
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -4,13 +4,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from ..agreement import MEASURES, Estimate
 from ..calibrate import Calibration, CalibrationRun
 from ..gate import threshold_text
-from .console import report_console
+from .console import console_text as escape, report_console
 from .atomic import write_atomic
 from .markdown import cell
 
@@ -76,7 +75,7 @@ def print_calibration(run: CalibrationRun, console: Console | None = None) -> No
     console = console or report_console()
     level = run.meta.get("ci", {}).get("level", 0.95)
     for c in run.results:
-        t = Table(title=f"{escape(c.file)}: {c.metric} ({c.kind} labels)", title_justify="left")
+        t = Table(title=f"{escape(c.file)}: {escape(c.metric)} ({escape(c.kind)} labels)", title_justify="left")
         for col, just in [("agreement", "left"), ("value", "right"), (f"{level:.0%} CI", "right"),
                           ("unscored counted wrong", "right")]:
             t.add_column(col, justify=just)

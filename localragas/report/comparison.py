@@ -4,11 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from ..compare import Comparison
-from .console import report_console
+from .console import console_text as escape, report_console
 from .atomic import write_atomic
 from .markdown import cell
 
@@ -34,24 +33,26 @@ def print_comparison(c: Comparison, console: Console | None = None) -> None:
                       (f"{c.level:.0%} CI of change", "right"), ("pairs", "right"), ("verdict", "left")]:
         t.add_column(col, justify=just)
     for m in c.metrics:
-        t.add_row(m.metric, _n(m.base_mean), _n(m.new_mean), _n(m.diff, True), _ci(m.ci_low, m.ci_high), str(m.pairs),
-                  f"[{_STYLE[m.verdict]}]{_LABEL[m.verdict]}[/]")
+        t.add_row(escape(m.metric), _n(m.base_mean), _n(m.new_mean), _n(m.diff, True), _ci(m.ci_low, m.ci_high),
+                  str(m.pairs), f"[{_STYLE[m.verdict]}]{_LABEL[m.verdict]}[/]")
     console.print(t)
     for w in c.warnings:
         console.print(f"[yellow]warning:[/] {escape(w)}")
     for m in c.metrics:
         moved = c.largest_changes.get(m.metric) or []
         if moved:
-            console.print(f"{m.metric}: largest changes " + ", ".join(
+            console.print(f"{escape(m.metric)}: largest changes " + ", ".join(
                 f"{escape(s.id)} {s.base:.2f}→{s.new:.2f}" for s in moved))
         if m.became_unscored:
-            console.print(f"{m.metric}: unscored in the new run only: {escape(', '.join(m.became_unscored[:10]))}"
+            console.print(f"{escape(m.metric)}: unscored in the new run only: "
+                          f"{escape(', '.join(m.became_unscored[:10]))}"
                           + (" …" if len(m.became_unscored) > 10 else ""))
         if m.became_scored:
-            console.print(f"{m.metric}: unscored in the base run only: {escape(', '.join(m.became_scored[:10]))}"
+            console.print(f"{escape(m.metric)}: unscored in the base run only: "
+                          f"{escape(', '.join(m.became_scored[:10]))}"
                           + (" …" if len(m.became_scored) > 10 else ""))
     if c.regressed:
-        console.print(f"[bold red]regressed beyond noise:[/] {', '.join(c.regressed)}")
+        console.print(f"[bold red]regressed beyond noise:[/] {escape(', '.join(c.regressed))}")
     else:
         console.print("[green]no metric regressed beyond noise[/]")
 

@@ -8,6 +8,9 @@ from __future__ import annotations
 import os
 
 from rich.console import Console
+from rich.markup import escape
+
+from ..printable import printable
 
 LOG_WIDTH = 120
 
@@ -17,3 +20,9 @@ def report_console() -> Console:
     if not console.is_terminal and not os.environ.get("COLUMNS"):
         console = Console(width=LOG_WIDTH)
     return console
+
+
+def console_text(text: object) -> str:
+    """Text from data or a stored report (ids, categories, paths, messages) for a rich console: control characters
+    escaped (never sent raw to the terminal), rich markup neutralised."""
+    return escape(printable(text))

@@ -36,6 +36,8 @@ def _sha256(text: str) -> str:
 def _title(report: Report) -> str:
     gate = report.gate
     verdict = "gate off" if not gate.enabled else ("passed" if gate.passed else "FAILED")
+    if not gate.evaluated:
+        verdict = "could not evaluate" + ("" if not gate.enabled else ", FAILED")
     name = report.meta.get("dataset")
     return f"localragas report — {Path(str(name)).name + ' — ' if name else ''}{verdict}"
 

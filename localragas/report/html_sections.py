@@ -13,6 +13,7 @@ STATUS = {  # gate status -> (symbol, words): colour is never the only carrier o
     "passed": ("✓", "meets threshold"),
     "failed": ("✗", "below threshold"),
     "not_evaluated": ("?", "not evaluated"),
+    "error": ("!", "could not evaluate"),
     None: ("–", "no threshold"),
 }
 
@@ -80,7 +81,15 @@ def verdict(report: Report) -> str:
     else:
         cls, icon, title = "failed", "✗", "Quality gate FAILED"
         text = f"{len(failed)} of {len(gate.results)} metrics below threshold (compared: {basis})."
-    items = "".join(f'<li><span class="tag failed">✗ failed</span> {e(g.message)}</li>' for g in failed)
+    if not gate.evaluated:
+        cls, icon, title = "failed", "!", "Could not evaluate" + (": quality gate FAILED" if gate.enabled else "")
+        text = (f"Errors (judge, cache, embedder, I/O) left samples unscored beyond the max error rate "
+                f"({gate.max_error_rate:.0%}), or left no scored sample: the gate fails closed."
+                + (f" {text}" if gate.enabled and failed else ""))
+    items = "".join(f'<li><span class="tag {"not_evaluated" if x.allowed else "error"}">! '
+                    f'{"errors accepted" if x.allowed else "could not evaluate"}</span> {e(x.message)}</li>'
+                    for x in gate.errors)
+    items += "".join(f'<li><span class="tag failed">✗ failed</span> {e(g.message)}</li>' for g in failed)
     items += "".join(f'<li><span class="tag neutral">? not evaluated</span> {e(g.message)}</li>' for g in pending)
     return (f'<section id="verdict" class="verdict {cls}" aria-label="quality gate verdict">'
             f'<div class="verdict-icon" aria-hidden="true">{icon}</div><div><h2>{e(title)}</h2><p>{e(text)}</p>'
@@ -108,6 +117,11 @@ def metric_card(report: Report, s: MetricSummary, g: GateResult | None, definiti
     bound = " (CI lower bound)" if hib else " (CI upper bound)"
     threshold = f"{'≥' if hib else '≤'} {threshold_text(g.threshold)}" + (bound if on_bound else "") if g else "none"
     facts = [("threshold", e(threshold)), ("scored", str(s.scored)), ("unscored", f"{s.unscored}{_reasons(s)}")]
+    if s.errors:
+        facts.append(("errors", f"{s.errors}: <code>{e(s.first_error or '')}</code>"))
+    if status is None and any(x.metric == s.metric and not x.allowed for x in report.gate.errors):
+        status = "error"  # no threshold, yet it could not be evaluated
+        symbol, words = STATUS["error"]
     compared = getattr(g, "compared", None) if g else None
     if on_bound and compared is not None:
         facts.insert(1, ("compared", num(compared)))

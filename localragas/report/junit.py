@@ -1,4 +1,5 @@
-"""JUnit XML: each metric's gate is a test case, so CI systems show a failed metric like a failed test."""
+"""JUnit XML: each metric's gate is a test case, so CI systems show a failed metric like a failed test, and a metric
+that could not be evaluated (errors left its samples unscored) as an errored test."""
 from __future__ import annotations
 
 import re
@@ -23,7 +24,8 @@ def _details(report: Report, metric: str) -> str:
     lines = [f"mean {s.mean:.3f}" if s.mean is not None else "no scored sample",
              f"95% CI {s.ci_low:.3f} - {s.ci_high:.3f}" if s.ci_low is not None else "",
              f"scored {s.scored}, unscored {s.unscored}"
-             + (" (" + ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items()) + ")" if s.unscored_reasons else "")]
+             + (" (" + ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items()) + ")" if s.unscored_reasons else ""),
+             f"unscored by an error: {s.errors}; the first: {s.first_error}" if s.errors else ""]
     worst = worst_samples(report, metric, 5)
     if worst:
         lines.append("highest-scoring samples (lower is better):" if lower_is_better(report, metric)
@@ -42,11 +44,16 @@ def render_junit(report: Report) -> str:
                        ("gate_on", report.gate.on), ("dataset", report.meta.get("dataset"))):
         if value is not None:
             ET.SubElement(props, "property", name=key, value=xml_text(str(value)))
-    failures = skipped = 0
+    failures = skipped = errors = 0
+    broken = {x.metric: x for x in report.gate.errors if not x.allowed}
     for s in report.summary:
         case = ET.SubElement(suite, "testcase", classname="localragas.gate", name=s.metric, time="0")
         g = gate.get(s.metric)
-        if g is None or not report.gate.enabled:
+        if s.metric in broken:  # could not evaluate: an error, with the gate on or off, gated or not
+            err = ET.SubElement(case, "error", type="CouldNotEvaluate", message=xml_text(broken[s.metric].message))
+            err.text = xml_text(broken[s.metric].message) + "\n" + _details(report, s.metric)
+            errors += 1
+        elif g is None or not report.gate.enabled:
             ET.SubElement(case, "skipped", message="quality gate off" if not report.gate.enabled else "no threshold")
             skipped += 1
         elif g.status == "failed":
@@ -65,13 +72,13 @@ def render_junit(report: Report) -> str:
             skipped += 1
         ET.SubElement(case, "system-out").text = _details(report, s.metric)
     suite.set("failures", str(failures))
-    suite.set("errors", "0")
+    suite.set("errors", str(errors))
     suite.set("skipped", str(skipped))
     suite.set("time", f"{report.meta.get('wall_seconds', 0):.3f}")
     if report.meta.get("started"):
         suite.set("timestamp", str(report.meta["started"])[:19])
     root = ET.Element("testsuites", name="localragas", tests=suite.get("tests"), failures=str(failures),
-                      errors="0", skipped=str(skipped), time=suite.get("time"))
+                      errors=str(errors), skipped=str(skipped), time=suite.get("time"))
     root.append(suite)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -8,7 +8,7 @@ from ..schema import Report
 from .atomic import write_atomic
 from ..evidence import brief, metric_label, worst_samples
 
-_ICON = {"passed": "✅ pass", "failed": "❌ FAIL", "not_evaluated": "⚠️ not evaluated"}
+_ICON = {"passed": "✅ pass", "failed": "❌ FAIL", "not_evaluated": "⚠️ not evaluated", "error": "🛑 ERROR"}
 
 
 def cell(text: object) -> str:
@@ -35,6 +35,8 @@ def render_markdown(report: Report, worst: int = 3) -> str:
         head = "quality gate off"
     else:
         head = "✅ quality gate passed" if report.gate.passed else "❌ quality gate FAILED"
+    if not report.gate.evaluated:
+        head += " — 🛑 could not evaluate"
     on = " (on the 95% CI lower bound)" if report.gate.on == "lower-bound" else ""
     lines = [f"### localragas: {head}{on}", "", f"{n} samples · judge `{cell((report.meta.get('judge') or {}).get('name', '?'))}`", ""]
     lines += ["| metric | mean | 95% CI | scored | unscored | threshold | verdict |", "|---|---:|---:|---:|---:|---:|---|"]
@@ -44,6 +46,11 @@ def render_markdown(report: Report, worst: int = 3) -> str:
         lines.append(f"| {cell(metric_label(report, s.metric))} | {_num(s.mean)} | {_ci(s.ci_low, s.ci_high)} | {s.scored} | "
                      f"{s.unscored}{f' ({cell(reasons)})' if reasons else ''} | {threshold_text(g.threshold) if g else '—'} | "
                      f"{_ICON[g.status] if g and report.gate.enabled else ''} |")
+    if report.gate.errors:
+        title = ("**Could not evaluate**: errors (judge, cache, embedder, I/O) left samples unscored; the gate fails "
+                 "closed." if not report.gate.evaluated else "**Errors accepted** (within the max error rate):")
+        lines += ["", title, ""]
+        lines += [f"- {'⚠️' if x.allowed else '🛑'} {cell(x.message)}" for x in report.gate.errors]
     failed = [g for g in report.gate.results if g.status == "failed"] if report.gate.enabled else []
     for g in failed:
         lines += ["", f"**{cell(g.metric)}**: {cell(g.message)}", ""]

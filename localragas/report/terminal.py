@@ -1,16 +1,15 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from ..gate import threshold_text
 from ..schema import Report
-from .console import report_console
+from .console import console_text as _t, report_console
 
-_STYLE = {"passed": "green", "failed": "bold red", "not_evaluated": "yellow"}
+_STYLE = {"passed": "green", "failed": "bold red", "not_evaluated": "yellow", "error": "bold red"}
 _ON = {"lower-bound": " (each metric's 95% CI lower bound against its threshold)"}
-_LABEL = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "not evaluated"}
+_LABEL = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "not evaluated", "error": "ERROR"}
 
 
 def _fmt(x: float | None) -> str:
@@ -25,13 +24,16 @@ def print_report(report: Report, console: Console | None = None) -> None:
     for col, just in [("metric", "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right"),
                       ("unscored", "right"), ("threshold", "right"), ("verdict", "left")]:
         t.add_column(col, justify=just, overflow="fold" if col == "metric" else "ellipsis")
+    broken = {x.metric for x in report.gate.errors if not x.allowed}
     for s in report.summary:
         g = gate.get(s.metric)
         reasons = ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items())
         verdict = f"[{_STYLE[g.status]}]{_LABEL[g.status]}[/]" if g and report.gate.enabled else ""
+        if s.metric in broken and not (g and report.gate.enabled):
+            verdict = f"[{_STYLE['error']}]{_LABEL['error']}[/]"  # ungated, or gate off: still could not evaluate
         ci = "—" if s.ci_low is None or s.ci_high is None else f"{s.ci_low:.3f}–{s.ci_high:.3f}"
-        name = s.metric if s.higher_is_better else f"{s.metric}\n(lower is better)"
-        t.add_row(name, _fmt(s.mean), ci, str(s.scored), f"{s.unscored}" + (f" ({reasons})" if reasons else ""),
+        name = _t(s.metric) if s.higher_is_better else f"{_t(s.metric)}\n(lower is better)"
+        t.add_row(name, _fmt(s.mean), ci, str(s.scored), f"{s.unscored}" + (f" ({_t(reasons)})" if reasons else ""),
                   threshold_text(g.threshold) if g else "", verdict)
     console.print(t)
 
@@ -39,10 +41,10 @@ def print_report(report: Report, console: Console | None = None) -> None:
         c = Table(title="by category", title_justify="left")
         c.add_column("category")
         for m in report.metrics:
-            c.add_column(m, justify="right")
+            c.add_column(_t(m), justify="right")
         for cat, rows in report.by_category.items():
             n = max((r.scored + r.unscored for r in rows), default=0)
-            c.add_row(f"{escape(cat)} ({n})", *(_fmt(r.mean) for r in rows))
+            c.add_row(f"{_t(cat)} ({n})", *(_fmt(r.mean) for r in rows))
         console.print(c)
 
     if report.skipped:
@@ -50,7 +52,8 @@ def print_report(report: Report, console: Console | None = None) -> None:
     stats = report.meta.get("judge_stats") or {}
     if stats:
         console.print(
-            f"judge {report.meta['judge']['name']}: {stats['calls']} calls, {stats.get('cache_hits', 0)} from the cache, "
+            f"judge {_t(report.meta['judge']['name'])}: {stats['calls']} calls, "
+            f"{stats.get('cache_hits', 0)} from the cache, "
             f"{stats['failed_calls']} failed, "
             f"{stats['prompt_tokens']} prompt + {stats['completion_tokens']} generated tokens, "
             f"{stats['seconds']:.1f} s in the judge of {report.meta.get('wall_seconds', 0):.1f} s wall"
@@ -70,7 +73,13 @@ def print_report(report: Report, console: Console | None = None) -> None:
         console.print(f"[bold red]quality gate FAILED[/]{_ON.get(report.gate.on, '')}")
         for g in report.gate.results:
             if g.status == "failed":
-                console.print(f"  [red]✗[/] {escape(g.message)}")
+                console.print(f"  [red]✗[/] {_t(g.message)}")
+    if not report.gate.evaluated:
+        console.print("[bold red]could not evaluate[/]: errors (judge, cache, embedder, I/O) left samples unscored; "
+                      "the gate fails closed (exit 4; --max-error-rate accepts a share)")
+    for x in report.gate.errors:
+        mark = "[yellow]![/]" if x.allowed else "[red]![/]"
+        console.print(f"  {mark} {_t(x.message)}")
     for g in report.gate.results:
         if g.status == "not_evaluated":
-            console.print(f"  [yellow]?[/] {escape(g.message)}")
+            console.print(f"  [yellow]?[/] {_t(g.message)}")

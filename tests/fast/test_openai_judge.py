@@ -389,13 +389,16 @@ def test_retries_exhausted_leave_that_metric_unscored_and_the_run_goes_on(stub):
     assert report.meta["judge_stats"]["failed_calls"] == 1
 
 
-def test_all_servers_down_leaves_every_metric_unscored_and_the_run_finishes():
+def test_all_servers_down_leaves_every_metric_unscored_the_run_finishes_and_its_gate_fails():
     judge = judge_for(dead_url(), dead_url(), retries=1)
     report = evaluate([mk(1), mk(2)], metrics=["faithfulness", "context_recall"], judge=judge)
     reasons = [m.unscored for s in report.samples for m in s.metrics.values()]
     assert len(reasons) == 4
     assert all(r.startswith("judge_error: server unreachable after 2 attempts: http://127.0.0.1:") for r in reasons)
     assert all("ConnectionRefusedError" in r for r in reasons)
+    # fail closed: the run finishes, but its gate does not pass
+    assert not report.gate.evaluated and not report.gate.passed
+    assert [x.metric for x in report.gate.errors] == ["faithfulness", "context_recall"]
 
 
 def test_400_fails_at_once_quoting_the_server(stub):

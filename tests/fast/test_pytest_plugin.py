@@ -32,15 +32,18 @@ def faith(*flags: bool, claims: list[str] | None = None) -> MetricResult:
     return MetricResult.fraction(list(flags), claims=[{"claim": c, "supported": f} for c, f in zip(claims, flags)])
 
 
-def report_of(results: dict[str, dict[str, MetricResult]], thresholds: dict[str, float], enabled=True) -> Report:
+def report_of(results: dict[str, dict[str, MetricResult]], thresholds: dict[str, float], enabled=True,
+              max_error_rate=0.0) -> Report:
     samples = [SampleResult(id=sid, metrics=ms) for sid, ms in results.items()]
     names = list(dict.fromkeys(m for ms in results.values() for m in ms))
     summary = summarise(samples, names)
-    gate = run_gate(summary, {k: v for k, v in thresholds.items() if k in names}, PROBLEMS, enabled=enabled)
+    gate = run_gate(summary, {k: v for k, v in thresholds.items() if k in names}, PROBLEMS, enabled=enabled,
+                    max_error_rate=max_error_rate)
     return Report(meta={"judge": {"name": "fake"}}, metrics=names, summary=summary, gate=gate, samples=samples)
 
 
-def failing_report() -> Report:
+def failing_report(max_error_rate=0.2) -> Report:
+    """faithfulness fails; its one judge error in 5 samples is accepted (max_error_rate 0.2)."""
     return report_of({
         "q-good": {"faithfulness": faith(True, True), "context_recall": MetricResult.fraction([True])},
         "q-half": {"faithfulness": faith(True, False, claims=["Paris is in France.", "The moon is cheese."]),
@@ -51,7 +54,7 @@ def failing_report() -> Report:
                    "context_recall": MetricResult.fraction([True])},
         "q-err": {"faithfulness": MetricResult.unscored_because("judge_error: reply truncated at the token limit"),
                   "context_recall": MetricResult.fraction([True])},
-    }, {"faithfulness": 0.8, "context_recall": 0.7})
+    }, {"faithfulness": 0.8, "context_recall": 0.7}, max_error_rate=max_error_rate)
 
 
 def test_assert_gate_passes_quietly_on_a_passing_gate():
@@ -83,6 +86,18 @@ def test_assert_gate_message_names_metric_mean_threshold_worst_samples_evidence_
     assert "q-err: judge_error: reply truncated at the token limit" in msg
     # the passing metric is listed too
     assert "passed context_recall: mean 1.000, threshold 0.70" in msg
+
+
+def test_assert_gate_fails_closed_on_a_judge_error_beyond_the_max_error_rate():
+    msg = gate_failure_message(failing_report(max_error_rate=0.0))
+    assert msg.startswith("RAG quality gate failed: 0 of 2 gated metric(s) below threshold, 1 metric(s) could not be "
+                          "evaluated (errors left samples unscored)")
+    assert "COULD NOT EVALUATE faithfulness: could not evaluate: 1 of 5 sample(s) unscored by an error" in msg
+    assert "q-err: judge_error: reply truncated at the token limit" in msg
+    report = report_of({"a": {"faithfulness": MetricResult.unscored_because("error: OSError: disk")}},
+                       {"faithfulness": 0.8}, enabled=False)
+    with pytest.raises(AssertionError, match="could not be evaluated"):
+        assert_gate(report)  # a disabled gate never fails, but a run that could not evaluate does
 
 
 def test_assert_gate_shows_the_confidence_interval_when_the_summary_has_one():

@@ -1,0 +1,128 @@
+"""Environment errors (permission, missing folder, read-only file system, full disk: any OSError on a user's path) exit 2
+with the path and what to do, without a traceback, on every command: one error-to-exit mapping. Exit 3 is for bugs."""
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import localragas.calibrate
+import localragas.config
+import localragas.metrics
+import localragas.models
+import localragas.report
+import localragas.report.atomic
+from localragas.cli import main
+from localragas.errors import environment_message
+
+FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
+DENIED = PermissionError(errno.EACCES, "Permission denied", "/srv/locked/file")
+
+
+def cli(*args, **env):
+    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200", **env})
+
+
+@pytest.fixture
+def data(tmp_path) -> Path:
+    rows = [{"id": f"s{i}", "question": f"What colour is item {i}?", "contexts": [f"Item {i} is red."],
+             "answer": f"Item {i} is red.", "reference": f"Item {i} is red."} for i in range(2)]
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture
+def stored(tmp_path, data) -> Path:
+    out = tmp_path / "r.json"
+    assert cli("eval", data, *FAST, "--no-gate", "--out", out).exit_code == 0
+    return out
+
+
+def denied(*a, **k):
+    raise DENIED
+
+
+def check_environment_error(r, path="/srv/locked/file"):
+    assert r.exit_code == 2, r.output
+    assert f"Error: {path}: Permission denied: check its permissions, or choose another path" in r.output
+    assert "Traceback" not in r.output and "internal error" not in r.output
+
+
+@pytest.mark.parametrize("module, name, args", [
+    (localragas.config, "_read", ["eval", "{data}", "--no-progress", "--config", "{data}"]),
+    (localragas.models, "verify", ["models", "verify", "qwen2.5-1.5b"]),
+    (localragas.metrics, "all_metrics", ["metrics"]),
+    (localragas.report, "read_json", ["report", "{stored}"]),
+    (localragas.report, "read_json", ["merge", "{stored}"]),
+    (localragas.report, "read_json", ["compare", "{stored}", "{stored}"]),
+    (localragas.calibrate, "load_labelled", ["calibrate", "{data}", "--judge", "fake"]),
+    (localragas.report.atomic.os, "replace", ["eval", "{data}", *FAST, "--out", "{tmp}/r2.json"]),
+])
+def test_every_command_maps_an_os_error_to_exit_2(monkeypatch, tmp_path, data, stored, module, name, args):
+    monkeypatch.setattr(module, name, denied)
+    fill = {"data": data, "stored": stored, "tmp": tmp_path}
+    check_environment_error(cli(*[a.format(**fill) for a in args]))
+
+
+def test_models_verify_tells_an_environment_error_from_a_mismatch(monkeypatch):
+    r = cli("models", "verify", "no-such-model")
+    assert r.exit_code == 2 and "unknown model" in r.output and "Traceback" not in r.output
+    monkeypatch.setattr(localragas.models, "verify", lambda name: (False, "sha256 mismatch"))
+    assert cli("models", "verify", "qwen2.5-1.5b").exit_code == 1
+    monkeypatch.setattr(localragas.models, "verify", denied)
+    check_environment_error(cli("models", "verify", "qwen2.5-1.5b"))
+
+
+@pytest.mark.parametrize("command", ["info", "clear"])
+def test_cache_commands_on_an_unusable_cache_folder_exit_2(tmp_path, command):
+    (tmp_path / "cc" / "judge-cache.sqlite3").mkdir(parents=True)  # a folder where the database should be
+    r = cli("cache", command, "--cache-dir", tmp_path / "cc")
+    assert r.exit_code == 2, r.output
+    assert "judge-cache.sqlite3" in r.output and "--no-cache" in r.output and "Traceback" not in r.output
+
+
+def test_a_cache_folder_that_cannot_be_made_exits_2_before_judging(data, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    r = cli("eval", data, *FAST, "--cache-dir", blocker / "cc")
+    assert r.exit_code == 2 and "choose another --cache-dir" in r.output and "Traceback" not in r.output, r.output
+    assert "quality gate" not in r.output
+
+
+def test_a_state_folder_in_the_way_exits_2_before_judging(data, tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "runs").write_text("")  # a file where the checkpoint folder should be
+    r = cli("eval", data, *FAST, "--no-cache", LOCALRAGAS_STATE_DIR=str(state))
+    assert r.exit_code == 2, r.output
+    assert "runs" in r.output and "Traceback" not in r.output and "quality gate" not in r.output
+
+
+def test_a_checkpoint_that_is_a_folder_exits_2(data, tmp_path, monkeypatch):
+    import localragas.cli
+
+    monkeypatch.setattr(localragas.cli, "run_key", lambda *parts: "fixed")
+    runs = tmp_path / "state" / "runs"
+    (runs / "fixed.jsonl").mkdir(parents=True)
+    r = cli("eval", data, *FAST, "--no-cache", LOCALRAGAS_STATE_DIR=str(tmp_path / "state"))
+    assert r.exit_code == 2, r.output
+    assert "resume checkpoint" in r.output and "--no-resume" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("code, words", [
+    (errno.EROFS, "read-only"), (errno.ENOSPC, "disk is full"), (errno.ENOENT, "does not exist"),
+    (errno.EISDIR, "is a folder"), (errno.EIO, "check the path and the file system"),
+])
+def test_environment_message_says_what_to_do(code, words):
+    msg = environment_message(OSError(code, "what the system says", "/some/path"))
+    assert msg.startswith("/some/path: what the system says: ") and words in msg
+
+
+def test_a_bug_still_exits_3(monkeypatch):
+    monkeypatch.setattr(localragas.metrics, "all_metrics", lambda: 1 / 0)
+    r = cli("metrics")
+    assert r.exit_code == 3 and "internal error ZeroDivisionError" in r.output
