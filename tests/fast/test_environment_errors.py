@@ -3,7 +3,6 @@ with the path and what to do, without a traceback, on every command: one error-t
 from __future__ import annotations
 
 import errno
-import json
 from pathlib import Path
 
 import pytest
@@ -24,15 +23,6 @@ DENIED = PermissionError(errno.EACCES, "Permission denied", "/srv/locked/file")
 
 def cli(*args, **env):
     return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200", **env})
-
-
-@pytest.fixture
-def data(tmp_path) -> Path:
-    rows = [{"id": f"s{i}", "question": f"What colour is item {i}?", "contexts": [f"Item {i} is red."],
-             "answer": f"Item {i} is red.", "reference": f"Item {i} is red."} for i in range(2)]
-    path = tmp_path / "d.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
 
 
 @pytest.fixture

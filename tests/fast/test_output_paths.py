@@ -24,15 +24,6 @@ def cli(*args):
 
 
 @pytest.fixture
-def data(tmp_path) -> Path:
-    rows = [{"id": f"s{i}", "question": f"What colour is item {i}?", "contexts": [f"Item {i} is red."],
-             "answer": f"Item {i} is red.", "reference": f"Item {i} is red."} for i in range(2)]
-    path = tmp_path / "d.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
-
-
-@pytest.fixture
 def no_judging(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("judging started before the output paths were checked")
