@@ -6,6 +6,8 @@ version differs, so an upgrade is re-checked here first). What it relies on:
   starting at the first of them; `Llama.n_tokens` and `Llama.input_ids` say what the context holds.
 - `Llama._ctx.ctx` (the llama_context pointer) and `Llama._ctx.get_logits()` (the last evaluated token's logits).
 - `llama_state_seq_get_size/get_data/set_data` on sequence 0: the KV state of the context, without logits.
+- `Llama._model.vocab`, `LlamaGrammar._grammar/_root` (the GBNF text) and the sampler functions `llama_sampler_init_grammar/apply/accept/free`,
+  `llama_vocab_is_eog`, `llama_token_data(_array)`: greedy decoding constrained by a grammar (`generate`).
 - How `Llama.__init__` picks the chat format: the GGUF's `tokenizer.chat_template` through `Jinja2ChatFormatter`
   (added_special, so no extra BOS), unless it equals a built-in template (chatml, llama-3, mistral-instruct), whose
   formatter function is then used (BOS added at tokenisation). The same text as `create_chat_completion` renders.
@@ -128,3 +130,51 @@ class LlamaSteps:
         import numpy as np  # noqa: PLC0415
 
         return np.ctypeslib.as_array(self.llm._ctx.get_logits(), shape=(self.llm.n_vocab(),)).copy()
+
+    # --- greedy decoding constrained by a grammar ------------------------------------------------------------------
+
+    def generate(self, grammar, max_tokens: int) -> tuple[list[int], bool]:
+        """Greedy decoding under a llama_cpp.LlamaGrammar, from the context as it stands (the prompt evaluated): the tokens
+        generated, and whether the model ended (False: `max_tokens` ran out first).
+
+        The most likely token is checked against the grammar alone; only when the grammar rejects it is the grammar
+        applied to the whole vocabulary (as llama.cpp's own common sampler does). Greedy decoding picks the same
+        token either way, since a grammar only removes candidates; llama-cpp-python applies the grammar to all
+        151,936 candidates of Qwen2.5 at every step, about 14 ms a token on 2 cores."""
+        import numpy as np  # noqa: PLC0415
+
+        lib, llm = self.lib, self.llm
+        vocab = llm._model.vocab
+        n_vocab = llm.n_vocab()
+        sampler = lib.llama_sampler_init_grammar(vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8"))
+        if not sampler:
+            raise ValueError("the output grammar could not be compiled")
+        one = (lib.llama_token_data * 1)()
+        one_p = ctypes.cast(one, lib.llama_token_data_p)
+        full = np.zeros(n_vocab, dtype=np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True))
+        full_p = full.ctypes.data_as(lib.llama_token_data_p)
+        out: list[int] = []
+        try:
+            for _ in range(max_tokens):
+                logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(n_vocab,))
+                token = int(np.argmax(logits))
+                one[0].id, one[0].logit, one[0].p = token, float(logits[token]), 0.0
+                arr = lib.llama_token_data_array(data=one_p, size=1, selected=-1, sorted=False)
+                lib.llama_sampler_apply(sampler, ctypes.byref(arr))
+                if not np.isfinite(one[0].logit):  # rejected: the best token the grammar allows
+                    full["id"] = np.arange(n_vocab, dtype=np.intc)
+                    full["logit"] = logits
+                    arr = lib.llama_token_data_array(data=full_p, size=n_vocab, selected=-1, sorted=False)
+                    lib.llama_sampler_apply(sampler, ctypes.byref(arr))
+                    best = int(np.argmax(full["logit"][:arr.size]))
+                    if not np.isfinite(full["logit"][best]):
+                        raise ValueError("the output grammar allows no next token")
+                    token = int(full["id"][best])
+                if lib.llama_vocab_is_eog(vocab, token):
+                    return out, True
+                lib.llama_sampler_accept(sampler, token)
+                out.append(token)
+                self.evaluate((token,))
+            return out, False
+        finally:
+            lib.llama_sampler_free(sampler)

@@ -122,6 +122,8 @@ class LlamaCppJudge(Judge):
         # internals or mutate objects. A template equal to a known one (ChatML, Llama-3, Mistral) is replaced by the
         # built-in formatter. The rendered prompt is then tokenized with special=True, so chat-template tokens
         # written inside data would act as real control tokens: prompts.base.neutralise breaks them in all content.
+        if segments is not None and s.temperature == 0:
+            return self._greedy(prompt, output, [t for seg in segments for t in seg], reused)
         try:
             r = self.llm.create_chat_completion(
                 messages=prompt.messages(),
@@ -144,6 +146,27 @@ class LlamaCppJudge(Judge):
             cached_tokens=min(reused, max(n_prompt - 1, 0)),  # llama.cpp re-evaluates the last prompt token
             truncated=choice.get("finish_reason") == "length",
         )
+
+    def _greedy(self, prompt: Prompt, output: type[Output], tokens: list[int], reused: int) -> Completion:
+        """Temperature 0 (the default): the prompt's tokens after what the context shares with them, then greedy
+        decoding under the output's grammar (LlamaSteps.generate), the state saved for later calls."""
+        steps = self._prefix_steps()
+        adapter = steps.steps
+        keep = min(reused, len(tokens) - 1)  # at least the last prompt token is evaluated, for its logits
+        budget = min(self.settings.max_tokens, self.n_ctx - len(tokens))
+        if budget < 1:
+            raise JudgeError(f"{prompt.name}: Requested tokens ({len(tokens)}) exceed context window of {self.n_ctx}")
+        try:
+            adapter.truncate(keep)
+            adapter.evaluate(tuple(tokens[keep:]))
+            reply, finished = adapter.generate(self._grammar(output), budget)
+        except ValueError as e:
+            steps.forget()
+            raise JudgeError(f"{prompt.name}: {e}") from None
+        steps.after_call()
+        text = self.llm.detokenize(reply, prev_tokens=tokens).decode("utf-8", "replace")
+        return Completion(text=text, prompt_tokens=len(tokens), completion_tokens=len(reply), cached_tokens=keep,
+                          truncated=not finished)
 
     def _yes_no(self, prompt: Prompt) -> Completion:
         with self._model_lock:
