@@ -135,7 +135,7 @@ def check_gguf(p: Path, name: str | None = None) -> None:
     """A cheap integrity check before llama.cpp loads a judge file: the GGUF magic bytes and version, and for a
     catalogue model (`name`) its exact size. Raises ModelIntegrityError naming the file and how to fix it.
 
-    (The full check, `localragas models verify`, hashes the whole file against the pinned sha256.)
+    (judge_file and `localragas models verify` also check the file's sha256 against the pinned one.)
     """
     fix = (f"fetch it again with: localragas models pull --force {name}" if name
            else "replace it with a complete GGUF file")
@@ -168,24 +168,31 @@ def _hash_cache_path() -> Path:
     return state_dir() / "file-hashes.json"
 
 
-def file_sha256(p: Path) -> str:
-    """sha256 of a file; reused from the Hugging Face cache layout (blobs are named by their sha256) or from
-    `.localragas/file-hashes.json`, keyed by path, size and mtime, so a multi-GB folder is hashed once."""
-    real = p.resolve()
-    if re.fullmatch(r"[0-9a-f]{64}", real.name):
-        return real.name
-    st = real.stat()
-    key, stamp = str(real), [st.st_size, st.st_mtime_ns]
-    store = _hash_cache_path()
+_SEEN: dict[tuple[str, int, int], str] = {}  # this process's hashes: no second hash when the store is unwritable
+
+
+def _stamp(p: Path) -> list[int]:
+    st = p.stat()
+    return [st.st_size, st.st_mtime_ns]
+
+
+def _known_hashes() -> dict:
     try:
-        known = json.loads(store.read_text())
+        known = json.loads(_hash_cache_path().read_text())
     except (OSError, ValueError):
-        known = {}
-    entry = known.get(key)
-    if isinstance(entry, dict) and entry.get("stamp") == stamp and isinstance(entry.get("sha256"), str):
-        return entry["sha256"]
-    digest = sha256_of(real)
-    known[key] = {"stamp": stamp, "sha256": digest}
+        return {}
+    return known if isinstance(known, dict) else {}
+
+
+def remember_sha256(p: Path, digest: str, stamp: list[int] | None = None) -> None:
+    """Record the sha256 of a file (as of `stamp`, default: now) in `.localragas/file-hashes.json`, where
+    file_sha256 finds it: `models pull` and `models verify` hash whole files, so `eval` need not do it again."""
+    real = p.resolve()
+    stamp = stamp or _stamp(real)
+    _SEEN[(str(real), *stamp)] = digest
+    known = _known_hashes()
+    known[str(real)] = {"stamp": stamp, "sha256": digest}
+    store = _hash_cache_path()
     try:
         store.parent.mkdir(parents=True, exist_ok=True)
         tmp = store.with_suffix(f".{os.getpid()}.tmp")
@@ -193,21 +200,69 @@ def file_sha256(p: Path) -> str:
         os.replace(tmp, store)
     except OSError:
         pass  # a read-only state folder only costs a re-hash next time
+
+
+def file_sha256(p: Path, fresh: bool = False) -> str:
+    """sha256 of a file; reused from the Hugging Face cache layout (blobs are named by their sha256) or from
+    `.localragas/file-hashes.json`, keyed by path, size and mtime, so a multi-GB file is hashed once per version.
+    fresh: hash the file whatever is known about it (`models verify`), and record the result."""
+    real = p.resolve()
+    if not fresh and re.fullmatch(r"[0-9a-f]{64}", real.name):
+        return real.name
+    stamp = _stamp(real)
+    key = (str(real), *stamp)
+    if not fresh and key not in _SEEN:
+        entry = _known_hashes().get(str(real))
+        if isinstance(entry, dict) and entry.get("stamp") == stamp and isinstance(entry.get("sha256"), str):
+            _SEEN[key] = entry["sha256"]
+    if not fresh and key in _SEEN:
+        return _SEEN[key]
+    digest = sha256_of(real)
+    remember_sha256(real, digest, stamp)
     return digest
 
 
+def _mismatch(p: Path, digest: str, m: ModelSpec) -> str:
+    return f"{p}: sha256 {digest} does not match the pinned {m.sha256}"
+
+
 def verify(name: str) -> tuple[bool, str]:
-    """(ok, message) for one catalogue model: present and, for files, the pinned sha256."""
+    """(ok, message) for one catalogue model: present and, for files, the pinned sha256 (hashed again, and
+    recorded for eval)."""
     try:
         p = path(name)
     except (ModelNotFoundError, ModelIntegrityError) as e:
         return False, str(e)
     m = spec(name)
     if m.sha256:
-        digest = sha256_of(p)
+        digest = file_sha256(p, fresh=True)
         if digest != m.sha256:
-            return False, f"{p}: sha256 {digest} does not match the pinned {m.sha256}"
+            return False, _mismatch(p, digest, m)
     return True, str(p)
+
+
+def judge_file(name: str) -> tuple[Path, str]:
+    """(path, sha256) of a catalogue judge's GGUF, checked before any judging: size, header, and the sha256 of the
+    file on disk (hashed once per file version, see file_sha256) against the pinned one. A changed or tampered file
+    is refused (fail closed): its replies must never be cached under, or served from, the genuine model's."""
+    p = path(name)
+    check_gguf(p, name)
+    m = spec(name)
+    digest = file_sha256(p)
+    if digest != m.sha256:
+        raise ModelIntegrityError(
+            f"{_mismatch(p, digest, m)} (changed or tampered file): not judging with it; "
+            f"fetch it again with: localragas models pull {name} (check with: localragas models verify {name})")
+    return p, digest
+
+
+def check_unchanged(p: Path, sha256: str) -> None:
+    """Before a judge loads its model file: still the file its fingerprint names (a re-hash only when its size or
+    mtime changed), so replies of other weights are never cached under that fingerprint."""
+    digest = file_sha256(p)
+    if digest != sha256:
+        raise ModelIntegrityError(
+            f"{p} changed since the judge was set up (sha256 {digest}, was {sha256}): not loading it; run again")
 
 
 def pull(name: str, force: bool = False, log: Callable[[str], None] = print) -> Path:
@@ -238,6 +293,7 @@ def pull(name: str, force: bool = False, log: Callable[[str], None] = print) -> 
         if h.hexdigest() != m.sha256:
             raise ModelIntegrityError(f"{name}: joined file sha256 {h.hexdigest()} does not match the pinned {m.sha256}")
         os.replace(partial, target)
+    remember_sha256(target, m.sha256)  # eval finds it there: no second hash of the file
     log(f"{name}: verified sha256 {m.sha256[:12]}… -> {target}")
     return target
 

@@ -55,6 +55,7 @@ class LlamaCppJudge(Judge):
         super().__init__()
         self._model_lock = threading.Lock()
         self.model_path = Path(model_path)
+        self.sha256 = sha256  # of the file on disk (models.file_sha256), never only a pinned value
         self._catalogue_name = label if label in models.CATALOGUE else None
         # A truncated or corrupt file is refused now, naming the fix, before llama.cpp is even imported.
         models.check_gguf(self.model_path, self._catalogue_name)
@@ -74,6 +75,7 @@ class LlamaCppJudge(Judge):
         if self._llm is None:
             s = self.settings
             models.check_gguf(self.model_path, self._catalogue_name)  # again: the file may have changed since
+            models.check_unchanged(self.model_path, self.sha256)  # same weights as the fingerprint's
             try:
                 self._llm = self._llama_cpp.Llama(
                     model_path=str(self.model_path),

@@ -12,13 +12,14 @@ def judge_names() -> list[str]:
 
 
 def catalogue_judge(target: str) -> tuple[Path, str] | None:
-    """(path, pinned sha256) of a catalogue judge, None when TARGET is not a catalogue name."""
+    """(path, sha256) of a catalogue judge, None when TARGET is not a catalogue name. The sha256 is the file's on
+    disk, equal to the pinned one (a changed file is refused: models.judge_file)."""
     if target not in models.CATALOGUE:
         return None
     m = models.spec(target)
     if m.role != "judge":
         raise ConfigError(f"'{target}' is an {m.role}, not a judge model")
-    return models.path(target), m.sha256
+    return models.judge_file(target)
 
 
 def check_gguf(p: Path) -> None:

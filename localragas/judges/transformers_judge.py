@@ -149,6 +149,8 @@ class TransformersJudge(Judge):
     def _load(self) -> None:
         if self._model is not None:
             return
+        if self.gguf:
+            models.check_unchanged(self.source, self.sha256)  # same weights as the fingerprint's
         ensure_offline()  # before transformers imports huggingface_hub, which reads the variables once
         self._resolve()
         import torch  # noqa: PLC0415

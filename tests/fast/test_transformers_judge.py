@@ -3,6 +3,7 @@ here, no download) grammar-constrained decoding, truncation, token counts and ba
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import replace
 from typing import Annotated
 
 import pytest
@@ -108,14 +109,15 @@ def test_folder_does_not_need_gguf(monkeypatch, tmp_path):
     assert not judge.gguf and judge.name == f"transformers/{tmp_path.name}"
 
 
-def test_catalogue_name_resolves_to_its_gguf_with_the_pinned_sha(monkeypatch, tmp_path):
+def test_catalogue_name_resolves_to_its_gguf_with_the_sha256_of_the_file(monkeypatch, tmp_path):
     monkeypatch.setattr(tj, "_require", lambda gguf: None)
-    p = _gguf(tmp_path / "smol.gguf")
-    monkeypatch.setattr(models, "path", lambda name: p)
-    monkeypatch.setattr(models, "sha256_of", lambda p: pytest.fail("a catalogue model's sha256 is pinned"))
+    monkeypatch.setenv(models.MODELS_DIR_ENV, str(tmp_path))
+    m = models.spec("smollm2-135m")
+    p = _gguf(tmp_path / m.filename, (3).to_bytes(4, "little") + b"\0" * 60)  # version 3
+    monkeypatch.setitem(models.CATALOGUE, m.name, replace(m, size=p.stat().st_size, sha256=models.sha256_of(p)))
     judge = get_judge("transformers:smollm2-135m")
     assert judge.source == p and judge.gguf
-    assert judge.sha256 == models.spec("smollm2-135m").sha256
+    assert judge.sha256 == models.sha256_of(p) == models.spec("smollm2-135m").sha256
     assert judge.name == "transformers/smollm2-135m"
     assert judge._model is None  # lazy: nothing loaded yet
 
