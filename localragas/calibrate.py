@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from . import __version__, paths
 from .agreement import KINDS, Agreement, Kind, binary_agreement, graded_agreement, pairwise_agreement
 from .checkpoint import Checkpoint, run_key
-from .dataset import read_records, sample_from_dict
+from .dataset import DEFAULT_MAX_INPUT_BYTES, read_records, sample_from_dict
 from .errors import DatasetError
 from .gate import default_thresholds
 from .metrics import all_metrics, get_metrics
@@ -117,16 +117,18 @@ def _label(record: Mapping[str, Any], shown: str, line: int | None, metrics: dic
     return metric, kind, float(value)
 
 
-def load_labelled(path: str | Path, any_metric: bool = False) -> list[LabelledRow]:
+def load_labelled(path: str | Path, any_metric: bool = False,
+                  max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> list[LabelledRow]:
     """The rows of a labelled file, validated: sample fields as for `eval`, then label, pair and better.
 
     Errors name the file, line and field. Pairs must hold exactly two rows of one metric, one of them better.
-    any_metric: accept a label.metric localragas does not compute (the rows are scored with another metric)."""
+    any_metric: accept a label.metric localragas does not compute (the rows are scored with another metric).
+    max_input_bytes: a larger file is refused, as is a path that is not a regular file (load_samples)."""
     shown = str(path)
     metrics = None if any_metric else all_metrics()
     rows: list[LabelledRow] = []
     first_seen: dict[str, int | None] = {}
-    for n, (line, record) in enumerate(read_records(path), 1):
+    for n, (line, record) in enumerate(read_records(path, max_input_bytes), 1):
         sample = sample_from_dict(record, path=shown, line=line, default_id=f"row-{n}")
         if sample.id in first_seen:
             message = f"duplicate id '{sample.id}' (first used on line {first_seen[sample.id]})"
@@ -187,8 +189,8 @@ def take(rows: list[LabelledRow], limit: int | None) -> list[LabelledRow]:
 
 def calibrate_file(path: str | Path, judge, embedder=None, *, metric: str | None = None, limit: int | None = None,
                    thresholds: Mapping[str, float] | None = None, cache_dir: str | Path | None = None,
-                   resume: bool = True, progress: bool = False,
-                   metric_options: Mapping[str, dict] | None = None) -> list[Calibration]:
+                   resume: bool = True, progress: bool = False, metric_options: Mapping[str, dict] | None = None,
+                   max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> list[Calibration]:
     """Score a labelled file's rows with their label's metric and measure agreement, per metric and label kind.
 
     metric: score every row with this metric instead of its label's (e.g. a question-only relevance metric for
@@ -200,6 +202,7 @@ def calibrate_file(path: str | Path, judge, embedder=None, *, metric: str | None
     resume: keep finished rows in a checkpoint under the state folder, as `eval` does; removed when done.
     metric_options: per metric, settings as for evaluate (e.g. {"faithfulness": {"verdicts": "json"}}); those of
     metrics this file does not score are ignored here (`calibrate` checks them all).
+    max_input_bytes: a larger file is refused (as by load_samples).
     """
     from . import models  # noqa: PLC0415
     from .runner import evaluate  # noqa: PLC0415
@@ -207,7 +210,7 @@ def calibrate_file(path: str | Path, judge, embedder=None, *, metric: str | None
     if metric is not None:
         get_metrics([metric])  # an unknown name: ConfigError listing the valid ones
     p = Path(path)
-    rows = take(load_labelled(p, any_metric=metric is not None), limit)
+    rows = take(load_labelled(p, any_metric=metric is not None, max_input_bytes=max_input_bytes), limit)
     digest = models.sha256_of(p)
     out: list[Calibration] = []
     for labelled in dict.fromkeys(r.metric for r in rows):
@@ -273,8 +276,8 @@ def _calibration(file: str, digest: str, metric: str, kind: str, rows: list[Labe
 
 def calibrate(files: list[str | Path], judge, embedder=None, *, metric: str | None = None, limit: int | None = None,
               thresholds: Mapping[str, float] | None = None, cache_dir: str | Path | None = None,
-              resume: bool = True, progress: bool = False,
-              metric_options: Mapping[str, dict] | None = None) -> CalibrationRun:
+              resume: bool = True, progress: bool = False, metric_options: Mapping[str, dict] | None = None,
+              max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> CalibrationRun:
     """calibrate_file on each file (every file is read and checked before any judging starts).
 
     judge: a Judge instance (the caller closes it), or a name or path for get_judge (closed here)."""
@@ -285,12 +288,13 @@ def calibrate(files: list[str | Path], judge, embedder=None, *, metric: str | No
     for name, opts in (metric_options or {}).items():
         get_metrics([name], {name: dict(opts)})  # an unknown metric or a bad value: ConfigError before any judging
     for f in files:
-        load_labelled(f, any_metric=metric is not None)  # bad input fails now, not after an hour of judging
+        load_labelled(f, any_metric=metric is not None, max_input_bytes=max_input_bytes)  # fails now, not in an hour
     if not isinstance(judge, Judge):
         judge = get_judge(judge)
         try:
             return calibrate(files, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
-                             cache_dir=cache_dir, resume=resume, progress=progress, metric_options=metric_options)
+                             cache_dir=cache_dir, resume=resume, progress=progress, metric_options=metric_options,
+                             max_input_bytes=max_input_bytes)
         finally:
             judge.close()
     started = datetime.now(timezone.utc)
@@ -299,7 +303,7 @@ def calibrate(files: list[str | Path], judge, embedder=None, *, metric: str | No
     for f in files:
         results += calibrate_file(f, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
                                   cache_dir=cache_dir, resume=resume, progress=progress,
-                                  metric_options=metric_options)
+                                  metric_options=metric_options, max_input_bytes=max_input_bytes)
     meta = {
         "localragas": __version__,
         "started": started.isoformat(timespec="seconds"),

@@ -186,6 +186,10 @@ _max_error_rate_option = click.option(
     help="Share (0..1) of each metric's samples an error (judge, embedder, I/O) may leave unscored; beyond it, or "
          "with no scored sample, the metric could not be evaluated: exit 4. Default 0.")
 
+_max_input_bytes_option = click.option(
+    "--max-input-bytes", type=click.IntRange(min=1), default=None, metavar="BYTES",
+    help="Refuse an input file larger than this (default 4294967296, 4 GiB); a FIFO or device is always refused.")
+
 _ragas_names_option = click.option(
     "--ragas-names", is_flag=True,
     help="Name the metrics in the JSON and CSV files as ragas does, e.g. factual_correctness(mode=f1).")
@@ -220,6 +224,7 @@ _ragas_names_option = click.option(
               help="Evaluate shard I of N (every N-th sample, from the I-th); join the shard reports with "
                    "`localragas merge`.")
 @click.option("--skip-invalid", is_flag=True, help="Record invalid rows as skipped and go on, instead of stopping.")
+@_max_input_bytes_option
 @click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Samples judged at once, for a judge server with parallel slots (--judge openai:MODEL). "
                    "In-process judges run one at a time.")
@@ -234,8 +239,8 @@ _ragas_names_option = click.option(
               help="Keep each finished sample in a checkpoint under .localragas/runs; after a crash or kill, the "
                    "same command skips the finished samples. The checkpoint is removed when the run completes.")
 def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_option, embedder, threshold, no_gate,
-             max_error_rate, out, csv_path, html, md, junit, gate_on, limit, shard, skip_invalid, concurrency,
-             config_path, progress, cache_dir, no_cache, resume):
+             max_error_rate, out, csv_path, html, md, junit, gate_on, limit, shard, skip_invalid, max_input_bytes,
+             concurrency, config_path, progress, cache_dir, no_cache, resume):
     """Evaluate the samples in DATA (.jsonl, .json, .csv, .parquet, or a folder written by the datasets package's
     save_to_disk; ragas column names are read too) and apply the quality gate.
 
@@ -244,7 +249,7 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
       localragas eval examples/rag_samples.jsonl --out report.json --csv scores.csv
     """
     from .config import load_settings  # noqa: PLC0415
-    from .dataset import load_samples
+    from .dataset import DEFAULT_MAX_INPUT_BYTES, load_samples
     from .gate import parse_threshold
     from .runner import evaluate
 
@@ -257,7 +262,8 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
     from .shard import parse_shard, take_shard  # noqa: PLC0415
 
     shard_of = parse_shard(shard) if shard else None
-    samples, skipped = load_samples(data, skip_invalid=skip_invalid)
+    max_bytes = _first(max_input_bytes, settings.max_input_bytes, DEFAULT_MAX_INPUT_BYTES)
+    samples, skipped = load_samples(data, skip_invalid=skip_invalid, max_input_bytes=max_bytes)
     if limit:
         samples = samples[:limit]
     total = len(samples)
@@ -420,8 +426,9 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the judge cache.")
 @click.option("--resume/--no-resume", default=True, show_default=True,
               help="Keep finished rows in a checkpoint under .localragas/runs, as `eval` does.")
+@_max_input_bytes_option
 def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metric_option, limit, out, md, progress,
-                  cache_dir, no_cache, resume):
+                  cache_dir, no_cache, resume, max_input_bytes):
     """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
     kind}): binary labels give ROC AUC and balanced accuracy at the gate and at the best threshold (suggested as
     the gate threshold); graded labels Spearman correlation and mean absolute error; pairwise labels the fraction
@@ -434,6 +441,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     """
     from .calibrate import calibrate, load_labelled  # noqa: PLC0415
     from .config import load_settings  # noqa: PLC0415
+    from .dataset import DEFAULT_MAX_INPUT_BYTES  # noqa: PLC0415
     from .gate import parse_threshold  # noqa: PLC0415
     from .judges import get_judge  # noqa: PLC0415
     from .metrics import get_metrics  # noqa: PLC0415
@@ -449,13 +457,14 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
         get_metrics([metric])
     for name, opts in metric_options.items():
         get_metrics([name], {name: opts})  # a bad option is refused before a model loads
+    max_bytes = _first(max_input_bytes, settings.max_input_bytes, DEFAULT_MAX_INPUT_BYTES)
     for f in files:
-        load_labelled(f, any_metric=bool(metric))  # bad input is refused before a model loads
+        load_labelled(f, any_metric=bool(metric), max_input_bytes=max_bytes)  # refused before a model loads
     judge_obj = get_judge(judge or settings.judge, options)
     try:
         run = calibrate(list(files), judge_obj, embedder or settings.embedder, metric=metric, limit=limit,
                         thresholds=thresholds, cache_dir=cache,
-                        resume=resume, progress=progress, metric_options=metric_options)
+                        resume=resume, progress=progress, metric_options=metric_options, max_input_bytes=max_bytes)
     finally:
         judge_obj.close()
     write_calibration(run, out, md)

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
+from .dataset import check_max_input_bytes
 from .errors import ConfigError
 from .gate import check_max_error_rate, check_threshold
 
@@ -28,6 +29,7 @@ class Settings(BaseModel):
     thresholds: dict[str, float] = {}
     gate_on: Literal["mean", "lower-bound"] | None = None
     max_error_rate: float | None = None  # share of a metric's samples an error may leave unscored (default 0)
+    max_input_bytes: int | None = None  # an input file larger than this is refused (default 4 GiB)
     language: Literal["auto", "en", "zh"] | None = None
     metric_options: dict[str, dict[str, Any]] = {}  # e.g. [metric_options.answer_correctness] weights = [0.5, 0.5]
     _source: str | None = PrivateAttr(None)
@@ -66,11 +68,12 @@ def load_settings(path: Path | None = None) -> Settings:
         raise ConfigError(f"{path}: key '{'.'.join(str(x) for x in err['loc'])}': {err['msg']}") from None
     for name, value in settings.thresholds.items():
         check_threshold(name, value)
-    if settings.max_error_rate is not None:
-        try:
-            check_max_error_rate(settings.max_error_rate)
-        except ConfigError as e:
-            raise ConfigError(f"{path}: key 'max_error_rate': {e}") from None
+    for key, check in (("max_error_rate", check_max_error_rate), ("max_input_bytes", check_max_input_bytes)):
+        if getattr(settings, key) is not None:
+            try:
+                check(getattr(settings, key))
+            except ConfigError as e:
+                raise ConfigError(f"{path}: key '{key}': {e}") from None
     settings._source = str(path)
     return settings
 

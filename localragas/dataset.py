@@ -1,16 +1,22 @@
-"""Load evaluation samples from JSON Lines, JSON or CSV files, with errors that name file, line and field."""
+"""Load evaluation samples from JSON Lines, JSON or CSV files, with errors that name file, line and field.
+
+An input that is not a regular file (a FIFO would block, a device never ends) or is larger than max_input_bytes is
+refused before it is opened; JSON Lines are read one line at a time.
+"""
 from __future__ import annotations
 
 import ast
 import csv
 import io
 import json
+import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from localragas.errors import DatasetError
+from localragas.errors import ConfigError, DatasetError
 from localragas.schema import Sample, SkippedRow
 
 # Canonical field -> accepted aliases (ragas names and common variants).
@@ -33,6 +39,16 @@ FORMATS: dict[str, str] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json
 _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 _Record = tuple[int | None, Any]  # (line, parsed object or a row-level DatasetError)
+_BOM = b"\xef\xbb\xbf"
+DEFAULT_MAX_INPUT_BYTES = 4 << 30  # 4 GiB; --max-input-bytes, max_input_bytes in localragas.toml
+_NOT_REGULAR = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",
+                stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+
+
+def check_max_input_bytes(limit: object) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ConfigError(f"max input bytes must be a whole number of bytes >= 1, got {limit!r}")
+    return limit
 
 
 def _type_name(value: Any) -> str:
@@ -126,31 +142,95 @@ def sample_from_dict(
                   language=_blank_to_none(language))
 
 
-def _read_text(path: Path, shown: str) -> str:
+def _over_limit(size: int | None, limit: int) -> str:
+    """The size (None: found while reading), the limit and how to raise it."""
+    what = f"is {size:,} bytes, over" if size is not None else "holds more than"
+    return (f"the file {what} the input limit of {limit:,} bytes: raise the limit with --max-input-bytes "
+            "(max_input_bytes in localragas.toml or the Python API)")
+
+
+def _check_input(p: Path, shown: str, limit: int) -> None:
+    """Refuse, before anything opens it, an input that is neither a regular file nor a folder, or a file over `limit`
+    bytes. stat follows symlinks; a path it cannot stat is left to the reader, which says why."""
     try:
-        raw = path.read_bytes()
+        st = p.stat()
+    except OSError:
+        return
+    kind = stat.S_IFMT(st.st_mode)
+    if kind in (stat.S_IFREG, stat.S_IFDIR):
+        if kind == stat.S_IFREG and st.st_size > limit:
+            raise DatasetError(shown, None, None, _over_limit(st.st_size, limit))
+        return
+    what = _NOT_REGULAR.get(kind, "something else")
+    message = f"is not a regular file but {what}: save the data to a file and give its path"
+    raise DatasetError(shown, None, None, message)
+
+
+def _open(path: Path, shown: str) -> BinaryIO:
+    try:
+        return open(path, "rb")
     except FileNotFoundError:
         raise DatasetError(shown, None, None, "file not found") from None
     except OSError as e:
         raise DatasetError(shown, None, None, f"cannot read file: {e.strerror or e}") from None
-    bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+
+
+def _read(f: BinaryIO, shown: str, size: int, read_line: bool = False) -> bytes:
+    try:
+        return f.readline(size) if read_line else f.read(size)
+    except OSError as e:
+        raise DatasetError(shown, None, None, f"cannot read file: {e.strerror or e}") from None
+
+
+def _utf8_error(shown: str, line: int, offset: int) -> DatasetError:
+    return DatasetError(shown, line, None, f"invalid UTF-8 at byte offset {offset}; the file must be UTF-8 encoded")
+
+
+def _read_text(path: Path, shown: str, limit: int) -> str:
+    chunks, total = [], 0
+    with _open(path, shown) as f:
+        size = os.fstat(f.fileno()).st_size + 1  # read(n) allocates n bytes: the file's size, not the limit
+        while total <= limit and (chunk := _read(f, shown, min(size, limit + 1 - total))):
+            chunks.append(chunk)  # a file that grew, or one stat calls empty (/proc), is read on in chunks
+            total, size = total + len(chunk), 1 << 20
+    raw = b"".join(chunks)
+    if len(raw) > limit:
+        raise DatasetError(shown, None, None, _over_limit(None, limit))
+    bom = 3 if raw.startswith(_BOM) else 0
     try:
         return raw[bom:].decode("utf-8")
     except UnicodeDecodeError as e:
         offset = bom + e.start
-        line = raw[:offset].count(b"\n") + 1
-        message = f"invalid UTF-8 at byte offset {offset}; the file must be UTF-8 encoded"
-        raise DatasetError(shown, line, None, message) from None
+        raise _utf8_error(shown, raw[:offset].count(b"\n") + 1, offset) from None
 
 
-def _jsonl_records(text: str, path: str) -> Iterator[_Record]:
-    for lineno, raw in enumerate(text.split("\n"), 1):
-        if not raw.strip():
+def _lines(path: Path, shown: str, limit: int) -> Iterator[bytes]:
+    """The file's lines without their newline, read one at a time (readline(n) allocates only what it reads); more
+    than `limit` bytes in all are refused."""
+    total = 0
+    with _open(path, shown) as f:
+        while raw := _read(f, shown, limit - total + 1, read_line=True):
+            total += len(raw)
+            if total > limit:
+                raise DatasetError(shown, None, None, _over_limit(None, limit))
+            yield raw[:-1] if raw.endswith(b"\n") else raw
+
+
+def _jsonl_records(path: Path, shown: str, limit: int) -> Iterator[_Record]:
+    offset = 0  # of the line in the file, for an encoding error
+    for lineno, raw in enumerate(_lines(path, shown, limit), 1):
+        bom = 3 if lineno == 1 and raw.startswith(_BOM) else 0
+        try:
+            text = raw[bom:].decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise _utf8_error(shown, lineno, offset + bom + e.start) from None
+        offset += len(raw) + 1
+        if not text.strip():
             continue
         try:
-            yield lineno, json.loads(raw)
+            yield lineno, json.loads(text)
         except (ValueError, RecursionError) as e:  # syntax, nesting depth, integers over 4300 digits
-            yield lineno, DatasetError(path, lineno, None, _json_error(e))
+            yield lineno, DatasetError(shown, lineno, None, _json_error(e))
 
 
 def _skip_ws(text: str, i: int) -> int:
@@ -259,13 +339,14 @@ def _csv_records(text: str, path: str) -> Iterator[_Record]:
             yield line, err
 
 
-_READERS = {"jsonl": _jsonl_records, "json": _json_records, "csv": _csv_records}
+_TEXT_READERS = {"json": _json_records, "csv": _csv_records}
 
 
-def _records(p: Path, shown: str) -> Iterator[_Record]:
+def _records(p: Path, shown: str, limit: int) -> Iterator[_Record]:
     """The records of a text file (by extension), a Parquet file, or a Hugging Face `save_to_disk` folder."""
     from .ragas_compat import hf_dataset_records, parquet_records  # noqa: PLC0415
 
+    _check_input(p, shown, check_max_input_bytes(limit))
     if p.is_dir():
         return hf_dataset_records(p, shown)
     fmt = FORMATS.get(p.suffix.lower())
@@ -275,16 +356,20 @@ def _records(p: Path, shown: str) -> Iterator[_Record]:
         raise DatasetError(shown, None, None, message)
     if fmt == "parquet":
         return parquet_records(p, shown)
-    return _READERS[fmt](_read_text(p, shown), shown)
+    if fmt == "jsonl":
+        return _jsonl_records(p, shown, limit)
+    return _TEXT_READERS[fmt](_read_text(p, shown, limit), shown)
 
 
-def load_samples(path: str | Path, *, skip_invalid: bool = False) -> tuple[list[Sample], list[SkippedRow]]:
+def load_samples(path: str | Path, *, skip_invalid: bool = False,
+                 max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> tuple[list[Sample], list[SkippedRow]]:
     """Load samples from a .jsonl/.ndjson, .json or .csv file.
 
     With skip_invalid, bad rows are returned as SkippedRow instead of raised; file-level errors always raise.
+    A path that is not a regular file or folder (a FIFO, a device), or a file over max_input_bytes, is refused.
     """
     shown, p = str(path), Path(path)
-    records = _records(p, shown)
+    records = _records(p, shown, max_input_bytes)
     samples: list[Sample] = []
     skipped: list[SkippedRow] = []
     first_seen: dict[str, int | None] = {}
@@ -308,13 +393,14 @@ def load_samples(path: str | Path, *, skip_invalid: bool = False) -> tuple[list[
     return samples, skipped
 
 
-def read_records(path: str | Path) -> list[tuple[int | None, Any]]:
+def read_records(path: str | Path, max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> list[tuple[int | None, Any]]:
     """Every record of a .jsonl/.ndjson, .json or .csv file with the line it starts on, parsed but not validated:
     for readers of fields beyond a sample's (`localragas calibrate` reads `label`, `pair`, `better`), which build
-    each sample with sample_from_dict. A file or row that cannot be parsed raises DatasetError."""
+    each sample with sample_from_dict. A file or row that cannot be parsed raises DatasetError, as does a path
+    load_samples refuses (not a regular file, over max_input_bytes)."""
     shown, p = str(path), Path(path)
     out: list[tuple[int | None, Any]] = []
-    for line, record in _records(p, shown):
+    for line, record in _records(p, shown, max_input_bytes):
         if isinstance(record, DatasetError):
             raise record
         out.append((line, record))
