@@ -1,20 +1,27 @@
 """Resume: each finished sample is appended to a checkpoint as it completes, so a killed run loses nothing.
 
-One JSON line per sample: {"hash": sha256 of the sample, "result": SampleResult}. A line cut by a kill is ignored.
-A result is reused only for a sample with the same id and the same content.
+One JSON line per sample: {"hash": sha256 of the sample, "result": SampleResult}. A result is reused only for a
+sample with the same id and the same content. Any other line (cut by a kill, damaged, nested too deeply, longer than
+MAX_LINE_BYTES, of an older format) is discarded with a warning, and its sample is judged again.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from pydantic import ValidationError
 
 from .errors import CheckpointError
 from .schema import Sample, SampleResult
 
+log = logging.getLogger("localragas")
+MAX_LINE_BYTES = 64 << 20  # a longer line is no result of ours: read past in pieces, never loaded whole
+_WARNED_LINES = 5  # discarded lines warned about one by one; the rest are counted in one warning
 
 # Optional fields added after checkpoints existed: left out of the hash while unset, so old hashes stay valid.
 _LATER_FIELDS = ("retrieved_context_ids", "reference_context_ids", "language")
@@ -35,23 +42,36 @@ class Checkpoint:
         self.path = Path(path)
 
     def load(self) -> dict[str, tuple[str, SampleResult]]:
-        """id -> (sample hash, result) of every complete line. Its folder is made here: an unusable place is found
-        before any judging (OSError, or CheckpointError for a checkpoint that is not a file)."""
+        """id -> (sample hash, result) of every usable line; any other line is discarded with a warning (on the
+        "localragas" logger) naming the file and the line. Its folder is made here: an unusable place is found before
+        any judging (OSError, or CheckpointError for a checkpoint that is not a file)."""
         done: dict[str, tuple[str, SampleResult]] = {}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists() and not self.path.is_file():
             raise CheckpointError(f"resume checkpoint {self.path} is not a file: delete it, or run with --no-resume")
         if not self.path.is_file():
             return done
-        with open(self.path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                try:
-                    row = json.loads(line)
-                    result = SampleResult.model_validate(row["result"])
-                    done[result.id] = (row["hash"], result)
-                except (json.JSONDecodeError, KeyError, TypeError, ValidationError):
-                    continue  # a line cut short by a kill, or from an older format
+        discarded: list[tuple[int, str]] = []
+        with open(self.path, "rb") as f:
+            for number, line in enumerate(_lines(f, MAX_LINE_BYTES), 1):
+                if line is not None and not line.strip():
+                    continue
+                entry = _entry(line)
+                if isinstance(entry, str):
+                    discarded.append((number, entry))
+                else:
+                    done[entry[1].id] = entry
+        self._warn(discarded)
         return done
+
+    def _warn(self, discarded: list[tuple[int, str]]) -> None:
+        for number, why in discarded[:_WARNED_LINES]:
+            log.warning("resume checkpoint %s, line %d: %s; the line is discarded and its sample will be judged again",
+                        self.path, number, why)
+        if len(discarded) > _WARNED_LINES:
+            log.warning("resume checkpoint %s: %d more lines discarded (lines %d to %d); their samples will be judged "
+                        "again", self.path, len(discarded) - _WARNED_LINES, discarded[_WARNED_LINES][0],
+                        discarded[-1][0])
 
     def append(self, digest: str, result: SampleResult) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -63,3 +83,32 @@ class Checkpoint:
 
     def remove(self) -> None:
         self.path.unlink(missing_ok=True)
+
+
+def _lines(f: BinaryIO, limit: int) -> Iterator[bytes | None]:
+    """Each line of a binary file; None for a line longer than `limit` bytes, which is read past in pieces."""
+    while line := f.readline(limit + 1):
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line
+            continue
+        while line and not line.endswith(b"\n"):
+            line = f.readline(1 << 20)
+        yield None
+
+
+def _entry(line: bytes | None) -> tuple[str, SampleResult] | str:
+    """(sample hash, result) of a checkpoint line, or why it cannot be used."""
+    if line is None:
+        return f"longer than {MAX_LINE_BYTES:,} bytes"
+    try:
+        row = json.loads(line.decode("utf-8", errors="replace"))
+    except RecursionError:
+        return "nested too deeply"
+    except MemoryError:
+        return "too large to load"
+    except ValueError:
+        return "not valid JSON (cut short by a kill, or damaged)"
+    try:
+        return row["hash"], SampleResult.model_validate(row["result"])
+    except (KeyError, TypeError, ValidationError, RecursionError, MemoryError):
+        return "not a sample result of this version"
