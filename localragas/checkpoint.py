@@ -75,9 +75,13 @@ class Checkpoint:
 
     def append(self, digest: str, result: SampleResult) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps({"hash": digest, "result": result.model_dump(mode="json")}, ensure_ascii=False)
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(line + "\n")
+        line = json.dumps({"hash": digest, "result": result.model_dump(mode="json")}, ensure_ascii=False) + "\n"
+        with open(self.path, "a+b") as f:
+            if f.seek(0, os.SEEK_END):
+                f.seek(-1, os.SEEK_END)
+                if f.read(1) != b"\n":  # a line cut by a kill: begin a line of our own, not the end of that one
+                    line = "\n" + line
+            f.write(line.encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
 

@@ -79,6 +79,14 @@ def test_every_kind_of_bad_line_is_discarded_and_counted_once_past_five(tmp_path
     ]
 
 
+def test_a_result_appended_after_a_line_cut_by_a_kill_starts_a_line_of_its_own(tmp_path):
+    ck = tmp_path / "run.jsonl"
+    ck.write_text('{"hash": "abc", "result": {"id": "cut', encoding="utf-8")  # killed mid-write
+    evaluate(samples(), judge=FakeJudge(), embedder="fake", checkpoint=ck)
+    assert sorted(Checkpoint(ck).load()) == ["s0", "s1"]  # before: s0 ended the cut line and was lost again
+    assert lines_of(ck)[0] == '{"hash": "abc", "result": {"id": "cut'
+
+
 def test_a_resumed_cli_run_prints_the_warning_keeps_the_good_sample_and_judges_the_other(tmp_path, data,
                                                                                         monkeypatch):
     state = tmp_path / "state"
