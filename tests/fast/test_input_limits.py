@@ -58,8 +58,9 @@ def refused(r, message: str) -> None:
 
 
 def labelled_rows(n: int) -> str:
-    return "".join(json.dumps({"id": f"s{i}", "question": "Q?", "contexts": ["The sky is blue."], "answer": "The sky is blue.",
-                       "label": {"metric": "faithfulness", "value": 1, "kind": "binary"}}) + "\n" for i in range(n))
+    row = {"question": "Q?", "contexts": ["The sky is blue."], "answer": "The sky is blue.",
+           "label": {"metric": "faithfulness", "value": 1, "kind": "binary"}}
+    return "".join(json.dumps({"id": f"s{i}", **row}) + "\n" for i in range(n))
 
 
 @pytest.mark.parametrize("command", COMMANDS)
