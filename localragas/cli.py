@@ -16,6 +16,7 @@ from . import __version__, models
 from . import paths
 from .checkpoint import Checkpoint, run_key
 from .errors import LocalragasError, environment_message
+from .inputs import DEFAULT_MAX_INPUT_BYTES
 from .printable import printable
 from .gate import GATE_ON
 from .judges.cache import JudgeCache
@@ -190,6 +191,12 @@ _max_input_bytes_option = click.option(
     "--max-input-bytes", type=click.IntRange(min=1), default=None, metavar="BYTES",
     help="Refuse an input file larger than this (default 4294967296, 4 GiB); a FIFO or device is always refused.")
 
+
+def _report_limit(max_input_bytes: int | None) -> int:
+    """--max-input-bytes of `report`, `merge` and `compare` (which read no settings file), else the default."""
+    return _first(max_input_bytes, DEFAULT_MAX_INPUT_BYTES)
+
+
 _ragas_names_option = click.option(
     "--ragas-names", is_flag=True,
     help="Name the metrics in the JSON and CSV files as ragas does, e.g. factual_correctness(mode=f1).")
@@ -249,7 +256,7 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
       localragas eval examples/rag_samples.jsonl --out report.json --csv scores.csv
     """
     from .config import load_settings  # noqa: PLC0415
-    from .dataset import DEFAULT_MAX_INPUT_BYTES, load_samples
+    from .dataset import load_samples
     from .gate import parse_threshold
     from .runner import evaluate
 
@@ -328,7 +335,9 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
 @click.option("--no-gate", is_flag=True, help="Report scores only; exit 0 unless a metric could not be evaluated (4).")
 @_max_error_rate_option
 @_ragas_names_option
-def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, no_gate, max_error_rate, ragas_names):
+@_max_input_bytes_option
+def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, no_gate, max_error_rate, ragas_names,
+               max_input_bytes):
     """Print REPORT.json and write it in other formats, without judging again.
 
     Aggregates, confidence intervals and the gate are recomputed from the per-sample results, so thresholds and
@@ -343,7 +352,7 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
     from .runner import regate  # noqa: PLC0415
 
     _check_outputs([report_path], out=out, csv=csv_path, html=html, md=md, junit=junit)
-    stored = read_json(report_path)
+    stored = read_json(report_path, _report_limit(max_input_bytes))
     limits = {**(stored.meta.get("thresholds") or {}), **dict(parse_threshold(t) for t in threshold)}
     report = regate(stored, limits, gate_on=gate_on, enabled=False if no_gate else None, max_error_rate=max_error_rate)
     _write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
@@ -356,7 +365,8 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the merged JSON report here.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write per-sample CSV here.")
 @_format_options
-def merge_cmd(shard_paths, out, csv_path, html, md, junit):
+@_max_input_bytes_option
+def merge_cmd(shard_paths, out, csv_path, html, md, junit, max_input_bytes):
     """Join the JSON reports of `eval --shard 1/N` … `N/N` into one report: samples in dataset order, aggregates,
     intervals and gate computed over all of them, as an unsharded run would. Refuses shards of different runs
     (judge, metrics, thresholds, dataset) and a missing or repeated shard. Exit codes as for `eval`.
@@ -369,7 +379,7 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit):
     from .shard import merge  # noqa: PLC0415
 
     _check_outputs(shard_paths, out=out, csv=csv_path, html=html, md=md, junit=junit)
-    report = merge([read_json(p) for p in shard_paths])
+    report = merge([read_json(p, _report_limit(max_input_bytes)) for p in shard_paths])
     _write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
     sys.exit(_gate_exit(report))
 
@@ -383,7 +393,8 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit):
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the comparison as JSON here.")
 @click.option("--md", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the comparison as Markdown (for a pull-request comment) here.")
-def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
+@_max_input_bytes_option
+def compare_cmd(base_path, new_path, fail_on_regression, top, out, md, max_input_bytes):
     """Compare two JSON reports: each metric's change over samples paired by id, with a 95% paired bootstrap
     interval and a verdict (improved / regressed / within noise).
 
@@ -396,7 +407,9 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md):
     from .report.comparison import print_comparison, write_comparison  # noqa: PLC0415
 
     _check_outputs([base_path, new_path], out=out, md=md)
-    result = compare_reports(read_json(base_path), read_json(new_path), str(base_path), str(new_path), top=top)
+    limit = _report_limit(max_input_bytes)
+    base, new = read_json(base_path, limit), read_json(new_path, limit)
+    result = compare_reports(base, new, str(base_path), str(new_path), top=top)
     print_comparison(result)
     write_comparison(result, out, md)
     if out or md:
@@ -441,7 +454,6 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     """
     from .calibrate import calibrate, load_labelled  # noqa: PLC0415
     from .config import load_settings  # noqa: PLC0415
-    from .dataset import DEFAULT_MAX_INPUT_BYTES  # noqa: PLC0415
     from .gate import parse_threshold  # noqa: PLC0415
     from .judges import get_judge  # noqa: PLC0415
     from .metrics import get_metrics  # noqa: PLC0415

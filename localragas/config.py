@@ -1,4 +1,8 @@
-"""Project settings from localragas.toml or the [tool.localragas] table of pyproject.toml."""
+"""Project settings from localragas.toml or the [tool.localragas] table of pyproject.toml.
+
+A settings file is read as any file a user names (localragas.inputs): one that is not a regular file (a FIFO, a
+device) is refused before it is opened, as is one over CONFIG_MAX_BYTES (16 MiB, far beyond any real settings file).
+"""
 from __future__ import annotations
 
 import sys
@@ -7,14 +11,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
-from .dataset import check_max_input_bytes
 from .errors import ConfigError
 from .gate import check_max_error_rate, check_threshold
+from .inputs import check_max_input_bytes, failing, read_input
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
+
+CONFIG_MAX_BYTES = 16 << 20  # fixed: max_input_bytes is a setting in this very file
 
 
 class Settings(BaseModel):
@@ -41,13 +47,14 @@ class Settings(BaseModel):
 
 
 def find_config(start: Path | None = None) -> Path | None:
-    """localragas.toml, else a pyproject.toml with a [tool.localragas] table, in the current folder."""
+    """localragas.toml, else a pyproject.toml with a [tool.localragas] table, in the current folder. One that exists
+    but is not a regular file (a FIFO, a device) is found, and refused when read, never silently passed over."""
     folder = start or Path.cwd()
     own = folder / "localragas.toml"
-    if own.is_file():
+    if own.exists():
         return own
     py = folder / "pyproject.toml"
-    if py.is_file() and "localragas" in _read(py).get("tool", {}):
+    if py.exists() and "localragas" in _read(py).get("tool", {}):
         return py
     return None
 
@@ -56,7 +63,7 @@ def load_settings(path: Path | None = None) -> Settings:
     path = path or find_config()
     if path is None:
         return Settings()
-    if not path.is_file():
+    if not path.exists():
         raise ConfigError(f"config file {path} not found")
     data = _read(path)
     if path.name == "pyproject.toml":
@@ -79,7 +86,8 @@ def load_settings(path: Path | None = None) -> Settings:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    raw = read_input(path, CONFIG_MAX_BYTES, failing(path, ConfigError), "a settings file is at most 16 MiB")
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None

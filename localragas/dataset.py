@@ -1,7 +1,8 @@
 """Load evaluation samples from JSON Lines, JSON or CSV files, with errors that name file, line and field.
 
 An input that is not a regular file (a FIFO would block, a device never ends) or is larger than max_input_bytes is
-refused before it is opened; JSON Lines are read one line at a time.
+refused before it is opened (localragas.inputs, the rule for every file a user names); JSON Lines are read one line
+at a time.
 """
 from __future__ import annotations
 
@@ -9,14 +10,13 @@ import ast
 import csv
 import io
 import json
-import os
 import re
-import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
-from localragas.errors import ConfigError, DatasetError
+from localragas.errors import DatasetError
+from localragas.inputs import DEFAULT_MAX_INPUT_BYTES, check_input, check_max_input_bytes, read_bounded, read_lines
 from localragas.schema import Sample, SkippedRow
 
 # Canonical field -> accepted aliases (ragas names and common variants).
@@ -40,15 +40,6 @@ _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 _Record = tuple[int | None, Any]  # (line, parsed object or a row-level DatasetError)
 _BOM = b"\xef\xbb\xbf"
-DEFAULT_MAX_INPUT_BYTES = 4 << 30  # 4 GiB; --max-input-bytes, max_input_bytes in localragas.toml
-_NOT_REGULAR = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",
-                stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
-
-
-def check_max_input_bytes(limit: object) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise ConfigError(f"max input bytes must be a whole number of bytes >= 1, got {limit!r}")
-    return limit
 
 
 def _type_name(value: Any) -> str:
@@ -142,44 +133,9 @@ def sample_from_dict(
                   language=_blank_to_none(language))
 
 
-def _over_limit(size: int | None, limit: int) -> str:
-    """The size (None: found while reading), the limit and how to raise it."""
-    what = f"is {size:,} bytes, over" if size is not None else "holds more than"
-    return (f"the file {what} the input limit of {limit:,} bytes: raise the limit with --max-input-bytes "
-            "(max_input_bytes in localragas.toml or the Python API)")
-
-
-def _check_input(p: Path, shown: str, limit: int) -> None:
-    """Refuse, before anything opens it, an input that is neither a regular file nor a folder, or a file over `limit`
-    bytes. stat follows symlinks; a path it cannot stat is left to the reader, which says why."""
-    try:
-        st = p.stat()
-    except OSError:
-        return
-    kind = stat.S_IFMT(st.st_mode)
-    if kind in (stat.S_IFREG, stat.S_IFDIR):
-        if kind == stat.S_IFREG and st.st_size > limit:
-            raise DatasetError(shown, None, None, _over_limit(st.st_size, limit))
-        return
-    what = _NOT_REGULAR.get(kind, "something else")
-    message = f"is not a regular file but {what}: save the data to a file and give its path"
-    raise DatasetError(shown, None, None, message)
-
-
-def _open(path: Path, shown: str) -> BinaryIO:
-    try:
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise DatasetError(shown, None, None, "file not found") from None
-    except OSError as e:
-        raise DatasetError(shown, None, None, f"cannot read file: {e.strerror or e}") from None
-
-
-def _read(f: BinaryIO, shown: str, size: int, read_line: bool = False) -> bytes:
-    try:
-        return f.readline(size) if read_line else f.read(size)
-    except OSError as e:
-        raise DatasetError(shown, None, None, f"cannot read file: {e.strerror or e}") from None
+def _fail(shown: str):
+    """How the input readers (localragas.inputs) raise a file-level DatasetError for `shown`."""
+    return lambda message: DatasetError(shown, None, None, message)
 
 
 def _utf8_error(shown: str, line: int, offset: int) -> DatasetError:
@@ -187,15 +143,7 @@ def _utf8_error(shown: str, line: int, offset: int) -> DatasetError:
 
 
 def _read_text(path: Path, shown: str, limit: int) -> str:
-    chunks, total = [], 0
-    with _open(path, shown) as f:
-        size = os.fstat(f.fileno()).st_size + 1  # read(n) allocates n bytes: the file's size, not the limit
-        while total <= limit and (chunk := _read(f, shown, min(size, limit + 1 - total))):
-            chunks.append(chunk)  # a file that grew, or one stat calls empty (/proc), is read on in chunks
-            total, size = total + len(chunk), 1 << 20
-    raw = b"".join(chunks)
-    if len(raw) > limit:
-        raise DatasetError(shown, None, None, _over_limit(None, limit))
+    raw = read_bounded(path, limit, _fail(shown))
     bom = 3 if raw.startswith(_BOM) else 0
     try:
         return raw[bom:].decode("utf-8")
@@ -204,21 +152,9 @@ def _read_text(path: Path, shown: str, limit: int) -> str:
         raise _utf8_error(shown, raw[:offset].count(b"\n") + 1, offset) from None
 
 
-def _lines(path: Path, shown: str, limit: int) -> Iterator[bytes]:
-    """The file's lines without their newline, read one at a time (readline(n) allocates only what it reads); more
-    than `limit` bytes in all are refused."""
-    total = 0
-    with _open(path, shown) as f:
-        while raw := _read(f, shown, limit - total + 1, read_line=True):
-            total += len(raw)
-            if total > limit:
-                raise DatasetError(shown, None, None, _over_limit(None, limit))
-            yield raw[:-1] if raw.endswith(b"\n") else raw
-
-
 def _jsonl_records(path: Path, shown: str, limit: int) -> Iterator[_Record]:
     offset = 0  # of the line in the file, for an encoding error
-    for lineno, raw in enumerate(_lines(path, shown, limit), 1):
+    for lineno, raw in enumerate(read_lines(path, limit, _fail(shown)), 1):
         bom = 3 if lineno == 1 and raw.startswith(_BOM) else 0
         try:
             text = raw[bom:].decode("utf-8")
@@ -346,7 +282,7 @@ def _records(p: Path, shown: str, limit: int) -> Iterator[_Record]:
     """The records of a text file (by extension), a Parquet file, or a Hugging Face `save_to_disk` folder."""
     from .ragas_compat import hf_dataset_records, parquet_records  # noqa: PLC0415
 
-    _check_input(p, shown, check_max_input_bytes(limit))
+    check_input(p, check_max_input_bytes(limit), _fail(shown), folder_ok=True)
     if p.is_dir():
         return hf_dataset_records(p, shown)
     fmt = FORMATS.get(p.suffix.lower())

@@ -9,6 +9,7 @@ from rich.table import Table
 from ..agreement import MEASURES, Estimate
 from ..calibrate import Calibration, CalibrationRun
 from ..gate import threshold_text
+from ..inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input
 from .console import console_text as escape, report_console
 from .atomic import write_atomic
 from .markdown import cell
@@ -129,5 +130,8 @@ def write_calibration(run: CalibrationRun, json_path: str | Path | None = None,
         write_atomic(md_path, render_calibration_markdown(run))
 
 
-def read_calibration(path: str | Path) -> CalibrationRun:
-    return CalibrationRun.model_validate_json(Path(path).read_text(encoding="utf-8"))
+def read_calibration(path: str | Path, max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> CalibrationRun:
+    """A JSON file written by `calibrate --out`; a path that is not a regular file, or one over max_input_bytes, is
+    refused before it is opened (localragas.inputs)."""
+    raw = read_input(Path(path), max_input_bytes, failing(path), "raise the limit with max_input_bytes")
+    return CalibrationRun.model_validate_json(raw)

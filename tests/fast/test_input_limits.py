@@ -1,5 +1,7 @@
 """Inputs that never end or never open: a FIFO, a device, a file over --max-input-bytes is refused (exit 2) before it
-is read, in well under a second; JSON Lines are read line by line with the same errors as before."""
+is read, in well under a second; JSON Lines are read line by line with the same errors as before. The same rule holds
+for every file a user names: datasets, labelled files, stored reports (`report`, `merge`, `compare`) and settings
+files (localragas.inputs)."""
 from __future__ import annotations
 
 import inspect
@@ -14,17 +16,25 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import localragas.dataset
-import localragas.runner  # noqa: F401 - imported by `eval`; loaded here so the timings measure the refusal only
+import localragas.compare  # noqa: F401 - these are imported by `compare`, `eval`, `merge` and `report`: loaded here
+import localragas.inputs
+import localragas.report.comparison  # noqa: F401 - so that the timings measure the refusal only
+import localragas.runner  # noqa: F401
+import localragas.shard  # noqa: F401
 from localragas.calibrate import load_labelled
 from localragas.cli import main
+from localragas.config import CONFIG_MAX_BYTES, load_settings
 from localragas.dataset import DEFAULT_MAX_INPUT_BYTES, load_samples, read_records
-from localragas.errors import ConfigError, DatasetError
+from localragas.errors import ConfigError, DatasetError, LocalragasError
+from localragas.report import read_json, write_json
+from localragas.report.calibration import read_calibration
+from reports_helpers import make_report
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-gate", "--no-cache", "--no-resume"]
 FIFO = "is not a regular file but a FIFO (named pipe): save the data to a file and give its path"
 DEVICE = "is not a regular file but a character device: save the data to a file and give its path"
 RAISE = "raise the limit with --max-input-bytes (max_input_bytes in localragas.toml or the Python API)"
+RAISE_REPORT = "raise the limit with --max-input-bytes (max_input_bytes in the Python API)"
 COMMANDS = {"eval": ["eval", "{p}", *FAST], "calibrate": ["calibrate", "{p}", "--judge", "fake", "--embedder", "fake",
                                                           "--no-progress", "--no-cache", "--no-resume"]}
 
@@ -131,7 +141,7 @@ def test_max_input_bytes_in_localragas_toml(tmp_path, monkeypatch):
 
 def test_the_default_limit_is_4_gib_and_a_larger_file_is_refused_before_it_is_opened(tmp_path, monkeypatch):
     assert DEFAULT_MAX_INPUT_BYTES == 4 << 30
-    for fn in (load_samples, read_records, load_labelled):
+    for fn in (load_samples, read_records, load_labelled, read_json, read_calibration):
         assert inspect.signature(fn).parameters["max_input_bytes"].default == DEFAULT_MAX_INPUT_BYTES
     p = tmp_path / "huge.jsonl"
     with open(p, "wb") as f:
@@ -140,10 +150,15 @@ def test_the_default_limit_is_4_gib_and_a_larger_file_is_refused_before_it_is_op
     def never(*a):
         raise AssertionError("the file was opened")
 
-    monkeypatch.setattr(localragas.dataset, "_open", never)
+    monkeypatch.setattr(localragas.inputs, "open_input", never)
     with pytest.raises(DatasetError) as e:
         load_samples(p)
     assert str(e.value) == f"{p}: the file is 4,294,967,297 bytes, over the input limit of 4,294,967,296 bytes: {RAISE}"
+    report = p.rename(tmp_path / "huge.json")
+    with pytest.raises(LocalragasError) as e:
+        read_json(report)
+    assert str(e.value) == (f"{report}: the file is 4,294,967,297 bytes, over the input limit of 4,294,967,296 bytes: "
+                            f"{RAISE_REPORT}")
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="needs /proc")
@@ -183,3 +198,122 @@ def test_jsonl_errors_name_the_line_and_byte_offset_read_line_by_line(tmp_path):
     assert len(samples) == 2999 and [(s.line, s.reason) for s in skipped] == [
         (3000, "invalid JSON: Expecting value (column 49)")]
     assert samples[-1].id == "row-3000"  # rows, not lines: the blank line is not a row
+
+
+# --- stored reports: `report`, `merge`, `compare` --------------------------------------------------------------
+
+REPORT_COMMANDS = {"report": ["report", "{p}"], "merge": ["merge", "{p}"],
+                   "compare-base": ["compare", "{p}", "{good}"], "compare-new": ["compare", "{good}", "{p}"]}
+
+
+def good_report(tmp_path: Path) -> Path:
+    out = tmp_path / "good.json"
+    write_json(make_report({"s1": {"faithfulness": 0.9}, "s2": {"faithfulness": 0.8}}), out)
+    return out
+
+
+def report_args(command: str, p: Path, good: Path, *extra: str) -> list[str]:
+    return [a.format(p=p, good=good) for a in REPORT_COMMANDS[command]] + list(extra)
+
+
+@pytest.mark.parametrize("command", REPORT_COMMANDS)
+@pytest.mark.parametrize("via_symlink", [False, True], ids=["fifo", "symlink-to-fifo"])
+def test_a_fifo_report_exits_2_within_a_second_without_opening_it(tmp_path, command, via_symlink):
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)  # passes click.Path(exists=True); opening it to read would block for ever
+    p = fifo
+    if via_symlink:
+        p = tmp_path / "report.json"
+        p.symlink_to(fifo)
+    r, seconds = invoke_within(report_args(command, p, good_report(tmp_path)), 5, fifo=fifo)
+    refused(r, f"{p}: {FIFO}")
+    assert seconds < 1.0
+
+
+def test_dev_zero_as_a_report_exits_2_at_once_for_report_merge_and_compare(tmp_path):
+    """A report that is /dev/zero was read whole. In a child process with an address-space limit, so a regression
+    fails (MemoryError: exit 3) instead of taking the machine's memory; the timeout is for the unforeseen only (the
+    child's start is slow on a loaded machine, the refusals themselves are timed inside it)."""
+    p = tmp_path / "zero.json"
+    p.symlink_to("/dev/zero")
+    good = good_report(tmp_path)
+    runs = [report_args(c, p, good) for c in REPORT_COMMANDS]
+    code = (
+        "import json, resource, sys, time\n"
+        "from click.testing import CliRunner\n"
+        "import localragas.compare, localragas.report.comparison, localragas.runner, localragas.shard\n"
+        "from localragas.cli import main\n"
+        "vm = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (vm + (1 << 30), resource.getrlimit(resource.RLIMIT_AS)[1]))\n"
+        "out = []\n"
+        "for args in json.loads(sys.argv[1]):\n"
+        "    t0 = time.perf_counter()\n"
+        "    r = CliRunner().invoke(main, args)\n"
+        "    out.append([r.exit_code, r.output, time.perf_counter() - t0])\n"
+        "print(json.dumps(out))\n")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LOCALRAGAS_STATE_DIR": str(tmp_path / "state")}
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(runs)], capture_output=True, text=True, env=env,
+                          timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for args, (exit_code, output, seconds) in zip(runs, json.loads(done.stdout)):
+        assert exit_code == 2, (args, output)
+        assert f"Error: {p}: {DEVICE}\n" in output and "Traceback" not in output, (args, output)
+        assert seconds < 1.0, args
+
+
+@pytest.mark.parametrize("command", REPORT_COMMANDS)
+def test_a_report_over_max_input_bytes_exits_2_naming_its_size_the_limit_and_the_flag(tmp_path, command):
+    good = good_report(tmp_path)
+    p = tmp_path / "big.json"
+    p.write_bytes(good.read_bytes())
+    size = p.stat().st_size
+    r, seconds = invoke_within(report_args(command, p, good, "--max-input-bytes", "100"), 5)
+    bad = good if command == "compare-new" else p  # compare reads BASE first: the good report is too big as well
+    refused(r, f"{bad}: the file is {size:,} bytes, over the input limit of 100 bytes: {RAISE_REPORT}")
+    assert seconds < 1.0
+
+
+def test_a_report_of_exactly_max_input_bytes_is_read(tmp_path):
+    good = good_report(tmp_path)
+    size = str(good.stat().st_size)
+    for args in (["report", str(good)], ["compare", str(good), str(good)]):
+        r = CliRunner().invoke(main, [*args, "--max-input-bytes", size])
+        assert r.exit_code == 0, r.output
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="needs /proc")
+def test_a_report_whose_size_stat_does_not_know_is_still_bounded_while_read(tmp_path):
+    p = tmp_path / "status.json"
+    p.symlink_to("/proc/self/status")  # a regular file of size 0 that holds about 1 kB
+    with pytest.raises(LocalragasError) as e:
+        read_json(p, max_input_bytes=64)
+    assert str(e.value) == f"{p}: the file holds more than the input limit of 64 bytes: {RAISE_REPORT}"
+
+
+# --- settings files: --config, ./localragas.toml, pyproject.toml -----------------------------------------------
+
+@pytest.mark.parametrize("found", [False, True], ids=["--config", "./localragas.toml"])
+def test_a_config_that_is_a_fifo_exits_2_within_a_second(tmp_path, monkeypatch, found):
+    data = tmp_path / "d.jsonl"
+    data.write_text(labelled_rows(1))
+    fifo = tmp_path / "localragas.toml"
+    os.mkfifo(fifo)
+    monkeypatch.chdir(tmp_path)
+    args = ["eval", str(data), *FAST] + ([] if found else ["--config", str(fifo)])
+    r, seconds = invoke_within(args, 5, fifo=fifo)
+    refused(r, f"{fifo}: {FIFO}")  # found, it is refused, never passed over: its thresholds would be lost
+    assert seconds < 1.0
+
+
+def test_a_config_that_is_a_device_or_too_big_is_refused(tmp_path):
+    p = tmp_path / "null.toml"
+    p.symlink_to("/dev/null")
+    r, seconds = invoke_within(["eval", "d.jsonl", *FAST, "--config", str(p)], 5)
+    refused(r, f"{p}: {DEVICE}")
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as f:
+        f.truncate(CONFIG_MAX_BYTES + 1)  # sparse
+    with pytest.raises(ConfigError) as e:
+        load_settings(big)
+    assert str(e.value) == (f"{big}: the file is 16,777,217 bytes, over the input limit of 16,777,216 bytes: a "
+                            "settings file is at most 16 MiB")
