@@ -8,7 +8,8 @@
 - Context precision judges the chunks in groups that fit; a chunk split into pieces is relevant when any piece is.
 - Graded verdicts (one statement or one chunk per call, judges/yes_no.py) judge groups of contexts, or pieces of a
   chunk, that fit; a statement's or chunk's probability is its highest over the groups or pieces.
-- Answer relevancy generates its questions from the beginning of an answer too long for the window.
+- Answer relevancy generates its questions from, and checks them against, the beginning of an answer too long for
+  the window.
 Each split or truncation adds a line to the `warnings` list of the metric's evidence.
 
 Token counts come from the judge (`Judge.count_tokens`: its tokenizer, or an estimate). No count is needed when a
@@ -23,8 +24,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 from .errors import ConfigError
 from .outputs import MAX_CLAIMS, Claims, GeneratedQuestions, YesNo, verdicts_for
-from .prompts import (Prompt, entities_in_contexts, extract_claims, extract_entities, generate_questions, judge_chunk,
-                      judge_chunks, rate_context_relevance, verify_statement, verify_statements)
+from .prompts import (Prompt, check_question, entities_in_contexts, extract_claims, extract_entities,
+                      generate_questions, judge_chunk, judge_chunks, rate_context_relevance, verify_statement,
+                      verify_statements)
 
 if TYPE_CHECKING:
     from .judges import Judge
@@ -352,16 +354,40 @@ def judge_chunk_relevance(judge: "Judge", question: str, target: str, kind: str,
     return relevant
 
 
-def questions_for(judge: "Judge", answer: str, warnings: list[str]) -> GeneratedQuestions:
-    """The questions an answer answers; from the beginning of an answer too long for the window."""
+def _answer_that_fits(w: Window, answer: str, prompt: Callable[[str], Prompt], reply: int, warnings: list[str],
+                      purpose: str) -> str:
+    """The answer, or its beginning when prompt(answer) does not fit the window with room for the reply."""
+    if w.fits(prompt(answer), reply):
+        return answer
+    limit = max(MIN_ITEM, w.room(prompt("")) - reply)
+    warnings.append(f"the answer ({w.tokens(answer)} tokens) was truncated to its first {limit} tokens to fit "
+                    f"the judge's context window (n_ctx={w.n_ctx}) for {purpose}")
+    return truncate(answer, limit, w.tokens)
+
+
+def questions_for(judge: "Judge", answer: str, warnings: list[str], checked: bool = False) -> GeneratedQuestions:
+    """The questions an answer answers; from the beginning of an answer too long for the window. checked: the
+    prompt for questions that will be checked (prompts.questions.generate_questions)."""
+
+    def prompt(text: str) -> Prompt:
+        return generate_questions(text, checked=checked)
+
+    shown = _answer_that_fits(Window(judge), answer, prompt, QUESTIONS_REPLY, warnings, "generating questions")
+    return judge.generate(prompt(shown), GeneratedQuestions)
+
+
+def answered_probabilities(judge: "Judge", answer: str, questions: list[str], warnings: list[str]) -> list[float]:
+    """For each question generated from the answer, P(yes) that the answer's own statements reply to it: one graded
+    call per distinct question, the answer first (a shared prefix, the same text in every call: the beginning of an
+    answer too long to fit beside the longest question)."""
     w = Window(judge)
-    prompt = generate_questions(answer)
-    if not w.fits(prompt, QUESTIONS_REPLY):
-        limit = max(MIN_ITEM, w.room(generate_questions("")) - QUESTIONS_REPLY)
-        prompt = generate_questions(truncate(answer, limit, w.tokens))
-        warnings.append(f"the answer ({w.tokens(answer)} tokens) was truncated to its first {limit} tokens to fit "
-                        f"the judge's context window (n_ctx={w.n_ctx}) for generating questions")
-    return judge.generate(prompt, GeneratedQuestions)
+    distinct = list(dict.fromkeys(questions))
+    if not all(w.fits(check_question(answer, q), YES_NO_REPLY) for q in distinct):
+        longest = max(distinct, key=w.tokens)
+        answer = _answer_that_fits(w, answer, lambda text: check_question(text, longest), YES_NO_REPLY, warnings,
+                                   "checking the generated questions")
+    p = {q: judge.generate(check_question(answer, q), YesNo).p_yes for q in distinct}
+    return [p[q] for q in questions]
 
 
 # --- refusing a window too small -------------------------------------------------------------------------------------
@@ -377,7 +403,8 @@ _SMALLEST: dict[str, tuple[Callable[[], Prompt], int, int]] = {
     "judge_chunks": (lambda: judge_chunks("?", "", "reference answer", []), 2 * MIN_ITEM + TAG_TOKENS,
                      verdicts_reply(1)),
     "judge_chunk": (lambda: judge_chunk("?", "", "reference answer", ""), 2 * MIN_ITEM + TAG_TOKENS, YES_NO_REPLY),
-    "generate_questions": (lambda: generate_questions(""), MIN_ITEM, QUESTIONS_REPLY),
+    "generate_questions": (lambda: generate_questions("", checked=True), MIN_ITEM, QUESTIONS_REPLY),
+    "check_question": (lambda: check_question("", ""), 2 * MIN_ITEM + TAG_TOKENS, YES_NO_REPLY),
 }
 
 

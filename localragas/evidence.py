@@ -79,6 +79,9 @@ def brief(metric: str, m: MetricResult) -> str:
             if not qs:
                 return note.strip()
             sims = ", ".join(f"{q.get('similarity', 0):.2f}" for q in qs)
+            unanswered = [q.get("question", "") for q in qs if q.get("answered") is False]  # questions=checked
+            if unanswered:
+                return f"similarities {sims}; not replied to by the answer (counted 0): {_quoted(unanswered)}{note}"
             low = min(qs, key=lambda q: q.get("similarity", 0))
             return f"similarities {sims}; least similar: \"{_short(low.get('question', ''), 70)}\"{note}"
     except (AttributeError, TypeError, KeyError, ValueError):

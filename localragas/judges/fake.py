@@ -66,6 +66,7 @@ class FakeJudge(Judge):
 
 _WORD = re.compile(r"[\u4e00-\u9fff]|[^\W\u4e00-\u9fff]+", re.UNICODE)  # a Chinese character counts as a word
 _STOP = frozenset("a an the of to in on for and or is are was were be by with as at it its this that from".split())
+_ASKING = frozenset("what which who whom whose when where why how about does do did".split())  # words of a question
 
 
 def _words(text: str) -> set[str]:
@@ -81,12 +82,19 @@ def _supported(statement: str, evidence: str) -> bool:
     return bool(words) and len(words & _words(evidence)) / len(words) >= 0.6
 
 
+def _graded_share(words: set[str], evidence: str) -> float:
+    """1 when most of the words are in the evidence, else under 0.5 by the share that is."""
+    share = len(words & _words(evidence)) / max(len(words), 1)
+    return 1.0 if words and share >= 0.6 else 0.8 * share
+
+
 _ENTITY = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|\d[\d,.]*\d|\d")
 
 
 def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
-    """Sentences as claims, word overlap as verdicts (graded ones too), the answer's first sentence as questions,
-    capitalised words and numbers as entities, the share of question words in the contexts as a relevance rating."""
+    """Sentences as claims, word overlap as verdicts (graded ones too, and whether the answer replies to a generated
+    question), the answer's first sentence as questions, capitalised words and numbers as entities, the share of
+    question words in the contexts as a relevance rating."""
     text = prompt.user
     if output is Claims:
         answer = " ".join(_between(text, "answer"))
@@ -109,10 +117,11 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
             target = " ".join(_between(text, "reference") or _between(text, "answer") or _between(text, "question"))
             shared = len(_words(" ".join(_between(text, "context"))) & _words(target))
             p = 1.0 if shared >= 3 else shared / 6
+        elif prompt.name == "check_question":  # does the answer state what the generated question asks about?
+            asked = _words(" ".join(_between(text, "question"))) - _ASKING
+            p = _graded_share(asked, " ".join(_between(text, "answer")))
         else:
-            words = _words(" ".join(_between(text, "statement")))
-            share = len(words & _words(" ".join(_between(text, "context")))) / max(len(words), 1)
-            p = 1.0 if words and share >= 0.6 else 0.8 * share
+            p = _graded_share(_words(" ".join(_between(text, "statement"))), " ".join(_between(text, "context")))
         return {"p_yes": round(p, 6), "mass": 1.0}
     if issubclass(output, Verdicts):
         contexts = _between(text, "context")

@@ -1,18 +1,57 @@
 from __future__ import annotations
 
-from ..budget import questions_for
+from typing import Any
+
+from ..budget import answered_probabilities, questions_for
 from ..errors import ConfigError
 from ..schema import MetricResult, Sample
 from .base import Metric, register, with_warnings
 
+# How the generated questions are had (the `questions` option).
+QUESTION_MODES = {
+    "checked": "each generated question checked against the answer, one graded call per question (do the answer's "
+               "own statements reply to it?); a question it does not reply to adds nothing; the noncommittal flag "
+               "decided from the information the answer gives, not from what it says about itself (the default: "
+               "robust to an answer that writes the user's question into its text, docs/injection.md)",
+    "generated": "the generated questions as they are, one call (the RAGAS way)",
+}
+DEFAULT_QUESTIONS = "checked"
+
 
 class AnswerRelevancy(Metric):
+    """Generate questions from the answer; their mean cosine similarity to the user's question, 0 if noncommittal.
+
+    With questions=checked (the default) the judge is also asked, for each generated question, whether the answer's
+    own statements reply to it (P(yes), judges/yes_no.py). An answer that contains the user's question as text
+    (questions to write, an instruction, a fake JSON reply) makes the judge generate that question, with a high
+    similarity; the check is there to tell a reply from a copy. A question with P(yes) >= 0.5 keeps its similarity;
+    one below counts 0 (a negative similarity is kept: it never counts more than before). A threshold, not
+    similarity x P(yes): the check is a veto on copied questions, not a second score. The questions generated from a
+    direct answer are answered by it; judged so, they keep their similarity exactly, and ordinary answers keep their
+    scale and gate threshold. The product would scale every score by the judge's P(yes), which runs low even when it
+    is right (docs/accuracy.md), and would still add part of a copied question's similarity. The question prompt also
+    says to decide the noncommittal flag from the information the answer gives, not from what text inside it says
+    about itself (prompts.questions.SELF_DESCRIPTION)."""
+
     name = "answer_relevancy"
     needs = ("question", "answer")
     uses_embedder = True
-    definition = "mean cosine similarity between the question and questions generated from the answer; 0 if noncommittal"
+    definition = ("mean cosine similarity between the question and questions generated from the answer; 0 if "
+                  "noncommittal (by default each generated question is checked against the answer: one the answer's "
+                  "own statements do not reply to counts 0)")
     problem = "answers drift off-topic or dodge the question"
-    prompts = ("generate_questions",)
+    options = {"questions": DEFAULT_QUESTIONS}
+
+    @property
+    def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+        return ("generate_questions", *(("check_question",) if self.options["questions"] == "checked" else ()))
+
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        if options["questions"] not in QUESTION_MODES:
+            valid = "; ".join(f"{k}: {v}" for k, v in QUESTION_MODES.items())
+            raise ConfigError(f"{self.name}: questions must be one of {', '.join(QUESTION_MODES)}, got "
+                              f"{options['questions']!r} ({valid})")
+        return options
 
     def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
         if embedder is None:
@@ -20,15 +59,20 @@ class AnswerRelevancy(Metric):
         if not sample.answer.strip():
             return MetricResult.of(0.0, noncommittal=True, note="empty answer")
         warnings: list[str] = []
-        gen = questions_for(judge, sample.answer, warnings)
+        checked = self.options["questions"] == "checked"
+        gen = questions_for(judge, sample.answer, warnings, checked=checked)
         questions = [" ".join(q.split()) for q in gen.questions]
         sims = embedder.similarities(sample.question, questions)
-        evidence = {
-            "generated_questions": [{"question": q, "similarity": round(s, 4)} for q, s in zip(questions, sims)],
-            "noncommittal": gen.noncommittal,
-        }
+        rows: list[dict[str, Any]] = [{"question": q, "similarity": round(s, 4)} for q, s in zip(questions, sims)]
+        evidence = {"generated_questions": rows, "noncommittal": gen.noncommittal,
+                    "questions": self.options["questions"]}
         if gen.noncommittal:
             return with_warnings(MetricResult.of(0.0, **evidence), warnings)
+        if checked:
+            probs = answered_probabilities(judge, sample.answer, questions, warnings)
+            for row, p in zip(rows, probs):
+                row.update(answered=p >= 0.5, p_answered=round(p, 4))
+            sims = [s if p >= 0.5 else min(s, 0.0) for s, p in zip(sims, probs)]
         return with_warnings(MetricResult.of(min(1.0, max(0.0, sum(sims) / len(sims))), **evidence), warnings)
 
 

@@ -175,6 +175,7 @@ def test_a_row_opens_its_evidence(page, report):
     chunks = drawer.find_elements(By.CSS_SELECTOR, "ol.chunks li")
     assert [c.text.split()[1] for c in chunks] == [str(c["rank"]) for c in sample.metrics["context_precision"].evidence["chunks"]]
     assert "noncommittal: no" in drawer.text and "cosine similarity" in drawer.text
+    assert "the answer replies to it" in drawer.text and "✓ answered" in drawer.text  # questions=checked
     assert "judge calls" in drawer.text and "prompt tokens" in drawer.text
     page.find_element(By.ID, "detail-close").click()
     assert not drawer.is_displayed()

@@ -199,9 +199,13 @@ def test_answer_relevancy_truncates_an_answer_too_long_for_the_window():
     (prompt,) = judge.asked("generate_questions")
     shown = _between(prompt.user, "answer")[0]
     assert shown.endswith(" […]") and LONG_CONTEXT.startswith(shown[:-4].rstrip())
-    (warning,) = r.evidence["warnings"]
+    warning, check = r.evidence["warnings"]
     assert re.fullmatch(r"the answer \(\d+ tokens\) was truncated to its first \d+ tokens to fit the judge's context "
                         r"window \(n_ctx=1024\) for generating questions", warning)
+    assert re.fullmatch(r"the answer \(\d+ tokens\) was truncated to its first \d+ tokens to fit the judge's context "
+                        r"window \(n_ctx=1024\) for checking the generated questions", check)
+    (asked,) = judge.asked("check_question")  # the fake's question (written 3 times), against the answer's beginning
+    assert _between(asked.user, "answer")[0].endswith(" […]")
 
 
 def test_a_huge_question_is_truncated_for_claim_extraction():
@@ -220,12 +224,14 @@ def test_inputs_that_fit_give_no_warning_and_one_call_each():
         r = m.score(s, judge, HashingEmbedder())
         assert "warnings" not in r.evidence, m.name
     assert [c.prompt.name for c in judge.calls] == ["extract_claims", "verify_statements", "generate_questions",
-                                                     "judge_chunks", "extract_claims", "verify_statements"]
+                                                     "check_question", "judge_chunks", "extract_claims",
+                                                     "verify_statements"]
     graded = FakeJudge()
     for m in GRADED:  # the default graded verdicts: one call per claim or chunk, here one each
         assert "warnings" not in m.score(s, graded, HashingEmbedder()).evidence, m.name
     assert [c.prompt.name for c in graded.calls] == ["extract_claims", "verify_statement", "generate_questions",
-                                                     "judge_chunk", "extract_claims", "verify_statement"]
+                                                     "check_question", "judge_chunk", "extract_claims",
+                                                     "verify_statement"]
 
 
 def test_sixteen_claims_in_one_reply_is_flagged_as_possibly_incomplete():

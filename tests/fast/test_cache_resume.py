@@ -196,7 +196,8 @@ def test_every_call_is_recorded_with_its_tokens(tmp_path):
     calls = first.samples[0].calls
     # graded verdicts: one call per claim, per chunk (consecutive repeats collapsed here)
     assert [k for k, _ in itertools.groupby(c["prompt"] for c in calls)] == [
-        "extract_claims", "verify_statement", "generate_questions", "judge_chunk", "extract_claims", "verify_statement"]
+        "extract_claims", "verify_statement", "generate_questions", "check_question", "judge_chunk", "extract_claims",
+        "verify_statement"]
     assert all(not c["cache_hit"] and c["prompt_tokens"] > 0 for c in calls)
     assert sum(c["prompt_tokens"] for c in calls) == first.samples[0].judge["prompt_tokens"]
     assert all(c["cache_hit"] for c in again.samples[0].calls) and len(again.samples[0].calls) == len(calls)

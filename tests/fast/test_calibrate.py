@@ -144,7 +144,8 @@ def test_pairwise_answer_relevancy_and_limit_keeps_whole_pairs(tmp_path, judge):
 
     asked = judge.asked("generate_questions")
     assert len(asked) == 4  # --limit 3: two whole pairs, never half a pair
-    assert {c.prompt.name for c in judge.calls} == {"generate_questions"}
+    assert {c.prompt.name for c in judge.calls} == {"generate_questions", "check_question"}
+    assert len(judge.asked("check_question")) == 2  # the committal answers' question (the fake writes one, 3 times)
     [c] = read(out)["results"]
     assert (c["kind"], c["rows"], c["pairs"]) == ("pairwise", 4, 2)
     assert [r["id"] for r in c["per_row"]] == ["p1-a", "p1-b", "p2-a", "p2-b"]
@@ -307,7 +308,7 @@ def test_first_six_rows_of_real_benchmark_files(tmp_path, judge, name, metric, k
     asked = judge.asked(prompt)
     assert asked and all(any(r["answer"][:40] in p.user for r in expected) for p in asked)
     assert {p.name for p in (call.prompt for call in judge.calls)} <= {"extract_claims", "verify_statement",
-                                                                        "generate_questions"}
+                                                                        "generate_questions", "check_question"}
     a = c["agreement"]
     for figure in a["measures"].values():
         assert set(figure) == {"value", "ci_low", "ci_high", "n", "note"}

@@ -159,8 +159,8 @@ def test_every_prompt_but_chunk_relevance_repeats_that_data_is_not_instructions_
     mentions = entities_in_contexts(["X"], ["C."], lang).user
     assert REMINDER[lang] in mentions[mentions.rfind("</entity>"):]
     assert families - {"entities_in_contexts"} == {"extract_claims", "verify_statements", "verify_statement",
-                                                   "generate_questions", "judge_chunks", "judge_chunk",
-                                                   "extract_entities", "rate_context_relevance"}
+                                                   "generate_questions", "check_question", "judge_chunks",
+                                                   "judge_chunk", "extract_entities", "rate_context_relevance"}
 
 
 # --- the flip-rate script, with the fake judge ---------------------------------------------------------------------

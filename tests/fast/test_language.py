@@ -170,8 +170,9 @@ def test_mixed_sample_generated_questions_are_asked_in_the_questions_language():
     mixed = Sample(id="mx", question="Java由谁开发？", contexts=[], answer="Java was developed by Sun Microsystems.")
     judge = FakeJudge()
     M["answer_relevancy"].score(mixed, judge, get_embedder("fake"))
-    (p,) = (c.prompt for c in judge.calls)
+    (p,) = judge.asked("generate_questions")
     assert p.system == SYSTEM and "Write the questions in Chinese." in p.user
+    assert all(in_english(c) for c in judge.asked("check_question"))  # checked against the answer, in its language
     judge = FakeJudge()
     M["answer_relevancy"].score(EN, judge, get_embedder("fake"))
     assert "Write the questions in" not in judge.calls[0].prompt.user  # one language: nothing added

@@ -267,10 +267,11 @@ def stub_embedder() -> StubEmbedder:
 
 
 def test_answer_relevancy_is_mean_cosine_of_generated_questions():
+    """questions=generated, the RAGAS way (the default also checks each question: tests/fast/test_question_check.py)"""
     judge = FakeJudge([{"questions": GEN, "noncommittal": False}])
     emb = stub_embedder()
 
-    r = RELEVANCY.score(sample(), judge, emb)
+    r = RELEVANCY.with_options(questions="generated").score(sample(), judge, emb)
 
     assert len(judge.calls) == 1
     call = judge.calls[0]

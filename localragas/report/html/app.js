@@ -243,16 +243,27 @@
         var nc = !!ev.noncommittal;
         out.push(add(el("p", "summary-line"), el("span", "tag " + (nc ? "failed" : "neutral"), nc ? "noncommittal: yes" : "noncommittal: no"),
           document.createTextNode(nc ? " the judge found the answer evasive, so the score is 0" : " the answer commits to a reply")));
+        var qs = ev.generated_questions || [];
+        // questions=checked: do the answer's own statements reply to each question (P(yes))? If not, it counts 0.
+        var checked = qs.some(function (q) { return typeof q.p_answered === "number"; });
         var t = el("table", "data compact");
-        add(t, add(el("thead"), add(el("tr"), el("th", null, "generated question"), el("th", "num", "cosine similarity to the question"))));
+        var hr = add(el("tr"), el("th", null, "generated question"),
+          el("th", "num", "cosine similarity to the question"));
+        if (checked) add(hr, el("th", null, "the answer replies to it (else counted 0)"));
+        add(t, add(el("thead"), hr));
         var tb = add(t, el("tbody"));
-        (ev.generated_questions || []).forEach(function (q) {
+        qs.forEach(function (q) {
           var sim = typeof q.similarity === "number" ? q.similarity : null;
           var meter = el("span", "meter");
           var fill = el("span", "fill");
           add(meter, fill);
           fill.style.width = Math.max(0, Math.min(1, sim || 0)) * 100 + "%";
-          add(tb, add(el("tr"), el("td", "text", q.question), add(el("td", "num sim"), el("span", null, fmt(sim)), meter)));
+          var row = add(el("tr"), el("td", "text", q.question),
+            add(el("td", "num sim"), el("span", null, fmt(sim)), meter));
+          if (checked) {
+            add(row, add(el("td"), tag(!!q.answered, "answered", "not answered"), probability(q, "answered")));
+          }
+          add(tb, row);
         });
         out.push(t);
         return out;
