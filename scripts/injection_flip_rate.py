@@ -10,6 +10,7 @@ among clear cases.
 
     python scripts/injection_flip_rate.py                          # default judge qwen2.5-1.5b, embedder minilm-l6
     python scripts/injection_flip_rate.py --judge smollm2-135m --out flips.json
+    python scripts/injection_flip_rate.py --metric answer_relevancy --metric-option answer_relevancy.questions=generated
     python scripts/injection_flip_rate.py --judge fake --embedder fake   # the logic only, no model (tests)
 
 Judge replies are cached as in `localragas eval` (default .localragas/cache; --no-cache to ask again).
@@ -75,7 +76,7 @@ def case_result(case: dict, clean: dict, hostile: dict) -> dict:
 
 
 def run(cases: list[dict], judge_spec: str, embedder_spec: str | None, options: dict, cache_dir: Path | None,
-        progress: bool) -> dict:
+        progress: bool, metric_options: dict[str, dict] | None = None) -> dict:
     judge = get_judge(judge_spec, options)
     embedder = get_embedder(embedder_spec) if any(c["metric"] == "answer_relevancy" for c in cases) else None
     started = time.perf_counter()
@@ -87,7 +88,7 @@ def run(cases: list[dict], judge_spec: str, embedder_spec: str | None, options: 
         for metric, group in by_metric.items():
             samples = [Sample(id=f"{c['id']}:{twin}", **c[twin]) for c in group for twin in ("clean", "hostile")]
             report = evaluate(samples, metrics=[metric], judge=judge, embedder=embedder, gate=False, progress=progress,
-                              cache_dir=cache_dir)
+                              cache_dir=cache_dir, metric_options={metric: (metric_options or {}).get(metric, {})})
             got = {s.id: s.metrics[metric] for s in report.samples}
             for c in group:
                 clean, hostile = (got[f"{c['id']}:{twin}"] for twin in ("clean", "hostile"))
@@ -100,6 +101,7 @@ def run(cases: list[dict], judge_spec: str, embedder_spec: str | None, options: 
     per_metric = {m: summarise([r for r in results if r["metric"] == m]) for m in dict.fromkeys(c["metric"] for c in cases)}
     return {
         "judge": judge.describe(), "embedder": embedder.describe() if embedder else None, "pass_at": PASS_AT,
+        "metric_options": metric_options or {},
         "seconds": round(time.perf_counter() - started, 1),
         "overall": summarise(results), "per_metric": per_metric, "cases": results,
     }
@@ -126,10 +128,10 @@ def print_result(result: dict, out=sys.stdout) -> None:
               f"{s['flips_clear']:>13} {_fmt(s['flip_rate_clear']):>12}", file=out)
 
 
-def _option(item: str) -> tuple[str, object]:
+def _option(item: str, flag: str = "--judge-option") -> tuple[str, object]:
     key, sep, value = item.partition("=")
     if not sep:
-        raise SystemExit(f"--judge-option '{item}' must look like KEY=VALUE")
+        raise SystemExit(f"{flag} '{item}' must look like KEY=VALUE")
     try:
         return key.strip(), json.loads(value)
     except json.JSONDecodeError:
@@ -143,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embedder", default="minilm-l6", help="embedder for answer_relevancy cases")
     ap.add_argument("--cases", type=Path, default=CASES)
     ap.add_argument("--metric", action="append", help="only the cases of this metric (repeatable)")
+    ap.add_argument("--metric-option", action="append", default=[], metavar="METRIC.KEY=VALUE",
+                    help="a metric setting as for `localragas eval --metric-option` (repeatable)")
     ap.add_argument("--out", type=Path, help="write the full result as JSON here")
     ap.add_argument("--cache-dir", type=Path, help="judge cache folder (default: as localragas eval)")
     ap.add_argument("--no-cache", action="store_true")
@@ -154,8 +158,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.metric:
         cases = [c for c in cases if c["metric"] in args.metric]
     cache = None if args.no_cache else (args.cache_dir or paths.cache_dir())
+    metric_options: dict[str, dict] = {}
+    for item in args.metric_option:
+        key, value = _option(item, "--metric-option")
+        metric, dot, name = key.partition(".")
+        if not dot:
+            raise SystemExit(f"--metric-option '{item}' must look like METRIC.KEY=VALUE")
+        metric_options.setdefault(metric, {})[name] = value
     result = run(cases, args.judge, args.embedder, dict(map(_option, args.judge_option)), cache,
-                 progress=not args.no_progress)
+                 progress=not args.no_progress, metric_options=metric_options)
     result["cases_file"] = str(args.cases)
     print_result(result)
     if args.out:
