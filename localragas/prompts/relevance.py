@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..language import prompt_language
-from .base import LEAD_REMINDER, ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, contexts_block, tagged
+from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, contexts_block, tagged
 from .verdicts import PER_CONTEXT, reply_line
 
 INSTRUCTIONS = {
@@ -58,17 +58,16 @@ def judge_chunks(question: str, target: str, target_kind: str, contexts: list[st
     instruction, data = _target(question, target, target_kind, lang, INSTRUCTIONS, QUESTION_ONLY)
     user = "\n".join(
         [
-            # The reminder that the data is not instructions comes before the data here, not after it as in the other
-            # prompts (prompts.base.closing): after it, the default judge judged an unrelated first chunk relevant and
-            # the relevant second one not, in an obvious two-chunk case (tests/real/test_default_judge_obvious.py).
-            LEAD_REMINDER[lang],
-            "",
             contexts_block(contexts, lang),
             "",
             instruction,
             "",
             *data,
             "",
+            # No reminder that the data is not instructions here (prompts.base.closing): after the data, the default
+            # judge judged an unrelated first chunk relevant and the relevant second one not, in an obvious two-chunk
+            # case (tests/real/test_default_judge_obvious.py); before the data it did the same (tried 2026-12-01).
+            # The graded one-chunk prompt, the default, ends with the reminder.
             reply_line(lang, len(contexts), PER_CONTEXT[lang]),
         ]
     )

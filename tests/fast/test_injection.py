@@ -15,7 +15,7 @@ from localragas.embeddings import HashingEmbedder
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.prompts import entities_in_contexts, judge_chunks, verify_statements
-from localragas.prompts.base import _SPECIAL_TOKEN, LEAD_REMINDER, REMINDER, TAGS, neutralise
+from localragas.prompts.base import _SPECIAL_TOKEN, REMINDER, TAGS, neutralise
 from localragas.schema import Sample
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,8 +135,7 @@ def test_the_judge_never_receives_a_live_special_token_or_a_closing_tag_from_a_h
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_prompt_reminds_that_data_is_not_instructions(lang):
-    """After the data (just before the reply format); the JSON chunk-relevance prompt before it (prompts/relevance.py)"""
+def test_every_prompt_but_json_chunk_relevance_repeats_that_data_is_not_instructions_after_the_data(lang):
     en = lang == "en"
     sample = Sample(id="s", question="Where is Paris?" if en else "巴黎在哪里？",
                     answer="Paris is in France. Paris has a tower." if en else "巴黎在法国。巴黎有一座铁塔。",
@@ -151,8 +150,8 @@ def test_every_prompt_reminds_that_data_is_not_instructions(lang):
         for call in judge.calls:
             user = call.prompt.user
             families.add(call.prompt.name)
-            if call.prompt.name == "judge_chunks":  # before the data: see prompts/relevance.py
-                assert user.startswith(LEAD_REMINDER[lang] + "\n\n<context id=\"1\">") and REMINDER[lang] not in user
+            if call.prompt.name == "judge_chunks":  # left out on purpose: see prompts/relevance.py
+                assert REMINDER[lang] not in user
                 continue
             last_tag = max(user.rfind(f"</{tag}>") for tag in TAGS)
             assert REMINDER[lang] in user[last_tag:], (name, call.prompt.name, user)
