@@ -22,7 +22,7 @@ from .judges.cache import JudgeCache
 from .language import check_language
 from .metrics import Metric, all_metrics, get_metrics
 from .progress import Progress
-from .schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow
+from .schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow, calls_by_prompt
 from .stats import by_category, ci_settings, summarise
 
 log = logging.getLogger("localragas")
@@ -46,7 +46,7 @@ def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: 
     out.seconds = round(time.perf_counter() - started, 3)
     out.judge = {k: round(v, 3) for k, v in judge.sample_counters().items()}
     out.judge_calls = int(out.judge["calls"])
-    out.calls = list(judge.call_log)
+    out.calls_by_prompt = calls_by_prompt(judge.call_log)
     return out
 
 

@@ -1,9 +1,9 @@
 """Data shapes shared by every module: samples in, results and reports out."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class Sample(BaseModel):
@@ -75,6 +75,24 @@ class MetricResult(BaseModel):
         return cls(value=None, unscored=reason, evidence=evidence)
 
 
+_PER_CALL = {"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0, "seconds": 0.0}
+
+
+def calls_by_prompt(log: Iterable[dict[str, Any]]) -> dict[str, dict[str, int | float]]:
+    """A sample's judge calls (Judge.call_log records) summed per prompt family, in the order first asked: `calls`
+    that ran the model, `cache_hits`, prompt / completion / cached tokens, seconds. As many entries as families,
+    however many calls: a large run does not hold a record of every call."""
+    out: dict[str, dict[str, int | float]] = {}
+    for call in log:
+        row = out.setdefault(str(call.get("prompt")), {"calls": 0, "cache_hits": 0, **_PER_CALL})
+        row["cache_hits" if call.get("cache_hit") else "calls"] += 1
+        for k in _PER_CALL:
+            row[k] += call.get(k) or 0
+    for row in out.values():
+        row["seconds"] = round(row["seconds"], 3)
+    return out
+
+
 class SampleResult(BaseModel):
     id: str
     category: str | None = None
@@ -83,7 +101,18 @@ class SampleResult(BaseModel):
     judge_calls: int = 0
     # judge counters for this sample: calls, cache_hits, prompt_tokens, completion_tokens, cached_tokens, seconds
     judge: dict[str, float] = Field(default_factory=dict)
-    calls: list[dict[str, Any]] = Field(default_factory=list)  # per judge call: prompt, tokens, cached prefix, seconds
+    calls_by_prompt: dict[str, dict[str, int | float]] = Field(default_factory=dict)  # see calls_by_prompt()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _summarise_call_list(cls, data: Any) -> Any:
+        """Reports and checkpoints written before calls_by_prompt listed every call (`calls`): read as its sum."""
+        if isinstance(data, dict) and "calls" in data:
+            data = dict(data)
+            calls = data.pop("calls")
+            if "calls_by_prompt" not in data and isinstance(calls, list):
+                data["calls_by_prompt"] = calls_by_prompt(c for c in calls if isinstance(c, dict))
+        return data
 
 
 class SkippedRow(BaseModel):

@@ -1,11 +1,11 @@
 """Persistent judge cache, resume after a kill, and token accounting (fast tier, fake judge)."""
 from __future__ import annotations
 
-import itertools
 import json
 import multiprocessing
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -189,15 +189,17 @@ def test_embeddings_are_cached_so_a_rerun_never_embeds(tmp_path):
     assert vecs.shape == (2, 512) and abs(float(vecs[0] @ vecs[0]) - 1.0) < 1e-5
 
 
-def test_every_call_is_recorded_with_its_tokens(tmp_path):
+def test_every_call_is_counted_by_prompt_with_its_tokens(tmp_path):
     samples, _ = load_samples(EXAMPLES)
-    first = evaluate(samples[:1], judge=FakeJudge(), embedder="fake", cache_dir=tmp_path)
+    judge = FakeJudge()
+    first = evaluate(samples[:1], judge=judge, embedder="fake", cache_dir=tmp_path)
     again = evaluate(samples[:1], judge=FakeJudge(), embedder="fake", cache_dir=tmp_path)
-    calls = first.samples[0].calls
-    # graded verdicts: one call per claim, per chunk (consecutive repeats collapsed here)
-    assert [k for k, _ in itertools.groupby(c["prompt"] for c in calls)] == [
-        "extract_claims", "verify_statement", "generate_questions", "check_question", "judge_chunk", "extract_claims",
-        "verify_statement"]
-    assert all(not c["cache_hit"] and c["prompt_tokens"] > 0 for c in calls)
-    assert sum(c["prompt_tokens"] for c in calls) == first.samples[0].judge["prompt_tokens"]
-    assert all(c["cache_hit"] for c in again.samples[0].calls) and len(again.samples[0].calls) == len(calls)
+    by_prompt = first.samples[0].calls_by_prompt
+    # graded verdicts: one call per claim, per chunk; families in the order first asked
+    assert list(by_prompt) == list(dict.fromkeys(c.prompt.name for c in judge.calls)) == [
+        "extract_claims", "verify_statement", "generate_questions", "check_question", "judge_chunk"]
+    assert {p: row["calls"] for p, row in by_prompt.items()} == dict(Counter(c.prompt.name for c in judge.calls))
+    assert all(row["cache_hits"] == 0 and row["prompt_tokens"] > 0 for row in by_prompt.values())
+    assert sum(row["prompt_tokens"] for row in by_prompt.values()) == first.samples[0].judge["prompt_tokens"]
+    hits = {p: (row["calls"], row["cache_hits"]) for p, row in again.samples[0].calls_by_prompt.items()}
+    assert hits == {p: (0, row["calls"]) for p, row in by_prompt.items()}

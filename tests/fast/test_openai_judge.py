@@ -456,9 +456,14 @@ def test_concurrency_4_gives_the_same_results_as_1_and_overlaps_requests():
     assert [s.id for s in four.samples] == [f"s{i}" for i in range(12)]
     assert four.meta["concurrency"] == 4 and one.meta["concurrency"] == 1
     # per-sample counters come from each sample's own thread; they add up to the run totals
-    assert sum(s.judge_calls for s in four.samples) == judge.stats.calls == sum(len(s.calls) for s in four.samples)
+    assert sum(s.judge_calls for s in four.samples) == judge.stats.calls == sum(
+        row["calls"] for s in four.samples for row in s.calls_by_prompt.values())
     assert [s.judge_calls for s in four.samples] == [s.judge_calls for s in one.samples]
-    assert [[c["prompt"] for c in s.calls] for s in four.samples] == [[c["prompt"] for c in s.calls] for s in one.samples]
+    assert [_calls_by_prompt(s) for s in four.samples] == [_calls_by_prompt(s) for s in one.samples]
+
+
+def _calls_by_prompt(sample) -> list[tuple[str, int]]:
+    return [(p, row["calls"]) for p, row in sample.calls_by_prompt.items()]
 
 
 def test_concurrency_with_the_cache_and_checkpoint(stub, tmp_path):

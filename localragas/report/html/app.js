@@ -337,19 +337,23 @@
     };
     Object.keys(facts).forEach(function (k) { if (facts[k] === undefined) delete facts[k]; });
     add(box, kvList(facts));
-    if ((s.calls || []).length) {
+    var byPrompt = s.calls_by_prompt || {};
+    var prompts = Object.keys(byPrompt);
+    if (prompts.length) {
       var t = el("table", "data compact");
-      var cols = ["prompt", "cache", "prompt tok.", "completion tok.", "cached tok.", "s"];
+      var cols = ["prompt", "calls", "from the cache", "prompt tok.", "completion tok.", "cached tok.", "s"];
       var hr = el("tr");
-      cols.forEach(function (c, i) { add(hr, el("th", i > 1 ? "num" : null, c)); });
+      cols.forEach(function (c, i) { add(hr, el("th", i > 0 ? "num" : null, c)); });
       add(t, add(el("thead"), hr));
       var tb = add(t, el("tbody"));
-      s.calls.forEach(function (c) {
-        add(tb, add(el("tr"), el("td", null, c.prompt), el("td", null, c.cache_hit ? "hit" : "—"),
+      prompts.forEach(function (p) {
+        var c = byPrompt[p];
+        add(tb, add(el("tr"), el("td", null, p), el("td", "num", c.calls), el("td", "num", c.cache_hits),
           el("td", "num", c.prompt_tokens), el("td", "num", c.completion_tokens),
           el("td", "num", c.cached_tokens), el("td", "num", c.seconds)));
       });
-      add(box, add(el("details", "calls"), el("summary", null, "each call (" + s.calls.length + ")"), add(el("div", "table-wrap"), t)));
+      add(box, add(el("details", "calls"), el("summary", null, "calls by prompt (" + prompts.length + ")"),
+        add(el("div", "table-wrap"), t)));
     }
     return box;
   }
