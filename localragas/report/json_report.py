@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+from itertools import chain
 from pathlib import Path
+from typing import Iterator
 
 from pydantic import ValidationError
 
@@ -12,8 +14,27 @@ from .atomic import write_atomic
 REPORT_LIMIT_HINT = "raise the limit with --max-input-bytes (max_input_bytes in the Python API)"
 
 
+def json_pieces(report: Report, indent: int | None = 2) -> Iterator[str]:
+    """The text of report.model_dump_json(indent=indent), one sample at a time: a large report is never one string
+    in memory. The samples go where the report without them has its empty list: the last such key, as only
+    `skipped` (rows of fixed fields) comes after them; a string cannot hold it unescaped."""
+    pretty = indent is not None
+    head = report.model_copy(update={"samples": []}).model_dump_json(indent=indent)
+    empty = '"samples": []' if pretty else '"samples":[]'
+    cut = head.rindex(empty) + len(empty) - 1  # at its "]"
+    if not report.samples:
+        yield head
+        return
+    pad = "\n" + " " * (2 * indent) if pretty else ""  # a sample is an item two levels down
+    yield head[:cut]
+    for i, sample in enumerate(report.samples):
+        text = sample.model_dump_json(indent=indent)
+        yield ("," if i else "") + (pad + text.replace("\n", pad) if pretty else text)
+    yield ("\n" + " " * indent if pretty else "") + head[cut:]
+
+
 def write_json(report: Report, path: str | Path) -> None:
-    write_atomic(path, report.model_dump_json(indent=2) + "\n")
+    write_atomic(path, chain(json_pieces(report), ["\n"]))
 
 
 def read_json(path: str | Path, max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> Report:
