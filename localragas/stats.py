@@ -15,7 +15,8 @@ from .schema import MetricSummary, SampleResult
 CI_LEVEL = 0.95
 RESAMPLES = 2000
 SEED = 0
-_CHUNK = 250  # resamples drawn at a time: bounded memory on large datasets
+_CHUNK = 250  # resamples drawn at a time, at most,
+_DRAWN = 1 << 21  # and indices drawn at a time, at most (16 MB): bounded memory on large datasets
 
 
 def ci_settings() -> dict[str, object]:
@@ -26,8 +27,9 @@ def ci_settings() -> dict[str, object]:
 def _boot_means(x: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     out = np.empty(resamples)
-    for start in range(0, resamples, _CHUNK):
-        k = min(_CHUNK, resamples - start)
+    step = max(1, min(_CHUNK, _DRAWN // x.size))  # the same draws, in the same order, whatever the step (tested)
+    for start in range(0, resamples, step):
+        k = min(step, resamples - start)
         out[start:start + k] = x[rng.integers(0, x.size, size=(k, x.size))].mean(axis=1)
     return out
 
