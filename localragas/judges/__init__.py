@@ -54,7 +54,7 @@ def _transformers(target: str, options: dict[str, Any]) -> Judge:
 def _fake(target: str, options: dict[str, Any]) -> Judge:
     if options:
         raise ConfigError("the fake judge takes no --judge-option")
-    return FakeJudge()
+    return FakeJudge(record=False)  # made from a name: nobody holds it to read its record of calls
 
 
 _FACTORIES: dict[str, Callable[[str, dict[str, Any]], Judge]] = {

@@ -29,11 +29,14 @@ class FakeJudge(Judge):
     """Replies from a queue (first in, first out), else from `responder`, else from a simple heuristic.
 
     A reply may be a dict, a pydantic model, a raw JSON string (to test bad replies) or an exception to raise.
+    record=False keeps no `calls` (the judge `--judge fake` names: nothing reads them there, and a large run would
+    hold every prompt it was asked).
     """
 
     def __init__(self, replies: list[Reply] | None = None, responder: Responder | None = None, name: str = "fake",
-                 n_ctx: int | None = 8192):
+                 n_ctx: int | None = 8192, record: bool = True):
         super().__init__()
+        self.record = record
         self.n_ctx = n_ctx  # as the llamacpp default, so long inputs are split as with a real judge (None: never)
         self.queue: deque[Reply] = deque(replies or [])
         self.responder = responder or heuristic_reply
@@ -45,7 +48,8 @@ class FakeJudge(Judge):
         return [c.prompt for c in self.calls if c.prompt.name == prompt_name]
 
     def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
-        self.calls.append(Call(prompt, output))
+        if self.record:
+            self.calls.append(Call(prompt, output))
         reply = self.queue.popleft() if self.queue else self.responder(prompt, output)
         if isinstance(reply, Exception):
             raise reply if isinstance(reply, JudgeError) else JudgeError(str(reply))
