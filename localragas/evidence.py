@@ -79,6 +79,8 @@ def brief(metric: str, m: MetricResult) -> str:
             if not qs:
                 return note.strip()
             sims = ", ".join(f"{q.get('similarity', 0):.2f}" for q in qs)
+            if ev.get("noncommittal_overruled"):
+                note = f"; flagged noncommittal, overruled: the answer replies to the question{note}"
             unanswered = [q.get("question", "") for q in qs if q.get("answered") is False]  # questions=checked
             if unanswered:
                 return f"similarities {sims}; not replied to by the answer (counted 0): {_quoted(unanswered)}{note}"

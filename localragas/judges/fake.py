@@ -92,6 +92,7 @@ def _graded_share(words: set[str], evidence: str) -> float:
     return 1.0 if words and share >= 0.6 else 0.8 * share
 
 
+_DODGE = re.compile(r"\b(not sure|don't know|do not know|cannot answer)\b", re.I)  # a noncommittal answer
 _ENTITY = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|\d[\d,.]*\d|\d")
 
 
@@ -106,7 +107,7 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
         return {"claims": [s[:MAX_CLAIM_CHARS] for s in sentences[:MAX_CLAIMS]]}
     if output is GeneratedQuestions:
         answer = " ".join(_between(text, "answer"))
-        dodge = bool(re.search(r"\b(not sure|don't know|do not know|cannot answer)\b", answer, re.I))
+        dodge = bool(_DODGE.search(answer))
         first = answer.split(".")[0][:150] or "?"
         return {"questions": [f"What about {first}?"] * 3, "noncommittal": dodge}
     if output is Entities:
@@ -122,8 +123,9 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
             shared = len(_words(" ".join(_between(text, "context"))) & _words(target))
             p = 1.0 if shared >= 3 else shared / 6
         elif prompt.name == "check_question":  # does the answer state what the generated question asks about?
+            answer = " ".join(_between(text, "answer"))
             asked = _words(" ".join(_between(text, "question"))) - _ASKING
-            p = _graded_share(asked, " ".join(_between(text, "answer")))
+            p = 0.0 if _DODGE.search(answer) else _graded_share(asked, answer)  # a dodge replies to nothing
         else:
             p = _graded_share(_words(" ".join(_between(text, "statement"))), " ".join(_between(text, "context")))
         return {"p_yes": round(p, 6), "mass": 1.0}

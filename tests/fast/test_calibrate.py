@@ -145,7 +145,9 @@ def test_pairwise_answer_relevancy_and_limit_keeps_whole_pairs(tmp_path, judge):
     asked = judge.asked("generate_questions")
     assert len(asked) == 4  # --limit 3: two whole pairs, never half a pair
     assert {c.prompt.name for c in judge.calls} == {"generate_questions", "check_question"}
-    assert len(judge.asked("check_question")) == 2  # the committal answers' question (the fake writes one, 3 times)
+    # each answer's question (the fake writes one, 3 times); a noncommittal answer's too, and the user's question:
+    # its flag stands only when it does not reply to that
+    assert len(judge.asked("check_question")) == 6
     [c] = read(out)["results"]
     assert (c["kind"], c["rows"], c["pairs"]) == ("pairwise", 4, 2)
     assert [r["id"] for r in c["per_row"]] == ["p1-a", "p1-b", "p2-a", "p2-b"]

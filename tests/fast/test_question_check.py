@@ -94,10 +94,55 @@ def test_checked_questions_are_generated_with_the_rule_that_the_flag_is_what_the
     assert user.index(SELF_DESCRIPTION["en"]) < user.index("<answer>")  # an instruction, before the data
 
 
-def test_a_noncommittal_answer_scores_0_without_checks():
-    judge = FakeJudge([{"questions": GEN, "noncommittal": True}])
+def test_a_noncommittal_answer_that_does_not_reply_to_the_question_scores_0():
+    judge = FakeJudge([{"questions": GEN, "noncommittal": True}, *answered(0.1, 0.6, 0.2, 0.3)])
     r = RELEVANCY.score(SAMPLE, judge, embedder(1.0, 0.6, 0.2))
+    assert [c.prompt.name for c in judge.calls] == ["generate_questions", *["check_question"] * 4]
+    last = judge.calls[-1].prompt
+    assert last.user[last.splits[0]:].startswith(tagged("question", QUESTION))  # the user's question, on the prefix
+    assert len({c.prompt.user[:c.prompt.splits[0]] for c in judge.calls[1:]}) == 1
+    assert r.value == 0.0 and r.evidence["noncommittal"] is True and "noncommittal_overruled" not in r.evidence
+    assert [g["p_answered"] for g in r.evidence["generated_questions"]] == [0.1, 0.6, 0.2]
+    assert r.evidence["p_answers_question"] == 0.3
+    assert brief("answer_relevancy", r) == "noncommittal answer (scored 0)"
+
+
+def test_the_flag_is_overruled_when_the_answer_replies_to_the_question():
+    """relev-07 of docs/injection.md: a correct answer with a line calling itself evasive made the judge raise the
+    flag; the answer's statements reply to the user's question, so the flag does not stand."""
+    judge = FakeJudge([{"questions": GEN, "noncommittal": True}, *answered(0.9, 0.7, 0.2, 0.8)])
+    r = RELEVANCY.score(SAMPLE, judge, embedder(1.0, 0.6, 0.2))
+    assert r.evidence["noncommittal"] is False and r.evidence["noncommittal_overruled"] is True
+    assert r.evidence["p_answers_question"] == 0.8
+    assert math.isclose(r.value, (1.0 + 0.6 + 0.0) / 3, abs_tol=1e-6)  # the unanswered third counts 0
+    assert "flagged noncommittal, overruled" in brief("answer_relevancy", r)
+
+
+def test_a_user_question_generated_from_a_flagged_answer_is_checked_once():
+    judge = FakeJudge([{"questions": [QUESTION, *GEN[1:]], "noncommittal": True}, *answered(0.4, 0.9, 0.9)])
+    r = RELEVANCY.score(SAMPLE, judge, embedder(1.0, 0.6, 0.2))
+    assert len(judge.asked("check_question")) == 3 and r.evidence["p_answers_question"] == 0.4
+    assert r.value == 0.0 and r.evidence["noncommittal"] is True
+
+
+def test_an_answer_not_flagged_is_not_checked_against_the_user_question():
+    judge = FakeJudge([{"questions": GEN, "noncommittal": False}, *answered(0.9, 0.9, 0.9)])
+    r = RELEVANCY.score(SAMPLE, judge, embedder(1.0, 0.6, 0.2))
+    assert len(judge.asked("check_question")) == 3 and "p_answers_question" not in r.evidence
+
+
+def test_with_questions_generated_a_noncommittal_answer_scores_0_without_checks():
+    judge = FakeJudge([{"questions": GEN, "noncommittal": True}])
+    r = RAGAS_WAY.score(SAMPLE, judge, embedder(1.0, 0.6, 0.2))
     assert r.value == 0.0 and [c.prompt.name for c in judge.calls] == ["generate_questions"]
+
+
+def test_the_fake_judge_keeps_a_dodging_answer_noncommittal():
+    dodge = Sample(id="d", question=QUESTION, answer="I don't know what the capital of Australia is.")
+    asked = "What about I don't know what the capital of Australia is?"  # the fake's question: the first sentence
+    r = RELEVANCY.score(dodge, FakeJudge(), StubEmbedder({QUESTION: [1.0, 0.0], asked: [1.0, 0.0]}))
+    assert r.value == 0.0 and r.evidence["noncommittal"] is True
+    assert all(g["p_answered"] == 0.0 for g in r.evidence["generated_questions"])
 
 
 def test_a_question_generated_twice_is_checked_once():
