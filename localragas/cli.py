@@ -575,7 +575,8 @@ def models_group() -> None:
 @models_group.command("list")
 def models_list() -> None:
     """Show the catalogue and which models are present."""
-    click.echo(f"models folder: {models.models_dir()}")
+    folder, source = models.models_dir_source()
+    click.echo(f"models folder: {folder} ({source})")
     for m in models.CATALOGUE.values():
         try:
             where = str(models.path(m.name))
@@ -600,10 +601,15 @@ def models_pull(names, force) -> None:
 
 
 @models_group.command("path")
-@click.argument("name")
-def models_path(name) -> None:
-    """Print the local path of a model."""
-    click.echo(models.path(name))
+@click.argument("name", required=False)
+@click.option("--dir", "folder", is_flag=True, help="Print the models folder in use instead (it may not exist yet).")
+def models_path(name, folder) -> None:
+    """Print the local path of model NAME, or with --dir the models folder in use: $LOCALRAGAS_MODELS_DIR, else
+    models/ of the source checkout localragas runs from, else the user's models folder (e.g.
+    ~/.local/share/localragas/models)."""
+    if folder == bool(name):
+        raise click.UsageError("give a model NAME or --dir (not both)")
+    click.echo(models.models_dir() if folder else models.path(name))
 
 
 @models_group.command("verify")
