@@ -187,6 +187,20 @@ _max_error_rate_option = click.option(
     help="Share (0..1) of each metric's samples an error (judge, embedder, I/O) may leave unscored; beyond it, or "
          "with no scored sample, the metric could not be evaluated: exit 4. Default 0.")
 
+# The gate's options, the same on eval, report and merge (report and merge gate a run made with --no-gate).
+_threshold_option = click.option(
+    "--threshold", "-t", multiple=True, metavar="METRIC=VALUE",
+    help="Gate threshold, e.g. faithfulness=0.85, over the default (report, merge: over the run's own). Repeatable.")
+
+_no_gate_option = click.option(
+    "--no-gate", is_flag=True,
+    help="Report scores only; exit 0 unless the input is bad or a metric could not be evaluated (4).")
+
+_gate_on_option = click.option(
+    "--gate-on", type=click.Choice(GATE_ON), default=None,
+    help="Hold the mean (default) or the 95% CI lower bound of each metric against its threshold (report, merge: "
+         "default the run's own).")
+
 _max_input_bytes_option = click.option(
     "--max-input-bytes", type=click.IntRange(min=1), default=None, metavar="BYTES",
     help="Refuse an input file larger than this (default 4294967296, 4 GiB); a FIFO or device is always refused.")
@@ -214,18 +228,15 @@ _ragas_names_option = click.option(
               help="Language of the judge's prompts: auto (default: each sample's own, from its script), en or zh.")
 @_ragas_names_option
 @_model_options
-@click.option("--threshold", "-t", multiple=True, metavar="METRIC=VALUE",
-              help="Gate threshold override, e.g. faithfulness=0.85. Repeatable.")
-@click.option("--no-gate", is_flag=True,
-              help="Report scores only; exit 0 unless the input is bad or a metric could not be evaluated (4).")
+@_threshold_option
+@_no_gate_option
 @_max_error_rate_option
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the full JSON report (scores, evidence, run metadata) here.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write per-sample scores as CSV here.")
 @_format_options
-@click.option("--gate-on", type=click.Choice(GATE_ON), default=None,
-              help="Hold the mean (default) or the 95% CI lower bound of each metric against its threshold.")
+@_gate_on_option
 @click.option("--limit", "-n", type=click.IntRange(min=1), help="Evaluate only the first N samples.")
 @click.option("--shard", metavar="I/N",
               help="Evaluate shard I of N (every N-th sample, from the I-th); join the shard reports with "
@@ -328,11 +339,9 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
               help="Write the JSON report again (with recomputed aggregates and gate) here.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write per-sample CSV here.")
 @_format_options
-@click.option("--threshold", "-t", multiple=True, metavar="METRIC=VALUE",
-              help="Re-apply the gate with this threshold (others keep the report's own). Repeatable.")
-@click.option("--gate-on", type=click.Choice(GATE_ON), default=None,
-              help="Re-apply the gate on the mean or the 95% CI lower bound (default: as the report was run).")
-@click.option("--no-gate", is_flag=True, help="Report scores only; exit 0 unless a metric could not be evaluated (4).")
+@_threshold_option
+@_gate_on_option
+@_no_gate_option
 @_max_error_rate_option
 @_ragas_names_option
 @_max_input_bytes_option
@@ -341,7 +350,10 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
     """Print REPORT.json and write it in other formats, without judging again.
 
     Aggregates, confidence intervals and the gate are recomputed from the per-sample results, so thresholds and
-    --gate-on can be changed after the run. Exit 0 gate passed, 1 gate failed, 2 bad input, 4 could not evaluate.
+    --gate-on can be changed after the run. The gate is applied unless --no-gate is given here, also to a run made
+    with --no-gate, with the thresholds, --gate-on and --max-error-rate the run recorded (eval's flags over
+    localragas.toml over the defaults) under the ones given here. Exit 0 gate passed, 1 gate failed, 2 bad input,
+    4 could not evaluate.
 
     \b
     Example:
@@ -352,9 +364,9 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
     from .runner import regate  # noqa: PLC0415
 
     _check_outputs([report_path], out=out, csv=csv_path, html=html, md=md, junit=junit)
+    overrides = dict(parse_threshold(t) for t in threshold)
     stored = read_json(report_path, _report_limit(max_input_bytes))
-    limits = {**(stored.meta.get("thresholds") or {}), **dict(parse_threshold(t) for t in threshold)}
-    report = regate(stored, limits, gate_on=gate_on, enabled=False if no_gate else None, max_error_rate=max_error_rate)
+    report = regate(stored, overrides=overrides, gate_on=gate_on, enabled=not no_gate, max_error_rate=max_error_rate)
     _write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
     sys.exit(_gate_exit(report))
 
@@ -365,21 +377,34 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the merged JSON report here.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write per-sample CSV here.")
 @_format_options
+@_threshold_option
+@_gate_on_option
+@_no_gate_option
+@_max_error_rate_option
 @_max_input_bytes_option
-def merge_cmd(shard_paths, out, csv_path, html, md, junit, max_input_bytes):
+def merge_cmd(shard_paths, out, csv_path, html, md, junit, threshold, gate_on, no_gate, max_error_rate,
+              max_input_bytes):
     """Join the JSON reports of `eval --shard 1/N` … `N/N` into one report: samples in dataset order, aggregates,
     intervals and gate computed over all of them, as an unsharded run would. Refuses shards of different runs
-    (judge, metrics, thresholds, dataset) and a missing or repeated shard. Exit codes as for `eval`.
+    (judge, metrics, thresholds, dataset) and a missing or repeated shard.
+
+    The gate is applied unless --no-gate is given here, also to shards run with --no-gate (as the recipes in
+    docs/scale-out.md do), with the thresholds, --gate-on and --max-error-rate the shards recorded (eval's flags
+    over localragas.toml over the defaults) under the ones given here. Exit codes as for `eval`: 0 gate passed,
+    1 gate failed, 2 bad input, 4 could not evaluate.
 
     \b
     Example:
       localragas merge shard-*.json --out report.json --html report.html --junit junit.xml
     """
+    from .gate import parse_threshold  # noqa: PLC0415
     from .report import read_json  # noqa: PLC0415
     from .shard import merge  # noqa: PLC0415
 
     _check_outputs(shard_paths, out=out, csv=csv_path, html=html, md=md, junit=junit)
-    report = merge([read_json(p, _report_limit(max_input_bytes)) for p in shard_paths])
+    overrides = dict(parse_threshold(t) for t in threshold)
+    report = merge([read_json(p, _report_limit(max_input_bytes)) for p in shard_paths], overrides=overrides,
+                   gate_on=gate_on, enabled=not no_gate, max_error_rate=max_error_rate)
     _write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
     sys.exit(_gate_exit(report))
 
@@ -550,7 +575,8 @@ def models_group() -> None:
 @models_group.command("list")
 def models_list() -> None:
     """Show the catalogue and which models are present."""
-    click.echo(f"models folder: {models.models_dir()}")
+    folder, source = models.models_dir_source()
+    click.echo(f"models folder: {folder} ({source})")
     for m in models.CATALOGUE.values():
         try:
             where = str(models.path(m.name))
@@ -575,10 +601,15 @@ def models_pull(names, force) -> None:
 
 
 @models_group.command("path")
-@click.argument("name")
-def models_path(name) -> None:
-    """Print the local path of a model."""
-    click.echo(models.path(name))
+@click.argument("name", required=False)
+@click.option("--dir", "folder", is_flag=True, help="Print the models folder in use instead (it may not exist yet).")
+def models_path(name, folder) -> None:
+    """Print the local path of model NAME, or with --dir the models folder in use: $LOCALRAGAS_MODELS_DIR, else
+    models/ of the source checkout localragas runs from, else the user's models folder (e.g.
+    ~/.local/share/localragas/models)."""
+    if folder == bool(name):
+        raise click.UsageError("give a model NAME or --dir (not both)")
+    click.echo(models.models_dir() if folder else models.path(name))
 
 
 @models_group.command("verify")

@@ -85,15 +85,47 @@ def spec(name: str) -> ModelSpec:
         raise ConfigError(f"unknown model '{name}'; known models: {', '.join(CATALOGUE)}") from None
 
 
-def models_dir() -> Path:
-    """$LOCALRAGAS_MODELS_DIR, else the checkout's models/ (editable install), else ./models."""
+def checkout_models_dir() -> Path | None:
+    """The models/ folder of the source checkout localragas runs from (an editable install, or the clone on
+    PYTHONPATH: the repository's pyproject.toml and models/README.md sit next to the package), None for an installed
+    wheel (site-packages holds neither)."""
+    root = Path(__file__).resolve().parent.parent
+    return root / "models" if (root / "pyproject.toml").is_file() and (root / "models" / "README.md").is_file() else None
+
+
+def user_models_dir() -> Path:
+    """The user's models folder, shared by every project: models/ in the platform's user data folder
+    ($XDG_DATA_HOME/localragas, default ~/.local/share/localragas, on Linux; ~/Library/Application
+    Support/localragas on macOS; %LOCALAPPDATA%\\localragas on Windows), as platformdirs gives it."""
+    from platformdirs import user_data_path  # noqa: PLC0415
+
+    return user_data_path("localragas", appauthor=False) / "models"
+
+
+def models_dir_source() -> tuple[Path, str]:
+    """(the models folder in use, why): $LOCALRAGAS_MODELS_DIR, else the source checkout's models/ (where the
+    developers', CI's and scripts/setup.sh's models are), else the user's models folder (an installed wheel)."""
     env = os.environ.get(MODELS_DIR_ENV)
     if env:
-        return Path(env).expanduser()
-    checkout = Path(__file__).resolve().parent.parent / "models"
-    if (checkout / "README.md").is_file():
-        return checkout
-    return Path.cwd() / "models"
+        return Path(env).expanduser(), f"${MODELS_DIR_ENV}"
+    checkout = checkout_models_dir()
+    if checkout is not None:
+        return checkout, "the source checkout"
+    return user_models_dir(), "the user's models folder"
+
+
+def models_dir() -> Path:
+    """The models folder judge files are read from and pulled into (models_dir_source)."""
+    return models_dir_source()[0]
+
+
+def _not_here_hint(filename: str) -> str:
+    """An installed localragas used to read ./models of the current folder: a model found there is pointed at, not
+    silently used."""
+    old = Path.cwd() / "models" / filename
+    if old.is_file() and old.parent.resolve() != models_dir().resolve():
+        return f"; a copy is in {old.parent}: use it with {MODELS_DIR_ENV}={old.parent} or move it to {models_dir()}"
+    return ""
 
 
 def _package_dir(requirement: str) -> Path | None:
@@ -117,7 +149,8 @@ def path(name: str) -> Path:
         return pkg / m.member_dir
     p = models_dir() / m.filename
     if not p.is_file():
-        raise ModelNotFoundError(f"judge model '{name}' is not in {p.parent}; get it with: localragas models pull {name}")
+        raise ModelNotFoundError(f"judge model '{name}' is not in {p.parent}; get it with: localragas models pull {name}"
+                                 + _not_here_hint(m.filename))
     if p.stat().st_size != m.size:
         raise ModelIntegrityError(
             f"{p} has {p.stat().st_size} bytes, expected {m.size} (truncated or wrong file); "

@@ -220,15 +220,27 @@ class _Serialised(Embedder):
         return self.inner.describe()
 
 
+def run_thresholds(report: Report) -> dict[str, float]:
+    """The thresholds a report's run recorded (meta.thresholds: eval's flags over localragas.toml over the defaults,
+    recorded with --no-gate too); a report that records none gets the defaults of its metrics, never an empty gate."""
+    if "thresholds" in report.meta:
+        return dict(report.meta["thresholds"] or {})
+    known = all_metrics()
+    names = [n for n in report.metrics if n in known]
+    options = {n: o for n, o in (report.meta.get("metric_options") or {}).items() if n in names}
+    return default_thresholds(get_metrics(names, options)) if names else {}
+
+
 def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: str | None = None,
-           enabled: bool | None = None, max_error_rate: float | None = None) -> Report:
+           enabled: bool | None = None, max_error_rate: float | None = None,
+           overrides: dict[str, float] | None = None) -> Report:
     """Recompute a report's aggregates, intervals and gate from its per-sample results (no judging).
 
-    thresholds: the full set to apply (default: the report's own); gate_on / enabled / max_error_rate: default the
-    report's own.
+    thresholds: the full set to apply (default: the run's own, run_thresholds); overrides: thresholds over that set
+    (`report -t`, `merge -t`); gate_on / enabled / max_error_rate: default the report's own.
     """
     names = report.metrics
-    limits = dict(report.meta.get("thresholds") or {}) if thresholds is None else dict(thresholds)
+    limits = {**(run_thresholds(report) if thresholds is None else thresholds), **(overrides or {})}
     unknown = sorted(set(limits) - set(names))
     if unknown:
         raise ConfigError(f"threshold for metric(s) not in this report: {', '.join(unknown)}; it has {', '.join(names)}")

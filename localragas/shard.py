@@ -41,8 +41,12 @@ def _same(reports: list[Report], what: str, get) -> None:
                               f"{next(v for v in values if v != values[0])!r})")
 
 
-def merge(reports: list[Report]) -> Report:
-    """One report from the reports of shards 1..n of one run (any order). Refuses shards of different runs."""
+def merge(reports: list[Report], overrides: dict[str, float] | None = None, gate_on: str | None = None,
+          enabled: bool = True, max_error_rate: float | None = None) -> Report:
+    """One report from the reports of shards 1..n of one run (any order). Refuses shards of different runs.
+
+    The merged report is gated (enabled=False: not) whether or not the shards were run with --no-gate, with the
+    shards' thresholds (overrides over them), --gate-on and --max-error-rate (gate_on, max_error_rate over them)."""
     from .runner import regate  # noqa: PLC0415
 
     if not reports:
@@ -59,7 +63,7 @@ def merge(reports: list[Report]) -> Report:
     _same(reports, "thresholds", lambda r: r.meta.get("thresholds"))
     _same(reports, "language", lambda r: r.meta.get("language", "auto"))
     _same(reports, "metric options", lambda r: r.meta.get("metric_options") or {})
-    _same(reports, "gate settings", lambda r: (r.gate.enabled, r.gate.on, r.gate.max_error_rate))
+    _same(reports, "gate settings", lambda r: (r.gate.on, r.gate.max_error_rate))  # --no-gate or not: merge gates
     count = shards[0]["count"]
     got = sorted(s["index"] for s in shards)
     if got != list(range(1, count + 1)):
@@ -104,4 +108,4 @@ def merge(reports: list[Report]) -> Report:
     }
     meta.pop("share_of_wall_in_judge", None)  # wall time of parallel shards is not one clock
     merged = Report(meta=meta, metrics=reports[0].metrics, gate=reports[0].gate, samples=samples, skipped=skipped)
-    return regate(merged)
+    return regate(merged, overrides=overrides, gate_on=gate_on, enabled=enabled, max_error_rate=max_error_rate)

@@ -10,7 +10,7 @@ from .. import models
 from ..errors import ConfigError
 from .base import Completion, Judge, JudgeStats
 from .fake import FakeJudge
-from .targets import catalogue_judge, check_gguf, judge_names
+from .targets import catalogue_judge, check_gguf, judge_names, looks_like_path, missing_model
 
 BACKENDS = ("llamacpp", "openai", "transformers", "fake")
 
@@ -24,6 +24,8 @@ def _llamacpp(target: str, options: dict[str, Any]) -> Judge:
     if found := catalogue_judge(target):
         return LlamaCppJudge(*found, target, settings)
     p = Path(target).expanduser()
+    if not p.is_file() and looks_like_path(target):
+        raise missing_model(target)
     if not p.is_file():
         raise ConfigError(
             f"judge '{target}' is neither a catalogue model ({', '.join(judge_names())}) nor a GGUF file"
@@ -70,6 +72,8 @@ def get_judge(spec: str | None = None, options: dict[str, Any] | None = None) ->
     if not (sep and backend in BACKENDS):
         backend, target = ("fake", "") if spec == "fake" else ("llamacpp", spec)
         if backend == "llamacpp" and target not in models.CATALOGUE and not Path(target).expanduser().is_file():
+            if looks_like_path(target):
+                raise missing_model(target)
             raise ConfigError(
                 f"unknown judge '{spec}'; valid: {', '.join(judge_names())}, fake, a .gguf path, "
                 f"or BACKEND:MODEL with BACKEND in {', '.join(BACKENDS)}"

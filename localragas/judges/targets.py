@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import models
-from ..errors import ConfigError
+from ..errors import ConfigError, ModelNotFoundError
 
 
 def judge_names() -> list[str]:
@@ -20,6 +20,21 @@ def catalogue_judge(target: str) -> tuple[Path, str] | None:
     if m.role != "judge":
         raise ConfigError(f"'{target}' is an {m.role}, not a judge model")
     return models.judge_file(target)
+
+
+def looks_like_path(target: str) -> bool:
+    """A judge TARGET meant as a file or folder, not a catalogue name: it ends in .gguf, holds a path separator, or
+    starts with ~ or a dot."""
+    return target.lower().endswith(".gguf") or "/" in target or "\\" in target or target.startswith(("~", "."))
+
+
+def missing_model(target: str, what: str = "judge model file") -> ModelNotFoundError:
+    """The error for a judge TARGET path that names nothing (a typo, the wrong folder, a file not copied in)."""
+    p = Path(target).expanduser()
+    where = "" if p.is_absolute() else f" (looked for {Path.cwd() / p})"
+    return ModelNotFoundError(
+        f"{what} not found: {target}{where}; check the path, or name a catalogue judge ({', '.join(judge_names())}; "
+        "`localragas models list` shows which are present)")
 
 
 def check_gguf(p: Path) -> None:

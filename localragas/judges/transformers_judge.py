@@ -25,7 +25,7 @@ from ..outputs import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
 from .cache import cache_key
-from .targets import catalogue_judge, check_gguf, judge_names
+from .targets import catalogue_judge, check_gguf, judge_names, looks_like_path, missing_model
 from .yes_no import completion, top_from_logits, yes_no_reply
 
 T = TypeVar("T", bound=Output)
@@ -461,5 +461,7 @@ def make_judge(target: str, settings: TransformersSettings) -> TransformersJudge
         check_gguf(p)
         _require(True)
         return TransformersJudge(p, file_sha256(p), p.name, settings)
+    if looks_like_path(target):
+        raise missing_model(target, "judge model file or folder")
     raise ConfigError(f"transformers judge '{target}' is neither a catalogue model ({', '.join(judge_names())}), "
                       "a model folder nor a .gguf file")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from localragas import models
-from localragas.errors import ConfigError, JudgeError
+from localragas.errors import ConfigError, JudgeError, ModelNotFoundError
 from localragas.judges import Completion, FakeJudge, Judge, get_judge, judge_names
 from localragas.outputs import (
     MAX_CLAIM_CHARS, MAX_CLAIMS, N_QUESTIONS, Claims, GeneratedQuestions, _check_bounded, json_schema, verdicts_for,
@@ -272,6 +272,8 @@ def test_a_file_that_is_not_gguf_is_refused(tmp_path):
 
 def test_unknown_backend_target_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="neither a catalogue model"):
+        get_judge("llamacpp:bogus")
+    with pytest.raises(ModelNotFoundError, match="judge model file not found: .*missing.gguf"):
         get_judge(f"llamacpp:{tmp_path / 'missing.gguf'}")
 
 

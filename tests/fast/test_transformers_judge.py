@@ -10,7 +10,7 @@ import pytest
 from pydantic import Field, StringConstraints
 
 from localragas import models
-from localragas.errors import ConfigError, JudgeError, MissingDependencyError
+from localragas.errors import ConfigError, JudgeError, MissingDependencyError, ModelNotFoundError
 from localragas.judges import BACKENDS, get_judge
 from localragas.judges import transformers_judge as tj
 from localragas.outputs import Claims, Output, schema_text, verdicts_for
@@ -65,6 +65,8 @@ def test_settings_defaults():
 
 def test_missing_target_names_what_is_accepted(tmp_path):
     with pytest.raises(ConfigError, match="neither a catalogue model .* a model folder nor a .gguf file"):
+        get_judge("transformers:nothing")
+    with pytest.raises(ModelNotFoundError, match="judge model file or folder not found: .*nothing"):
         get_judge(f"transformers:{tmp_path / 'nothing'}")
 
 
