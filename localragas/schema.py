@@ -265,3 +265,28 @@ class Report(BaseModel):
                 return s
         raise KeyError(metric)
 
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame, one row per sample: id, category, each metric's value (NaN when unscored), each
+        metric's unscored reason (`{metric}_unscored`), seconds: the columns of the CSV report."""
+        from .report.notebook import sample_frame  # noqa: PLC0415
+
+        return sample_frame(self)
+
+    def summary_frame(self) -> Any:
+        """A pandas DataFrame, one row per metric: mean, ci_low, ci_high, threshold, passed, status, scored, unscored."""
+        from .report.notebook import summary_frame  # noqa: PLC0415
+
+        return summary_frame(self)
+
+    def __repr__(self) -> str:
+        """A few lines (verdict, each metric's mean and interval); the whole report is model_dump_json()."""
+        from .report.notebook import text  # noqa: PLC0415
+
+        return text(self)
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        from .report.notebook import html_table  # noqa: PLC0415
+
+        return html_table(self)
