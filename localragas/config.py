@@ -80,7 +80,7 @@ def load_settings(path: Path | None = None) -> Settings:
     try:
         check_columns(settings.columns)
     except ConfigError as e:
-        raise ConfigError(f"{path}: key {str(e).removeprefix('columns: ')}") from None
+        raise ConfigError(f"{path}: key 'columns': {str(e).removeprefix('columns: ')}") from None
     for key, check in (("max_error_rate", check_max_error_rate), ("max_input_bytes", check_max_input_bytes)):
         if getattr(settings, key) is not None:
             try:

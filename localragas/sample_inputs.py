@@ -11,7 +11,7 @@ take any of these, through as_samples().
 Field names are those files accept (schema.FIELD_ALIASES: localragas's, ragas's, deepeval's, promptfoo-style);
 `columns` maps a field to any other column name. Each record is checked as a file row is (dataset.sample_from_dict),
 so errors read "DataFrame, row 3, field 'contexts': expected a list of strings, got str", rows numbered from 1. What
-pandas and Arrow produce is taken as plain Python: arrays as lists, NaN / None / pd.NA as an absent optional field,
+pandas and Arrow produce is taken as plain Python: arrays as lists, NaN / None / pd.NA as an absent field,
 and a contexts cell holding a list as text ("['a', 'b']", as pandas.read_csv gives a ragas CSV) as that list.
 
 A sample without an id is named "row-N" by its position (from 1), as a file row is: the same data from a file, a
@@ -31,7 +31,7 @@ from .dataset import (
     unused_columns,
 )
 from .errors import DatasetError
-from .schema import Sample
+from .schema import Sample, field_names
 
 
 def as_samples(data: Any, columns: Mapping[str, str] | None = None) -> list[Sample]:
@@ -53,7 +53,7 @@ def as_samples(data: Any, columns: Mapping[str, str] | None = None) -> list[Samp
             if isinstance(item, Sample):
                 sample = item if item.id is not None else item.model_copy(update={"id": f"row-{row}"})
             else:
-                record = _plain_record(_record_of(item, source, row))
+                record = _plain_record(_record_of(item, source, row), columns)
                 if text_lists:
                     _parse_list_cells(record, columns, source, row)
                 if columns:
@@ -143,10 +143,16 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _plain_record(record: Any) -> Any:
+def _plain_record(record: Any, columns: Mapping[str, str]) -> Any:
+    """The record without its missing values (None, NaN: an absent field, so `id` and a NaN `sample_id` of a
+    DataFrame do not disagree), arrays as lists, and an id pandas made a float (a column with a gap) as an int."""
     if not isinstance(record, Mapping):
         return record
-    return {k: None if _absent(v) else _plain(v) for k, v in record.items()}
+    out = {k: _plain(v) for k, v in record.items() if not _absent(v)}
+    for name in field_names(out, "id", columns):
+        if isinstance(out[name], float) and out[name].is_integer():
+            out[name] = int(out[name])
+    return out
 
 
 def _parse_list_cells(record: dict[str, Any], columns: Mapping[str, str], source: str, row: int) -> None:
