@@ -338,10 +338,20 @@ def unused_columns(columns: Mapping[str, str], seen: Iterable[str], shown: str, 
     missing = [(f, c) for f, c in columns.items() if c not in seen]
     if missing:
         field, column = missing[0]
-        names = sorted(str(k) for k in found)
+        names = [str(k) for k in found]
         listed = ", ".join(names[:30]) + (", ..." if len(names) > 30 else "")
         raise DatasetError(shown, None, None,
                            f"columns maps '{field}' to '{column}', which is not a column (the columns: {listed})")
+
+
+REQUIRED_FIELDS = ("question", "contexts", "answer")
+
+
+def check_first_record(columns: Mapping[str, str], record: Any, shown: str) -> None:
+    """A required field mapped to a column the first record lacks: the mapping is wrong (say so, with the columns
+    there are), not only that row."""
+    if isinstance(record, Mapping):
+        unused_columns({f: c for f, c in columns.items() if f in REQUIRED_FIELDS}, record, shown, record)
 
 
 def load_samples(path: str | Path, *, skip_invalid: bool = False,
@@ -367,6 +377,8 @@ def load_samples(path: str | Path, *, skip_invalid: bool = False,
             if isinstance(record, DatasetError):
                 raise record
             if columns and isinstance(record, Mapping):
+                if not keys:
+                    check_first_record(columns, record, shown)
                 seen.update(k for k in columns.values() if k in record)
                 keys = keys or list(record)
             sample = sample_from_dict(record, path=shown, line=line, default_id=f"row-{row}", columns=columns)

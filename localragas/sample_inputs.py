@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from .dataset import (
-    ID_FIELDS, _csv_contexts, _list_columns, _type_name, check_columns, load_samples, sample_from_dict,
-    unused_columns,
+    ID_FIELDS, _csv_contexts, _list_columns, _type_name, check_columns, check_first_record, load_samples,
+    sample_from_dict, unused_columns,
 )
 from .errors import DatasetError
 from .schema import Sample, field_names
@@ -57,6 +57,8 @@ def as_samples(data: Any, columns: Mapping[str, str] | None = None) -> list[Samp
                 if text_lists:
                     _parse_list_cells(record, columns, source, row)
                 if columns:
+                    if not keys and known is None:
+                        check_first_record(columns, record, source)
                     seen.update(c for c in columns.values() if c in record)
                     keys = keys or list(record)
                 sample = sample_from_dict(record, path=source, line=row, default_id=f"row-{row}", columns=columns)

@@ -243,11 +243,14 @@ def test_columns_naming_a_missing_column_or_an_unknown_field_errors_clearly(tmp_
     with pytest.raises(DatasetError) as e:
         run(pd.DataFrame(ROWS), columns={"question": "query"})
     assert str(e.value) == ("DataFrame: columns maps 'question' to 'query', which is not a column (the columns: "
-                            "answer, category, contexts, question, reference)")
+                            "question, contexts, answer, reference, category)")
     with pytest.raises(DatasetError, match=r"^samples: columns maps 'reference' to 'gold', which is not a column"):
         run(ROWS, columns={"reference": "gold"})  # optional, in no row: a typo, not silence
-    with pytest.raises(DatasetError, match=r"^samples, row 1, field 'q': missing required field \(mapped to"):
-        run(ROWS, columns={"question": "q"})
+    with pytest.raises(DatasetError, match=r"^samples: columns maps 'question' to 'q', which is not a column \(the "
+                                           r"columns: question, contexts, answer, reference, category\)$"):
+        run(ROWS, columns={"question": "q"})  # a required field: the first row tells
+    with pytest.raises(DatasetError, match=r"^samples, row 2, field 'q': missing required field \(mapped to"):
+        run([{**ROWS[0], "q": "Q"}, ROWS[1]], columns={"question": "q"})
     with pytest.raises(ConfigError, match=r"^columns: unknown field 'questoin': fields: id, question, contexts"):
         run(ROWS, columns={"questoin": "q"})
     with pytest.raises(ConfigError, match=r"'user_input' is read as 'question' already"):
@@ -263,6 +266,9 @@ def test_load_samples_takes_columns_for_jsonl_and_csv(tmp_path, from_file):
         assert scores(run(samples)) == from_file, name
     with pytest.raises(DatasetError, match=r"m.jsonl: columns maps 'category' to 'topic', which is not a column"):
         load_samples(tmp_path / "m.jsonl", columns={**MINE, "category": "topic"})
+    with pytest.raises(DatasetError, match=r"m.csv: columns maps 'question' to 'query', which is not a column \(the "
+                                           r"columns: q, docs, out, gold, category\)$"):
+        load_samples(tmp_path / "m.csv", columns={**MINE, "question": "query"})
 
 
 # --- Sample(...) ----------------------------------------------------------------------------------------------------
