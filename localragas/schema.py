@@ -273,7 +273,8 @@ class Report(BaseModel):
         return sample_frame(self)
 
     def summary_frame(self) -> Any:
-        """A pandas DataFrame, one row per metric: mean, ci_low, ci_high, threshold, passed, status, scored, unscored."""
+        """A pandas DataFrame, one row per metric: mean, ci_low, ci_high, threshold, passed, status, scored,
+        unscored."""
         from .report.notebook import summary_frame  # noqa: PLC0415
 
         return summary_frame(self)
