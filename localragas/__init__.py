@@ -14,6 +14,7 @@ _EXPORTS = {
     "Report": "schema",
     "Sample": "schema",
     "SampleResult": "schema",
+    "as_samples": "sample_inputs",
     "assert_gate": "testing",
     "evaluate": "runner",
     "get_embedder": "embeddings",
@@ -29,6 +30,7 @@ if _TYPE_CHECKING:
     from .errors import LocalragasError
     from .judges import get_judge
     from .runner import evaluate
+    from .sample_inputs import as_samples
     from .schema import MetricResult, Report, Sample, SampleResult
     from .testing import assert_gate
 

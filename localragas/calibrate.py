@@ -224,7 +224,8 @@ def calibrate_file(path: str | Path, judge, embedder=None, *, metric: str | None
                           *([options] if options else []))
             checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
         report = evaluate([r.sample for r in group], metrics=[scored_with], judge=judge, embedder=embedder,
-                          gate=False, progress=progress, cache_dir=cache_dir, checkpoint=checkpoint,
+                          gate=False, progress=progress, cache_dir=cache_dir, cache=cache_dir is not None,
+                          checkpoint=checkpoint,
                           metric_options=options)
         results = {s.id: s for s in report.samples}
         for kind in dict.fromkeys(r.kind for r in group):

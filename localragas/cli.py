@@ -182,6 +182,18 @@ def _metric_options(items: tuple[str, ...], base: dict) -> dict[str, dict]:
     return out
 
 
+def _columns(items: tuple[str, ...], base: dict) -> dict[str, str]:
+    """--columns FIELD=COLUMN[,FIELD=COLUMN] items over the config file's columns."""
+    out = dict(base)
+    for item in _split(items):
+        field, sep, column = item.partition("=")
+        if not sep or not field.strip() or not column.strip():
+            raise click.BadParameter(f"'{item}' must look like FIELD=COLUMN, e.g. question=query",
+                                     param_hint="--columns")
+        out[field.strip()] = column.strip()
+    return out
+
+
 _max_error_rate_option = click.option(
     "--max-error-rate", type=click.FloatRange(0, 1), default=None, metavar="R",
     help="Share (0..1) of each metric's samples an error (judge, embedder, I/O) may leave unscored; beyond it, or "
@@ -242,6 +254,8 @@ _ragas_names_option = click.option(
               help="Evaluate shard I of N (every N-th sample, from the I-th); join the shard reports with "
                    "`localragas merge`.")
 @click.option("--skip-invalid", is_flag=True, help="Record invalid rows as skipped and go on, instead of stopping.")
+@click.option("--columns", multiple=True, metavar="FIELD=COLUMN[,FIELD=COLUMN]",
+              help="Read a field from a column of another name, e.g. question=query,answer=response. Repeatable.")
 @_max_input_bytes_option
 @click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Samples judged at once, for a judge server with parallel slots (--judge openai:MODEL). "
@@ -257,8 +271,8 @@ _ragas_names_option = click.option(
               help="Keep each finished sample in a checkpoint under .localragas/runs; after a crash or kill, the "
                    "same command skips the finished samples. The checkpoint is removed when the run completes.")
 def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_option, embedder, threshold, no_gate,
-             max_error_rate, out, csv_path, html, md, junit, gate_on, limit, shard, skip_invalid, max_input_bytes,
-             concurrency, config_path, progress, cache_dir, no_cache, resume):
+             max_error_rate, out, csv_path, html, md, junit, gate_on, limit, shard, skip_invalid, columns,
+             max_input_bytes, concurrency, config_path, progress, cache_dir, no_cache, resume):
     """Evaluate the samples in DATA (.jsonl, .json, .csv, .parquet, or a folder written by the datasets package's
     save_to_disk; ragas column names are read too) and apply the quality gate.
 
@@ -281,7 +295,8 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
 
     shard_of = parse_shard(shard) if shard else None
     max_bytes = _first(max_input_bytes, settings.max_input_bytes, DEFAULT_MAX_INPUT_BYTES)
-    samples, skipped = load_samples(data, skip_invalid=skip_invalid, max_input_bytes=max_bytes)
+    column_map = _columns(columns, settings.columns)
+    samples, skipped = load_samples(data, skip_invalid=skip_invalid, max_input_bytes=max_bytes, columns=column_map)
     if limit:
         samples = samples[:limit]
     total = len(samples)
@@ -296,7 +311,8 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
     checkpoint = None
     if resume:
         key = run_key(data.resolve(), metric_names, judge_obj.fingerprint, embedder, limit, skip_invalid,
-                      *([shard_of] if shard_of else []), *([metric_options] if metric_options else []))
+                      *([shard_of] if shard_of else []), *([metric_options] if metric_options else []),
+                      *([column_map] if column_map else []))
         checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
     try:
         report = evaluate(
@@ -309,6 +325,7 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
             progress=progress,
             skipped=skipped,
             cache_dir=cache,
+            cache=cache is not None,
             checkpoint=checkpoint,
             gate_on=gate_on or settings.gate_on or "mean",
             concurrency=concurrency,

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
+from .dataset import check_columns
 from .errors import ConfigError
 from .gate import check_max_error_rate, check_threshold
 from .inputs import check_max_input_bytes, failing, read_input
@@ -38,6 +39,7 @@ class Settings(BaseModel):
     max_input_bytes: int | None = None  # an input file larger than this is refused (default 4 GiB)
     language: Literal["auto", "en", "zh"] | None = None
     metric_options: dict[str, dict[str, Any]] = {}  # e.g. [metric_options.answer_correctness] weights = [0.5, 0.5]
+    columns: dict[str, str] = {}  # field -> the data's column, e.g. [columns] question = "query" (like --columns)
     _source: str | None = PrivateAttr(None)
 
     @property
@@ -75,6 +77,10 @@ def load_settings(path: Path | None = None) -> Settings:
         raise ConfigError(f"{path}: key '{'.'.join(str(x) for x in err['loc'])}': {err['msg']}") from None
     for name, value in settings.thresholds.items():
         check_threshold(name, value)
+    try:
+        check_columns(settings.columns)
+    except ConfigError as e:
+        raise ConfigError(f"{path}: key 'columns': {str(e).removeprefix('columns: ')}") from None
     for key, check in (("max_error_rate", check_max_error_rate), ("max_input_bytes", check_max_input_bytes)):
         if getattr(settings, key) is not None:
             try:

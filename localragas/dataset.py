@@ -11,26 +11,16 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from localragas.errors import DatasetError
+from localragas.errors import ConfigError, DatasetError
 from localragas.inputs import DEFAULT_MAX_INPUT_BYTES, check_input, check_max_input_bytes, read_bounded, read_lines
-from localragas.schema import Sample, SkippedRow
+from localragas.schema import FALLBACK_ALIASES, FIELD_ALIASES, Sample, SkippedRow, field_names
 
-# Canonical field -> accepted aliases (ragas names and common variants).
-FIELD_ALIASES: dict[str, tuple[str, ...]] = {
-    "id": ("sample_id",),
-    "question": ("user_input",),
-    "contexts": ("retrieved_contexts",),
-    "answer": ("response",),
-    "reference": ("ground_truth", "reference_answer"),
-    "category": (),
-    "retrieved_context_ids": (),  # ragas's names for the ids of the retrieved and the expected chunks
-    "reference_context_ids": (),
-    "language": (),
-}
+# FIELD_ALIASES (canonical field -> the ragas, deepeval and promptfoo-style names also read) lives in schema.py,
+# the one table Sample(...) uses too.
 KNOWN_FIELDS: frozenset[str] = frozenset(n for c, a in FIELD_ALIASES.items() for n in (c, *a))
 CONTEXT_FIELDS: frozenset[str] = frozenset(("contexts", *FIELD_ALIASES["contexts"]))
 ID_FIELDS: frozenset[str] = frozenset(("retrieved_context_ids", "reference_context_ids"))
@@ -66,19 +56,27 @@ def _json_error(e: ValueError | RecursionError) -> str:
 
 
 def _get(d: Mapping[str, Any], canonical: str, path: str, line: int | None,
-         kinds: tuple[type, ...], what: str, *, required: bool) -> tuple[str, Any]:
-    """(name used, value) of a field given by its canonical name or an alias; checks its type.
+         kinds: tuple[type, ...], what: str, *, required: bool,
+         columns: Mapping[str, str] | None = None) -> tuple[str, Any]:
+    """(name used, value) of a field given by its canonical name, an alias, or its column in `columns`; checks its
+    type.
 
-    An absent or null optional field gives None; aliases given together must agree.
+    An absent or null optional field gives None; aliases given together must agree. A `context` (FALLBACK_ALIASES)
+    string is one chunk.
     """
-    names = [n for n in (canonical, *FIELD_ALIASES[canonical]) if n in d]
+    names = field_names(d, canonical, columns)
     for other in names[1:]:
         if d[other] != d[names[0]]:
             message = f"'{names[0]}' and '{other}' are both given, with different values"
             raise DatasetError(path, line, names[0], message)
     if not names and required:
+        if columns and canonical in columns:
+            raise DatasetError(path, line, columns[canonical], f"missing required field (mapped to '{canonical}')")
         raise DatasetError(path, line, canonical, "missing required field")
     value = d[names[0]] if names else None
+    if names and names[0] in FALLBACK_ALIASES and isinstance(value, str):
+        _check_text(value, path, line, names[0])
+        value = [value]
     if value is None and not required:
         return canonical, None
     if not isinstance(value, kinds) or isinstance(value, bool):
@@ -93,39 +91,44 @@ def _blank_to_none(value: str | None) -> str | None:
 
 
 def sample_from_dict(
-    d: Any, *, path: str = "<memory>", line: int | None = None, default_id: str | None = None
+    d: Any, *, path: str = "<memory>", line: int | None = None, default_id: str | None = None,
+    columns: Mapping[str, str] | None = None,
 ) -> Sample:
-    """Validate one record (canonical or ragas field names) and build a Sample; raise DatasetError if invalid.
+    """Validate one record (canonical, ragas, deepeval or promptfoo-style field names, FIELD_ALIASES) and build a
+    Sample; raise DatasetError if invalid.
 
-    Without an id, the id is default_id, else "row-{line}".
+    Without an id, the id is default_id, else "row-{line}". columns: canonical field -> the record's key holding it
+    (check_columns), read instead of the field's own names.
     """
     if not isinstance(d, Mapping):
         raise DatasetError(path, line, None, f"expected an object, got {_type_name(d)}")
-    name, question = _get(d, "question", path, line, (str,), "a string", required=True)
+    kw = {"columns": columns}
+    name, question = _get(d, "question", path, line, (str,), "a string", required=True, **kw)
     if not question.strip():
         raise DatasetError(path, line, name, "must not be empty")
-    name, contexts = _get(d, "contexts", path, line, (list,), "a list of strings", required=True)
+    name, contexts = _get(d, "contexts", path, line, (list,), "a list of strings", required=True, **kw)
     for i, c in enumerate(contexts):
         if not isinstance(c, str):
             raise DatasetError(path, line, f"{name}[{i}]", f"expected a string, got {_type_name(c)}")
         _check_text(c, path, line, f"{name}[{i}]")
-    _, answer = _get(d, "answer", path, line, (str,), "a string", required=True)
-    _, reference = _get(d, "reference", path, line, (str,), "a string", required=False)
-    _, category = _get(d, "category", path, line, (str,), "a string", required=False)
-    _, raw_id = _get(d, "id", path, line, (str, int), "a string or integer", required=False)
+    _, answer = _get(d, "answer", path, line, (str,), "a string", required=True, **kw)
+    _, reference = _get(d, "reference", path, line, (str,), "a string", required=False, **kw)
+    _, category = _get(d, "category", path, line, (str,), "a string", required=False, **kw)
+    _, raw_id = _get(d, "id", path, line, (str, int), "a string or integer", required=False, **kw)
     sid = (str(raw_id).strip() if raw_id is not None else "") or default_id or (f"row-{line}" if line else "")
     if not sid:
         raise DatasetError(path, line, "id", "missing required field")
     ids = {}
     for field in sorted(ID_FIELDS):
-        name, value = _get(d, field, path, line, (list,), "a list of ids (strings or integers)", required=False)
+        name, value = _get(d, field, path, line, (list,), "a list of ids (strings or integers)", required=False,
+                           **kw)
         for i, x in enumerate(value or []):
             if not isinstance(x, (str, int)) or isinstance(x, bool):
                 raise DatasetError(path, line, f"{name}[{i}]", f"expected a string or integer, got {_type_name(x)}")
             if isinstance(x, str):
                 _check_text(x, path, line, f"{name}[{i}]")
         ids[field] = value
-    name, language = _get(d, "language", path, line, (str,), "a string", required=False)
+    name, language = _get(d, "language", path, line, (str,), "a string", required=False, **kw)
     if language is not None and language.strip().lower() not in ("", "en", "zh"):
         raise DatasetError(path, line, name, f"expected 'en' or 'zh', got {language!r}")
     return Sample(id=sid, question=question, contexts=list(contexts), answer=answer,
@@ -247,8 +250,18 @@ def _csv_rows(reader: Any, path: str) -> Iterator[list[str]]:
         csv.field_size_limit(limit)
 
 
-def _csv_records(text: str, path: str) -> Iterator[_Record]:
+def _list_columns(columns: Mapping[str, str] | None, fields: Iterable[str]) -> set[str]:
+    """The CSV columns whose cells hold JSON lists for these fields (by their names, or their mapped column)."""
+    columns = columns or {}
+    names: set[str] = set()
+    for field in fields:
+        names |= {columns[field]} if field in columns else {field, *FIELD_ALIASES[field]} - set(columns.values())
+    return names
+
+
+def _csv_records(text: str, path: str, columns: Mapping[str, str] | None = None) -> Iterator[_Record]:
     reader = csv.reader(io.StringIO(text, newline=""))
+    context_columns, id_columns = _list_columns(columns, ["contexts"]), _list_columns(columns, ID_FIELDS)
     header: list[str] | None = None
     end = 0
     for row in _csv_rows(reader, path):
@@ -265,20 +278,19 @@ def _csv_records(text: str, path: str) -> Iterator[_Record]:
             if len(row) != len(header):
                 raise DatasetError(path, line, None, f"expected {len(header)} cells, got {len(row)}")
             record: dict[str, Any] = dict(zip(header, row))
-            for name in ID_FIELDS & record.keys():
+            for name in id_columns & record.keys():
                 if not record[name].strip():
                     del record[name]  # a blank cell: no ids
-            for name in (CONTEXT_FIELDS | ID_FIELDS) & record.keys():
+            for name in (context_columns | id_columns) & record.keys():
+                if name in FALLBACK_ALIASES and not record[name].lstrip().startswith("["):
+                    continue  # `context` as text: one chunk
                 record[name] = _csv_contexts(record[name], path, line, name)
             yield line, record
         except DatasetError as err:
             yield line, err
 
 
-_TEXT_READERS = {"json": _json_records, "csv": _csv_records}
-
-
-def _records(p: Path, shown: str, limit: int) -> Iterator[_Record]:
+def _records(p: Path, shown: str, limit: int, columns: Mapping[str, str] | None = None) -> Iterator[_Record]:
     """The records of a text file (by extension), a Parquet file, or a Hugging Face `save_to_disk` folder."""
     from .ragas_compat import hf_dataset_records, parquet_records  # noqa: PLC0415
 
@@ -294,26 +306,82 @@ def _records(p: Path, shown: str, limit: int) -> Iterator[_Record]:
         return parquet_records(p, shown)
     if fmt == "jsonl":
         return _jsonl_records(p, shown, limit)
-    return _TEXT_READERS[fmt](_read_text(p, shown, limit), shown)
+    if fmt == "csv":
+        return _csv_records(_read_text(p, shown, limit), shown, columns)
+    return _json_records(_read_text(p, shown, limit), shown)
+
+
+def check_columns(columns: Any) -> dict[str, str]:
+    """A column mapping (canonical field -> the user's column name, e.g. {"question": "query"}), checked: every key a
+    localragas field (FIELD_ALIASES), every value a column name."""
+    if columns is None:
+        return {}
+    if not isinstance(columns, Mapping):
+        raise ConfigError(f"columns must map a field to a column name, e.g. {{'question': 'query'}}, "
+                          f"got {_type_name(columns)}")
+    out: dict[str, str] = {}
+    for field, column in columns.items():
+        if field not in FIELD_ALIASES:
+            canonical = next((c for c, names in FIELD_ALIASES.items() if field in names), None)
+            hint = (f"'{field}' is read as '{canonical}' already; map '{canonical}' to a column" if canonical else
+                    f"fields: {', '.join(FIELD_ALIASES)}")
+            raise ConfigError(f"columns: unknown field '{field}': {hint}")
+        if not isinstance(column, str) or not column.strip():
+            raise ConfigError(f"columns: the column for '{field}' must be a column name, got {column!r}")
+        out[field] = column.strip()
+    return out
+
+
+def unused_columns(columns: Mapping[str, str], seen: Iterable[str], shown: str, found: Iterable[str]) -> None:
+    """Refuse a mapping that names a column the data does not have (a typo must not leave a field unread)."""
+    seen = set(seen)
+    missing = [(f, c) for f, c in columns.items() if c not in seen]
+    if missing:
+        field, column = missing[0]
+        names = [str(k) for k in found]
+        listed = ", ".join(names[:30]) + (", ..." if len(names) > 30 else "")
+        raise DatasetError(shown, None, None,
+                           f"columns maps '{field}' to '{column}', which is not a column (the columns: {listed})")
+
+
+REQUIRED_FIELDS = ("question", "contexts", "answer")
+
+
+def check_first_record(columns: Mapping[str, str], record: Any, shown: str) -> None:
+    """A required field mapped to a column the first record lacks: the mapping is wrong (say so, with the columns
+    there are), not only that row."""
+    if isinstance(record, Mapping):
+        unused_columns({f: c for f, c in columns.items() if f in REQUIRED_FIELDS}, record, shown, record)
 
 
 def load_samples(path: str | Path, *, skip_invalid: bool = False,
-                 max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> tuple[list[Sample], list[SkippedRow]]:
-    """Load samples from a .jsonl/.ndjson, .json or .csv file.
+                 max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
+                 columns: Mapping[str, str] | None = None) -> tuple[list[Sample], list[SkippedRow]]:
+    """Load samples from a .jsonl/.ndjson, .json, .csv or .parquet file, or a datasets save_to_disk folder.
 
     With skip_invalid, bad rows are returned as SkippedRow instead of raised; file-level errors always raise.
     A path that is not a regular file or folder (a FIFO, a device), or a file over max_input_bytes, is refused.
+    columns: canonical field -> the file's column holding it (e.g. {"question": "query"}); a mapped column that no
+    row has is an error.
     """
     shown, p = str(path), Path(path)
-    records = _records(p, shown, max_input_bytes)
+    columns = check_columns(columns)
+    records = _records(p, shown, max_input_bytes, columns)
     samples: list[Sample] = []
     skipped: list[SkippedRow] = []
     first_seen: dict[str, int | None] = {}
+    seen: set[str] = set()  # the mapped columns some row has
+    keys: list[str] = []  # the first row's keys, to name in an error
     for row, (line, record) in enumerate(records, 1):
         try:
             if isinstance(record, DatasetError):
                 raise record
-            sample = sample_from_dict(record, path=shown, line=line, default_id=f"row-{row}")
+            if columns and isinstance(record, Mapping):
+                if not keys:
+                    check_first_record(columns, record, shown)
+                seen.update(k for k in columns.values() if k in record)
+                keys = keys or list(record)
+            sample = sample_from_dict(record, path=shown, line=line, default_id=f"row-{row}", columns=columns)
             if sample.id in first_seen:
                 message = f"duplicate id '{sample.id}' (first used on line {first_seen[sample.id]})"
                 raise DatasetError(shown, line, "id", message)
@@ -326,6 +394,7 @@ def load_samples(path: str | Path, *, skip_invalid: bool = False,
     if not samples:
         extra = f" ({len(skipped)} invalid rows skipped)" if skipped else ""
         raise DatasetError(shown, None, None, f"no samples{extra}")
+    unused_columns(columns, seen, shown, keys)
     return samples, skipped
 
 

@@ -9,13 +9,15 @@ class LocalragasError(Exception):
 
 
 class DatasetError(LocalragasError):
-    """A dataset file or one of its rows is invalid. Names the file, the line and the field."""
+    """A dataset file or one of its rows is invalid. Names the file, the line and the field.
 
-    def __init__(self, path: str, line: int | None, field: str | None, message: str):
-        self.path, self.line, self.field, self.detail = path, line, field, message
+    unit: "line" for a file; "row" for data given in Python (a DataFrame, a list of dicts), numbered from 1."""
+
+    def __init__(self, path: str, line: int | None, field: str | None, message: str, unit: str = "line"):
+        self.path, self.line, self.field, self.detail, self.unit = path, line, field, message, unit
         where = path
         if line is not None:
-            where += f", line {line}"
+            where += f", {unit} {line}"
         if field:
             where += f", field '{field}'"
         super().__init__(f"{where}: {message}")

@@ -61,3 +61,45 @@ class Progress:
     def __exit__(self, *exc) -> None:
         if self._bar is not None:
             self._bar.__exit__(*exc)
+
+
+def interactive() -> bool:
+    """Running in a notebook (an IPython kernel) or an interactive session (the python or IPython prompt)."""
+    ipython = sys.modules.get("IPython")
+    if ipython is not None:
+        get = getattr(ipython, "get_ipython", None)
+        if callable(get) and get() is not None:
+            return True
+    return hasattr(sys, "ps1") or bool(sys.flags.interactive)
+
+
+class _Tqdm:
+    """Progress as a tqdm bar (tqdm.auto: a widget in Jupyter, text elsewhere); the interface of Progress."""
+
+    def __init__(self, total: int):
+        from tqdm.auto import tqdm  # noqa: PLC0415
+
+        self._bar = tqdm(total=total, desc="localragas", unit="sample", leave=True)
+
+    def __enter__(self) -> "_Tqdm":
+        return self
+
+    def advance(self, label: str = "") -> None:
+        self._bar.update(1)
+
+    def __exit__(self, *exc) -> None:
+        self._bar.close()
+
+
+def progress_for(total: int, enabled: bool | None) -> "Progress | _Tqdm":
+    """The progress display of a run. enabled None (evaluate()'s default): shown only in a notebook or an interactive
+    session, as a tqdm bar when tqdm is installed; True: always (a live bar on a terminal, plain lines in a log);
+    False: never."""
+    if enabled is None:
+        if not interactive():
+            return Progress(total, enabled=False)
+        try:
+            return _Tqdm(total)
+        except ImportError:
+            return Progress(total, enabled=True)
+    return Progress(total, enabled=bool(enabled))

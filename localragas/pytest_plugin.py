@@ -55,6 +55,7 @@ class LocalragasConfig:
     gate_on: str | None = None  # None: evaluate()'s default ("mean")
     thresholds: dict[str, float] = field(default_factory=dict)  # from the project config
     metrics: list[str] | None = None  # from the project config
+    columns: dict[str, str] = field(default_factory=dict)  # from the project config: field -> the data's column
     config_file: str | None = None
 
 
@@ -166,6 +167,7 @@ def localragas_config(pytestconfig: pytest.Config) -> LocalragasConfig:
         gate_on=_first(given["gate_on"], getattr(project, "gate_on", None)),
         thresholds=dict(project.thresholds),
         metrics=list(project.metrics) if project.metrics else None,
+        columns=dict(project.columns),
         config_file=project.source,
     )
 
@@ -205,21 +207,25 @@ def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig
              localragas_judge) -> Callable[..., "Report"]:
     """`evaluate(samples, **kwargs) -> Report`: localragas.evaluate with the session's judge, embedder and settings.
 
-    samples: Sample objects or dicts (canonical or ragas field names). kwargs: any keyword of
-    localragas.evaluate (metrics, thresholds, gate, gate_on, judge, embedder, ...); thresholds are merged over
-    the project config's thresholds.
+    samples: anything localragas.evaluate takes (Sample objects, dicts with localragas, ragas or deepeval field
+    names, a pandas DataFrame, a datasets.Dataset, a ragas EvaluationDataset, a file path). kwargs: any keyword of
+    localragas.evaluate (metrics, thresholds, gate, gate_on, judge, embedder, columns, ...); thresholds are merged
+    over the project config's thresholds.
     """
     from .runner import evaluate as run  # noqa: PLC0415
 
     cfg = localragas_config
 
-    def _evaluate(samples: Iterable[Any], **kwargs: Any) -> "Report":
-        samples = _as_samples(samples)
+    def _evaluate(samples: Any, **kwargs: Any) -> "Report":
         kwargs.setdefault("judge", localragas_judge)
+        if cfg.cache_dir is None:
+            kwargs.setdefault("cache", False)  # --localragas-no-cache: not evaluate()'s default cache either
         if kwargs.get("metrics") is None and cfg.metrics:
             kwargs["metrics"] = cfg.metrics
         if cfg.thresholds:
             kwargs["thresholds"] = {**cfg.thresholds, **(kwargs.get("thresholds") or {})}
+        if cfg.columns and "columns" not in kwargs:
+            kwargs["columns"] = cfg.columns
         if cfg.gate_on and "gate_on" not in kwargs:
             kwargs["gate_on"] = cfg.gate_on
         if kwargs.get("embedder") is None and _needs_embedder(kwargs.get("metrics")):
@@ -229,21 +235,6 @@ def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig
         return report
 
     return _evaluate
-
-
-def _as_samples(samples: Iterable[Any]) -> list:
-    from .dataset import sample_from_dict  # noqa: PLC0415
-    from .schema import Sample  # noqa: PLC0415
-
-    out = []
-    for i, s in enumerate(samples, 1):
-        if isinstance(s, Sample):
-            out.append(s)
-        elif isinstance(s, dict):
-            out.append(sample_from_dict(s, path="<evaluate>", line=i, default_id=f"sample-{i}"))
-        else:
-            raise TypeError(f"sample {i}: expected a localragas.Sample or a dict, got {type(s).__name__}")
-    return out
 
 
 def _needs_embedder(metrics: list[str] | None) -> bool:

@@ -9,9 +9,9 @@ import traceback
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Mapping
 
-from . import __version__
+from . import __version__, paths
 from .budget import check_window
 from .checkpoint import Checkpoint, sample_hash
 from .embeddings import CachedEmbedder, Embedder, get_embedder
@@ -21,7 +21,7 @@ from .judges import Judge, get_judge
 from .judges.cache import JudgeCache
 from .language import check_language
 from .metrics import Metric, all_metrics, get_metrics
-from .progress import Progress
+from .progress import progress_for
 from .schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow, calls_by_prompt
 from .stats import by_category, ci_settings, summarise
 
@@ -51,13 +51,13 @@ def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: 
 
 
 def evaluate(
-    samples: Iterable[Sample],
+    samples: Any,
     metrics: list[str] | None = None,
     judge: Judge | str | None = None,
     embedder: Embedder | str | None = None,
     thresholds: dict[str, float] | None = None,
     gate: bool = True,
-    progress: bool = False,
+    progress: bool | None = None,
     skipped: list[SkippedRow] | None = None,
     cache_dir: str | Path | None = None,
     checkpoint: Checkpoint | str | Path | None = None,
@@ -66,12 +66,20 @@ def evaluate(
     language: str = "auto",
     metric_options: dict[str, dict] | None = None,
     max_error_rate: float = 0.0,
+    columns: Mapping[str, str] | None = None,
+    cache: bool = True,
 ) -> Report:
     """Score samples with the RAGAS metrics and apply the quality gate.
 
+    samples: Sample objects, dicts, a pandas DataFrame, a datasets.Dataset, a ragas EvaluationDataset, or a file
+    path (localragas.sample_inputs.as_samples); field names as in files (ragas's, deepeval's too).
+    columns: canonical field -> your column, e.g. {"question": "query", "answer": "response"}.
     judge / embedder: an instance, a catalogue name or path, or None for the defaults (the embedder is only
     loaded when a chosen metric needs it). thresholds override the defaults per metric.
-    cache_dir: keep judge replies in a persistent cache there (a re-run makes no judge call).
+    cache: keep judge replies in the persistent cache (default: on, in the CLI's place, .localragas/cache or
+    $LOCALRAGAS_STATE_DIR/cache; a re-run makes no judge call); cache=False neither reads nor writes it.
+    cache_dir: the cache's folder instead. A judge that already has a cache (judge.cache) keeps using it.
+    progress: None (default) shows a bar in a notebook or an interactive session only; True always; False never.
     checkpoint: a file each finished sample is appended to; results found there for unchanged samples are reused.
     gate_on: 'mean' (default) or 'lower-bound': hold each metric's 95% CI lower bound against its threshold.
     language: 'auto' (each sample's prompts in the language of its script), 'en' or 'zh' for every sample.
@@ -81,7 +89,9 @@ def evaluate(
     concurrency: samples scored at once, in threads (for a judge server that serves requests in parallel).
     Results keep the input order; a backend that runs the model in-process (max_concurrency 1) gets 1.
     """
-    samples = list(samples)
+    from .sample_inputs import as_samples  # noqa: PLC0415
+
+    samples = as_samples(samples, columns)
     language = check_language(language)
     if language != "auto":  # the sample field decides: its hash (resume) changes with it
         samples = [s.model_copy(update={"language": language}) for s in samples]
@@ -90,11 +100,30 @@ def evaluate(
     if not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"concurrency must be a whole number >= 1, not {concurrency!r}")
     chosen = get_metrics(metrics, metric_options)
-    names = [m.name for m in chosen]
+    if not cache and cache_dir is not None:
+        raise ConfigError("cache=False turns the judge cache off, and cache_dir names one: give one of them")
     judge = judge if isinstance(judge, Judge) else get_judge(judge)
     check_window(judge, [p for m in chosen for p in m.prompts])  # a window too small for one item: refused now
-    if cache_dir is not None and judge.cache is None:
-        judge.cache = JudgeCache(cache_dir)
+    own = held = None  # the cache opened for this run; the judge's own one, set aside by cache=False
+    if not cache:
+        held, judge.cache = judge.cache, None
+    elif judge.cache is None:
+        own = judge.cache = JudgeCache(cache_dir if cache_dir is not None else paths.cache_dir())
+    try:
+        return _run(samples, chosen, judge, embedder, thresholds, gate, progress, skipped, checkpoint, gate_on,
+                    concurrency, language, max_error_rate)
+    finally:
+        if own is not None:
+            own.close()
+            judge.cache = None
+        if held is not None:
+            judge.cache = held
+
+
+def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, thresholds, gate, progress, skipped,
+         checkpoint, gate_on, concurrency, language, max_error_rate) -> Report:
+    """evaluate() once its inputs are checked and the judge's cache is set."""
+    names = [m.name for m in chosen]
     if checkpoint is not None and not isinstance(checkpoint, Checkpoint):
         checkpoint = Checkpoint(checkpoint)
     done = checkpoint.load() if checkpoint else {}
@@ -117,7 +146,7 @@ def evaluate(
     slots: list[SampleResult | None] = [None] * len(samples)
     todo: list[tuple[int, Sample, str]] = []
     resumed = 0
-    with Progress(len(samples), enabled=progress) as bar:
+    with progress_for(len(samples), progress) as bar:
 
         def finish(i: int, digest: str | None, result: SampleResult) -> None:
             slots[i] = result

@@ -1,17 +1,70 @@
 """Data shapes shared by every module: samples in, results and reports out."""
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+# Canonical field -> the other names it is read under: ragas's, deepeval's (input, actual_output, retrieval_context,
+# expected_output), promptfoo-style (query, context) and common variants. The one table for files
+# (localragas.dataset), Python inputs (localragas.sample_inputs) and Sample(...) itself.
+FIELD_ALIASES: dict[str, tuple[str, ...]] = {
+    "id": ("sample_id",),
+    "question": ("user_input", "input", "query"),
+    "contexts": ("retrieved_contexts", "retrieval_context", "context"),
+    "answer": ("response", "actual_output"),
+    "reference": ("ground_truth", "reference_answer", "expected_output"),
+    "category": (),
+    "retrieved_context_ids": (),  # ragas's names for the ids of the retrieved and the expected chunks
+    "reference_context_ids": (),
+    "language": (),
+}
+# Read only when no other name of its field is given. deepeval's `context` is the ideal context, beside its
+# `retrieval_context` (what was retrieved, the one scored); alone (promptfoo's `context` var) it is the retrieved
+# context, and a single string is one chunk.
+FALLBACK_ALIASES: frozenset[str] = frozenset({"context"})
+
+
+def field_names(d: Mapping[str, Any], canonical: str, columns: Mapping[str, str] | None = None) -> list[str]:
+    """The names under which `canonical` is given in d, the first one to read first.
+
+    columns (canonical -> the user's column name): a mapped field is read from its column only, and a mapped column
+    is read as no other field."""
+    if columns and canonical in columns:
+        return [columns[canonical]] if columns[canonical] in d else []
+    taken = set(columns.values()) if columns else set()
+    names = [n for n in (canonical, *FIELD_ALIASES[canonical]) if n in d and n not in taken]
+    return [n for n in names if n not in FALLBACK_ALIASES] or names
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _accepted(value: Any, name: str) -> Any:
+    """A value as Sample's fields take it: an array (numpy, Arrow) as a list, NaN as absent, `context` text as one
+    chunk."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()
+    if _is_nan(value):
+        return None
+    if name in FALLBACK_ALIASES and isinstance(value, str):
+        return [value]
+    return value
+
 
 class Sample(BaseModel):
-    """One RAG interaction to score."""
+    """One RAG interaction to score.
+
+    Fields may be given under the names files accept (FIELD_ALIASES: ragas's user_input, retrieved_contexts,
+    response, ...; deepeval's input, actual_output, retrieval_context, expected_output). id is optional: evaluate()
+    names a sample without one "row-N" by its position (1-based), as files do."""
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str
+    id: str | None = None
     question: str
     contexts: list[str] = Field(default_factory=list)
     answer: str
@@ -22,6 +75,28 @@ class Sample(BaseModel):
     retrieved_context_ids: list[str] | None = None
     reference_context_ids: list[str] | None = None
     language: str | None = None  # "en" or "zh": the prompts' language for this sample (default: from its script)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _canonical_names(cls, data: Any) -> Any:
+        """Aliases as canonical names (two names of one field must agree); arrays as lists; NaN as absent."""
+        if not isinstance(data, Mapping):
+            return data
+        aliases = {n for names in FIELD_ALIASES.values() for n in names}
+        out = {k: v for k, v in data.items() if k not in aliases}
+        for canonical in FIELD_ALIASES:
+            names = field_names(data, canonical)
+            values = [_accepted(data[n], n) for n in names]
+            for other, value in zip(names[1:], values[1:]):
+                if value != values[0]:
+                    raise ValueError(f"'{names[0]}' and '{other}' are both given, with different values")
+            if names:
+                out[canonical] = values[0]
+        if isinstance(out.get("id"), int) and not isinstance(out["id"], bool):
+            out["id"] = str(out["id"])
+        if isinstance(out.get("id"), str):
+            out["id"] = out["id"].strip() or None
+        return out
 
     @field_validator("reference", "category")
     @classmethod
@@ -189,3 +264,30 @@ class Report(BaseModel):
             if s.metric == metric:
                 return s
         raise KeyError(metric)
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame, one row per sample: id, category, each metric's value (NaN when unscored), each
+        metric's unscored reason (`{metric}_unscored`), seconds: the columns of the CSV report."""
+        from .report.notebook import sample_frame  # noqa: PLC0415
+
+        return sample_frame(self)
+
+    def summary_frame(self) -> Any:
+        """A pandas DataFrame, one row per metric: mean, ci_low, ci_high, threshold, passed, status, scored,
+        unscored."""
+        from .report.notebook import summary_frame  # noqa: PLC0415
+
+        return summary_frame(self)
+
+    def __repr__(self) -> str:
+        """A few lines (verdict, each metric's mean and interval); the whole report is model_dump_json()."""
+        from .report.notebook import text  # noqa: PLC0415
+
+        return text(self)
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        from .report.notebook import html_table  # noqa: PLC0415
+
+        return html_table(self)

@@ -414,7 +414,7 @@ def _drive_child(python: Path, server: LlamaServer, job_file: Path, out_file: Pa
 
 def cache_off(fn: Any) -> dict[str, Any]:
     """Arguments that keep the judge cache off for whichever cache option `fn` takes (cached replies would fake
-    the speed): evaluate(cache_dir=None) is localragas's "no cache"."""
+    the speed): evaluate(cache=False) (evaluate() caches by default)."""
     params = inspect.signature(fn).parameters
     return {name: off for name, off in (("cache", False), ("cache_dir", None)) if name in params}
 

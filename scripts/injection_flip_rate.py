@@ -88,7 +88,7 @@ def run(cases: list[dict], judge_spec: str, embedder_spec: str | None, options: 
         for metric, group in by_metric.items():
             samples = [Sample(id=f"{c['id']}:{twin}", **c[twin]) for c in group for twin in ("clean", "hostile")]
             report = evaluate(samples, metrics=[metric], judge=judge, embedder=embedder, gate=False, progress=progress,
-                              cache_dir=cache_dir, metric_options={metric: (metric_options or {}).get(metric, {})})
+                              cache_dir=cache_dir, cache=cache_dir is not None, metric_options={metric: (metric_options or {}).get(metric, {})})
             got = {s.id: s.metrics[metric] for s in report.samples}
             for c in group:
                 clean, hostile = (got[f"{c['id']}:{twin}"] for twin in ("clean", "hostile"))

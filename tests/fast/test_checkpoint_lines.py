@@ -32,13 +32,13 @@ def lines_of(path) -> list[str]:
 
 def test_a_line_nested_200k_deep_is_discarded_with_a_warning_and_its_sample_judged_again(tmp_path, caplog):
     ck = tmp_path / "run.jsonl"
-    evaluate(samples(), judge=FakeJudge(), embedder="fake", checkpoint=ck)
+    evaluate(samples(), judge=FakeJudge(), embedder="fake", checkpoint=ck, cache=False)  # judged again below
     first, second = lines_of(ck)
     assert json.loads(first)["result"]["id"] == "s0"
     ck.write_text(DEEP + "\n" + second + "\n", encoding="utf-8")
     judge = FakeJudge()
     with caplog.at_level(logging.WARNING, logger="localragas"):
-        report = evaluate(samples(), judge=judge, embedder="fake", checkpoint=ck)
+        report = evaluate(samples(), judge=judge, embedder="fake", checkpoint=ck, cache=False)
     assert report.meta["resumed_samples"] == 1
     claims = [p.user for p in judge.asked("extract_claims")]
     assert claims and all("item 0" in c.lower() and "item 1" not in c.lower() for c in claims)  # only s0 again

@@ -443,12 +443,13 @@ def test_concurrency_4_gives_the_same_results_as_1_and_overlaps_requests():
     try:
         samples = [mk(i) for i in range(12)]
         metrics = ["faithfulness", "answer_relevancy", "context_precision", "context_recall"]
-        one = evaluate(samples, metrics=metrics, judge=judge_for(stub.url), embedder=HashingEmbedder())
+        one = evaluate(samples, metrics=metrics, judge=judge_for(stub.url), embedder=HashingEmbedder(), cache=False)
         # a handler thread may still be unwinding after its reply when the next request arrives: sequential is <= 2
         assert stub.max_in_flight <= 2
         stub.max_in_flight = 0
         judge = judge_for(stub.url)
-        four = evaluate(samples, metrics=metrics, judge=judge, embedder=HashingEmbedder(), concurrency=4)
+        four = evaluate(samples, metrics=metrics, judge=judge, embedder=HashingEmbedder(), concurrency=4,
+                        cache=False)  # every request reaches the server
     finally:
         stub.close()
     assert stub.max_in_flight >= 3  # really 4 in flight at times; more than the sequential run's overlap can reach

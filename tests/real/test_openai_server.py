@@ -152,9 +152,9 @@ def test_schema_valid_replies_and_concurrency_4_identical_to_1(smol_server, samp
 def test_grammar_mode_gives_the_same_replies_as_the_schema(smol_server, samples):
     """The GBNF built here and the server's own grammar from the schema constrain decoding alike."""
     a = evaluate(samples[:1], metrics=["faithfulness"], judge=get_judge(
-        f"openai:{MODEL}", {"base_url": smol_server.url, "structured": "json_object"}))
+        f"openai:{MODEL}", {"base_url": smol_server.url, "structured": "json_object"}), cache=False)
     b = evaluate(samples[:1], metrics=["faithfulness"], judge=get_judge(
-        f"openai:{MODEL}", {"base_url": smol_server.url, "structured": "grammar"}))
+        f"openai:{MODEL}", {"base_url": smol_server.url, "structured": "grammar"}), cache=False)
     assert b.meta["judge_stats"]["failed_calls"] == 0
     assert _scores(a) == _scores(b)
 

@@ -49,8 +49,8 @@ def test_same_input_same_scores(smol_judge, minilm):
     from localragas import evaluate, load_samples
 
     samples, _ = load_samples(EXAMPLES)
-    a = evaluate(samples[:3], judge=smol_judge, embedder=minilm)
-    b = evaluate(samples[:3], judge=smol_judge, embedder=minilm)
+    a = evaluate(samples[:3], judge=smol_judge, embedder=minilm, cache=False)  # both runs judged, none from a cache
+    b = evaluate(samples[:3], judge=smol_judge, embedder=minilm, cache=False)
     assert [s.metrics for s in a.samples] == [s.metrics for s in b.samples]
 
 

@@ -1,0 +1,141 @@
+"""A report in a notebook or a Python session: pandas frames (Report.to_pandas, Report.summary_frame), a short repr
+(a few lines: verdict, each metric's mean and interval) and an HTML table for Jupyter (Report._repr_html_).
+
+pandas is imported inside the frame functions (a dependency of localragas, but `import localragas` stays cheap).
+"""
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING, Any
+
+from ..errors import MissingDependencyError
+from ..gate import threshold_text
+
+if TYPE_CHECKING:
+    from ..schema import Report
+
+
+def _pandas() -> Any:
+    try:
+        import pandas  # noqa: PLC0415
+    except ImportError:
+        raise MissingDependencyError("Report.to_pandas() and summary_frame() need pandas: pip install pandas") from None
+    return pandas
+
+
+def sample_frame(report: "Report") -> Any:
+    """One row per sample, the columns of the CSV report (`--csv`): id, category, each metric's value (NaN when
+    unscored), each metric's unscored reason (`{metric}_unscored`, None when scored), seconds."""
+    pd = _pandas()
+    rows = []
+    for s in report.samples:
+        got = [s.metrics.get(m) for m in report.metrics]
+        rows.append([s.id, s.category, *(None if r is None else r.value for r in got),
+                     *(None if r is None else r.unscored for r in got), s.seconds])
+    columns = ["id", "category", *report.metrics, *(f"{m}_unscored" for m in report.metrics), "seconds"]
+    frame = pd.DataFrame(rows, columns=columns)
+    for m in report.metrics:  # all-unscored columns stay numeric (NaN), not object
+        frame[m] = frame[m].astype("float64")
+    return frame
+
+
+def summary_frame(report: "Report") -> Any:
+    """One row per metric (the index): mean, 95% interval, threshold, passed (None without a threshold or with the
+    gate off), status (passed, failed, not_evaluated, error), scored and unscored counts, higher_is_better."""
+    pd = _pandas()
+    gate = {g.metric: g for g in report.gate.results}
+    rows = []
+    for s in report.summary:
+        g = gate.get(s.metric) if report.gate.enabled else None
+        rows.append({"metric": s.metric, "mean": s.mean, "ci_low": s.ci_low, "ci_high": s.ci_high,
+                     "threshold": g.threshold if g else None, "passed": (g.status == "passed") if g else None,
+                     "status": _status(report, s.metric), "scored": s.scored, "unscored": s.unscored,
+                     "higher_is_better": s.higher_is_better})
+    columns = ["metric", "mean", "ci_low", "ci_high", "threshold", "passed", "status", "scored", "unscored",
+               "higher_is_better"]
+    frame = pd.DataFrame(rows, columns=columns).set_index("metric")
+    for c in ("mean", "ci_low", "ci_high", "threshold"):
+        frame[c] = frame[c].astype("float64")
+    return frame
+
+
+def _status(report: "Report", metric: str) -> str | None:
+    if any(x.metric == metric and not x.allowed for x in report.gate.errors):
+        return "error"
+    if not report.gate.enabled:
+        return None
+    return next((g.status for g in report.gate.results if g.metric == metric), None)
+
+
+def verdict(report: "Report") -> str:
+    """'gate PASSED' / 'gate FAILED' / 'gate off', and 'could not evaluate' when errors left a metric unscored."""
+    text = "gate off" if not report.gate.enabled else "gate PASSED" if report.gate.passed else "gate FAILED"
+    if report.gate.on == "lower-bound" and report.gate.enabled:
+        text += " (on each 95% CI lower bound)"
+    if not report.gate.evaluated:
+        text += "; could not evaluate (errors left samples unscored)"
+    return text
+
+
+def _num(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+def _rows(report: "Report") -> list[dict[str, str]]:
+    gate = {g.metric: g for g in report.gate.results}
+    out = []
+    for s in report.summary:
+        g = gate.get(s.metric) if report.gate.enabled else None
+        out.append({
+            "metric": s.metric + ("" if s.higher_is_better else " (lower is better)"),
+            "mean": _num(s.mean),
+            "ci": "" if s.ci_low is None or s.ci_high is None else f"[{s.ci_low:.3f}, {s.ci_high:.3f}]",
+            "threshold": (("≤ " if not s.higher_is_better else "≥ ") + threshold_text(g.threshold)) if g else "",
+            "status": _status(report, s.metric) or "",
+            "scored": f"{s.scored}/{s.scored + s.unscored}",
+            "unscored": ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items()),
+        })
+    return out
+
+
+def _judge_name(report: "Report") -> str:
+    judge = report.meta.get("judge")
+    return str(judge.get("name")) if isinstance(judge, dict) and judge.get("name") else ""
+
+
+def text(report: "Report") -> str:
+    """A few lines: the verdict, then one line per metric (mean, interval, threshold, status). The full report is
+    report.model_dump_json() or localragas.report.write_json."""
+    n = len(report.samples)
+    judge = _judge_name(report)
+    lines = [f"<localragas Report: {verdict(report)}; {n} sample{'' if n == 1 else 's'}"
+             + (f", judge {judge}" if judge else "") + ">"]
+    rows = _rows(report)
+    width = max((len(r["metric"]) for r in rows), default=0)
+    for r in rows:
+        parts = [r["metric"].ljust(width), r["mean"].rjust(5), r["ci"].ljust(16), r["threshold"], r["status"]]
+        if r["scored"].split("/")[0] != r["scored"].split("/")[1]:
+            parts.append(f"scored {r['scored']}" + (f" ({r['unscored']})" if r["unscored"] else ""))
+        lines.append("  " + " ".join(p for p in parts if p).rstrip())
+    if report.skipped:
+        lines.append(f"  {len(report.skipped)} invalid row(s) skipped")
+    return "\n".join(lines)
+
+
+def html_table(report: "Report") -> str:
+    """The verdict and a table of the metrics (mean, 95% interval, threshold, status, scored), every text escaped."""
+    e = html.escape
+    n = len(report.samples)
+    judge = _judge_name(report)
+    color = "#1a7f37" if report.gate.passed and report.gate.evaluated else "#cf222e"
+    if not report.gate.enabled:
+        color = "#57606a"
+    head = (f"<p><b style=\"color:{color}\">{e(verdict(report))}</b> — {n} sample{'' if n == 1 else 's'}"
+            + (f", judge <code>{e(judge)}</code>" if judge else "") + "</p>")
+    cols = [("metric", "metric"), ("mean", "mean"), ("ci", "95% CI"), ("threshold", "threshold"),
+            ("status", "status"), ("scored", "scored"), ("unscored", "unscored")]
+    cells = "".join(f"<th>{e(label)}</th>" for _, label in cols)
+    body = "".join("<tr>" + "".join(f"<td>{e(r[key])}</td>" for key, _ in cols) + "</tr>" for r in _rows(report))
+    skipped = f"<p>{len(report.skipped)} invalid row(s) skipped</p>" if report.skipped else ""
+    return (f"<div class=\"localragas-report\">{head}<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody>"
+            f"</table>{skipped}</div>")

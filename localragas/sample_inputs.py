@@ -1,0 +1,165 @@
+"""Samples from what a Python user has at hand: localragas.evaluate() and the pytest plugin's `evaluate` fixture
+take any of these, through as_samples().
+
+- a list (any iterable) of Samples, dicts, or objects with model_dump() / to_dict() / dataclass fields (ragas's
+  SingleTurnSample, deepeval's LLMTestCase)
+- a pandas DataFrame (duck-typed: `columns` and `to_dict`)
+- a Hugging Face datasets.Dataset (duck-typed: `column_names`, iterating rows as dicts)
+- a ragas EvaluationDataset (duck-typed: `samples`, with `to_list()`)
+- a path (str or pathlib.Path) to a file or folder load_samples reads
+
+Field names are those files accept (schema.FIELD_ALIASES: localragas's, ragas's, deepeval's, promptfoo-style);
+`columns` maps a field to any other column name. Each record is checked as a file row is (dataset.sample_from_dict),
+so errors read "DataFrame, row 3, field 'contexts': expected a list of strings, got str", rows numbered from 1. What
+pandas and Arrow produce is taken as plain Python: arrays as lists, NaN / None / pd.NA as an absent field,
+and a contexts cell holding a list as text ("['a', 'b']", as pandas.read_csv gives a ragas CSV) as that list.
+
+A sample without an id is named "row-N" by its position (from 1), as a file row is: the same data from a file, a
+DataFrame or a list gives the same ids, so `compare` and `--resume` pair them.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .dataset import (
+    ID_FIELDS, _csv_contexts, _list_columns, _type_name, check_columns, check_first_record, load_samples,
+    sample_from_dict, unused_columns,
+)
+from .errors import DatasetError
+from .schema import Sample, field_names
+
+
+def as_samples(data: Any, columns: Mapping[str, str] | None = None) -> list[Sample]:
+    """Samples from any input evaluate() takes (see the module docstring); raises DatasetError naming the row and
+    field of a bad record, ConfigError for a bad `columns` mapping."""
+    columns = check_columns(columns)
+    if isinstance(data, (str, os.PathLike)):
+        return load_samples(Path(data), columns=columns)[0]
+    source, known, records = _records(data)
+    if known is not None:
+        unused_columns(columns, known, source, known)
+    text_lists = known is not None  # a table's list cells may be text (pandas.read_csv)
+    samples: list[Sample] = []
+    first_seen: dict[str, int] = {}
+    seen: set[str] = set()
+    keys: list[str] = []
+    for row, item in enumerate(records, 1):
+        try:
+            if isinstance(item, Sample):
+                sample = item if item.id is not None else item.model_copy(update={"id": f"row-{row}"})
+            else:
+                record = _plain_record(_record_of(item, source, row), columns)
+                if text_lists:
+                    _parse_list_cells(record, columns, source, row)
+                if columns:
+                    if not keys and known is None:
+                        check_first_record(columns, record, source)
+                    seen.update(c for c in columns.values() if c in record)
+                    keys = keys or list(record)
+                sample = sample_from_dict(record, path=source, line=row, default_id=f"row-{row}", columns=columns)
+            if sample.id in first_seen:
+                raise DatasetError(source, row, "id",
+                                   f"duplicate id '{sample.id}' (first used on row {first_seen[sample.id]})")
+            first_seen[sample.id] = row
+            samples.append(sample)
+        except DatasetError as e:
+            if e.unit == "row" or e.line is None:
+                raise
+            raise DatasetError(e.path, e.line, e.field, e.detail, unit="row") from None
+    if known is None:
+        unused_columns(columns, seen, source, keys)
+    return samples
+
+
+def _records(data: Any) -> tuple[str, list[str] | None, Iterable[Any]]:
+    """(what to call the input in errors, its column names if it is a table, its records)."""
+    if isinstance(data, Sample) or isinstance(data, Mapping) and not _is_dataset_dict(data):
+        raise DatasetError("samples", None, None,
+                           f"expected a list of samples, got one {type(data).__name__}: wrap it in a list, [sample]")
+    if _is_dataset_dict(data):
+        if len(data) != 1:
+            raise DatasetError("DatasetDict", None, None, f"the dataset has {len(data)} splits ({', '.join(data)}); "
+                               "pass the one to evaluate, e.g. ds['test']")
+        data = next(iter(data.values()))
+    if _is_frame(data):
+        names = [str(c) for c in data.columns]
+        dupes = sorted({c for c in names if names.count(c) > 1})
+        if dupes:
+            raise DatasetError("DataFrame", None, dupes[0], "duplicate column")
+        return "DataFrame", names, data.to_dict("records")
+    if hasattr(data, "column_names") and hasattr(data, "__iter__") and not isinstance(data, (list, tuple)):
+        return "Dataset", [str(c) for c in data.column_names], data
+    if hasattr(data, "samples") and (callable(getattr(data, "to_list", None)) or
+                                     callable(getattr(data, "to_pandas", None))):
+        to_list = getattr(data, "to_list", None)
+        return "EvaluationDataset", None, to_list() if callable(to_list) else data.samples
+    if isinstance(data, (bytes, bytearray)) or not isinstance(data, Iterable):
+        raise DatasetError("samples", None, None, "expected a list of samples (Sample objects or dicts), a pandas "
+                           "DataFrame, a datasets.Dataset, a ragas EvaluationDataset or a file path, got "
+                           f"{type(data).__name__}")
+    return "samples", None, data
+
+
+def _is_frame(data: Any) -> bool:
+    return hasattr(data, "columns") and callable(getattr(data, "to_dict", None)) and hasattr(data, "iloc")
+
+
+def _is_dataset_dict(data: Any) -> bool:
+    """A datasets.DatasetDict: a mapping of split name -> Dataset."""
+    return (isinstance(data, Mapping) and bool(data)
+            and all(hasattr(v, "column_names") and not isinstance(v, Mapping) for v in data.values()))
+
+
+def _record_of(item: Any, source: str, row: int) -> Any:
+    """A record (a mapping) from a dict, a pydantic model, an object with to_dict(), or a dataclass."""
+    if isinstance(item, Mapping):
+        return item
+    if callable(getattr(item, "model_dump", None)):  # ragas SingleTurnSample, deepeval LLMTestCase (pydantic)
+        return item.model_dump()
+    if callable(getattr(item, "to_dict", None)) and not isinstance(item, type):
+        return item.to_dict()
+    if dataclasses.is_dataclass(item) and not isinstance(item, type):
+        return dataclasses.asdict(item)
+    raise DatasetError(source, row, None, f"expected a Sample or a dict, got {_type_name(item)}", unit="row")
+
+
+def _absent(value: Any) -> bool:
+    """None, NaN, or pandas's NA / NaT: a missing value."""
+    return (value is None or isinstance(value, float) and math.isnan(value)
+            or type(value).__name__ in ("NAType", "NaTType"))
+
+
+def _plain(value: Any) -> Any:
+    """numpy / Arrow values as plain Python (arrays as lists, numpy scalars as int, float, str)."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()
+    if isinstance(value, tuple):
+        value = list(value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _plain_record(record: Any, columns: Mapping[str, str]) -> Any:
+    """The record without its missing values (None, NaN: an absent field, so `id` and a NaN `sample_id` of a
+    DataFrame do not disagree), arrays as lists, and an id pandas made a float (a column with a gap) as an int."""
+    if not isinstance(record, Mapping):
+        return record
+    out = {k: _plain(v) for k, v in record.items() if not _absent(v)}
+    for name in field_names(out, "id", columns):
+        if isinstance(out[name], float) and out[name].is_integer():
+            out[name] = int(out[name])
+    return out
+
+
+def _parse_list_cells(record: dict[str, Any], columns: Mapping[str, str], source: str, row: int) -> None:
+    """A contexts or ids cell holding a list as text ("['a', 'b']", JSON) becomes that list, as in a CSV file."""
+    for name in _list_columns(columns, ["contexts", *sorted(ID_FIELDS)]):
+        value = record.get(name)
+        if isinstance(value, str) and value.lstrip().startswith("["):
+            record[name] = _csv_contexts(value, source, row, name)
