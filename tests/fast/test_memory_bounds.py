@@ -31,7 +31,7 @@ def sample(i: int, claims: int) -> Sample:
 
 def test_calls_are_summed_per_prompt_family_however_many_there_are():
     judge = FakeJudge()
-    report = evaluate([sample(0, 2), sample(1, 16)], metrics=METRICS, judge=judge, embedder="fake")
+    report = evaluate([sample(0, 2), sample(1, 16)], metrics=METRICS, judge=judge, embedder="fake", cache=False)
     few, many = report.samples
     families = {p for m in get_metrics(METRICS) for p in m.prompts}
     assert many.judge_calls > 3 * few.judge_calls  # 16 claims and 16 statements, each verified on its own
