@@ -77,7 +77,11 @@ class _Tqdm:
     """Progress as a tqdm bar (tqdm.auto: a widget in Jupyter, text elsewhere); the interface of Progress."""
 
     def __init__(self, total: int):
-        from tqdm.auto import tqdm  # noqa: PLC0415
+        try:  # a widget in Jupyter needs ipywidgets; without it tqdm.auto warns "IProgress not found" and falls back
+            import ipywidgets  # noqa: F401, PLC0415
+            from tqdm.auto import tqdm  # noqa: PLC0415
+        except ImportError:
+            from tqdm import tqdm  # noqa: PLC0415  (text, in a notebook's output too)
 
         self._bar = tqdm(total=total, desc="localragas", unit="sample", leave=True)
 

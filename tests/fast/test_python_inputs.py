@@ -389,3 +389,12 @@ def test_frame_and_ragas_dicts(evaluate):
 """)
     r = pytester.runpytest("--localragas-judge", "fake", "--localragas-embedder", "fake", "--localragas-no-cache")
     r.assert_outcomes(passed=1)
+
+
+def test_the_notebook_bar_without_ipywidgets_is_text_without_a_warning(monkeypatch, recwarn):
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # not installed: tqdm.auto would warn "IProgress not found"
+    monkeypatch.setattr(sys, "ps1", ">>> ", raising=False)
+    with progress_for(2, None) as bar:
+        bar.advance()
+        bar.advance()
+    assert type(bar._bar).__module__.startswith("tqdm.std") and len(recwarn) == 0
