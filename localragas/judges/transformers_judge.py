@@ -25,7 +25,7 @@ from ..outputs import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
 from .cache import cache_key
-from .targets import catalogue_judge, check_gguf, judge_names, looks_like_path, missing_model
+from .targets import catalogue_judge, judge_names, looks_like_path, missing_model
 from .yes_no import completion, top_from_logits, yes_no_reply
 
 T = TypeVar("T", bound=Output)
@@ -458,7 +458,7 @@ def make_judge(target: str, settings: TransformersSettings) -> TransformersJudge
         _require(False)
         return TransformersJudge(p, folder_sha256(p), p.name, settings)
     if p.is_file():
-        check_gguf(p)
+        models.check_gguf(p)
         _require(True)
         return TransformersJudge(p, file_sha256(p), p.name, settings)
     if looks_like_path(target):

@@ -10,7 +10,7 @@ import pytest
 from pydantic import Field, StringConstraints
 
 from localragas import models
-from localragas.errors import ConfigError, JudgeError, MissingDependencyError, ModelNotFoundError
+from localragas.errors import ConfigError, JudgeError, MissingDependencyError, ModelIntegrityError, ModelNotFoundError
 from localragas.judges import BACKENDS, get_judge
 from localragas.judges import transformers_judge as tj
 from localragas.outputs import Claims, Output, schema_text, verdicts_for
@@ -27,7 +27,7 @@ class Tiny(Output):
     words: list[Annotated[str, StringConstraints(max_length=6)]] = Field(max_length=2)
 
 
-def _gguf(path, body=b"\0" * 64):
+def _gguf(path, body=(3).to_bytes(4, "little") + b"\0" * 60):  # version 3: a well-formed header
     path.write_bytes(b"GGUF" + body)
     return path
 
@@ -82,7 +82,7 @@ def test_folder_without_config_or_weights_is_refused(tmp_path):
 def test_file_that_is_not_gguf_is_refused(tmp_path):
     p = tmp_path / "m.gguf"
     p.write_bytes(b"NOPE" + b"\0" * 16)
-    with pytest.raises(ConfigError, match="GGUF"):
+    with pytest.raises(ModelIntegrityError, match="is not a GGUF model file"):
         get_judge(f"transformers:{p}")
 
 
@@ -115,7 +115,7 @@ def test_catalogue_name_resolves_to_its_gguf_with_the_sha256_of_the_file(monkeyp
     monkeypatch.setattr(tj, "_require", lambda gguf: None)
     monkeypatch.setenv(models.MODELS_DIR_ENV, str(tmp_path))
     m = models.spec("smollm2-135m")
-    p = _gguf(tmp_path / m.filename, (3).to_bytes(4, "little") + b"\0" * 60)  # version 3
+    p = _gguf(tmp_path / m.filename)
     monkeypatch.setitem(models.CATALOGUE, m.name, replace(m, size=p.stat().st_size, sha256=models.sha256_of(p)))
     judge = get_judge("transformers:smollm2-135m")
     assert judge.source == p and judge.gguf
