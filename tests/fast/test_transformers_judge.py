@@ -134,10 +134,10 @@ def test_file_sha256_is_cached_by_path_size_and_mtime(monkeypatch, tmp_path):
     calls = []
     real = models.sha256_of
     monkeypatch.setattr(models, "sha256_of", lambda p: calls.append(p) or real(p))
-    first = tj.file_sha256(f)
-    assert first == real(f) and tj.file_sha256(f) == first and len(calls) == 1
+    first = models.file_sha256(f)
+    assert first == real(f) and models.file_sha256(f) == first and len(calls) == 1
     f.write_bytes(b"other weights")  # new size and mtime: hashed again
-    assert tj.file_sha256(f) == real(f) != first and len(calls) == 2
+    assert models.file_sha256(f) == real(f) != first and len(calls) == 2
 
 
 def test_hugging_face_cache_blob_names_are_their_sha256(tmp_path):
@@ -146,7 +146,7 @@ def test_hugging_face_cache_blob_names_are_their_sha256(tmp_path):
     blob.write_bytes(b"not hashed")
     link = tmp_path / "model.safetensors"
     link.symlink_to(blob)
-    assert tj.file_sha256(link) == digest
+    assert models.file_sha256(link) == digest
 
 
 def test_folder_sha256_covers_weights_config_and_tokenizer(monkeypatch, tmp_path):
@@ -155,11 +155,11 @@ def test_folder_sha256_covers_weights_config_and_tokenizer(monkeypatch, tmp_path
     m.mkdir()
     for name in ("config.json", "model.safetensors", "tokenizer.json", "README.md"):
         (m / name).write_text(name)
-    before = tj.folder_sha256(m)
+    before = models.model_folder_sha256(m)
     (m / "README.md").write_text("edited")
-    assert tj.folder_sha256(m) == before
+    assert models.model_folder_sha256(m) == before
     (m / "tokenizer.json").write_text("another tokenizer")
-    assert tj.folder_sha256(m) != before
+    assert models.model_folder_sha256(m) != before
 
 
 # --- a tiny random model (built in memory, saved as a safetensors folder) ---------------------------------------
@@ -234,7 +234,7 @@ def test_tiny_model_replies_are_schema_valid(tiny_judge):
 def test_tiny_model_is_deterministic_and_fingerprinted(tiny_judge, tiny_model):
     a, b = tiny_judge(), tiny_judge()
     assert a.generate(PROMPT, Tiny) == b.generate(PROMPT, Tiny)
-    assert a.fingerprint == b.fingerprint and a.fingerprint.startswith(tj.folder_sha256(tiny_model))
+    assert a.fingerprint == b.fingerprint and a.fingerprint.startswith(models.model_folder_sha256(tiny_model))
     assert tiny_judge(max_new_tokens=64).fingerprint != a.fingerprint
     assert tiny_judge(batch_size=2, n_threads=2).fingerprint == a.fingerprint  # speed settings do not change replies
 
