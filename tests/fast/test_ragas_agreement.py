@@ -281,7 +281,7 @@ def test_main_scores_resumes_and_compares_with_calibrate_all_output(tmp_path, mo
 
     gguf = tmp_path / "judge.gguf"
     gguf.write_bytes(b"not a model")
-    monkeypatch.setattr(ra.bench, "resolve_judge", lambda spec: (gguf, "judge"))
+    monkeypatch.setattr(ra.harness, "resolve_judge", lambda spec: (gguf, "judge"))
     run, calls = _fake_ragas({"r0": 1.0, "r1": 0.0, "r2": "nan", "r3": 0.4})
     monkeypatch.setattr(ra, "run_ragas", run)
     out = tmp_path / "out"
