@@ -2,20 +2,19 @@
 and a read error mid-run stops the run (CacheError, exit 2) instead of leaving samples unscored."""
 from __future__ import annotations
 
-import json
 import random
 import sqlite3
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from localragas.cli import main
 from localragas.errors import CacheError
 from localragas.judges import FakeJudge
 from localragas.judges.cache import DB_NAME, JudgeCache
 from localragas.runner import evaluate
 from localragas.schema import Sample
+
+from cli_helpers import cli, write_jsonl
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
 
@@ -25,13 +24,7 @@ def failing_data(tmp_path: Path) -> Path:
     rows = [{"id": f"s{i}", "question": f"What colour is item {i}?", "contexts": [f"Item {i} is painted bright red."],
              "answer": f"Item {i} is blue and made of steel in Paris.", "reference": f"Item {i} is bright red."}
             for i in range(6)]
-    path = tmp_path / "d.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200"})
+    return write_jsonl(tmp_path / "d.jsonl", rows)
 
 
 @pytest.fixture

@@ -3,30 +3,20 @@ scripts (and bench_backends.py) import it and not each other, their --help works
 bench venv, server or model behave."""
 from __future__ import annotations
 
-import importlib.util
 import socket
 import sys
 from pathlib import Path
 
 import pytest
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-sys.path.insert(0, str(SCRIPTS))  # as when a script runs: its folder first on sys.path
+from cli_helpers import SCRIPTS, load_script
 
-import _ragas_harness as harness  # noqa: E402
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"{name}_under_test", SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+harness = load_script("_ragas_harness")
 
 
 @pytest.mark.parametrize("name", ["bench_vs_ragas", "ragas_agreement", "bench_backends"])
 def test_the_scripts_use_the_harness_and_not_each_other(name):
-    module = _load(name)
+    module = load_script(name)
     source = (SCRIPTS / f"{name}.py").read_text()
     assert all(f"import {other}" not in source for other in ("bench_vs_ragas", "ragas_agreement"))
     shared = {"bench_vs_ragas": ("LlamaServer", "drive_child", "ensure_bench_venv", "resolve_judge", "on_sigterm"),
@@ -37,7 +27,7 @@ def test_the_scripts_use_the_harness_and_not_each_other(name):
 
 @pytest.mark.parametrize("name", ["bench_vs_ragas", "ragas_agreement", "bench_backends"])
 def test_help(name, monkeypatch, capsys):
-    module = _load(name)
+    module = load_script(name)
     monkeypatch.setattr(sys, "argv", [f"{name}.py", "--help"])
     with pytest.raises(SystemExit) as e:
         module.parse_args(["--help"]) if hasattr(module, "parse_args") else module.main()
