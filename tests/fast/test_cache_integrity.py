@@ -92,19 +92,15 @@ def test_an_embedding_that_is_not_a_unit_vector_is_refused(warm):
     check_refused(r, cc)
 
 
-def test_another_schema_or_a_newer_version_is_refused(tmp_path):
-    other = tmp_path / "other"
-    other.mkdir()
-    with sqlite3.connect(other / DB_NAME) as db:
-        db.execute("create table replies (key text, something text)")
-    with pytest.raises(CacheError, match="not a localragas judge cache"):
-        JudgeCache(other)
-    newer = tmp_path / "newer"
-    newer.mkdir()
-    with sqlite3.connect(newer / DB_NAME) as db:
-        db.execute("pragma user_version = 99")
-    with pytest.raises(CacheError, match="schema version 99"):
-        JudgeCache(newer)
+@pytest.mark.parametrize("sql, refusal", [
+    ("create table replies (key text, something text)", "not a localragas judge cache"),  # another schema
+    ("pragma user_version = 99", "schema version 99"),  # a newer version
+])
+def test_another_schema_or_a_newer_version_is_refused(tmp_path, sql, refusal):
+    with sqlite3.connect(tmp_path / DB_NAME) as db:
+        db.execute(sql)
+    with pytest.raises(CacheError, match=refusal):
+        JudgeCache(tmp_path)
 
 
 def test_a_new_cache_records_its_schema_version_and_an_old_one_is_kept(tmp_path):
