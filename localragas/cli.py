@@ -159,16 +159,6 @@ def main() -> None:
     """Score RAG outputs with the RAGAS metrics, fully offline, with a local judge model."""
 
 
-def _folder_sha256(folder: Path) -> str:
-    """One digest of a dataset folder's files (names and contents, in name order)."""
-    import hashlib  # noqa: PLC0415
-
-    h = hashlib.sha256()
-    for f in sorted(p for p in folder.rglob("*") if p.is_file()):
-        h.update(str(f.relative_to(folder)).encode("utf-8") + b"\0" + models.sha256_of(f).encode("ascii"))
-    return h.hexdigest()
-
-
 def _metric_options(items: tuple[str, ...], base: dict) -> dict[str, dict]:
     """--metric-option NAME.KEY=VALUE items over the config file's metric_options."""
     out = {name: dict(opts) for name, opts in base.items()}
@@ -339,7 +329,7 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
         click.echo(f"resumed: {report.meta['resumed_samples']} finished sample(s) taken from "
                    f"{printable(checkpoint.path)}", err=True)
     report.meta["dataset"] = str(data)
-    report.meta["dataset_sha256"] = models.sha256_of(data) if data.is_file() else _folder_sha256(data)
+    report.meta["dataset_sha256"] = models.dataset_sha256(data)
     if shard_of:
         report.meta["shard"] = {"index": shard_of[0], "count": shard_of[1], "total": total, "positions": positions}
     if settings.source:

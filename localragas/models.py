@@ -255,6 +255,29 @@ def file_sha256(p: Path, fresh: bool = False) -> str:
     return digest
 
 
+MODEL_FOLDER_FILES = (".safetensors", ".json", ".jinja", ".model", ".txt", ".tiktoken")  # weights, config, tokenizer
+
+
+def model_folder_sha256(folder: Path) -> str:
+    """One digest over a transformers model folder's weight, config and tokenizer files (names and contents; each
+    file hashed once per version, file_sha256): the judge's identity, so the key of its cached replies."""
+    files = sorted(f for f in folder.iterdir() if f.is_file() and f.name.endswith(MODEL_FOLDER_FILES))
+    listing = "\n".join(f"{f.name} {file_sha256(f)}" for f in files)
+    return hashlib.sha256(listing.encode()).hexdigest()
+
+
+def dataset_sha256(data: Path) -> str:
+    """sha256 of a dataset file, or one digest of a dataset folder's files (names and contents, in name order),
+    hashed afresh: a report's meta.dataset_sha256, which merge compares across shards. (Laid out otherwise than
+    model_folder_sha256: each digest is the one reports and caches made before recorded.)"""
+    if data.is_file():
+        return sha256_of(data)
+    h = hashlib.sha256()
+    for f in sorted(p for p in data.rglob("*") if p.is_file()):
+        h.update(str(f.relative_to(data)).encode("utf-8") + b"\0" + sha256_of(f).encode("ascii"))
+    return h.hexdigest()
+
+
 def _mismatch(p: Path, digest: str, m: ModelSpec) -> str:
     return f"{p}: sha256 {digest} does not match the pinned {m.sha256}"
 

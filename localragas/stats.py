@@ -6,7 +6,7 @@ interval. An LLM judge misjudges a share of items; the interval says how far the
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -24,14 +24,21 @@ def ci_settings() -> dict[str, object]:
     return {"level": CI_LEVEL, "resamples": RESAMPLES, "seed": SEED, "method": "percentile bootstrap of the mean"}
 
 
-def _boot_means(x: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+def resample_rows(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> Iterator[np.ndarray]:
+    """The row indices of every bootstrap resample of n rows, as (k, n) arrays of a few resamples at a time
+    (bounded memory). The same draws, in the same order, whatever the chunking (tested): the same rows always give
+    the same interval, here and in localragas.agreement."""
     rng = np.random.default_rng(seed)
-    out = np.empty(resamples)
-    step = max(1, min(_CHUNK, _DRAWN // x.size))  # the same draws, in the same order, whatever the step (tested)
+    step = max(1, min(_CHUNK, _DRAWN // n))
     for start in range(0, resamples, step):
-        k = min(step, resamples - start)
-        out[start:start + k] = x[rng.integers(0, x.size, size=(k, x.size))].mean(axis=1)
-    return out
+        yield rng.integers(0, n, size=(min(step, resamples - start), n))
+
+
+def percentile_interval(values: np.ndarray, level: float = CI_LEVEL) -> tuple[float, float]:
+    """(low, high): the central `level` share of the resampled values, rounded as reports show it."""
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(values, [tail, 1.0 - tail])
+    return round(float(low), 6), round(float(high), 6)
 
 
 def bootstrap_ci(values: Sequence[float], level: float = CI_LEVEL, resamples: int = RESAMPLES,
@@ -40,9 +47,8 @@ def bootstrap_ci(values: Sequence[float], level: float = CI_LEVEL, resamples: in
     x = np.asarray(values, dtype=float)
     if x.size < 2:
         return None
-    tail = (1.0 - level) / 2.0
-    low, high = np.quantile(_boot_means(x, resamples, seed), [tail, 1.0 - tail])
-    return round(float(low), 6), round(float(high), 6)
+    means = np.concatenate([x[idx].mean(axis=1) for idx in resample_rows(x.size, resamples, seed)])
+    return percentile_interval(means, level)
 
 
 def reason_kind(reason: str) -> str:

@@ -17,21 +17,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
+from _ragas_harness import free_port  # scripts/ is on sys.path when a script runs
+
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_ready(url: str, proc: subprocess.Popen, seconds: float = 120) -> None:

@@ -9,11 +9,11 @@ Rows. Each labelled .jsonl file of --benchmarks (filtered by --only) is read wit
 and cut with localragas.calibrate.take (pairs kept whole), with the --limit / --limit-for rules of
 scripts/calibrate_all.py: the same arguments select the same rows as calibrate_all.py does.
 
-Judge. ragas runs as in scripts/bench_vs_ragas.py, whose machinery this reuses: a separate venv
-(.localragas/bench-venv, ragas 0.4.3 and LangChain), llama-cpp-python's OpenAI-compatible server on a loopback port
-serving the same GGUF (chat template from the GGUF, n_ctx 8192 as localragas's default, all cores; sampling
-temperatures as ragas sets them: 0.01, ContextRelevance 0.1), MiniLM (minilm-l6, localragas's default embedder) for
-answer relevancy, and a child process (scripts/_bench_ragas_child.py) that scores one row at a time with
+Judge. ragas runs as in scripts/bench_vs_ragas.py, on the machinery both share (scripts/_ragas_harness.py): a
+separate venv (.localragas/bench-venv, ragas 0.4.3 and LangChain), llama-cpp-python's OpenAI-compatible server on a
+loopback port serving the same GGUF (chat template from the GGUF, n_ctx 8192 as localragas's default, all cores;
+sampling temperatures as ragas sets them: 0.01, ContextRelevance 0.1), MiniLM (minilm-l6, localragas's default
+embedder) for answer relevancy, and a child process (scripts/_bench_ragas_child.py) that scores one row at a time with
 `metric.single_turn_ascore`, restarting the server after a failed row so that an abandoned generation cannot slow
 the next. max_tokens is not set (ragas's default), so a judge that does not stop runs until --ragas-timeout.
 
@@ -75,7 +75,7 @@ SCRIPTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(SCRIPTS))
 
-import bench_vs_ragas as bench  # noqa: E402
+import _ragas_harness as harness  # noqa: E402
 from localragas.agreement import (  # noqa: E402
     MEASURES,
     Agreement,
@@ -407,10 +407,10 @@ def run_ragas(jobs: list[Job], args: argparse.Namespace, judge_path: Path, alias
     rows_file by the child as each row finishes. Returns the bench venv's package versions."""
     from localragas import models  # noqa: PLC0415
 
-    versions, _ = bench.ensure_bench_venv()
-    python = bench.venv_python(bench.BENCH_VENV)
-    server = bench.LlamaServer(python, judge_path, alias, args.n_ctx, args.threads,
-                               bench.STATE_DIR / "ragas-agreement-server.log")
+    versions, _ = harness.ensure_bench_venv()
+    python = harness.venv_python(harness.BENCH_VENV)
+    server = harness.LlamaServer(python, judge_path, alias, args.n_ctx, args.threads,
+                               harness.STATE_DIR / "ragas-agreement-server.log")
     with tempfile.TemporaryDirectory(prefix="localragas-ragas-agreement-") as tmp:
         job_file = Path(tmp) / "jobs.json"  # holds row text: kept out of the checkout, removed afterwards
         job_file.write_text(json.dumps({
@@ -418,7 +418,7 @@ def run_ragas(jobs: list[Job], args: argparse.Namespace, judge_path: Path, alias
             "jobs": [{"key": j.key, "metric": j.variant, "sample": ragas_fields(j.row.sample)} for j in jobs],
         }))
         with server:
-            bench._drive_child(python, server, job_file, rows_file)
+            harness.drive_child(python, server, job_file, rows_file)
     return versions
 
 
@@ -482,14 +482,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     limits = {f.name: pick(args.limit_for, f.name, args.limit) for f in files}
     plans = {f.name: plan_file(f, limits[f.name], pick(args.ragas_metric_for, f.name)) for f in files}
-    out_dir = args.out_dir or bench.STATE_DIR / "ragas-agreement" / Path(args.judge).stem
+    out_dir = args.out_dir or harness.STATE_DIR / "ragas-agreement" / Path(args.judge).stem
     rows_file = out_dir / ROWS_FILE
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     judge_meta: dict[str, Any] = {"spec": args.judge}
     if not args.report_only:
         from localragas import models  # noqa: PLC0415
 
-        judge_path, alias = bench.resolve_judge(args.judge)
+        judge_path, alias = harness.resolve_judge(args.judge)
         judge_meta.update(judge_file=judge_path.name, judge_sha256=models.sha256_of(judge_path), n_ctx=args.n_ctx)
         check_resume(out_dir, {k: judge_meta[k] for k in ("judge_file", "judge_sha256", "n_ctx")}, args.fresh)
         done = read_records(rows_file)
@@ -520,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
                for c in results]
     table = render_table(entries, ours_given=args.ours is not None)
     title = "against localragas" if args.ours else "agreement with human labels"
-    head = f"### ragas {bench.RAGAS_VERSION} {title}, judge {cell(args.judge)}\n\n"
+    head = f"### ragas {harness.RAGAS_VERSION} {title}, judge {cell(args.judge)}\n\n"
     out_dir.mkdir(parents=True, exist_ok=True)
     md = out_dir / ("ragas_vs_localragas.md" if args.ours else "ragas_agreement.md")
     md.write_text(head + table, encoding="utf-8")
@@ -528,7 +528,7 @@ def main(argv: list[str] | None = None) -> int:
              **{k: r.get(k) for k in ("seconds", "calls", "prompt_tokens", "completion_tokens", "parse_errors",
                                       "note")}}
             for jobs in plans.values() for j in jobs if (r := records.get((j.key, j.variant)))]
-    meta = {"tool": f"ragas {bench.RAGAS_VERSION}", "script": "scripts/ragas_agreement.py", "written": started,
+    meta = {"tool": f"ragas {harness.RAGAS_VERSION}", "script": "scripts/ragas_agreement.py", "written": started,
             "command": [Path(sys.argv[0]).name, *(argv if argv is not None else sys.argv[1:])],
             "judge": judge_meta, "bench_venv": versions, "files": [str(f) for f in files], "limits": limits,
             "settings": {"ragas_timeout": args.ragas_timeout, "n_ctx": args.n_ctx, "threads": args.threads,
@@ -544,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGTERM, bench.on_sigterm)  # leaves through the finally blocks that stop server and child
+    signal.signal(signal.SIGTERM, harness.on_sigterm)  # leaves through the finally blocks that stop server and child
     try:
         sys.exit(main())
     except KeyboardInterrupt:

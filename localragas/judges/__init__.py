@@ -10,7 +10,7 @@ from .. import models
 from ..errors import ConfigError
 from .base import Completion, Judge, JudgeStats
 from .fake import FakeJudge
-from .targets import catalogue_judge, check_gguf, judge_names, looks_like_path, missing_model
+from .targets import catalogue_judge, judge_names, looks_like_path, missing_model
 
 BACKENDS = ("llamacpp", "openai", "transformers", "fake")
 
@@ -30,7 +30,7 @@ def _llamacpp(target: str, options: dict[str, Any]) -> Judge:
         raise ConfigError(
             f"judge '{target}' is neither a catalogue model ({', '.join(judge_names())}) nor a GGUF file"
         )
-    check_gguf(p)
+    models.check_gguf(p)
     return LlamaCppJudge(p, models.file_sha256(p), p.name, settings)  # hashed once per file version
 
 

@@ -35,9 +35,3 @@ def missing_model(target: str, what: str = "judge model file") -> ModelNotFoundE
     return ModelNotFoundError(
         f"{what} not found: {target}{where}; check the path, or name a catalogue judge ({', '.join(judge_names())}; "
         "`localragas models list` shows which are present)")
-
-
-def check_gguf(p: Path) -> None:
-    with open(p, "rb") as f:
-        if f.read(4) != b"GGUF":
-            raise ConfigError(f"{p} is not a GGUF model file (no GGUF header)")

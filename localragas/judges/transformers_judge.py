@@ -25,14 +25,13 @@ from ..outputs import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
 from .cache import cache_key
-from .targets import catalogue_judge, check_gguf, judge_names, looks_like_path, missing_model
+from .targets import catalogue_judge, judge_names, looks_like_path, missing_model
 from .yes_no import completion, top_from_logits, yes_no_reply
 
 T = TypeVar("T", bound=Output)
 
 INSTALL = "pip install 'localragas[transformers]' (install torch==2.13.0 first for the CPU build)"
 # Files of a model folder that decide its replies: weights, config, tokenizer, chat template.
-_FOLDER_FILES = (".safetensors", ".json", ".jinja", ".model", ".txt", ".tiktoken")
 # Whitespace between JSON tokens: optional, one character at most, like llama-cpp-python's grammar (`" "?`).
 # Held to compact JSON, SmolLM2 answered {"claims": []} for 3 of 3 probed answers whose claims it lists under
 # llama.cpp, where it writes '{ "claims": [ "…'; free whitespace costs tokens (indentation) and lets a model loop.
@@ -60,18 +59,6 @@ def _require(gguf: bool) -> None:
     missing = [m for m in needed if importlib.util.find_spec(m) is None]
     if missing:
         raise MissingDependencyError(f"the transformers judge needs {', '.join(missing)}: {INSTALL}")
-
-
-# --- the model's identity: sha256 of its files, computed once per file version ------------------------------------
-
-file_sha256 = models.file_sha256
-
-
-def folder_sha256(folder: Path) -> str:
-    """One digest over the folder's weight, config and tokenizer files (names and contents)."""
-    files = sorted(f for f in folder.iterdir() if f.is_file() and f.name.endswith(_FOLDER_FILES))
-    listing = "\n".join(f"{f.name} {file_sha256(f)}" for f in files)
-    return hashlib.sha256(listing.encode()).hexdigest()
 
 
 # --- the backend ---------------------------------------------------------------------------------------------------
@@ -456,11 +443,11 @@ def make_judge(target: str, settings: TransformersSettings) -> TransformersJudge
         if not any(p.glob("*.safetensors")):
             raise ConfigError(f"{p} holds no *.safetensors weights (only safetensors folders are loaded)")
         _require(False)
-        return TransformersJudge(p, folder_sha256(p), p.name, settings)
+        return TransformersJudge(p, models.model_folder_sha256(p), p.name, settings)
     if p.is_file():
-        check_gguf(p)
+        models.check_gguf(p)
         _require(True)
-        return TransformersJudge(p, file_sha256(p), p.name, settings)
+        return TransformersJudge(p, models.file_sha256(p), p.name, settings)
     if looks_like_path(target):
         raise missing_model(target, "judge model file or folder")
     raise ConfigError(f"transformers judge '{target}' is neither a catalogue model ({', '.join(judge_names())}), "

@@ -1,12 +1,14 @@
-"""Fixtures shared by the fast tier's tests."""
+"""Fixtures shared by the fast tier's tests; its plain helpers are in cli_helpers.py (the CLI runner, file writers),
+metrics_helpers.py and reports_helpers.py."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from localragas import models
+
+from cli_helpers import write_jsonl
 
 
 @pytest.fixture
@@ -14,9 +16,7 @@ def data(tmp_path) -> Path:
     """A valid two-sample JSONL dataset (d.jsonl) that every metric can score."""
     rows = [{"id": f"s{i}", "question": f"What colour is item {i}?", "contexts": [f"Item {i} is red."],
              "answer": f"Item {i} is red.", "reference": f"Item {i} is red."} for i in range(2)]
-    path = tmp_path / "d.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
+    return write_jsonl(tmp_path / "d.jsonl", rows)
 
 
 @pytest.fixture

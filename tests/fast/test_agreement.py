@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -196,23 +197,31 @@ def test_resamples_where_a_figure_is_undefined_are_left_out():
     assert bootstrap_statistic(lambda v: 0.5, [np.array([0.3])]) == (None, "fewer than 2 rows: no interval")
 
 
-def test_against_scipy_and_sklearn_when_installed():
-    stats = pytest.importorskip("scipy.stats")
+def test_the_formulas_agree_with_scipy_and_sklearn():
+    """agreement.py computes ranks, ROC AUC and Spearman itself (vectorised, for 2,000 resamples a figure); scipy's
+    rankdata / spearmanr and sklearn's roc_auc_score give the same, ties and the counted-wrong rows' infinities
+    included, and are undefined (one class, a constant side) where localragas says None."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    sk = pytest.importorskip("sklearn.metrics")
     rng = np.random.default_rng(7)
-    for _ in range(50):
-        n = int(rng.integers(3, 40))
-        y, s, g = rng.integers(0, 2, n), rng.integers(0, 6, n) / 5, rng.integers(0, 4, n) / 3
-        assert average_ranks(s) == pytest.approx(stats.rankdata(s))
-        expected = stats.spearmanr(g, s).statistic
+    for _ in range(300):
+        n = int(rng.integers(2, 60))
+        y, g = rng.integers(0, 2, n), rng.integers(0, int(rng.integers(1, 5)), n) / 3
+        s = rng.integers(0, int(rng.integers(1, 7)), n) / 5
+        if rng.random() < 0.3:  # unscored rows counted wrong: a good row below every score, a bad row above
+            s = np.where(rng.random(n) < 0.2, np.where(y == 1, -np.inf, np.inf), s)
+        assert average_ranks(s).tolist() == scipy_stats.rankdata(s).tolist()
+        if 0 < y.sum() < n:  # roc_auc_score refuses infinite scores: the same ranks, as finite numbers
+            assert roc_auc(y, s) == pytest.approx(sk.roc_auc_score(y, scipy_stats.rankdata(s)), abs=1e-12)
+            u = scipy_stats.mannwhitneyu(s[y == 1], s[y == 0]).statistic
+            assert roc_auc(y, s) == pytest.approx(u / (y.sum() * (n - y.sum())), abs=1e-12)
+        else:
+            assert roc_auc(y, s) is None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scipy warns on a constant side, and gives NaN
+            expected = scipy_stats.spearmanr(g, s).statistic
         got = spearman(g, s)
-        assert (got is None and math.isnan(expected)) or got == pytest.approx(expected)
-        if 0 < y.sum() < n:
-            u = stats.mannwhitneyu(s[y == 1], s[y == 0]).statistic
-            assert roc_auc(y, s) == pytest.approx(u / (y.sum() * (n - y.sum())))
-    try:
-        from sklearn.metrics import balanced_accuracy_score, roc_auc_score
-    except ImportError:
-        return
+        assert (got is None and math.isnan(expected)) or got == pytest.approx(expected, abs=1e-12)
     y, s = _fixture(80, 11)
-    assert roc_auc(y, s) == pytest.approx(roc_auc_score(y, s))
-    assert balanced_accuracy(y, s, 0.5) == pytest.approx(balanced_accuracy_score(y, np.array(s) >= 0.5))
+    assert roc_auc(y, s) == pytest.approx(sk.roc_auc_score(y, s), abs=1e-12)
+    assert balanced_accuracy(y, s, 0.5) == pytest.approx(sk.balanced_accuracy_score(y, np.array(s) >= 0.5))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 import pytest
@@ -17,6 +16,8 @@ from localragas.cli import main
 from localragas.dataset import load_samples
 from localragas.errors import DatasetError
 from localragas.schema import Report, Sample
+
+from cli_helpers import write_file as write
 
 ROW = {"id": "a", "question": "What colour is the sky?", "contexts": ["The sky is blue on a clear day."],
        "answer": "The sky is blue.", "reference": "The sky is blue."}
@@ -195,12 +196,6 @@ OK = [
 ]
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-gate", "--no-cache", "--no-resume"]
-
-
-def write(tmp_path: Path, name: str, data: bytes) -> Path:
-    p = tmp_path / name
-    p.write_bytes(data)
-    return p
 
 
 @pytest.mark.parametrize("case", BAD, ids=lambda c: c.name)

@@ -2,20 +2,19 @@
 and a read error mid-run stops the run (CacheError, exit 2) instead of leaving samples unscored."""
 from __future__ import annotations
 
-import json
 import random
 import sqlite3
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from localragas.cli import main
 from localragas.errors import CacheError
 from localragas.judges import FakeJudge
 from localragas.judges.cache import DB_NAME, JudgeCache
 from localragas.runner import evaluate
 from localragas.schema import Sample
+
+from cli_helpers import cli, write_jsonl
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
 
@@ -25,13 +24,7 @@ def failing_data(tmp_path: Path) -> Path:
     rows = [{"id": f"s{i}", "question": f"What colour is item {i}?", "contexts": [f"Item {i} is painted bright red."],
              "answer": f"Item {i} is blue and made of steel in Paris.", "reference": f"Item {i} is bright red."}
             for i in range(6)]
-    path = tmp_path / "d.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200"})
+    return write_jsonl(tmp_path / "d.jsonl", rows)
 
 
 @pytest.fixture
@@ -99,19 +92,15 @@ def test_an_embedding_that_is_not_a_unit_vector_is_refused(warm):
     check_refused(r, cc)
 
 
-def test_another_schema_or_a_newer_version_is_refused(tmp_path):
-    other = tmp_path / "other"
-    other.mkdir()
-    with sqlite3.connect(other / DB_NAME) as db:
-        db.execute("create table replies (key text, something text)")
-    with pytest.raises(CacheError, match="not a localragas judge cache"):
-        JudgeCache(other)
-    newer = tmp_path / "newer"
-    newer.mkdir()
-    with sqlite3.connect(newer / DB_NAME) as db:
-        db.execute("pragma user_version = 99")
-    with pytest.raises(CacheError, match="schema version 99"):
-        JudgeCache(newer)
+@pytest.mark.parametrize("sql, refusal", [
+    ("create table replies (key text, something text)", "not a localragas judge cache"),  # another schema
+    ("pragma user_version = 99", "schema version 99"),  # a newer version
+])
+def test_another_schema_or_a_newer_version_is_refused(tmp_path, sql, refusal):
+    with sqlite3.connect(tmp_path / DB_NAME) as db:
+        db.execute(sql)
+    with pytest.raises(CacheError, match=refusal):
+        JudgeCache(tmp_path)
 
 
 def test_a_new_cache_records_its_schema_version_and_an_old_one_is_kept(tmp_path):

@@ -10,24 +10,19 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import localragas.judges as judges
 from localragas.calibrate import load_labelled, take
-from localragas.cli import main
 from localragas.errors import DatasetError
 from localragas.judges import FakeJudge
+
+from cli_helpers import cli, write_jsonl
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
 # ../shared/benchmarks next to the checkout, or $LOCALRAGAS_BENCHMARKS
 BENCHMARKS = Path(os.environ.get("LOCALRAGAS_BENCHMARKS") or Path(__file__).resolve().parents[2].parent / "shared"
                   / "benchmarks")
 CTX = "The Eiffel Tower is in Paris. It was completed in 1889 for the World's Fair."
-
-
-def write_rows(path: Path, rows: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def faith_row(i: int, answer: str, value: int, **extra) -> dict:
@@ -54,7 +49,7 @@ def judge(monkeypatch):
 
 
 def run(args: list[str], code: int = 0):
-    result = CliRunner().invoke(main, ["calibrate", *args])
+    result = cli("calibrate", *args)
     assert result.exit_code == code, result.output + str(result.exception)
     return result
 
@@ -67,7 +62,7 @@ def read(path: Path) -> dict:
 
 
 def test_binary_faithfulness(tmp_path, judge):
-    data = write_rows(tmp_path / "faith.jsonl", [
+    data = write_jsonl(tmp_path / "faith.jsonl", [
         faith_row(1, "The Eiffel Tower is in Paris.", 1),
         faith_row(2, "The Eiffel Tower was completed in 1889 for the World's Fair.", 1),
         faith_row(3, "The Eiffel Tower is in Rome, built by Caesar himself.", 0),
@@ -119,7 +114,7 @@ def test_graded_context_precision(tmp_path, judge):
     rows[3]["contexts"] = ranked[1:]  # the useless chunk ranked first
     out = tmp_path / "c.json"
     # JSON verdicts: the fake judge's yes/no per chunk gives these rows their exact average precision
-    run([str(write_rows(tmp_path / "cp.jsonl", rows)), *FAST, "--metric-option", "context_precision.verdicts=json",
+    run([str(write_jsonl(tmp_path / "cp.jsonl", rows)), *FAST, "--metric-option", "context_precision.verdicts=json",
          "--out", str(out)])
 
     asked = judge.asked("judge_chunks")
@@ -138,7 +133,7 @@ def test_pairwise_answer_relevancy_and_limit_keeps_whole_pairs(tmp_path, judge):
     rows = (pair_rows("p1", "Paris is the capital of France.", "I am not sure, maybe ask someone else.")
             + pair_rows("p2", "The capital of France is Paris.", "I don't know.")
             + pair_rows("p3", "Paris.", "Paris."))
-    data = write_rows(tmp_path / "pairs.jsonl", rows)
+    data = write_jsonl(tmp_path / "pairs.jsonl", rows)
     out = tmp_path / "c.json"
     run([str(data), *FAST, "--limit", "3", "--out", str(out)])
 
@@ -159,7 +154,7 @@ def test_pairwise_answer_relevancy_and_limit_keeps_whole_pairs(tmp_path, judge):
 
 def test_pairwise_ties_count_half(tmp_path, judge):
     out = tmp_path / "c.json"
-    run([str(write_rows(tmp_path / "p.jsonl", pair_rows("p3", "Paris.", "Paris."))), *FAST, "--out", str(out)])
+    run([str(write_jsonl(tmp_path / "p.jsonl", pair_rows("p3", "Paris.", "Paris."))), *FAST, "--out", str(out)])
     assert read(out)["results"][0]["agreement"]["measures"]["pairwise_agreement"]["value"] == 0.5
 
 
@@ -167,7 +162,7 @@ def test_a_file_with_two_metrics_gives_one_result_each(tmp_path, judge):
     recall = {"id": "r1", "question": "Summarise.", "contexts": [CTX], "answer": "",
               "reference": "The Eiffel Tower is in Paris.",
               "label": {"metric": "context_recall", "value": 1, "kind": "binary"}}
-    data = write_rows(tmp_path / "mixed.jsonl", [faith_row(1, "The Eiffel Tower is in Paris.", 1), recall])
+    data = write_jsonl(tmp_path / "mixed.jsonl", [faith_row(1, "The Eiffel Tower is in Paris.", 1), recall])
     out = tmp_path / "c.json"
     run([str(data), *FAST, "--out", str(out)])
     results = read(out)["results"]
@@ -181,7 +176,7 @@ def test_context_precision_rows_with_neither_reference_nor_answer_are_judged_aga
             for i, (c, v) in enumerate([("Sue Lyon made Lolita when she was fourteen years old.", 1),
                                         ("Lolita is a 1962 film.", 0)])]
     out = tmp_path / "c.json"
-    result = run([str(write_rows(tmp_path / "wikiqa.jsonl", rows)), *FAST, "--out", str(out)])
+    result = run([str(write_jsonl(tmp_path / "wikiqa.jsonl", rows)), *FAST, "--out", str(out)])
     assert [call.prompt.name for call in judge.calls] == ["judge_chunk", "judge_chunk"]
     assert all("<answer>" not in call.prompt.user and "<reference>" not in call.prompt.user for call in judge.calls)
     [c] = read(out)["results"]
@@ -193,7 +188,7 @@ def test_context_precision_rows_with_neither_reference_nor_answer_are_judged_aga
 def test_metric_option_scores_the_labels_with_another_metric(tmp_path, judge):
     row = faith_row(1, "The Eiffel Tower is in Paris.", 1)
     row["label"]["metric"] = "not_computed_here"
-    data = write_rows(tmp_path / "other.jsonl", [row])
+    data = write_jsonl(tmp_path / "other.jsonl", [row])
     r = run([str(data), *FAST], code=2)
     assert "line 1, field 'label.metric': unknown metric 'not_computed_here'" in r.output
     out = tmp_path / "c.json"
@@ -205,7 +200,7 @@ def test_metric_option_scores_the_labels_with_another_metric(tmp_path, judge):
 
 
 def test_a_rerun_is_answered_from_the_cache(tmp_path, monkeypatch):
-    data = write_rows(tmp_path / "faith.jsonl", [faith_row(1, "The Eiffel Tower is in Paris.", 1),
+    data = write_jsonl(tmp_path / "faith.jsonl", [faith_row(1, "The Eiffel Tower is in Paris.", 1),
                                                  faith_row(2, "The Eiffel Tower is in Rome.", 0)])
     first, second = FakeJudge(), FakeJudge()
     monkeypatch.setattr(judges, "get_judge", lambda spec=None, options=None: first)
@@ -232,7 +227,7 @@ def test_a_rerun_is_answered_from_the_cache(tmp_path, monkeypatch):
 def test_bad_rows_name_file_line_and_field(tmp_path, judge, change, where, message):
     rows = [faith_row(1, "The Eiffel Tower is in Paris.", 1), faith_row(2, "It is in Rome.", 0)]
     change(rows[1])
-    data = write_rows(tmp_path / "bad.jsonl", rows)
+    data = write_jsonl(tmp_path / "bad.jsonl", rows)
     r = run([str(data), *FAST], code=2)
     assert f"{data}, {where}: {message}" in r.output
     assert judge.calls == []
@@ -242,21 +237,21 @@ def test_graded_value_out_of_range(tmp_path):
     row = faith_row(1, "x", 1)
     row["label"] = {"metric": "faithfulness", "value": 1.5, "kind": "graded"}
     with pytest.raises(DatasetError, match=r"line 1, field 'label.value': a graded label is in \[0, 1\], got 1.5"):
-        load_labelled(write_rows(tmp_path / "g.jsonl", [row]))
+        load_labelled(write_jsonl(tmp_path / "g.jsonl", [row]))
 
 
 def test_bad_pairs(tmp_path):
     rows = pair_rows("p1", "a", "b")
     with pytest.raises(DatasetError, match="line 1, field 'pair': pair 'p1' has one row"):
-        load_labelled(write_rows(tmp_path / "one.jsonl", rows[:1]))
+        load_labelled(write_jsonl(tmp_path / "one.jsonl", rows[:1]))
     both = [rows[0], {**rows[1], "better": False}]
     with pytest.raises(DatasetError, match="line 2, field 'better': pair 'p1': exactly one"):
-        load_labelled(write_rows(tmp_path / "both.jsonl", both))
+        load_labelled(write_jsonl(tmp_path / "both.jsonl", both))
     three = rows + [{**rows[0], "id": "p1-c"}]
     with pytest.raises(DatasetError, match="line 3, field 'pair': pair 'p1' has more than two rows"):
-        load_labelled(write_rows(tmp_path / "three.jsonl", three))
+        load_labelled(write_jsonl(tmp_path / "three.jsonl", three))
     with pytest.raises(DatasetError, match="line 1, field 'better'"):
-        load_labelled(write_rows(tmp_path / "nob.jsonl", [{k: v for k, v in rows[0].items() if k != "better"}]))
+        load_labelled(write_jsonl(tmp_path / "nob.jsonl", [{k: v for k, v in rows[0].items() if k != "better"}]))
 
 
 def test_missing_file_and_unsupported_extension(tmp_path):
@@ -323,13 +318,13 @@ def test_first_six_rows_of_real_benchmark_files(tmp_path, judge, name, metric, k
 
 
 def test_no_cache_writes_no_cache(tmp_path, judge):
-    data = write_rows(tmp_path / "faith.jsonl", [faith_row(1, "The Eiffel Tower is in Paris.", 1)])
+    data = write_jsonl(tmp_path / "faith.jsonl", [faith_row(1, "The Eiffel Tower is in Paris.", 1)])
     run([str(data), *FAST, "--no-cache", "--no-resume"])
     assert judge.calls and not (tmp_path / "state" / "cache").exists()
 
 
 def test_metric_option_picks_the_verdicts_and_is_recorded(tmp_path, judge):
-    data = write_rows(tmp_path / "faith.jsonl", [
+    data = write_jsonl(tmp_path / "faith.jsonl", [
         faith_row(1, "The Eiffel Tower is in Paris.", 1),
         faith_row(2, "The Eiffel Tower is in Rome, built by Caesar himself.", 0),
     ])
@@ -344,6 +339,6 @@ def test_metric_option_picks_the_verdicts_and_is_recorded(tmp_path, judge):
 
 
 def test_a_bad_metric_option_is_refused_before_any_judging(tmp_path, judge):
-    data = write_rows(tmp_path / "faith.jsonl", [faith_row(1, "The Eiffel Tower is in Paris.", 1)])
+    data = write_jsonl(tmp_path / "faith.jsonl", [faith_row(1, "The Eiffel Tower is in Paris.", 1)])
     result = run([str(data), *FAST, "--metric-option", "faithfulness.verdicts=maybe"], code=2)
     assert "verdicts must be one of probability, json" in result.output and judge.calls == []

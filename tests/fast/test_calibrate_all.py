@@ -1,20 +1,14 @@
 """scripts/calibrate_all.py with the fake judge: one JSON per file, one Markdown table, per-file row limits."""
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
-from test_calibrate import faith_row, write_rows
-
-ROOT = Path(__file__).resolve().parents[2]
+from cli_helpers import load_script, write_jsonl
+from test_calibrate import faith_row
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("calibrate_all", ROOT / "scripts" / "calibrate_all.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("calibrate_all")
 
 
 def test_each_file_gets_its_json_and_limit_for_overrides_limit(tmp_path, monkeypatch):
@@ -23,7 +17,7 @@ def test_each_file_gets_its_json_and_limit_for_overrides_limit(tmp_path, monkeyp
     bench.mkdir()
     answers = ["The Eiffel Tower is in Paris.", "The Eiffel Tower is in Rome, built in 1920."]
     for name in ("faithfulness_a.jsonl", "faithfulness_b.jsonl"):
-        write_rows(bench / name, [faith_row(i, answers[i % 2], 1 - i % 2) for i in range(6)])
+        write_jsonl(bench / name, [faith_row(i, answers[i % 2], 1 - i % 2) for i in range(6)])
     out = tmp_path / "out"
     code = _script().main(["--judge", "fake", "--embedder", "fake", "--benchmarks", str(bench), "--limit", "4",
                            "--limit-for", "_b=2", "--out-dir", str(out), "--no-progress"])
@@ -48,7 +42,7 @@ def test_metric_option_reaches_every_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     bench = tmp_path / "bench"
     bench.mkdir()
-    write_rows(bench / "faithfulness_a.jsonl", [faith_row(i, "The Eiffel Tower is in Paris.", 1) for i in range(2)])
+    write_jsonl(bench / "faithfulness_a.jsonl", [faith_row(i, "The Eiffel Tower is in Paris.", 1) for i in range(2)])
     out = tmp_path / "out"
     code = _script().main(["--judge", "fake", "--benchmarks", str(bench), "--metric-option",
                            "faithfulness.verdicts=json", "--out-dir", str(out), "--no-progress"])

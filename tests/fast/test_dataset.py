@@ -10,6 +10,8 @@ from localragas.dataset import KNOWN_FIELDS, load_samples, sample_from_dict
 from localragas.errors import DatasetError
 from localragas.schema import Sample, SkippedRow
 
+from cli_helpers import write_file as write
+
 ROWS = [
     {"id": "a", "question": "What is X?", "contexts": ["X is a letter.", "Y too."], "answer": "A letter.",
      "reference": "A letter", "category": "alpha"},
@@ -22,15 +24,6 @@ EXPECTED = [
     Sample(id="7", question="Q2", contexts=[], answer="", reference=None, category=None),
     Sample(id="row-3", question="Q3, with \"quotes\"", contexts=["multi\nline context"], answer="ans3"),
 ]
-
-
-def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
-    p = tmp_path / name
-    if isinstance(text, bytes):
-        p.write_bytes(text)
-    else:
-        p.write_bytes(text.encode("utf-8"))
-    return p
 
 
 def jsonl(rows: list) -> str:

@@ -6,7 +6,6 @@ import errno
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import localragas.calibrate
 import localragas.config
@@ -14,15 +13,12 @@ import localragas.metrics
 import localragas.models
 import localragas.report
 import localragas.report.atomic
-from localragas.cli import main
 from localragas.errors import environment_message
+
+from cli_helpers import cli
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
 DENIED = PermissionError(errno.EACCES, "Permission denied", "/srv/locked/file")
-
-
-def cli(*args, **env):
-    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200", **env})
 
 
 @pytest.fixture

@@ -2,20 +2,20 @@
 unless --max-error-rate accepts it; "not evaluated" passes only when every sample lacked the data it needs."""
 from __future__ import annotations
 
-import json
 import socket
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from localragas.cli import EXIT_NOT_EVALUATED, main
+from localragas.cli import EXIT_NOT_EVALUATED
 from localragas.errors import JudgeError
 from localragas.gate import run_gate
 from localragas.judges import fake
 from localragas.schema import MetricSummary, Report
 from localragas.stats import is_error_reason
+
+from cli_helpers import cli, write_jsonl
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
 ZERO = ["-t", "faithfulness=0", "-t", "context_recall=0"]
@@ -26,11 +26,6 @@ def rows(n: int, broken: set[int] = frozenset()) -> list[dict]:
              "contexts": [f"Item {i} is painted bright red."],
              "answer": f"Item {i} is painted bright red." + (" BROKEN" if i in broken else ""),
              "reference": f"Item {i} is bright red."} for i in range(n)]
-
-
-def write(path: Path, records: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
 
 
 @pytest.fixture
@@ -44,10 +39,6 @@ def breaking_judge(monkeypatch):
         return real(prompt, output)
 
     monkeypatch.setattr(fake, "heuristic_reply", respond)
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200"})
 
 
 def summary(metric="faithfulness", mean=0.9, scored=3, errors=0, data=0) -> MetricSummary:
@@ -105,7 +96,7 @@ def test_a_metric_without_threshold_or_with_the_gate_off_still_counts():
 
 
 def test_a_judge_error_exits_4_and_every_output_says_which_metric_and_why(tmp_path, breaking_judge):
-    data = write(tmp_path / "d.jsonl", rows(4, broken={2}))
+    data = write_jsonl(tmp_path / "d.jsonl", rows(4, broken={2}))
     out, junit, html, md = (tmp_path / n for n in ("r.json", "j.xml", "r.html", "r.md"))
     r = cli("eval", data, *FAST, *ZERO, "-m", "faithfulness,context_recall", "--out", out, "--junit", junit,
             "--html", html, "--md", md)
@@ -128,7 +119,7 @@ def test_a_judge_error_exits_4_and_every_output_says_which_metric_and_why(tmp_pa
 
 
 def test_max_error_rate_flag(tmp_path, breaking_judge):
-    data = write(tmp_path / "d.jsonl", [r | {"answer": r["answer"] + " It was made in Oslo in 1990."}
+    data = write_jsonl(tmp_path / "d.jsonl", [r | {"answer": r["answer"] + " It was made in Oslo in 1990."}
                                         for r in rows(4, broken={2})])
     args = ["eval", data, *FAST, *ZERO, "-m", "faithfulness"]
     assert cli(*args, "--max-error-rate", "0.25").exit_code == 0
@@ -139,14 +130,14 @@ def test_max_error_rate_flag(tmp_path, breaking_judge):
 
 
 def test_exit_4_wins_over_a_failed_gate_and_holds_with_no_gate(tmp_path, breaking_judge):
-    data = write(tmp_path / "d.jsonl", rows(3, broken={0}))
+    data = write_jsonl(tmp_path / "d.jsonl", rows(3, broken={0}))
     assert cli("eval", data, *FAST, "-m", "faithfulness,context_recall", "-t", "context_recall=1").exit_code == 4
     r = cli("eval", data, *FAST, "-m", "faithfulness", "--no-gate")
     assert r.exit_code == 4 and "quality gate: off" in r.output and "could not evaluate" in r.output
 
 
 def test_report_and_merge_regate_with_the_same_rule(tmp_path, breaking_judge):
-    data = write(tmp_path / "d.jsonl", rows(4, broken={1}))
+    data = write_jsonl(tmp_path / "d.jsonl", rows(4, broken={1}))
     out = tmp_path / "r.json"
     assert cli("eval", data, *FAST, *ZERO, "-m", "faithfulness", "--out", out).exit_code == 4
     assert cli("report", out).exit_code == 4
@@ -158,7 +149,7 @@ def test_report_and_merge_regate_with_the_same_rule(tmp_path, breaking_judge):
 
 
 def test_missing_data_alone_still_passes_as_not_evaluated(tmp_path):
-    data = write(tmp_path / "d.jsonl", [r | {"reference": None} for r in rows(2)])
+    data = write_jsonl(tmp_path / "d.jsonl", [r | {"reference": None} for r in rows(2)])
     r = cli("eval", data, *FAST, "-m", "context_recall")
     assert r.exit_code == 0, r.output
     assert "not evaluated (no scored sample: every sample lacked the data it needs (no_reference 2))" in r.output
@@ -173,7 +164,7 @@ def closed_port() -> int:
 
 
 def test_an_unreachable_openai_server_exits_4(tmp_path):
-    data = write(tmp_path / "d.jsonl", rows(2))
+    data = write_jsonl(tmp_path / "d.jsonl", rows(2))
     r = cli("eval", data, "--judge", "openai:any", "--judge-option", f"base_url=http://127.0.0.1:{closed_port()}/v1",
             "--judge-option", "retries=0", "--embedder", "fake", "--no-cache", "--no-progress")
     assert r.exit_code == 4, r.output
@@ -182,7 +173,7 @@ def test_an_unreachable_openai_server_exits_4(tmp_path):
 
 def test_max_error_rate_in_the_config_file(tmp_path, monkeypatch, breaking_judge):
     monkeypatch.chdir(tmp_path)
-    write(tmp_path / "d.jsonl", rows(4, broken={2}))
+    write_jsonl(tmp_path / "d.jsonl", rows(4, broken={2}))
     Path("localragas.toml").write_text("max_error_rate = 0.25\n")
     assert cli("eval", "d.jsonl", *FAST, *ZERO, "-m", "faithfulness").exit_code == 0
     assert cli("eval", "d.jsonl", *FAST, *ZERO, "-m", "faithfulness", "--max-error-rate", "0").exit_code == 4

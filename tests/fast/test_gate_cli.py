@@ -17,6 +17,8 @@ from localragas.metrics import all_metrics
 from localragas.metrics.base import DEFAULT
 from localragas.schema import MetricSummary, Report
 
+from cli_helpers import write_jsonl
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
 ALL_ZERO = [x for m in DEFAULT_THRESHOLDS for x in ("-t", f"{m}=0")]
@@ -178,11 +180,6 @@ def rows(n: int) -> list[dict]:
          "answer": f"Item {i} is painted bright red by the factory.", "reference": f"Item {i} is bright red."}
         for i in range(n)
     ]
-
-
-def write_jsonl(path: Path, records: list) -> Path:
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
-    return path
 
 
 def test_cli_gate_passes_with_low_thresholds(cli):

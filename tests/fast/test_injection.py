@@ -3,7 +3,6 @@ neutralised (asserted on the exact text the judge receives), the hostile-case se
 script's logic works (with the fake judge: the real judge is run by hand, see scripts/injection_flip_rate.py)."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from collections import Counter
@@ -17,6 +16,8 @@ from localragas.metrics import all_metrics
 from localragas.prompts import entities_in_contexts, judge_chunks, verify_statements
 from localragas.prompts.base import _SPECIAL_TOKEN, REMINDER, TAGS, neutralise
 from localragas.schema import Sample
+
+from cli_helpers import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_FILE = ROOT / "tests" / "data" / "hostile_cases.jsonl"
@@ -167,10 +168,7 @@ def test_every_prompt_but_json_chunk_relevance_repeats_that_data_is_not_instruct
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("injection_flip_rate", ROOT / "scripts" / "injection_flip_rate.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("injection_flip_rate")
 
 
 def test_flip_counting():

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from localragas import models
-from localragas.errors import ConfigError, JudgeError, ModelNotFoundError
+from localragas.errors import ConfigError, JudgeError, ModelIntegrityError, ModelNotFoundError
 from localragas.judges import Completion, FakeJudge, Judge, get_judge, judge_names
 from localragas.outputs import (
     MAX_CLAIM_CHARS, MAX_CLAIMS, N_QUESTIONS, Claims, GeneratedQuestions, _check_bounded, json_schema, verdicts_for,
@@ -266,7 +266,7 @@ def test_embedder_is_not_a_judge():
 def test_a_file_that_is_not_gguf_is_refused(tmp_path):
     p = tmp_path / "model.gguf"
     p.write_bytes(b"NOPE" + b"\0" * 32)
-    with pytest.raises(ConfigError, match="GGUF"):
+    with pytest.raises(ModelIntegrityError, match="is not a GGUF model file"):
         get_judge(str(p))
 
 

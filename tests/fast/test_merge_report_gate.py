@@ -8,19 +8,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from localragas.cli import main
 from localragas.errors import JudgeError
 from localragas.judges import fake
 
+from cli_helpers import code_and_output as cli, write_jsonl
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache", "--no-resume"]
-
-
-def cli(*args):
-    r = CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200"})
-    return r.exit_code, r.output
 
 
 def no_gate_shards(folder: Path, data: Path = EXAMPLE, n: int = 2, *extra) -> list[Path]:
@@ -110,8 +105,7 @@ def test_a_shard_with_errored_samples_gives_4(tmp_path, monkeypatch):
                         if "BROKEN" in prompt.user else real(prompt, output))
     rows = [json.loads(line) for line in EXAMPLE.read_text().splitlines()[:4]]
     rows[1]["answer"] += " BROKEN"  # in shard 2 of 2
-    data = tmp_path / "d.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
     parts = no_gate_shards(tmp_path, data, 2, "-m", "faithfulness", "-t", "faithfulness=0")
     code, out = cli("merge", *parts)
     assert code == 4 and "could not evaluate" in out, out

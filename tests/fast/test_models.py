@@ -254,6 +254,21 @@ def test_pull_and_verify_record_the_hash_so_eval_does_not_hash_again(monkeypatch
     assert models.verify("tiny")[0] is False and len(hashed) == 2  # and hashes again, even for a known stamp
 
 
+def test_folder_digests_stay_the_ones_recorded_before(tmp_path):
+    """A dataset folder's digest (meta.dataset_sha256, compared by merge) and a model folder's (a transformers
+    judge's fingerprint, its cache key): pinned, so that neither changes under reports and caches made before."""
+    ds, m = tmp_path / "ds", tmp_path / "m"
+    (ds / "sub").mkdir(parents=True)
+    m.mkdir()
+    (ds / "a.jsonl").write_text("a")
+    (ds / "sub" / "b.jsonl").write_text("b")
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "README.md"):
+        (m / name).write_text(name)
+    assert models.dataset_sha256(ds) == "360b7c868a435cfb15a31b9e77ab6a13efac740694d44e14ada673c6bdb49d92"
+    assert models.dataset_sha256(ds / "a.jsonl") == hashlib.sha256(b"a").hexdigest()
+    assert models.model_folder_sha256(m) == "70635b91a39af4959fe1fbca2c60cf32c4fcbee9f82201a591e6aee29e6d271c"
+
+
 def test_pip_failure_is_model_not_found(monkeypatch, tmp_path):
     class Done:
         returncode = 1

@@ -7,19 +7,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from localragas import models
-from localragas.cli import main
+
+from cli_helpers import code_and_output as cli
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "rag_samples.jsonl"
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG_DATA_HOME is the Linux data folder")
-
-
-def cli(*args):
-    r = CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200"})
-    return r.exit_code, r.output
 
 
 @pytest.fixture

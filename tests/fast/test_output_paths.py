@@ -9,18 +9,14 @@ import threading
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import localragas.runner as runner
-from localragas.cli import main
 from localragas.report.atomic import write_atomic
+
+from cli_helpers import cli
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
 FLAGS = ["--out", "--csv", "--html", "--md", "--junit"]
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200"})
 
 
 @pytest.fixture

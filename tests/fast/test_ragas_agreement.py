@@ -2,34 +2,19 @@
 NaN accounting on fabricated ragas results, the side-by-side table, and resume."""
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
 from localragas.agreement import binary_agreement, graded_agreement, pairwise_agreement
 from localragas.calibrate import CalibrationRun, load_labelled, take
 
-ROOT = Path(__file__).resolve().parents[2]
+from cli_helpers import load_script, write_jsonl
+
 CTX = "The Eiffel Tower is a wrought-iron tower in Paris, completed in 1889."
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location("ragas_agreement", ROOT / "scripts" / "ragas_agreement.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["ragas_agreement"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-ra = _script()
-
-
-def _write(path: Path, rows: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
+ra = load_script("ragas_agreement")
 
 
 def _row(i, metric, value, kind="binary", answer="The tower is in Paris.", contexts=(CTX,), reference=None, **extra):
@@ -69,7 +54,7 @@ def _records(jobs, values):
 
 
 def test_each_label_metric_maps_to_the_ragas_metric_and_fields(tmp_path):
-    path = _write(tmp_path / "mixed.jsonl", [
+    path = write_jsonl(tmp_path / "mixed.jsonl", [
         _row(0, "faithfulness", 1),
         _row(1, "answer_relevancy", 0, contexts=()),
         _row(2, "context_recall", 1, answer="", reference="The tower is in Paris."),
@@ -97,7 +82,7 @@ def test_each_label_metric_maps_to_the_ragas_metric_and_fields(tmp_path):
 
 
 def test_a_row_without_the_fields_its_variant_needs_is_not_sent_and_counts_unscored(tmp_path):
-    path = _write(tmp_path / "f.jsonl", [_row(0, "faithfulness", 1, answer=""), _row(1, "faithfulness", 0)])
+    path = write_jsonl(tmp_path / "f.jsonl", [_row(0, "faithfulness", 1, answer=""), _row(1, "faithfulness", 0)])
     jobs = ra.plan_file(path, None)
     assert jobs[0].missing == ("response",) and jobs[1].missing == ()
     assert ra.to_run(jobs, {}) == [jobs[1]]
@@ -106,7 +91,7 @@ def test_a_row_without_the_fields_its_variant_needs_is_not_sent_and_counts_unsco
 
 
 def test_variant_override_and_its_validation(tmp_path):
-    path = _write(tmp_path / "cp.jsonl", [_row(0, "context_precision", 1, answer="")])
+    path = write_jsonl(tmp_path / "cp.jsonl", [_row(0, "context_precision", 1, answer="")])
     [job] = ra.plan_file(path, None, "context_precision_without_reference")
     assert job.variant == "context_precision_without_reference" and job.missing == ("response",)
     with pytest.raises(SystemExit, match="unknown ragas variant"):
@@ -120,7 +105,7 @@ def test_variant_override_and_its_validation(tmp_path):
 
 
 def test_rows_are_the_ones_calibrate_takes_pairs_kept_whole(tmp_path):
-    path = _write(tmp_path / "pairs.jsonl", _pairs(4))
+    path = write_jsonl(tmp_path / "pairs.jsonl", _pairs(4))
     jobs = ra.plan_file(path, 3)
     assert [j.row.sample.id for j in jobs] == [r.sample.id for r in take(load_labelled(path), 3)]
     assert len(jobs) == 4  # two pairs: the second pair begins within the limit
@@ -131,7 +116,7 @@ def test_rows_are_the_ones_calibrate_takes_pairs_kept_whole(tmp_path):
 
 def test_binary_agreement_counts_nan_and_failures_as_unscored_like_calibrate(tmp_path):
     labels = [1, 1, 1, 0, 0, 0]
-    path = _write(tmp_path / "b.jsonl", [_row(i, "faithfulness", v) for i, v in enumerate(labels)])
+    path = write_jsonl(tmp_path / "b.jsonl", [_row(i, "faithfulness", v) for i, v in enumerate(labels)])
     jobs = ra.plan_file(path, None)
     records = _records(jobs, [1.0, 0.8, "nan", 0.2, "timeout", 0.9])
     [c] = ra.ragas_calibrations(str(path), jobs, records, resamples=200)
@@ -149,7 +134,7 @@ def test_binary_agreement_counts_nan_and_failures_as_unscored_like_calibrate(tmp
 
 
 def test_rows_not_yet_scored_count_as_not_run(tmp_path):
-    path = _write(tmp_path / "b.jsonl", [_row(i, "faithfulness", i % 2) for i in range(4)])
+    path = write_jsonl(tmp_path / "b.jsonl", [_row(i, "faithfulness", i % 2) for i in range(4)])
     jobs = ra.plan_file(path, None)
     [c] = ra.ragas_calibrations(str(path), jobs, _records(jobs, [0.9, 0.1, None, "error"]), resamples=50)
     assert c.unscored_reasons == {"error": 1, "not_run": 1}
@@ -158,7 +143,7 @@ def test_rows_not_yet_scored_count_as_not_run(tmp_path):
 
 def test_graded_and_pairwise_agreement_as_calibrate_computes_them(tmp_path):
     graded = [0.0, 0.25, 0.5, 1.0]
-    path = _write(tmp_path / "g.jsonl", [_row(i, "context_precision", v, kind="graded", answer="")
+    path = write_jsonl(tmp_path / "g.jsonl", [_row(i, "context_precision", v, kind="graded", answer="")
                                          for i, v in enumerate(graded)])
     jobs = ra.plan_file(path, None)
     [c] = ra.ragas_calibrations(str(path), jobs, _records(jobs, [0.0, 0.5, "nan", 1.0]), resamples=100)
@@ -166,7 +151,7 @@ def test_graded_and_pairwise_agreement_as_calibrate_computes_them(tmp_path):
     assert c.agreement == graded_agreement(graded, [0.0, 0.5, None, 1.0], resamples=100)
     assert any("question alone" in n for n in c.notes)
 
-    path = _write(tmp_path / "p.jsonl", _pairs(3))
+    path = write_jsonl(tmp_path / "p.jsonl", _pairs(3))
     jobs = ra.plan_file(path, None)  # rows: p0 worse, p0 better, p1 worse, ...
     [c] = ra.ragas_calibrations(str(path), jobs, _records(jobs, [0.2, 0.9, "nan", 0.7, 0.6, 0.5]), resamples=100)
     assert (c.rows, c.pairs, c.unscored) == (6, 3, 1)
@@ -180,7 +165,7 @@ def test_graded_and_pairwise_agreement_as_calibrate_computes_them(tmp_path):
 
 def test_the_table_puts_localragas_and_ragas_side_by_side(tmp_path):
     labels = [1, 1, 0, 0]
-    path = _write(tmp_path / "qags_faithfulness.jsonl", [_row(i, "faithfulness", v) for i, v in enumerate(labels)])
+    path = write_jsonl(tmp_path / "qags_faithfulness.jsonl", [_row(i, "faithfulness", v) for i, v in enumerate(labels)])
     jobs = ra.plan_file(path, None)
     ragas = ra.ragas_calibrations(str(path), jobs, _records(jobs, [1.0, "timeout", 0.0, 1.0]), resamples=50)[0]
     ours = ra.ragas_calibrations(str(path), jobs, _records(jobs, [1.0, 0.9, 0.1, 0.0]), resamples=50)[0]
@@ -216,7 +201,7 @@ def test_the_table_puts_localragas_and_ragas_side_by_side(tmp_path):
 
 
 def test_resume_skips_rows_done_and_retries_failed_ones_only_when_asked(tmp_path):
-    path = _write(tmp_path / "b.jsonl", [_row(i, "faithfulness", i % 2) for i in range(4)])
+    path = write_jsonl(tmp_path / "b.jsonl", [_row(i, "faithfulness", i % 2) for i in range(4)])
     jobs = ra.plan_file(path, None)
     rows_file = tmp_path / "ragas_rows.jsonl"
     lines = [_record(jobs[0], value=1.0), _record(jobs[1], exception="TimeoutError: no result within 5 s"),
@@ -269,19 +254,17 @@ def test_main_scores_resumes_and_compares_with_calibrate_all_output(tmp_path, mo
     bench = tmp_path / "bench"
     bench.mkdir()
     answers = ["The Eiffel Tower is in Paris.", "The Eiffel Tower is in Rome, built in 1920."]
-    _write(bench / "faithfulness_x.jsonl", [_row(i, "faithfulness", 1 - i % 2, answer=answers[i % 2])
+    write_jsonl(bench / "faithfulness_x.jsonl", [_row(i, "faithfulness", 1 - i % 2, answer=answers[i % 2])
                                             for i in range(6)])
-    _write(bench / "other.jsonl", [_row(0, "answer_relevancy", 1, contexts=())])
+    write_jsonl(bench / "other.jsonl", [_row(0, "answer_relevancy", 1, contexts=())])
     ours = tmp_path / "ours"
-    spec = importlib.util.spec_from_file_location("calibrate_all", ROOT / "scripts" / "calibrate_all.py")
-    calibrate_all = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(calibrate_all)
+    calibrate_all = load_script("calibrate_all")
     assert calibrate_all.main(["--judge", "fake", "--benchmarks", str(bench), "--only", "faithfulness",
                                "--limit", "4", "--out-dir", str(ours), "--no-progress", "--no-cache"]) == 0
 
     gguf = tmp_path / "judge.gguf"
     gguf.write_bytes(b"not a model")
-    monkeypatch.setattr(ra.bench, "resolve_judge", lambda spec: (gguf, "judge"))
+    monkeypatch.setattr(ra.harness, "resolve_judge", lambda spec: (gguf, "judge"))
     run, calls = _fake_ragas({"r0": 1.0, "r1": 0.0, "r2": "nan", "r3": 0.4})
     monkeypatch.setattr(ra, "run_ragas", run)
     out = tmp_path / "out"
@@ -306,7 +289,7 @@ def test_main_scores_resumes_and_compares_with_calibrate_all_output(tmp_path, mo
 
 
 def test_an_undefined_figure_says_why_below_the_table(tmp_path):
-    path = _write(tmp_path / "g.jsonl", [_row(i, "context_precision", v, kind="graded", answer="")
+    path = write_jsonl(tmp_path / "g.jsonl", [_row(i, "context_precision", v, kind="graded", answer="")
                                          for i, v in enumerate([0.0, 0.5, 1.0])])
     jobs = ra.plan_file(path, None)
     [c] = ra.ragas_calibrations(str(path), jobs, _records(jobs, [0.5, 0.5, 0.5]), resamples=50)

@@ -5,16 +5,15 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from localragas.cli import main
 from localragas.dataset import load_samples, sample_from_dict
 from localragas.errors import DatasetError, MissingDependencyError
 from localragas.metrics import all_metrics
 from localragas.ragas_compat import RAGAS_NAMES, from_ragas_names, to_ragas_names
+
+from cli_helpers import cli, write_jsonl
 
 RAGAS_ROW = {
     "user_input": "Who developed Java?",
@@ -26,15 +25,6 @@ RAGAS_ROW = {
     "reference_contexts": ["Sun Microsystems developed Java."],  # a ragas column localragas does not use
 }
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "--no-progress"]
-
-
-def write_jsonl(path: Path, rows: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
-def cli(*args: object):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 # --- input -----------------------------------------------------------------------------------------------------

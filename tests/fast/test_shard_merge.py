@@ -5,19 +5,14 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from localragas.cli import main
 from localragas.errors import ConfigError
 from localragas.shard import parse_shard, shard_positions
 
+from cli_helpers import code_and_output as run
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache", "--no-resume"]
-
-
-def run(*args) -> tuple[int, str]:
-    r = CliRunner().invoke(main, [str(a) for a in args])
-    return r.exit_code, r.output
 
 
 @pytest.mark.parametrize("text, expected", [("1/2", (1, 2)), (" 3 / 4 ", (3, 4)), ("1/1", (1, 1))])

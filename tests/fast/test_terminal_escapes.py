@@ -2,34 +2,22 @@
 OSC/CSI sequences are shown escaped (\\x1b…), in tables, progress lines, error messages and comparisons."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
-from click.testing import CliRunner
 
-from localragas.cli import main
 from localragas.errors import JudgeError
 from localragas.judges import fake
 from localragas.printable import printable
+
+from cli_helpers import cli, write_jsonl
 
 EVIL = "\x1b]0;PWNED\x07"
 CSI = "\x1b[2J\x9b31m"
 FAST = ["--judge", "fake", "--embedder", "fake"]
 
 
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200"})
-
-
 def rows(n: int = 3) -> list[dict]:
     return [{"id": f"s{i}", "question": f"What colour is item {i}?", "contexts": [f"Item {i} is red."],
              "answer": f"Item {i} is red.", "reference": f"Item {i} is red."} for i in range(n)]
-
-
-def write(path: Path, records: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
 
 
 def raw_free(output: str) -> None:
@@ -46,7 +34,7 @@ def test_printable_escapes_controls_and_bidi_overrides_and_keeps_text():
 def test_a_duplicate_id_in_the_error_message_is_escaped(tmp_path):
     recs = rows()
     recs[1]["id"] = recs[2]["id"] = EVIL
-    r = cli("eval", write(tmp_path / "d.jsonl", recs), *FAST, "--no-progress")
+    r = cli("eval", write_jsonl(tmp_path / "d.jsonl", recs), *FAST, "--no-progress")
     assert r.exit_code == 2 and "duplicate id '\\x1b]0;PWNED\\x07'" in r.output, r.output
     raw_free(r.output)
 
@@ -56,7 +44,7 @@ def test_categories_ids_and_progress_lines_are_escaped(tmp_path):
     recs[0]["category"] = EVIL + "cat"
     recs[1]["category"] = CSI + "[bold]markup[/bold]"
     recs[2]["id"] = EVIL
-    r = cli("eval", write(tmp_path / "d.jsonl", recs), *FAST, "--progress", "--no-gate")
+    r = cli("eval", write_jsonl(tmp_path / "d.jsonl", recs), *FAST, "--progress", "--no-gate")
     assert r.exit_code == 0, r.output
     assert "\\x1b]0;PWNEDcat" in r.output.replace("\\x07", "") and "[bold]markup[/bold]" in r.output
     raw_free(r.output)
@@ -64,7 +52,7 @@ def test_categories_ids_and_progress_lines_are_escaped(tmp_path):
 
 def test_error_messages_from_the_judge_are_escaped(tmp_path, monkeypatch):
     monkeypatch.setattr(fake, "heuristic_reply", lambda prompt, output: JudgeError(f"server said {EVIL}{CSI}"))
-    r = cli("eval", write(tmp_path / "d.jsonl", rows()), *FAST, "--no-progress", "-m", "faithfulness")
+    r = cli("eval", write_jsonl(tmp_path / "d.jsonl", rows()), *FAST, "--no-progress", "-m", "faithfulness")
     assert r.exit_code == 4, r.output
     assert "server said \\x1b]0;PWNED\\x07" in r.output
     raw_free(r.output)
@@ -73,11 +61,11 @@ def test_error_messages_from_the_judge_are_escaped(tmp_path, monkeypatch):
 def test_compare_escapes_ids(tmp_path):
     recs = rows(4)
     recs[0]["id"] = EVIL
-    data = write(tmp_path / "d.jsonl", recs)
+    data = write_jsonl(tmp_path / "d.jsonl", recs)
     base, new = tmp_path / "a.json", tmp_path / "b.json"
     assert cli("eval", data, *FAST, "--no-progress", "--no-gate", "--out", base).exit_code == 0
     recs[0]["answer"] = "Something else entirely about Paris."
-    write(data, recs)
+    write_jsonl(data, recs)
     assert cli("eval", data, *FAST, "--no-progress", "--no-gate", "--out", new).exit_code == 0
     r = cli("compare", base, new)
     assert r.exit_code == 0, r.output
@@ -86,6 +74,6 @@ def test_compare_escapes_ids(tmp_path):
 
 @pytest.mark.parametrize("path", ["out\x1b]0;x\x07.json"])
 def test_paths_in_wrote_lines_are_escaped(tmp_path, path):
-    r = cli("eval", write(tmp_path / "d.jsonl", rows()), *FAST, "--no-progress", "--no-gate", "--md", tmp_path / path)
+    r = cli("eval", write_jsonl(tmp_path / "d.jsonl", rows()), *FAST, "--no-progress", "--no-gate", "--md", tmp_path / path)
     assert r.exit_code == 0 and "wrote " in r.output, r.output
     raw_free(r.output)

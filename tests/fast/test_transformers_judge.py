@@ -10,7 +10,7 @@ import pytest
 from pydantic import Field, StringConstraints
 
 from localragas import models
-from localragas.errors import ConfigError, JudgeError, MissingDependencyError, ModelNotFoundError
+from localragas.errors import ConfigError, JudgeError, MissingDependencyError, ModelIntegrityError, ModelNotFoundError
 from localragas.judges import BACKENDS, get_judge
 from localragas.judges import transformers_judge as tj
 from localragas.outputs import Claims, Output, schema_text, verdicts_for
@@ -27,7 +27,7 @@ class Tiny(Output):
     words: list[Annotated[str, StringConstraints(max_length=6)]] = Field(max_length=2)
 
 
-def _gguf(path, body=b"\0" * 64):
+def _gguf(path, body=(3).to_bytes(4, "little") + b"\0" * 60):  # version 3: a well-formed header
     path.write_bytes(b"GGUF" + body)
     return path
 
@@ -82,7 +82,7 @@ def test_folder_without_config_or_weights_is_refused(tmp_path):
 def test_file_that_is_not_gguf_is_refused(tmp_path):
     p = tmp_path / "m.gguf"
     p.write_bytes(b"NOPE" + b"\0" * 16)
-    with pytest.raises(ConfigError, match="GGUF"):
+    with pytest.raises(ModelIntegrityError, match="is not a GGUF model file"):
         get_judge(f"transformers:{p}")
 
 
@@ -115,7 +115,7 @@ def test_catalogue_name_resolves_to_its_gguf_with_the_sha256_of_the_file(monkeyp
     monkeypatch.setattr(tj, "_require", lambda gguf: None)
     monkeypatch.setenv(models.MODELS_DIR_ENV, str(tmp_path))
     m = models.spec("smollm2-135m")
-    p = _gguf(tmp_path / m.filename, (3).to_bytes(4, "little") + b"\0" * 60)  # version 3
+    p = _gguf(tmp_path / m.filename)
     monkeypatch.setitem(models.CATALOGUE, m.name, replace(m, size=p.stat().st_size, sha256=models.sha256_of(p)))
     judge = get_judge("transformers:smollm2-135m")
     assert judge.source == p and judge.gguf
@@ -134,10 +134,10 @@ def test_file_sha256_is_cached_by_path_size_and_mtime(monkeypatch, tmp_path):
     calls = []
     real = models.sha256_of
     monkeypatch.setattr(models, "sha256_of", lambda p: calls.append(p) or real(p))
-    first = tj.file_sha256(f)
-    assert first == real(f) and tj.file_sha256(f) == first and len(calls) == 1
+    first = models.file_sha256(f)
+    assert first == real(f) and models.file_sha256(f) == first and len(calls) == 1
     f.write_bytes(b"other weights")  # new size and mtime: hashed again
-    assert tj.file_sha256(f) == real(f) != first and len(calls) == 2
+    assert models.file_sha256(f) == real(f) != first and len(calls) == 2
 
 
 def test_hugging_face_cache_blob_names_are_their_sha256(tmp_path):
@@ -146,7 +146,7 @@ def test_hugging_face_cache_blob_names_are_their_sha256(tmp_path):
     blob.write_bytes(b"not hashed")
     link = tmp_path / "model.safetensors"
     link.symlink_to(blob)
-    assert tj.file_sha256(link) == digest
+    assert models.file_sha256(link) == digest
 
 
 def test_folder_sha256_covers_weights_config_and_tokenizer(monkeypatch, tmp_path):
@@ -155,11 +155,11 @@ def test_folder_sha256_covers_weights_config_and_tokenizer(monkeypatch, tmp_path
     m.mkdir()
     for name in ("config.json", "model.safetensors", "tokenizer.json", "README.md"):
         (m / name).write_text(name)
-    before = tj.folder_sha256(m)
+    before = models.model_folder_sha256(m)
     (m / "README.md").write_text("edited")
-    assert tj.folder_sha256(m) == before
+    assert models.model_folder_sha256(m) == before
     (m / "tokenizer.json").write_text("another tokenizer")
-    assert tj.folder_sha256(m) != before
+    assert models.model_folder_sha256(m) != before
 
 
 # --- a tiny random model (built in memory, saved as a safetensors folder) ---------------------------------------
@@ -234,7 +234,7 @@ def test_tiny_model_replies_are_schema_valid(tiny_judge):
 def test_tiny_model_is_deterministic_and_fingerprinted(tiny_judge, tiny_model):
     a, b = tiny_judge(), tiny_judge()
     assert a.generate(PROMPT, Tiny) == b.generate(PROMPT, Tiny)
-    assert a.fingerprint == b.fingerprint and a.fingerprint.startswith(tj.folder_sha256(tiny_model))
+    assert a.fingerprint == b.fingerprint and a.fingerprint.startswith(models.model_folder_sha256(tiny_model))
     assert tiny_judge(max_new_tokens=64).fingerprint != a.fingerprint
     assert tiny_judge(batch_size=2, n_threads=2).fingerprint == a.fingerprint  # speed settings do not change replies
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -32,7 +31,11 @@ from localragas.judges.openai_compat import OpenAIJudge
 from localragas.outputs import YesNo
 from localragas.prompts import verify_statement
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+from _ragas_harness import free_port  # noqa: E402 - the scripts' server harness picks ports the same way
+
+EXAMPLES = ROOT / "examples" / "rag_samples.jsonl"
 MODEL = "smollm2-135m"
 METRICS = ["faithfulness", "answer_relevancy", "context_precision", "context_recall"]
 N_SAMPLES = 4  # the first four examples: three with a reference, one without
@@ -45,17 +48,11 @@ def _model_path() -> Path:
         pytest.fail(f"real-tier model missing: {e}")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     """`python -m llama_cpp.server` on 127.0.0.1:<free port>, its output in a log file."""
 
     def __init__(self, log_path: Path):
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self.log_path = log_path
         cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(_model_path()), "--model_alias", MODEL,

@@ -1,0 +1,51 @@
+"""What the fast tier's command-line tests share: `localragas ARGS` run in-process, the files they hand it, and the
+scripts/ imported as modules."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from click.testing import CliRunner, Result
+
+from localragas.cli import main
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+
+
+def cli(*args: object, **env: str) -> Result:
+    """`localragas ARGS` (each str()-ed) in-process, on a 200-column console; env: more environment variables."""
+    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200", **env})
+
+
+def code_and_output(*args: object) -> tuple[int, str]:
+    """(exit code, output) of `localragas ARGS`, as cli runs it."""
+    r = cli(*args)
+    return r.exit_code, r.output
+
+
+def write_jsonl(path: Path, rows: list, **dumps) -> Path:
+    """One line a row: a dict as JSON (json.dumps(row, **dumps)), a str as it is (a broken line, on purpose)."""
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r, **dumps)) + "\n" for r in rows),
+                    encoding="utf-8")
+    return path
+
+
+def write_file(folder: Path, name: str, data: str | bytes) -> Path:
+    """folder/name holding data (a str in UTF-8)."""
+    p = folder / name
+    p.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return p
+
+
+def load_script(name: str) -> ModuleType:
+    """scripts/NAME.py imported afresh as the module NAME, with scripts/ on sys.path as when a script runs."""
+    if str(SCRIPTS) not in sys.path:
+        sys.path.insert(0, str(SCRIPTS))
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module

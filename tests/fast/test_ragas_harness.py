@@ -1,0 +1,99 @@
+"""scripts/_ragas_harness.py, what bench_vs_ragas.py and ragas_agreement.py share, without ragas or a model: both
+scripts (and bench_backends.py) import it and not each other, their --help works, and its helpers that need no
+bench venv, server or model behave."""
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import SCRIPTS, load_script
+
+harness = load_script("_ragas_harness")
+
+
+@pytest.mark.parametrize("name", ["bench_vs_ragas", "ragas_agreement", "bench_backends"])
+def test_the_scripts_use_the_harness_and_not_each_other(name):
+    module = load_script(name)
+    source = (SCRIPTS / f"{name}.py").read_text()
+    assert all(f"import {other}" not in source for other in ("bench_vs_ragas", "ragas_agreement"))
+    shared = {"bench_vs_ragas": ("LlamaServer", "drive_child", "ensure_bench_venv", "resolve_judge", "on_sigterm"),
+              "ragas_agreement": (), "bench_backends": ("free_port",)}[name]
+    assert all(getattr(module, n) is getattr(harness, n) for n in shared)
+    assert name != "ragas_agreement" or module.harness is harness
+
+
+@pytest.mark.parametrize("name", ["bench_vs_ragas", "ragas_agreement", "bench_backends"])
+def test_help(name, monkeypatch, capsys):
+    module = load_script(name)
+    monkeypatch.setattr(sys, "argv", [f"{name}.py", "--help"])
+    with pytest.raises(SystemExit) as e:
+        module.parse_args(["--help"]) if hasattr(module, "parse_args") else module.main()
+    assert e.value.code == 0 and capsys.readouterr().out.startswith("usage:")
+
+
+def test_a_free_port_is_a_loopback_port_nobody_holds():
+    port = harness.free_port()
+    assert 0 < port < 65536
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", port))
+
+
+def test_the_server_command_serves_the_gguf_with_its_own_chat_template(tmp_path):
+    server = harness.LlamaServer(Path("py"), Path("m.gguf"), "judge", 8192, 2, tmp_path / "server.log")
+    assert server.command() == ["py", "-m", "llama_cpp.server", "--model", "m.gguf", "--model_alias", "judge",
+                                "--host", "127.0.0.1", "--port", "0", "--n_ctx", "8192", "--n_threads", "2"]
+    assert server.url == "http://127.0.0.1:0"
+
+
+def test_the_child_environment_is_offline_and_untracked(monkeypatch):
+    monkeypatch.setenv("SOMETHING", "kept")
+    env = harness.child_env()
+    assert env["SOMETHING"] == "kept" and env["HF_HUB_OFFLINE"] == env["TRANSFORMERS_OFFLINE"] == "1"
+    assert env["RAGAS_DO_NOT_TRACK"] == "true"
+
+
+def test_a_missing_bench_venv_is_built_not_reused(tmp_path):
+    assert harness.venv_python(tmp_path) == tmp_path / "bin" / "python"
+    assert harness.probe_bench_venv(tmp_path / "none") is None
+
+
+def test_a_judge_is_a_gguf_path_or_a_catalogue_name(tmp_path):
+    p = tmp_path / "own-judge.gguf"
+    p.write_bytes(b"GGUF")
+    assert harness.resolve_judge(str(p)) == (p, "own-judge")
+    with pytest.raises(SystemExit, match="neither a catalogue judge nor a GGUF file"):
+        harness.resolve_judge(str(tmp_path / "missing.gguf"))
+
+
+def test_the_child_asks_for_a_restart_and_is_told_the_server_url(tmp_path, monkeypatch):
+    """The protocol with the ragas child: RESTART on its stdout restarts the server, READY URL answers on its
+    stdin; a failing child stops the run."""
+    child = tmp_path / "child.py"
+    child.write_text(
+        "import argparse, sys\n"
+        "p = argparse.ArgumentParser(); [p.add_argument(a) for a in ('--jobs', '--out', '--server')]\n"
+        "a = p.parse_args()\n"
+        "print('RESTART', flush=True)\n"
+        "ready = sys.stdin.readline().strip()\n"
+        "open(a.out, 'w').write(a.jobs + ' ' + a.server + ' ' + ready)\n"
+        "sys.exit(int(open(a.jobs).read()))\n")
+    monkeypatch.setattr(harness, "CHILD_SCRIPT", child)
+
+    class Server:
+        url, restarts = "http://127.0.0.1:1", 0
+
+        def restart(self):
+            self.restarts += 1
+            self.url = "http://127.0.0.1:2"
+
+    jobs, out, server = tmp_path / "jobs.json", tmp_path / "out.jsonl", Server()
+    jobs.write_text("0")
+    harness.drive_child(Path(sys.executable), server, jobs, out)
+    assert server.restarts == 1
+    assert out.read_text() == f"{jobs} http://127.0.0.1:1 READY http://127.0.0.1:2"
+    jobs.write_text("3")
+    with pytest.raises(SystemExit, match="the ragas child failed with exit code 3"):
+        harness.drive_child(Path(sys.executable), Server(), jobs, out)
