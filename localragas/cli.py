@@ -494,7 +494,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     Example:
       localragas calibrate labelled.jsonl --judge qwen2.5-1.5b --limit 100 --out calib.json --md calib.md
     """
-    from .calibrate import calibrate, load_labelled  # noqa: PLC0415
+    from .calibration import calibrate, load_labelled  # noqa: PLC0415
     from .config import load_settings  # noqa: PLC0415
     from .gate import parse_threshold  # noqa: PLC0415
     from .judges import get_judge  # noqa: PLC0415

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from localragas import paths  # noqa: E402
-from localragas.calibrate import CalibrationRun, calibrate  # noqa: E402
+from localragas.calibration import CalibrationRun, calibrate  # noqa: E402
 from localragas.errors import LocalragasError  # noqa: E402
 from localragas.judges import get_judge  # noqa: E402
 from localragas.report.calibration import print_calibration, write_calibration  # noqa: E402

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..agreement import MEASURES, Estimate
-from ..calibrate import Calibration, CalibrationRun
+from ..calibration import Calibration, CalibrationRun
 from ..gate import threshold_text
 from ..inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input
 from .console import console_text as escape, report_console

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import localragas.judges as judges
-from localragas.calibrate import load_labelled, take
+from localragas.calibration import load_labelled, take
 from localragas.cli import main
 from localragas.errors import DatasetError
 from localragas.judges import FakeJudge
@@ -274,7 +274,7 @@ def test_take_keeps_pairs_whole_and_order():
 
 
 def load_rows_for_take():
-    from localragas.calibrate import LabelledRow
+    from localragas.calibration import LabelledRow
     from localragas.schema import Sample
 
     def row(i, kind="binary", pair=None, better=None):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from localragas.agreement import binary_agreement, graded_agreement, pairwise_agreement
-from localragas.calibrate import CalibrationRun, load_labelled, take
+from localragas.calibration import CalibrationRun, load_labelled, take
 
 ROOT = Path(__file__).resolve().parents[2]
 CTX = "The Eiffel Tower is a wrought-iron tower in Paris, completed in 1889."
