@@ -494,7 +494,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     Example:
       localragas calibrate labelled.jsonl --judge qwen2.5-1.5b --limit 100 --out calib.json --md calib.md
     """
-    from .calibration import calibrate, load_labelled  # noqa: PLC0415
+    from .calibration import calibrate, read_labelled  # noqa: PLC0415
     from .config import load_settings  # noqa: PLC0415
     from .gate import parse_threshold  # noqa: PLC0415
     from .judges import get_judge  # noqa: PLC0415
@@ -512,13 +512,13 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     for name, opts in metric_options.items():
         get_metrics([name], {name: opts})  # a bad option is refused before a model loads
     max_bytes = _first(max_input_bytes, settings.max_input_bytes, DEFAULT_MAX_INPUT_BYTES)
-    for f in files:
-        load_labelled(f, any_metric=bool(metric), max_input_bytes=max_bytes)  # refused before a model loads
+    sources = [read_labelled(f, any_metric=bool(metric), max_input_bytes=max_bytes)  # refused before a model loads
+               for f in files]
     judge_obj = get_judge(judge or settings.judge, options)
     try:
-        run = calibrate(list(files), judge_obj, embedder or settings.embedder, metric=metric, limit=limit,
-                        thresholds=thresholds, cache_dir=cache,
-                        resume=resume, progress=progress, metric_options=metric_options, max_input_bytes=max_bytes)
+        run = calibrate(sources, judge_obj, embedder or settings.embedder, metric=metric, limit=limit,
+                        thresholds=thresholds, cache=not no_cache, cache_dir=None if no_cache else cache_dir,
+                        resume=resume, progress=progress, metric_options=metric_options)
     finally:
         judge_obj.close()
     write_calibration(run, out, md)

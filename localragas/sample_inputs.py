@@ -1,5 +1,5 @@
 """Samples from what a Python user has at hand: localragas.evaluate() and the pytest plugin's `evaluate` fixture
-take any of these, through as_samples().
+take any of these, through as_samples(); localragas.calibrate() reads labelled rows through python_records().
 
 - a list (any iterable) of Samples, dicts, or objects with model_dump() / to_dict() / dataclass fields (ragas's
   SingleTurnSample, deepeval's LLMTestCase)

@@ -98,6 +98,24 @@ def print_calibration(run: CalibrationRun, console: Console | None = None) -> No
                       f"{sum(c.cache_hits for c in run.results)} from the cache")
 
 
+def calibration_text(item: CalibrationRun | Calibration) -> str:
+    """A few plain lines for repr(): per result its counts, then each figure over the scored rows with its CI."""
+    results = item.results if isinstance(item, CalibrationRun) else [item]
+    lines = []
+    if isinstance(item, CalibrationRun):
+        judge = (item.meta.get("judge") or {}).get("name", "?")
+        lines.append(f"<localragas CalibrationRun: {len(results)} result{'s' * (len(results) != 1)}, judge {judge}>")
+    for c in results:
+        head = f"{c.file}: {c.metric} ({c.kind} labels), rows {_rows(c)}, scored {c.scored}, unscored {_unscored(c)}"
+        if c.kind == "binary":
+            head += f"; suggested threshold {_threshold(c)}"
+        lines.append(("  " if isinstance(item, CalibrationRun) else "") + head)
+        width = max((len(_label(name)) for name in c.agreement.measures), default=0)
+        lines += [f"{'    ' if isinstance(item, CalibrationRun) else '  '}{_label(name):<{width}}  {_figure(e)}"
+                  for name, e in c.agreement.measures.items()]
+    return "\n".join(lines)
+
+
 def render_calibration_markdown(run: CalibrationRun) -> str:
     meta = run.meta
     judge = meta.get("judge") or {}

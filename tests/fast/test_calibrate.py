@@ -222,7 +222,8 @@ def test_a_rerun_is_answered_from_the_cache(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("change, where, message", [
-    (lambda r: r.pop("label"), "line 2, field 'label'", "expected an object {metric, value, kind}, got null"),
+    (lambda r: r.pop("label"), "line 2, field 'label'", "missing: a labelled row needs label: {metric, value, kind}"),
+    (lambda r: r.update(label="good"), "line 2, field 'label'", "expected an object {metric, value, kind}, got str"),
     (lambda r: r["label"].update(kind="ordinal"), "line 2, field 'label.kind'", "expected one of binary, graded"),
     (lambda r: r["label"].update(value=0.5), "line 2, field 'label.value'", "a binary label is 0 or 1, got 0.5"),
     (lambda r: r["label"].update(value="1"), "line 2, field 'label.value'", "expected a number, got str"),
