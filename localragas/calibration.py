@@ -66,10 +66,10 @@ class RowOutcome(BaseModel):
 
 
 class Calibration(BaseModel):
-    """Agreement of one metric with one kind of human label in one file."""
+    """Agreement of one metric with one kind of human label in one source: a file, or rows given in Python."""
 
-    file: str
-    dataset_sha256: str | None = None
+    file: str  # the file's path, or "DataFrame", "samples" (a list), "Dataset" for rows given in Python
+    dataset_sha256: str | None = None  # the file's
     metric: str  # the metric the rows were scored with
     label_metric: str | None = None  # the labels' metric, when the rows were scored with another (--metric)
     metric_options: dict[str, Any] = Field(default_factory=dict)  # the metric's settings, e.g. {"verdicts": "json"}
