@@ -16,6 +16,7 @@ _EXPORTS = {
     "SampleResult": "schema",
     "as_samples": "sample_inputs",
     "assert_gate": "testing",
+    "calibrate": "calibration",
     "evaluate": "runner",
     "get_embedder": "embeddings",
     "get_judge": "judges",
@@ -25,6 +26,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if _TYPE_CHECKING:
+    from .calibration import calibrate
     from .dataset import load_samples
     from .embeddings import get_embedder
     from .errors import LocalragasError

@@ -471,9 +471,11 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md, max_input
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the judge cache.")
 @click.option("--resume/--no-resume", default=True, show_default=True,
               help="Keep finished rows in a checkpoint under .localragas/runs, as `eval` does.")
+@click.option("--columns", multiple=True, metavar="FIELD=COLUMN[,FIELD=COLUMN]",
+              help="Read a sample field from a column of another name, e.g. question=query. Repeatable.")
 @_max_input_bytes_option
 def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metric_option, limit, out, md, progress,
-                  cache_dir, no_cache, resume, max_input_bytes):
+                  cache_dir, no_cache, resume, columns, max_input_bytes):
     """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
     kind}): binary labels give ROC AUC and balanced accuracy at the gate and at the best threshold (suggested as
     the gate threshold); graded labels Spearman correlation and mean absolute error; pairwise labels the fraction
@@ -484,7 +486,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     Example:
       localragas calibrate labelled.jsonl --judge qwen2.5-1.5b --limit 100 --out calib.json --md calib.md
     """
-    from .calibrate import calibrate, load_labelled  # noqa: PLC0415
+    from .calibration import calibrate, read_labelled  # noqa: PLC0415
     from .config import load_settings  # noqa: PLC0415
     from .gate import parse_threshold  # noqa: PLC0415
     from .judges import get_judge  # noqa: PLC0415
@@ -502,13 +504,14 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     for name, opts in metric_options.items():
         get_metrics([name], {name: opts})  # a bad option is refused before a model loads
     max_bytes = _first(max_input_bytes, settings.max_input_bytes, DEFAULT_MAX_INPUT_BYTES)
-    for f in files:
-        load_labelled(f, any_metric=bool(metric), max_input_bytes=max_bytes)  # refused before a model loads
+    column_map = _columns(columns, {})  # not the config file's [columns]: those name the columns of eval's data
+    sources = [read_labelled(f, any_metric=bool(metric), max_input_bytes=max_bytes, columns=column_map)
+               for f in files]  # refused before a model loads
     judge_obj = get_judge(judge or settings.judge, options)
     try:
-        run = calibrate(list(files), judge_obj, embedder or settings.embedder, metric=metric, limit=limit,
-                        thresholds=thresholds, cache_dir=cache,
-                        resume=resume, progress=progress, metric_options=metric_options, max_input_bytes=max_bytes)
+        run = calibrate(sources, judge_obj, embedder or settings.embedder, metric=metric, limit=limit,
+                        thresholds=thresholds, cache=not no_cache, cache_dir=None if no_cache else cache_dir,
+                        resume=resume, progress=progress, metric_options=metric_options)
     finally:
         judge_obj.close()
     write_calibration(run, out, md)

@@ -6,7 +6,9 @@ import platform
 import threading
 import time
 import traceback
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
@@ -100,18 +102,32 @@ def evaluate(
     if not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"concurrency must be a whole number >= 1, not {concurrency!r}")
     chosen = get_metrics(metrics, metric_options)
-    if not cache and cache_dir is not None:
-        raise ConfigError("cache=False turns the judge cache off, and cache_dir names one: give one of them")
+    check_cache_choice(cache, cache_dir)
     judge = judge if isinstance(judge, Judge) else get_judge(judge)
     check_window(judge, [p for m in chosen for p in m.prompts])  # a window too small for one item: refused now
+    with judge_cache(judge, cache, cache_dir):
+        return _run(samples, chosen, judge, embedder, thresholds, gate, progress, skipped, checkpoint, gate_on,
+                    concurrency, language, max_error_rate)
+
+
+def check_cache_choice(cache: bool, cache_dir: str | Path | None) -> None:
+    if not cache and cache_dir is not None:
+        raise ConfigError("cache=False turns the judge cache off, and cache_dir names one: give one of them")
+
+
+@contextmanager
+def judge_cache(judge: Judge, cache: bool = True, cache_dir: str | Path | None = None) -> Iterator[None]:
+    """The judge's cache for a run of the Python API (evaluate, calibrate), as on the command line: cache (default)
+    opens the persistent one (cache_dir, else .localragas/cache or $LOCALRAGAS_STATE_DIR/cache) unless the judge
+    already has one, which it keeps; cache=False sets the judge's own aside. Restored afterwards."""
+    check_cache_choice(cache, cache_dir)
     own = held = None  # the cache opened for this run; the judge's own one, set aside by cache=False
     if not cache:
         held, judge.cache = judge.cache, None
     elif judge.cache is None:
         own = judge.cache = JudgeCache(cache_dir if cache_dir is not None else paths.cache_dir())
     try:
-        return _run(samples, chosen, judge, embedder, thresholds, gate, progress, skipped, checkpoint, gate_on,
-                    concurrency, language, max_error_rate)
+        yield
     finally:
         if own is not None:
             own.close()

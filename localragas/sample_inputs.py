@@ -1,5 +1,5 @@
 """Samples from what a Python user has at hand: localragas.evaluate() and the pytest plugin's `evaluate` fixture
-take any of these, through as_samples().
+take any of these, through as_samples(); localragas.calibrate() reads labelled rows through python_records().
 
 - a list (any iterable) of Samples, dicts, or objects with model_dump() / to_dict() / dataclass fields (ragas's
   SingleTurnSample, deepeval's LLMTestCase)
@@ -22,7 +22,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,40 +41,66 @@ def as_samples(data: Any, columns: Mapping[str, str] | None = None) -> list[Samp
     columns = check_columns(columns)
     if isinstance(data, (str, os.PathLike)):
         return load_samples(Path(data), columns=columns)[0]
-    source, known, records = _records(data)
-    if known is not None:
-        unused_columns(columns, known, source, known)
-    text_lists = known is not None  # a table's list cells may be text (pandas.read_csv)
+    source, rows = python_records(data, columns)
     samples: list[Sample] = []
     first_seen: dict[str, int] = {}
-    seen: set[str] = set()
-    keys: list[str] = []
-    for row, item in enumerate(records, 1):
-        try:
+    with numbered_rows():
+        for row, item in rows:
             if isinstance(item, Sample):
                 sample = item if item.id is not None else item.model_copy(update={"id": f"row-{row}"})
             else:
-                record = _plain_record(_record_of(item, source, row), columns)
-                if text_lists:
-                    _parse_list_cells(record, columns, source, row)
-                if columns:
-                    if not keys and known is None:
-                        check_first_record(columns, record, source)
-                    seen.update(c for c in columns.values() if c in record)
-                    keys = keys or list(record)
-                sample = sample_from_dict(record, path=source, line=row, default_id=f"row-{row}", columns=columns)
+                sample = sample_from_dict(item, path=source, line=row, default_id=f"row-{row}", columns=columns)
             if sample.id in first_seen:
                 raise DatasetError(source, row, "id",
                                    f"duplicate id '{sample.id}' (first used on row {first_seen[sample.id]})")
             first_seen[sample.id] = row
             samples.append(sample)
-        except DatasetError as e:
-            if e.unit == "row" or e.line is None:
-                raise
-            raise DatasetError(e.path, e.line, e.field, e.detail, unit="row") from None
-    if known is None:
-        unused_columns(columns, seen, source, keys)
     return samples
+
+
+def python_records(data: Any, columns: Mapping[str, str],
+                   samples: bool = True) -> tuple[str, Iterator[tuple[int, Any]]]:
+    """(what to call `data` in errors, its rows numbered from 1): each a plain record (a dict, missing values left
+    out, arrays as lists; a table's list cells given as text parsed) or, with `samples`, a Sample as it was given.
+    The readers of rows given in Python (as_samples, localragas.calibration's labelled rows) build their samples from
+    these with sample_from_dict, inside numbered_rows(). columns: checked (check_columns); a mapped column the data
+    lacks is an error (for a table before any row, else at the end)."""
+    source, known, records = _records(data)
+    if known is not None:
+        unused_columns(columns, known, source, known)
+
+    def rows() -> Iterator[tuple[int, Any]]:
+        seen: set[str] = set()
+        keys: list[str] = []
+        for row, item in enumerate(records, 1):
+            if isinstance(item, Sample) and samples:
+                yield row, item
+                continue
+            record = _plain_record(_record_of(item, source, row), columns)
+            if known is not None:  # a table's list cells may be text (pandas.read_csv)
+                _parse_list_cells(record, columns, source, row)
+            if columns:
+                if not keys and known is None:
+                    check_first_record(columns, record, source)
+                seen.update(c for c in columns.values() if c in record)
+                keys = keys or list(record)
+            yield row, record
+        if known is None:
+            unused_columns(columns, seen, source, keys)
+
+    return source, rows()
+
+
+@contextmanager
+def numbered_rows() -> Iterator[None]:
+    """A DatasetError about a line of data given in Python names it a row ("DataFrame, row 3, field ..."), as the
+    rows are counted from 1 in the order given."""
+    try:
+        yield
+    except DatasetError as e:
+        if e.unit == "row" or e.line is None:
+            raise
+        raise DatasetError(e.path, e.line, e.field, e.detail, unit="row") from None
 
 
 def _records(data: Any) -> tuple[str, list[str] | None, Iterable[Any]]:

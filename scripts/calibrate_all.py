@@ -19,8 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from localragas import paths  # noqa: E402
-from localragas.calibrate import CalibrationRun, calibrate  # noqa: E402
+from localragas.calibration import CalibrationRun, calibrate  # noqa: E402
 from localragas.errors import LocalragasError  # noqa: E402
 from localragas.judges import get_judge  # noqa: E402
 from localragas.report.calibration import print_calibration, write_calibration  # noqa: E402
@@ -92,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 limit = next((n for name, n in limit_for.items() if name in f.name), args.limit)
                 run = calibrate([f], judge, args.embedder, metric=metric_for.get(f.name), limit=limit,
-                                cache_dir=None if args.no_cache else (args.cache_dir or paths.cache_dir()),
+                                cache=not args.no_cache, cache_dir=None if args.no_cache else args.cache_dir,
                                 progress=not args.no_progress, metric_options=metric_options)
             except LocalragasError as e:
                 print(f"   failed: {e}", file=sys.stderr)

@@ -5,8 +5,8 @@
         --limit-for answer_relevancy_haluquestqa=30 \\
         --out-dir calibration/ragas-qwen2.5-1.5b --ours calibration/qwen2.5-1.5b
 
-Rows. Each labelled .jsonl file of --benchmarks (filtered by --only) is read with localragas.calibrate.load_labelled
-and cut with localragas.calibrate.take (pairs kept whole), with the --limit / --limit-for rules of
+Rows. Each labelled .jsonl file of --benchmarks (filtered by --only) is read with localragas.calibration.load_labelled
+and cut with localragas.calibration.take (pairs kept whole), with the --limit / --limit-for rules of
 scripts/calibrate_all.py: the same arguments select the same rows as calibrate_all.py does.
 
 Judge. ragas runs as in scripts/bench_vs_ragas.py, on the machinery both share (scripts/_ragas_harness.py): a
@@ -39,7 +39,7 @@ A row that lacks a field its variant needs is not sent to ragas and counts as un
 
 Unscored rows. A row for which ragas returns NaN, or whose run ends in an exception or a timeout (--ragas-timeout),
 is unscored, with its reason (nan / timeout / error). Agreement is computed with localragas.agreement's
-binary_agreement / graded_agreement / pairwise_agreement exactly as localragas.calibrate does it (unscored rows get
+binary_agreement / graded_agreement / pairwise_agreement exactly as localragas.calibration does it (unscored rows get
 score None): each figure over the scored rows, and with the unscored rows counted wrong; binary balanced accuracy
 @ gate uses localragas's gate threshold of the label's metric.
 
@@ -84,7 +84,7 @@ from localragas.agreement import (  # noqa: E402
     graded_agreement,
     pairwise_agreement,
 )
-from localragas.calibrate import Calibration, CalibrationRun, LabelledRow, RowOutcome, load_labelled, take  # noqa: E402
+from localragas.calibration import Calibration, CalibrationRun, LabelledRow, RowOutcome, load_labelled, take  # noqa: E402
 from localragas.gate import DEFAULT_THRESHOLDS  # noqa: E402
 from localragas.report.markdown import cell  # noqa: E402
 from localragas.stats import CI_LEVEL, RESAMPLES, SEED, reason_kind  # noqa: E402
@@ -256,7 +256,7 @@ def outcome(job: Job, record: dict | None) -> tuple[float | None, str | None]:
 
 def agreement_of(kind: str, per_row: list[RowOutcome], threshold: float | None, level: float = CI_LEVEL,
                  resamples: int = RESAMPLES, seed: int = SEED) -> Agreement:
-    """As localragas.calibrate._calibration: unscored rows have score None."""
+    """As localragas.calibration._calibration: unscored rows have score None."""
     scores = [o.score for o in per_row]
     if kind == "binary":
         return binary_agreement([int(o.label) for o in per_row], scores, threshold, level, resamples, seed)

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..agreement import MEASURES, Estimate
-from ..calibrate import Calibration, CalibrationRun
+from ..calibration import Calibration, CalibrationRun
 from ..gate import threshold_text
 from ..inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input
 from .console import console_text as escape, report_console
@@ -96,6 +96,24 @@ def print_calibration(run: CalibrationRun, console: Console | None = None) -> No
         console.print(f"judge {escape(str(judge.get('name')))} ({escape(str(judge.get('fingerprint')))}): "
                       f"{sum(c.judge_calls for c in run.results)} calls, "
                       f"{sum(c.cache_hits for c in run.results)} from the cache")
+
+
+def calibration_text(item: CalibrationRun | Calibration) -> str:
+    """A few plain lines for repr(): per result its counts, then each figure over the scored rows with its CI."""
+    results = item.results if isinstance(item, CalibrationRun) else [item]
+    lines = []
+    if isinstance(item, CalibrationRun):
+        judge = (item.meta.get("judge") or {}).get("name", "?")
+        lines.append(f"<localragas CalibrationRun: {len(results)} result{'s' * (len(results) != 1)}, judge {judge}>")
+    for c in results:
+        head = f"{c.file}: {c.metric} ({c.kind} labels), rows {_rows(c)}, scored {c.scored}, unscored {_unscored(c)}"
+        if c.kind == "binary":
+            head += f"; suggested threshold {_threshold(c)}"
+        lines.append(("  " if isinstance(item, CalibrationRun) else "") + head)
+        width = max((len(_label(name)) for name in c.agreement.measures), default=0)
+        lines += [f"{'    ' if isinstance(item, CalibrationRun) else '  '}{_label(name):<{width}}  {_figure(e)}"
+                  for name, e in c.agreement.measures.items()]
+    return "\n".join(lines)
 
 
 def render_calibration_markdown(run: CalibrationRun) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import localragas.judges as judges
-from localragas.calibrate import load_labelled, take
+from localragas.calibration import load_labelled, take
 from localragas.errors import DatasetError
 from localragas.judges import FakeJudge
 
@@ -217,7 +217,8 @@ def test_a_rerun_is_answered_from_the_cache(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("change, where, message", [
-    (lambda r: r.pop("label"), "line 2, field 'label'", "expected an object {metric, value, kind}, got null"),
+    (lambda r: r.pop("label"), "line 2, field 'label'", "missing: a labelled row needs label: {metric, value, kind}"),
+    (lambda r: r.update(label="good"), "line 2, field 'label'", "expected an object {metric, value, kind}, got str"),
     (lambda r: r["label"].update(kind="ordinal"), "line 2, field 'label.kind'", "expected one of binary, graded"),
     (lambda r: r["label"].update(value=0.5), "line 2, field 'label.value'", "a binary label is 0 or 1, got 0.5"),
     (lambda r: r["label"].update(value="1"), "line 2, field 'label.value'", "expected a number, got str"),
@@ -269,7 +270,7 @@ def test_take_keeps_pairs_whole_and_order():
 
 
 def load_rows_for_take():
-    from localragas.calibrate import LabelledRow
+    from localragas.calibration import LabelledRow
     from localragas.schema import Sample
 
     def row(i, kind="binary", pair=None, better=None):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import localragas.calibrate
+import localragas.calibration
 import localragas.config
 import localragas.metrics
 import localragas.models
@@ -45,7 +45,7 @@ def check_environment_error(r, path="/srv/locked/file"):
     (localragas.report, "read_json", ["report", "{stored}"]),
     (localragas.report, "read_json", ["merge", "{stored}"]),
     (localragas.report, "read_json", ["compare", "{stored}", "{stored}"]),
-    (localragas.calibrate, "load_labelled", ["calibrate", "{data}", "--judge", "fake"]),
+    (localragas.calibration, "read_labelled", ["calibrate", "{data}", "--judge", "fake"]),
     (localragas.report.atomic.os, "replace", ["eval", "{data}", *FAST, "--out", "{tmp}/r2.json"]),
 ])
 def test_every_command_maps_an_os_error_to_exit_2(monkeypatch, tmp_path, data, stored, module, name, args):

@@ -1,14 +1,21 @@
-"""Measure a judge against human labels: score labelled rows with one metric, report agreement (`localragas calibrate`).
+"""Measure a judge against human labels: score labelled rows with one metric, report agreement (`localragas calibrate`,
+and localragas.calibrate() from Python).
 
 A labelled file holds samples (the usual fields) plus `label: {metric, value, kind}`; pairwise rows add `pair`
-and `better` (see localragas.agreement for the figures). Rows are scored with localragas.runner.evaluate, so the
-judge cache and resume work as for `eval`; only the label's metric is computed.
+and `better` (see localragas.agreement for the figures). The same rows may be given in Python (a list of dicts, a
+pandas DataFrame, a datasets.Dataset; read as evaluate() reads them, localragas.sample_inputs), where a table may
+hold the label as the columns label.metric, label.kind, label.value. Files and rows given in Python are checked by
+one reader (read_labelled). Rows are scored with localragas.runner.evaluate, so the judge cache and resume work as
+for `eval`; only the label's metric is computed.
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,7 +26,9 @@ from pydantic import BaseModel, Field
 from . import __version__, paths
 from .agreement import KINDS, Agreement, Kind, binary_agreement, graded_agreement, pairwise_agreement
 from .checkpoint import Checkpoint, run_key
-from .dataset import DEFAULT_MAX_INPUT_BYTES, read_records, sample_from_dict
+from .dataset import (
+    DEFAULT_MAX_INPUT_BYTES, check_columns, check_first_record, read_records, sample_from_dict, unused_columns,
+)
 from .errors import DatasetError
 from .gate import default_thresholds
 from .metrics import all_metrics, get_metrics
@@ -57,10 +66,10 @@ class RowOutcome(BaseModel):
 
 
 class Calibration(BaseModel):
-    """Agreement of one metric with one kind of human label in one file."""
+    """Agreement of one metric with one kind of human label in one source: a file, or rows given in Python."""
 
-    file: str
-    dataset_sha256: str | None = None
+    file: str  # the file's path, or "DataFrame", "samples" (a list), "Dataset" for rows given in Python
+    dataset_sha256: str | None = None  # the file's
     metric: str  # the metric the rows were scored with
     label_metric: str | None = None  # the labels' metric, when the rows were scored with another (--metric)
     metric_options: dict[str, Any] = Field(default_factory=dict)  # the metric's settings, e.g. {"verdicts": "json"}
@@ -79,10 +88,29 @@ class Calibration(BaseModel):
     notes: list[str] = Field(default_factory=list)
     per_row: list[RowOutcome] = Field(default_factory=list)
 
+    def __repr__(self) -> str:
+        """The counts and each figure with its interval; every row is in per_row, the whole in model_dump_json()."""
+        from .report.calibration import calibration_text  # noqa: PLC0415
+
+        return calibration_text(self)
+
+    __str__ = __repr__
+
 
 class CalibrationRun(BaseModel):
+    """What `localragas calibrate` measured (its --out file): meta (judge, settings, CI method), a Calibration per
+    source, metric and label kind."""
+
     meta: dict[str, Any] = Field(default_factory=dict)
     results: list[Calibration] = Field(default_factory=list)
+
+    def __repr__(self) -> str:
+        """A few lines per result; the whole run is model_dump_json() (or report.calibration.write_calibration)."""
+        from .report.calibration import calibration_text  # noqa: PLC0415
+
+        return calibration_text(self)
+
+    __str__ = __repr__
 
 
 # --- reading labelled rows --------------------------------------------------------------------------------------------
@@ -91,9 +119,26 @@ def _type(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
+_FLAT_LABEL = ("label.metric", "label.kind", "label.value")  # a table's label columns (pandas.json_normalize)
+
+
+def _label_object(record: Mapping[str, Any], shown: str, line: int | None) -> Any:
+    """The row's label: its `label` object, or one made of its label.metric / label.kind / label.value columns."""
+    flat = {name.split(".", 1)[1]: record[name] for name in _FLAT_LABEL if name in record}
+    if not flat:
+        if record.get("label") is None:
+            raise DatasetError(shown, line, "label", "missing: a labelled row needs label: {metric, value, kind} "
+                                                     "(in a table: columns label.metric, label.kind, label.value)")
+        return record["label"]
+    if record.get("label") is not None:
+        raise DatasetError(shown, line, "label", "given twice, as label and as columns label.metric, label.kind, "
+                                                 "label.value: keep one")
+    return flat
+
+
 def _label(record: Mapping[str, Any], shown: str, line: int | None, metrics: dict | None) -> tuple[str, str, float]:
     """(metric, kind, value) of a row's label; metrics: the names label.metric may take (None: any name)."""
-    label = record.get("label")
+    label = _label_object(record, shown, line)
     if not isinstance(label, Mapping):
         raise DatasetError(shown, line, "label", f"expected an object {{metric, value, kind}}, got {_type(label)}")
     metric, kind, value = label.get("metric"), label.get("kind"), label.get("value")
@@ -117,27 +162,76 @@ def _label(record: Mapping[str, Any], shown: str, line: int | None, metrics: dic
     return metric, kind, float(value)
 
 
-def load_labelled(path: str | Path, any_metric: bool = False,
-                  max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> list[LabelledRow]:
-    """The rows of a labelled file, validated: sample fields as for `eval`, then label, pair and better.
+@dataclass
+class LabelledSource:
+    """The checked rows of one labelled file, or of labelled rows given in Python (a DataFrame, dicts, a Dataset)."""
 
-    Errors name the file, line and field. Pairs must hold exactly two rows of one metric, one of them better.
+    name: str  # the file's path, or what rows given in Python are called in errors ("DataFrame", "samples")
+    rows: list[LabelledRow]
+    path: Path | None = None  # a file's
+    sha256: str | None = None  # a file's
+
+    def digest(self) -> str:
+        """The file's sha256, or (rows given in Python) one of the rows as read: what their checkpoint is named by."""
+        if self.sha256:
+            return self.sha256
+        rows = [[r.sample.model_dump(), r.metric, r.kind, r.value, r.pair, r.better] for r in self.rows]
+        return hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def read_labelled(data: Any, *, any_metric: bool = False, max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
+                  columns: Mapping[str, str] | None = None) -> LabelledSource:
+    """The rows of a labelled file, or of labelled rows given in Python, validated: sample fields as for `eval`
+    (any name a file or evaluate() accepts, and `columns`), then the label (`label: {metric, kind, value}`, or in a
+    table the columns label.metric, label.kind, label.value), pair and better.
+
+    data: a path (.jsonl, .json, .csv), or what localragas.sample_inputs.python_records reads (a list of dicts, a
+    pandas DataFrame, a datasets.Dataset). Errors name the file and line, or the row (from 1), and the field. Pairs
+    must hold exactly two rows of one metric, one of them better.
     any_metric: accept a label.metric localragas does not compute (the rows are scored with another metric).
     max_input_bytes: a larger file is refused, as is a path that is not a regular file (load_samples)."""
-    shown = str(path)
+    from . import models  # noqa: PLC0415
+    from .sample_inputs import numbered_rows, python_records  # noqa: PLC0415
+
+    columns = check_columns(columns)
+    if isinstance(data, (str, os.PathLike)):
+        path = Path(data)
+        shown, unit, records = str(data), "line", read_records(path, max_input_bytes)
+        if columns and records:
+            keys = next((list(r) for _, r in records if isinstance(r, Mapping)), [])
+            check_first_record(columns, records[0][1] if records else {}, shown)
+            unused_columns(columns, {k for _, r in records if isinstance(r, Mapping) for k in r}, shown, keys)
+        rows = _labelled_rows(records, shown, unit, any_metric, columns)
+        return LabelledSource(shown, rows, path, models.sha256_of(path))
+    shown, records = python_records(data, columns, samples=False)
+    with numbered_rows():
+        return LabelledSource(shown, _labelled_rows(records, shown, "row", any_metric, columns))
+
+
+def load_labelled(data: Any, any_metric: bool = False, max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
+                  columns: Mapping[str, str] | None = None) -> list[LabelledRow]:
+    """read_labelled(...).rows: the checked rows of a labelled file (or of labelled rows given in Python)."""
+    return read_labelled(data, any_metric=any_metric, max_input_bytes=max_input_bytes, columns=columns).rows
+
+
+def _labelled_rows(records: Iterable[tuple[int | None, Any]], shown: str, unit: str, any_metric: bool,
+                   columns: Mapping[str, str]) -> list[LabelledRow]:
+    """Each record (with the line, or row, it is at) as a sample and its label; the pairs checked."""
     metrics = None if any_metric else all_metrics()
     rows: list[LabelledRow] = []
     first_seen: dict[str, int | None] = {}
-    for n, (line, record) in enumerate(read_records(path, max_input_bytes), 1):
-        sample = sample_from_dict(record, path=shown, line=line, default_id=f"row-{n}")
+    for n, (line, record) in enumerate(records, 1):
+        sample = sample_from_dict(record, path=shown, line=line, default_id=f"row-{n}", columns=columns)
         if sample.id in first_seen:
-            message = f"duplicate id '{sample.id}' (first used on line {first_seen[sample.id]})"
+            message = f"duplicate id '{sample.id}' (first used on {unit} {first_seen[sample.id]})"
             raise DatasetError(shown, line, "id", message)
         first_seen[sample.id] = line
         metric, kind, value = _label(record, shown, line, metrics)
         pair = better = None
         if kind == "pairwise":
             pair, better = record.get("pair"), record.get("better")
+            if isinstance(pair, float) and pair.is_integer():
+                pair = int(pair)  # a table's integer column with a gap (pandas makes it float)
             if isinstance(pair, bool) or not isinstance(pair, (str, int)) or not str(pair).strip():
                 raise DatasetError(shown, line, "pair", f"a pairwise row needs a pair id (string), got {pair!r}")
             if not isinstance(better, bool):
@@ -147,11 +241,11 @@ def load_labelled(path: str | Path, any_metric: bool = False,
         rows.append(LabelledRow(line, sample, metric, kind, value, pair, better))
     if not rows:
         raise DatasetError(shown, None, None, "no samples")
-    _check_pairs(rows, shown)
+    _check_pairs(rows, shown, unit)
     return rows
 
 
-def _check_pairs(rows: list[LabelledRow], shown: str) -> None:
+def _check_pairs(rows: list[LabelledRow], shown: str, unit: str = "line") -> None:
     members: dict[tuple[str, str], list[LabelledRow]] = {}
     for r in rows:
         if r.kind == "pairwise":
@@ -159,7 +253,7 @@ def _check_pairs(rows: list[LabelledRow], shown: str) -> None:
             group.append(r)
             if len(group) > 2:
                 raise DatasetError(shown, r.line, "pair", f"pair '{r.pair}' has more than two rows "
-                                                          f"(lines {', '.join(str(m.line) for m in group)})")
+                                                          f"({unit}s {', '.join(str(m.line) for m in group)})")
     for (_, pair), group in members.items():
         if len(group) != 2:
             raise DatasetError(shown, group[0].line, "pair", f"pair '{pair}' has one row; a pair needs two")
@@ -187,31 +281,30 @@ def take(rows: list[LabelledRow], limit: int | None) -> list[LabelledRow]:
 
 # --- scoring and agreement --------------------------------------------------------------------------------------------
 
-def calibrate_file(path: str | Path, judge, embedder=None, *, metric: str | None = None, limit: int | None = None,
-                   thresholds: Mapping[str, float] | None = None, cache_dir: str | Path | None = None,
-                   resume: bool = True, progress: bool = False, metric_options: Mapping[str, dict] | None = None,
-                   max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> list[Calibration]:
-    """Score a labelled file's rows with their label's metric and measure agreement, per metric and label kind.
+def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: str | None = None,
+                     limit: int | None = None, thresholds: Mapping[str, float] | None = None, resume: bool = True,
+                     progress: bool | None = None,
+                     metric_options: Mapping[str, dict] | None = None) -> list[Calibration]:
+    """Score one source's labelled rows with their label's metric and measure agreement, per metric and label kind.
 
     metric: score every row with this metric instead of its label's (e.g. a question-only relevance metric for
     chunk labels that say whether a chunk answers the question); recorded as `metric`, the label's as `label_metric`.
 
-    judge: a Judge instance (the caller closes it). embedder: as for evaluate (needed for answer_relevancy only).
+    judge: a Judge instance, with the cache it is to use (judge.cache, or None: no cache); the caller closes it.
+    embedder: as for evaluate (needed for answer_relevancy only).
     thresholds: gate thresholds (default: each metric's, gate.default_thresholds) for the binary figures at the gate
     threshold.
     resume: keep finished rows in a checkpoint under the state folder, as `eval` does; removed when done.
     metric_options: per metric, settings as for evaluate (e.g. {"faithfulness": {"verdicts": "json"}}); those of
-    metrics this file does not score are ignored here (`calibrate` checks them all).
-    max_input_bytes: a larger file is refused (as by load_samples).
+    metrics this source does not score are ignored here (`calibrate` checks them all).
     """
-    from . import models  # noqa: PLC0415
     from .runner import evaluate  # noqa: PLC0415
 
     if metric is not None:
         get_metrics([metric])  # an unknown name: ConfigError listing the valid ones
-    p = Path(path)
-    rows = take(load_labelled(p, any_metric=metric is not None, max_input_bytes=max_input_bytes), limit)
-    digest = models.sha256_of(p)
+    rows = take(source.rows, limit)
+    digest = source.digest()
+    where = source.path.resolve() if source.path else source.name
     out: list[Calibration] = []
     for labelled in dict.fromkeys(r.metric for r in rows):
         group = [r for r in rows if r.metric == labelled]
@@ -220,18 +313,17 @@ def calibrate_file(path: str | Path, judge, embedder=None, *, metric: str | None
         limits = {**default_thresholds(get_metrics([scored_with], options)), **(thresholds or {})}
         checkpoint = None
         if resume:
-            key = run_key("calibrate", p.resolve(), digest, scored_with, judge.fingerprint, embedder, limit,
+            key = run_key("calibrate", where, digest, scored_with, judge.fingerprint, embedder, limit,
                           *([options] if options else []))
             checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
         report = evaluate([r.sample for r in group], metrics=[scored_with], judge=judge, embedder=embedder,
-                          gate=False, progress=progress, cache_dir=cache_dir, cache=cache_dir is not None,
-                          checkpoint=checkpoint,
+                          gate=False, progress=progress, cache=judge.cache is not None, checkpoint=checkpoint,
                           metric_options=options)
         results = {s.id: s for s in report.samples}
         for kind in dict.fromkeys(r.kind for r in group):
             of_kind = [r for r in group if r.kind == kind]
-            c = _calibration(str(path), digest, scored_with, kind, of_kind, results, limits.get(scored_with),
-                             report.meta)
+            c = _calibration(source.name, source.sha256, scored_with, kind, of_kind, results,
+                             limits.get(scored_with), report.meta)
             c.metric_options = (report.meta.get("metric_options") or {}).get(scored_with) or {}
             if scored_with != labelled:
                 c.label_metric = labelled
@@ -242,7 +334,7 @@ def calibrate_file(path: str | Path, judge, embedder=None, *, metric: str | None
     return out
 
 
-def _calibration(file: str, digest: str, metric: str, kind: str, rows: list[LabelledRow],
+def _calibration(file: str, digest: str | None, metric: str, kind: str, rows: list[LabelledRow],
                  results: dict[str, SampleResult], threshold: float | None, meta: dict) -> Calibration:
     per_row = []
     for r in rows:
@@ -275,41 +367,73 @@ def _calibration(file: str, digest: str, metric: str, kind: str, rows: list[Labe
     )
 
 
-def calibrate(files: list[str | Path], judge, embedder=None, *, metric: str | None = None, limit: int | None = None,
-              thresholds: Mapping[str, float] | None = None, cache_dir: str | Path | None = None,
-              resume: bool = True, progress: bool = False, metric_options: Mapping[str, dict] | None = None,
-              max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> CalibrationRun:
-    """calibrate_file on each file (every file is read and checked before any judging starts).
+def _sources(data: Any) -> list[Any]:
+    """The sources in calibrate's `data`: one path, source or table of rows, or a list of paths (or sources)."""
+    one = (str, os.PathLike, LabelledSource)
+    if isinstance(data, one):
+        return [data]
+    if isinstance(data, (list, tuple)) and data and all(isinstance(d, one) for d in data):
+        return list(data)
+    return [data]  # rows given in Python: a list of dicts, a DataFrame, a datasets.Dataset
 
-    judge: a Judge instance (the caller closes it), or a name or path for get_judge (closed here)."""
+
+def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None, limit: int | None = None,
+              thresholds: Mapping[str, float] | None = None, columns: Mapping[str, str] | None = None,
+              cache: bool = True, cache_dir: str | Path | None = None, resume: bool = True,
+              progress: bool | None = None, metric_options: Mapping[str, dict] | None = None,
+              max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> CalibrationRun:
+    """Measure how well metrics agree with human labels: score each labelled row with its label's metric, then the
+    agreement per source, metric and label kind (`localragas calibrate`; the same CalibrationRun its --out writes).
+
+    data: a labelled file's path, a list of paths, or labelled rows given in Python: a list of dicts, a pandas
+    DataFrame, a datasets.Dataset. Each row: a sample's fields (any name evaluate() accepts, and `columns`) and its
+    label, `label: {metric, kind, value}` or in a table the columns label.metric, label.kind, label.value (what
+    pandas.json_normalize makes of the file's rows); pairwise rows add `pair` and `better` (read_labelled).
+    Every source is read and checked before the judge loads or any judging starts.
+    judge: a Judge instance (the caller closes it), or a name or path for get_judge (closed here; None: the default).
+    embedder: an instance, a name or path, or None for the default (loaded only for answer_relevancy).
+    metric: score every row with this metric instead of its label's. limit: the first N rows of each source, pairs
+    kept whole. thresholds: gate thresholds for the binary figures at the gate (default: each metric's).
+    cache: the judge cache, as for evaluate() and the CLI: on by default in .localragas/cache (or
+    $LOCALRAGAS_STATE_DIR/cache); cache_dir elsewhere; cache=False neither reads nor writes it. A judge that already
+    has a cache (judge.cache) keeps using it.
+    resume: keep finished rows in a checkpoint under .localragas/runs (removed when done), as the CLI does.
+    progress: None (default) a bar in a notebook or an interactive session only, as for evaluate(); True, False.
+    metric_options: per metric, settings as for evaluate (e.g. {"faithfulness": {"verdicts": "json"}}).
+    max_input_bytes: a larger file is refused (as by load_samples).
+    """
     from .judges import Judge, get_judge  # noqa: PLC0415
+    from .runner import check_cache_choice, judge_cache  # noqa: PLC0415
 
     if metric is not None:
         get_metrics([metric])
     for name, opts in (metric_options or {}).items():
         get_metrics([name], {name: dict(opts)})  # an unknown metric or a bad value: ConfigError before any judging
-    for f in files:
-        load_labelled(f, any_metric=metric is not None, max_input_bytes=max_input_bytes)  # fails now, not in an hour
+    check_cache_choice(cache, cache_dir)
+    sources = [s if isinstance(s, LabelledSource) else
+               read_labelled(s, any_metric=metric is not None, max_input_bytes=max_input_bytes, columns=columns)
+               for s in _sources(data)]  # every source fails now, not in an hour
     if not isinstance(judge, Judge):
         judge = get_judge(judge)
         try:
-            return calibrate(files, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
-                             cache_dir=cache_dir, resume=resume, progress=progress, metric_options=metric_options,
-                             max_input_bytes=max_input_bytes)
+            return calibrate(sources, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
+                             cache=cache, cache_dir=cache_dir, resume=resume, progress=progress,
+                             metric_options=metric_options, max_input_bytes=max_input_bytes)
         finally:
             judge.close()
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     results: list[Calibration] = []
-    for f in files:
-        results += calibrate_file(f, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
-                                  cache_dir=cache_dir, resume=resume, progress=progress,
-                                  metric_options=metric_options, max_input_bytes=max_input_bytes)
+    with judge_cache(judge, cache, cache_dir):
+        cache_path = str(judge.cache.path) if judge.cache else None
+        for source in sources:
+            results += calibrate_source(source, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
+                                        resume=resume, progress=progress, metric_options=metric_options)
     meta = {
         "localragas": __version__,
         "started": started.isoformat(timespec="seconds"),
         "wall_seconds": round(time.perf_counter() - t0, 3),
-        "files": [str(f) for f in files],
+        "files": [s.name for s in sources],
         "limit": limit,
         "metric": metric,
         "metric_options": {k: dict(v) for k, v in (metric_options or {}).items()},
@@ -319,6 +443,6 @@ def calibrate(files: list[str | Path], judge, embedder=None, *, metric: str | No
                                             for n in all_metrics()), **(thresholds or {})},
         "ci": {**ci_settings(), "method": "percentile bootstrap of each figure",
                "resampled": "rows (pairs, for pairwise labels)"},
-        "judge_cache": str(judge.cache.path) if judge.cache else None,
+        "judge_cache": cache_path,
     }
     return CalibrationRun(meta=meta, results=results)
