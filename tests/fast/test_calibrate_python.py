@@ -14,7 +14,8 @@ from localragas.calibration import Calibration, CalibrationRun, read_labelled
 from localragas.cli import main
 from localragas.errors import ConfigError, DatasetError
 from localragas.judges import FakeJudge
-from test_calibrate import faith_row, pair_rows, write_rows
+from cli_helpers import write_jsonl as write_rows
+from test_calibrate import faith_row, pair_rows
 from test_python_inputs import FakeHFDataset
 
 FAKE = {"judge": "fake", "embedder": "fake"}
