@@ -27,7 +27,8 @@ from . import __version__, paths
 from .agreement import KINDS, Agreement, Kind, binary_agreement, graded_agreement, pairwise_agreement
 from .checkpoint import Checkpoint, run_key
 from .dataset import (
-    DEFAULT_MAX_INPUT_BYTES, check_columns, check_first_record, read_records, sample_from_dict, unused_columns,
+    DEFAULT_MAX_INPUT_BYTES, SampleIds, check_columns, check_first_record, read_records, sample_from_dict,
+    unused_columns,
 )
 from .errors import DatasetError
 from .gate import default_thresholds
@@ -219,13 +220,9 @@ def _labelled_rows(records: Iterable[tuple[int | None, Any]], shown: str, unit: 
     """Each record (with the line, or row, it is at) as a sample and its label; the pairs checked."""
     metrics = None if any_metric else all_metrics()
     rows: list[LabelledRow] = []
-    first_seen: dict[str, int | None] = {}
-    for n, (line, record) in enumerate(records, 1):
-        sample = sample_from_dict(record, path=shown, line=line, default_id=f"row-{n}", columns=columns)
-        if sample.id in first_seen:
-            message = f"duplicate id '{sample.id}' (first used on {unit} {first_seen[sample.id]})"
-            raise DatasetError(shown, line, "id", message)
-        first_seen[sample.id] = line
+    ids = SampleIds(shown, unit)
+    for line, record in records:
+        sample = ids.claim(sample_from_dict(record, path=shown, line=line, columns=columns), line)
         metric, kind, value = _label(record, shown, line, metrics)
         pair = better = None
         if kind == "pairwise":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import hashlib
 import io
 import json
 import re
@@ -90,6 +91,36 @@ def _blank_to_none(value: str | None) -> str | None:
     return value if value and value.strip() else None
 
 
+def content_id(question: str) -> str:
+    """The id of a sample given without one: "q-" and 10 hex digits of the sha256 of its question (whitespace runs as
+    one space). A test set's questions stay when the RAG system's answers and contexts change, and when rows are
+    added, removed or reordered, so `compare` and `--resume` still pair the samples of two runs."""
+    return "q-" + hashlib.sha256(" ".join(question.split()).encode("utf-8")).hexdigest()[:10]
+
+
+class SampleIds:
+    """The ids of one input's samples. A given id must be unique (DatasetError naming where it was first used); a
+    sample without one is named by its question (content_id), and a second sample with the same question gets
+    "-2" after it, a third "-3", in the order they come."""
+
+    def __init__(self, source: str, unit: str = "line"):
+        self.source, self.unit = source, unit
+        self.first_seen: dict[str, int | None] = {}
+
+    def claim(self, sample: Sample, line: int | None) -> Sample:
+        """The sample with its id (named here when it has none), once the id is known to be unique."""
+        if sample.id is None:
+            base, k = content_id(sample.question), 1
+            while (sid := base if k == 1 else f"{base}-{k}") in self.first_seen:
+                k += 1
+            sample = sample.model_copy(update={"id": sid})
+        if sample.id in self.first_seen:
+            raise DatasetError(self.source, line, "id", f"duplicate id '{sample.id}' (first used on {self.unit} "
+                                                        f"{self.first_seen[sample.id]})")
+        self.first_seen[sample.id] = line
+        return sample
+
+
 def sample_from_dict(
     d: Any, *, path: str = "<memory>", line: int | None = None, default_id: str | None = None,
     columns: Mapping[str, str] | None = None,
@@ -97,7 +128,7 @@ def sample_from_dict(
     """Validate one record (canonical, ragas, deepeval or promptfoo-style field names, FIELD_ALIASES) and build a
     Sample; raise DatasetError if invalid.
 
-    Without an id, the id is default_id, else "row-{line}". columns: canonical field -> the record's key holding it
+    Without an id, the id is default_id, else None: the reader names it (SampleIds.claim). columns: canonical field -> the record's key holding it
     (check_columns), read instead of the field's own names.
     """
     if not isinstance(d, Mapping):
@@ -115,9 +146,7 @@ def sample_from_dict(
     _, reference = _get(d, "reference", path, line, (str,), "a string", required=False, **kw)
     _, category = _get(d, "category", path, line, (str,), "a string", required=False, **kw)
     _, raw_id = _get(d, "id", path, line, (str, int), "a string or integer", required=False, **kw)
-    sid = (str(raw_id).strip() if raw_id is not None else "") or default_id or (f"row-{line}" if line else "")
-    if not sid:
-        raise DatasetError(path, line, "id", "missing required field")
+    sid = (str(raw_id).strip() if raw_id is not None else "") or default_id or None  # SampleIds names it
     ids = {}
     for field in sorted(ID_FIELDS):
         name, value = _get(d, field, path, line, (list,), "a list of ids (strings or integers)", required=False,
@@ -369,7 +398,7 @@ def load_samples(path: str | Path, *, skip_invalid: bool = False,
     records = _records(p, shown, max_input_bytes, columns)
     samples: list[Sample] = []
     skipped: list[SkippedRow] = []
-    first_seen: dict[str, int | None] = {}
+    ids = SampleIds(shown)
     seen: set[str] = set()  # the mapped columns some row has
     keys: list[str] = []  # the first row's keys, to name in an error
     for row, (line, record) in enumerate(records, 1):
@@ -381,12 +410,7 @@ def load_samples(path: str | Path, *, skip_invalid: bool = False,
                     check_first_record(columns, record, shown)
                 seen.update(k for k in columns.values() if k in record)
                 keys = keys or list(record)
-            sample = sample_from_dict(record, path=shown, line=line, default_id=f"row-{row}", columns=columns)
-            if sample.id in first_seen:
-                message = f"duplicate id '{sample.id}' (first used on line {first_seen[sample.id]})"
-                raise DatasetError(shown, line, "id", message)
-            first_seen[sample.id] = line
-            samples.append(sample)
+            samples.append(ids.claim(sample_from_dict(record, path=shown, line=line, columns=columns), line))
         except DatasetError as e:
             if not skip_invalid:
                 raise

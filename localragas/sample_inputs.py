@@ -14,8 +14,9 @@ so errors read "DataFrame, row 3, field 'contexts': expected a list of strings, 
 pandas and Arrow produce is taken as plain Python: arrays as lists, NaN / None / pd.NA as an absent field,
 and a contexts cell holding a list as text ("['a', 'b']", as pandas.read_csv gives a ragas CSV) as that list.
 
-A sample without an id is named "row-N" by its position (from 1), as a file row is: the same data from a file, a
-DataFrame or a list gives the same ids, so `compare` and `--resume` pair them.
+A sample without an id is named by its question (dataset.content_id: "q-" and 10 hex digits; "-2" after the second
+with the same question), as a file row is: the same data from a file, a DataFrame or a list gives the same ids, and
+the ids stay when answers and contexts change or rows move, so `compare` and `--resume` pair them.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .dataset import (
-    ID_FIELDS, _csv_contexts, _list_columns, _type_name, check_columns, check_first_record, load_samples,
+    ID_FIELDS, SampleIds, _csv_contexts, _list_columns, _type_name, check_columns, check_first_record, load_samples,
     sample_from_dict, unused_columns,
 )
 from .errors import DatasetError
@@ -43,18 +44,11 @@ def as_samples(data: Any, columns: Mapping[str, str] | None = None) -> list[Samp
         return load_samples(Path(data), columns=columns)[0]
     source, rows = python_records(data, columns)
     samples: list[Sample] = []
-    first_seen: dict[str, int] = {}
+    ids = SampleIds(source, unit="row")
     with numbered_rows():
         for row, item in rows:
-            if isinstance(item, Sample):
-                sample = item if item.id is not None else item.model_copy(update={"id": f"row-{row}"})
-            else:
-                sample = sample_from_dict(item, path=source, line=row, default_id=f"row-{row}", columns=columns)
-            if sample.id in first_seen:
-                raise DatasetError(source, row, "id",
-                                   f"duplicate id '{sample.id}' (first used on row {first_seen[sample.id]})")
-            first_seen[sample.id] = row
-            samples.append(sample)
+            sample = item if isinstance(item, Sample) else sample_from_dict(item, path=source, line=row, columns=columns)
+            samples.append(ids.claim(sample, row))
     return samples
 
 

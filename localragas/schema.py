@@ -60,7 +60,7 @@ class Sample(BaseModel):
 
     Fields may be given under the names files accept (FIELD_ALIASES: ragas's user_input, retrieved_contexts,
     response, ...; deepeval's input, actual_output, retrieval_context, expected_output). id is optional: evaluate()
-    names a sample without one "row-N" by its position (1-based), as files do."""
+    names a sample without one by its question (dataset.content_id), as files do."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -1,11 +1,13 @@
 """Tests for localragas.dataset: formats, aliases, error locations, encodings, skip_invalid."""
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
 
+from localragas.dataset import SampleIds, content_id
 from localragas.dataset import KNOWN_FIELDS, load_samples, sample_from_dict
 from localragas.errors import DatasetError
 from localragas.schema import Sample, SkippedRow
@@ -22,7 +24,7 @@ EXPECTED = [
     Sample(id="a", question="What is X?", contexts=["X is a letter.", "Y too."], answer="A letter.",
            reference="A letter", category="alpha"),
     Sample(id="7", question="Q2", contexts=[], answer="", reference=None, category=None),
-    Sample(id="row-3", question="Q3, with \"quotes\"", contexts=["multi\nline context"], answer="ans3"),
+    Sample(id=content_id("Q3, with \"quotes\""), question="Q3, with \"quotes\"", contexts=["multi\nline context"], answer="ans3"),
 ]
 
 
@@ -76,7 +78,7 @@ def test_ragas_aliases(tmp_path: Path) -> None:
     ]
     samples, _ = load_samples(write(tmp_path, "r.jsonl", jsonl(rows)))
     assert samples[0] == Sample(id="s1", question="Q", contexts=["c"], answer="A", reference="R")
-    assert samples[1].reference == "G" and samples[1].id == "row-2"
+    assert samples[1].reference == "G" and samples[1].id == content_id("Q")  # the first Q has its own id
     assert samples[2].reference == "RA"
     assert {"user_input", "retrieved_contexts", "response", "ground_truth", "reference_answer",
             "sample_id"} <= KNOWN_FIELDS
@@ -97,10 +99,9 @@ def test_conflicting_alias_and_canonical(tmp_path: Path) -> None:
 
 def test_sample_from_dict_defaults() -> None:
     s = sample_from_dict({"question": "Q", "contexts": [], "answer": "A"}, line=4)
-    assert s.id == "row-4"
-    with pytest.raises(DatasetError) as info:
-        sample_from_dict({"question": "Q", "contexts": [], "answer": "A"})
-    assert info.value.field == "id" and "<memory>" in str(info.value)
+    assert s.id is None  # the reader names it: SampleIds
+    assert SampleIds("f").claim(s, 4).id == content_id("Q") == "q-" + hashlib.sha256(b"Q").hexdigest()[:10]
+    assert content_id(" Q\n") == content_id("Q")  # whitespace runs as one space
 
 
 # --- row errors --------------------------------------------------------------------------------------------
@@ -162,9 +163,21 @@ def test_duplicate_id(tmp_path: Path) -> None:
 
 
 def test_duplicate_default_id_clash(tmp_path: Path) -> None:
-    rows = [{"question": "Q", "contexts": [], "answer": "A"}, {"id": "row-1", "question": "Q", "contexts": [], "answer": "A"}]
+    rows = [{"question": "Q", "contexts": [], "answer": "A"}, {"id": content_id("Q"), "question": "Q", "contexts": [],
+                                                               "answer": "A"}]
     err = raises(write(tmp_path, "dup2.jsonl", jsonl(rows)))
-    assert err.line == 2 and "row-1" in str(err)
+    assert err.line == 2 and content_id("Q") in str(err)
+
+
+def test_default_ids_come_from_the_question_and_stay_when_rows_move(tmp_path: Path) -> None:
+    """A sample without an id is named by its question, so two runs of one test set pair in compare and resume
+    even when the answers change or rows are added or reordered; the same question again gets -2, -3."""
+    rows = [{"question": q, "contexts": [], "answer": a} for q, a in (("Q1", "A"), ("Q2", "B"), ("Q1", "C"))]
+    first, _ = load_samples(write(tmp_path, "a.jsonl", jsonl(rows)))
+    assert [s.id for s in first] == [content_id("Q1"), content_id("Q2"), content_id("Q1") + "-2"]
+    moved = [{"question": "Q0", "contexts": [], "answer": "new"}, {**rows[1], "answer": "other"}, rows[0], rows[2]]
+    again, _ = load_samples(write(tmp_path, "b.jsonl", jsonl(moved)))
+    assert [s.id for s in again] == [content_id("Q0"), content_id("Q2"), content_id("Q1"), content_id("Q1") + "-2"]
 
 
 # --- CSV ---------------------------------------------------------------------------------------------------
@@ -180,7 +193,7 @@ def test_csv_bad_contexts_cell(tmp_path: Path) -> None:
 
 def test_csv_empty_contexts_cell_is_empty_list(tmp_path: Path) -> None:
     samples, _ = load_samples(write(tmp_path, "e.csv", "question,contexts,answer\nQ,,A\n"))
-    assert samples[0].contexts == [] and samples[0].id == "row-1"
+    assert samples[0].contexts == [] and samples[0].id == content_id("Q")
 
 
 def test_csv_multiline_cells_keep_line_numbers(tmp_path: Path) -> None:
@@ -250,7 +263,7 @@ def test_skip_invalid_collects_rows_and_keeps_good_ones(tmp_path: Path) -> None:
              "", json.dumps(ROWS[1]), json.dumps(ROWS[0]), json.dumps(ROWS[2])]
     p = write(tmp_path, "mix.jsonl", "\n".join(lines) + "\n")
     samples, skipped = _load_skip(p)
-    assert [s.id for s in samples] == ["a", "7", "row-6"]  # default ids count rows, not physical lines
+    assert [s.id for s in samples] == ["a", "7", content_id(ROWS[2]["question"])]
     assert all(isinstance(s, SkippedRow) and s.path == str(p) for s in skipped)
     assert [(s.line, s.field) for s in skipped] == [(2, None), (3, "contexts[0]"), (6, "id")]
     assert "invalid JSON" in skipped[0].reason and "duplicate id 'a'" in skipped[2].reason

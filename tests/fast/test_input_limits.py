@@ -21,6 +21,7 @@ import localragas.inputs
 import localragas.report.comparison  # noqa: F401 - so that the timings measure the refusal only
 import localragas.runner  # noqa: F401
 import localragas.shard  # noqa: F401
+from localragas.dataset import content_id
 from localragas.calibration import load_labelled
 from localragas.cli import main
 from localragas.config import CONFIG_MAX_BYTES, load_settings
@@ -197,7 +198,7 @@ def test_jsonl_errors_name_the_line_and_byte_offset_read_line_by_line(tmp_path):
     samples, skipped = load_samples(p, skip_invalid=True)
     assert len(samples) == 2999 and [(s.line, s.reason) for s in skipped] == [
         (3000, "invalid JSON: Expecting value (column 49)")]
-    assert samples[-1].id == "row-3000"  # rows, not lines: the blank line is not a row
+    assert samples[-1].id == content_id("Q?") + "-2999"  # the same question in every row: numbered
 
 
 # --- stored reports: `report`, `merge`, `compare` --------------------------------------------------------------

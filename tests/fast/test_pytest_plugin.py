@@ -336,7 +336,7 @@ CTX = ["Paris is the capital of France."]
 def test_override(evaluate):
     report = evaluate([{"question": "Capital?", "contexts": CTX, "answer": "The moon is made of green cheese."}],
                       metrics=["faithfulness"], thresholds={"faithfulness": 0.0})
-    assert report.samples[0].id == "row-1"  # as a file row without an id
+    assert report.samples[0].id.startswith("q-")  # named by its question, as a file row without an id
     assert report.meta["thresholds"] == {"faithfulness": 0.0}
     assert_gate(report)
 """)

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from pydantic import BaseModel, ValidationError
 
 import localragas
+from localragas.dataset import content_id
 from localragas import Sample, evaluate, load_samples
 from localragas.cli import main
 from localragas.errors import ConfigError, DatasetError
@@ -55,7 +56,7 @@ def from_file(tmp_path) -> list:
     path = tmp_path / "rows.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
     samples, _ = load_samples(path)
-    assert [s.id for s in samples] == ["row-1", "row-2", "row-3"]
+    assert [s.id for s in samples] == [content_id(r["question"]) for r in ROWS]
     got = scores(run(samples))
     assert got[0][2]["faithfulness"][0] is not None and got[1][2]["context_recall"] == (None, "no_reference")
     return got
@@ -169,7 +170,7 @@ def test_promptfoo_context_text_is_one_chunk_in_files_dicts_and_samples(tmp_path
     row = {"query": "Where is Paris?", "context": "Paris is in France.", "answer": "In France."}
     (tmp_path / "p.jsonl").write_text(json.dumps(row) + "\n")
     (tmp_path / "p.csv").write_text("query,context,answer\nWhere is Paris?,Paris is in France.,In France.\n")
-    want = Sample(id="row-1", question="Where is Paris?", contexts=["Paris is in France."], answer="In France.")
+    want = Sample(id=content_id("Where is Paris?"), question="Where is Paris?", contexts=["Paris is in France."], answer="In France.")
     assert load_samples(tmp_path / "p.jsonl")[0] == [want]
     assert load_samples(tmp_path / "p.csv")[0] == [want]
     assert localragas.sample_inputs.as_samples([row]) == [want]
@@ -179,11 +180,11 @@ def test_promptfoo_context_text_is_one_chunk_in_files_dicts_and_samples(tmp_path
 # --- ids ----------------------------------------------------------------------------------------------------------
 
 
-def test_ids_are_kept_and_missing_ones_named_by_position_as_in_files():
+def test_ids_are_kept_and_missing_ones_named_by_their_question_as_in_files():
     rows = [{**ROWS[0], "id": 7}, ROWS[1], {**ROWS[2], "sample_id": " q3 "}]
     report = run(pd.DataFrame(rows))
-    assert [s.id for s in report.samples] == ["7", "row-2", "q3"]
-    assert [s.id for s in run([Sample(**ROWS[0]), Sample(id="x", **ROWS[1])]).samples] == ["row-1", "x"]
+    assert [s.id for s in report.samples] == ["7", content_id(ROWS[1]["question"]), "q3"]
+    assert [s.id for s in run([Sample(**ROWS[0]), Sample(id="x", **ROWS[1])]).samples] == [content_id(ROWS[0]["question"]), "x"]
 
 
 def test_a_duplicate_id_names_both_rows():
@@ -384,7 +385,7 @@ def test_frame_and_ragas_dicts(evaluate):
     a = evaluate(pd.DataFrame(ROWS), metrics=["faithfulness"])
     b = evaluate([{{"user_input": r["question"], "retrieved_contexts": r["contexts"], "response": r["answer"]}}
                   for r in ROWS], metrics=["faithfulness"])
-    assert [s.id for s in a.samples] == [s.id for s in b.samples] == ["row-1", "row-2", "row-3"]
+    assert [s.id for s in a.samples] == [s.id for s in b.samples] and all(s.id.startswith("q-") for s in a.samples)
     assert [s.metrics["faithfulness"].value for s in a.samples] == [s.metrics["faithfulness"].value for s in b.samples]
 """)
     r = pytester.runpytest("--localragas-judge", "fake", "--localragas-embedder", "fake", "--localragas-no-cache")

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from localragas.dataset import content_id
 from localragas.dataset import load_samples, sample_from_dict
 from localragas.errors import DatasetError, MissingDependencyError
 from localragas.metrics import all_metrics
@@ -79,7 +80,7 @@ def test_parquet_with_ragas_columns(tmp_path):
     rows = [first, {**first, "user_input": "第二个问题？", "retrieved_context_ids": None}]
     pq.write_table(pa.Table.from_pylist(rows), tmp_path / "d.parquet")
     samples, skipped = load_samples(tmp_path / "d.parquet")
-    assert skipped == [] and [s.id for s in samples] == ["row-1", "row-2"]
+    assert skipped == [] and [s.id for s in samples] == [content_id(r["user_input"]) for r in rows]
     assert samples[0].contexts == RAGAS_ROW["retrieved_contexts"] and samples[1].question == "第二个问题？"
     assert samples[1].retrieved_context_ids is None
 

@@ -10,6 +10,7 @@ import sys
 import pandas as pd
 import pytest
 
+from localragas.dataset import content_id
 from localragas import evaluate
 from localragas.errors import MissingDependencyError
 from localragas.report import write_csv
@@ -33,7 +34,7 @@ def test_to_pandas_holds_each_samples_scores_and_reasons(report):
     df = report.to_pandas()
     assert list(df.columns) == ["id", "category", *report.metrics, *(f"{m}_unscored" for m in report.metrics),
                                 "seconds"]
-    assert df["id"].tolist() == [s.id for s in report.samples] == ["row-1", "row-2", "row-3"]
+    assert df["id"].tolist() == [s.id for s in report.samples] == [content_id(r["question"]) for r in ROWS]
     assert df["category"].iloc[0] == "nature" and df["category"].iloc[1:].isna().all()  # None or NaN (pandas 3)
     unscored = 0
     for row, s in zip(df.itertuples(index=False), report.samples):
