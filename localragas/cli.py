@@ -6,7 +6,6 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad usage or input, 3 internal error
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from pathlib import Path
 
@@ -14,7 +13,6 @@ import click
 
 from . import __version__, models
 from . import paths
-from .checkpoint import Checkpoint, run_key
 from .errors import LocalragasError, environment_message
 from .inputs import DEFAULT_MAX_INPUT_BYTES
 from .printable import printable
@@ -62,27 +60,11 @@ def _errors_to_exit(fn):
     return wrapper
 
 
-def _first(*values):
-    """The first value that is not None (a flag, then the config file, then the default)."""
-    return next((v for v in values if v is not None), None)
-
-
 def _check_outputs(inputs, **outputs) -> None:
     """Refuse bad output paths before any judging (an input, a folder, one file for two outputs, unwritable)."""
     from .report.destinations import check_outputs  # noqa: PLC0415
 
     check_outputs({f"--{k}": v for k, v in outputs.items()}, [Path(p) for p in inputs if p])
-
-
-def _split(values: tuple[str, ...]) -> list[str]:
-    return [v.strip() for item in values for v in item.split(",") if v.strip()]
-
-
-def _option_value(text: str):
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
 
 
 def _format_options(fn):
@@ -105,17 +87,6 @@ def _model_options(fn):
     return click.option("--judge", "-j", metavar="NAME|PATH",
                         help="Judge: a catalogue name (default qwen2.5-1.5b), a .gguf path, 'fake', or "
                              "BACKEND:MODEL.")(fn)
-
-
-def _judge_options(items: tuple[str, ...], base: dict) -> dict:
-    """--judge-option KEY=VALUE items over the config file's judge_options."""
-    options = dict(base)
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise click.BadParameter(f"'{item}' must look like KEY=VALUE", param_hint="--judge-option")
-        options[key.strip()] = _option_value(value.strip())
-    return options
 
 
 def _write_and_print(report, ragas_names: bool = False, **paths) -> None:
@@ -159,31 +130,6 @@ def main() -> None:
     """Score RAG outputs with the RAGAS metrics, fully offline, with a local judge model."""
 
 
-def _metric_options(items: tuple[str, ...], base: dict) -> dict[str, dict]:
-    """--metric-option NAME.KEY=VALUE items over the config file's metric_options."""
-    out = {name: dict(opts) for name, opts in base.items()}
-    for item in items:
-        target, sep, value = item.partition("=")
-        name, dot, key = target.strip().partition(".")
-        if not sep or not dot or not name or not key:
-            raise click.BadParameter(f"'{item}' must look like METRIC.KEY=VALUE, e.g. "
-                                     "answer_correctness.weights=0.5,0.5", param_hint="--metric-option")
-        out.setdefault(name, {})[key.strip()] = _option_value(value.strip())
-    return out
-
-
-def _columns(items: tuple[str, ...], base: dict) -> dict[str, str]:
-    """--columns FIELD=COLUMN[,FIELD=COLUMN] items over the config file's columns."""
-    out = dict(base)
-    for item in _split(items):
-        field, sep, column = item.partition("=")
-        if not sep or not field.strip() or not column.strip():
-            raise click.BadParameter(f"'{item}' must look like FIELD=COLUMN, e.g. question=query",
-                                     param_hint="--columns")
-        out[field.strip()] = column.strip()
-    return out
-
-
 _max_error_rate_option = click.option(
     "--max-error-rate", type=click.FloatRange(0, 1), default=None, metavar="R",
     help="Share (0..1) of each metric's samples an error (judge, embedder, I/O) may leave unscored; beyond it, or "
@@ -210,7 +156,7 @@ _max_input_bytes_option = click.option(
 
 def _report_limit(max_input_bytes: int | None) -> int:
     """--max-input-bytes of `report`, `merge` and `compare` (which read no settings file), else the default."""
-    return _first(max_input_bytes, DEFAULT_MAX_INPUT_BYTES)
+    return DEFAULT_MAX_INPUT_BYTES if max_input_bytes is None else max_input_bytes
 
 
 _ragas_names_option = click.option(
@@ -270,73 +216,22 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
     Example:
       localragas eval examples/rag_samples.jsonl --out report.json --csv scores.csv
     """
-    from .config import load_settings  # noqa: PLC0415
-    from .dataset import load_samples
-    from .gate import parse_threshold
-    from .runner import evaluate
+    from .evaluation import Evaluation, spec_from_flags  # noqa: PLC0415
 
-    settings = load_settings(config_path)
-    cache = None if no_cache else (cache_dir or paths.cache_dir())
-    _check_outputs([data, settings.source, cache], out=out, csv=csv_path, html=html, md=md, junit=junit)
-    options = _judge_options(judge_option, settings.judge_options)
-    thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
-
-    from .shard import parse_shard, take_shard  # noqa: PLC0415
-
-    shard_of = parse_shard(shard) if shard else None
-    max_bytes = _first(max_input_bytes, settings.max_input_bytes, DEFAULT_MAX_INPUT_BYTES)
-    column_map = _columns(columns, settings.columns)
-    samples, skipped = load_samples(data, skip_invalid=skip_invalid, max_input_bytes=max_bytes, columns=column_map)
-    if limit:
-        samples = samples[:limit]
-    total = len(samples)
-    if shard_of:
-        samples, positions = take_shard(samples, *shard_of)
-    from .judges import get_judge  # noqa: PLC0415
-
-    judge_obj = get_judge(judge or settings.judge, options)
-    metric_names = _split(metrics) or settings.metrics
-    metric_options = _metric_options(metric_option, settings.metric_options)
-    embedder = embedder or settings.embedder
-    checkpoint = None
-    if resume:
-        key = run_key(data.resolve(), metric_names, judge_obj.fingerprint, embedder, limit, skip_invalid,
-                      *([shard_of] if shard_of else []), *([metric_options] if metric_options else []),
-                      *([column_map] if column_map else []))
-        checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
-    try:
-        report = evaluate(
-            samples,
-            metrics=metric_names,
-            judge=judge_obj,
-            embedder=embedder,
-            thresholds=thresholds,
-            gate=not no_gate,
-            progress=progress,
-            skipped=skipped,
-            cache_dir=cache,
-            cache=cache is not None,
-            checkpoint=checkpoint,
-            gate_on=gate_on or settings.gate_on or "mean",
-            concurrency=concurrency,
-            language=language or settings.language or "auto",
-            metric_options=metric_options,
-            max_error_rate=_first(max_error_rate, settings.max_error_rate, 0.0),
-        )
-    finally:
-        judge_obj.close()
+    spec = spec_from_flags(
+        data, config=config_path, metrics=metrics, metric_option=metric_option, language=language, judge=judge,
+        judge_option=judge_option, embedder=embedder, threshold=threshold, no_gate=no_gate, gate_on=gate_on,
+        max_error_rate=max_error_rate, limit=limit, shard=shard, skip_invalid=skip_invalid, columns=columns,
+        max_input_bytes=max_input_bytes, concurrency=concurrency, progress=progress, cache_dir=cache_dir,
+        no_cache=no_cache, resume=resume)
+    _check_outputs([data, spec.config, spec.cache_folder()], out=out, csv=csv_path, html=html, md=md, junit=junit)
+    run = Evaluation(spec)
+    report = run.run()
     if report.meta["resumed_samples"]:
         click.echo(f"resumed: {report.meta['resumed_samples']} finished sample(s) taken from "
-                   f"{printable(checkpoint.path)}", err=True)
-    report.meta["dataset"] = str(data)
-    report.meta["dataset_sha256"] = models.dataset_sha256(data)
-    if shard_of:
-        report.meta["shard"] = {"index": shard_of[0], "count": shard_of[1], "total": total, "positions": positions}
-    if settings.source:
-        report.meta["config"] = settings.source
+                   f"{printable(run.checkpoint.path)}", err=True)
     _write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
-    if checkpoint:
-        checkpoint.remove()  # the run is complete and its reports are written
+    run.finish()  # the run is complete and its reports are written
     sys.exit(_gate_exit(report))
 
 
@@ -366,12 +261,12 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
     Example:
       localragas report report.json --html report.html --md summary.md --junit junit.xml
     """
-    from .gate import parse_threshold  # noqa: PLC0415
+    from .gate import parse_thresholds  # noqa: PLC0415
     from .report import read_json  # noqa: PLC0415
     from .runner import regate  # noqa: PLC0415
 
     _check_outputs([report_path], out=out, csv=csv_path, html=html, md=md, junit=junit)
-    overrides = dict(parse_threshold(t) for t in threshold)
+    overrides = parse_thresholds(threshold)
     stored = read_json(report_path, _report_limit(max_input_bytes))
     report = regate(stored, overrides=overrides, gate_on=gate_on, enabled=not no_gate, max_error_rate=max_error_rate)
     _write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
@@ -404,12 +299,12 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit, threshold, gate_on, n
     Example:
       localragas merge shard-*.json --out report.json --html report.html --junit junit.xml
     """
-    from .gate import parse_threshold  # noqa: PLC0415
+    from .gate import parse_thresholds  # noqa: PLC0415
     from .report import read_json  # noqa: PLC0415
     from .shard import merge  # noqa: PLC0415
 
     _check_outputs(shard_paths, out=out, csv=csv_path, html=html, md=md, junit=junit)
-    overrides = dict(parse_threshold(t) for t in threshold)
+    overrides = parse_thresholds(threshold)
     report = merge([read_json(p, _report_limit(max_input_bytes)) for p in shard_paths], overrides=overrides,
                    gate_on=gate_on, enabled=not no_gate, max_error_rate=max_error_rate)
     _write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
@@ -474,8 +369,11 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md, max_input
 @click.option("--columns", multiple=True, metavar="FIELD=COLUMN[,FIELD=COLUMN]",
               help="Read a sample field from a column of another name, e.g. question=query. Repeatable.")
 @_max_input_bytes_option
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Settings file (default: ./localragas.toml, else [tool.localragas] in ./pyproject.toml): its judge, "
+                   "judge_options, embedder, thresholds, metric_options and max_input_bytes, under the flags.")
 def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metric_option, limit, out, md, progress,
-                  cache_dir, no_cache, resume, columns, max_input_bytes):
+                  cache_dir, no_cache, resume, columns, max_input_bytes, config_path):
     """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
     kind}): binary labels give ROC AUC and balanced accuracy at the gate and at the best threshold (suggested as
     the gate threshold); graded labels Spearman correlation and mean absolute error; pairwise labels the fraction
@@ -488,29 +386,29 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     """
     from .calibration import calibrate, read_labelled  # noqa: PLC0415
     from .config import load_settings  # noqa: PLC0415
-    from .gate import parse_threshold  # noqa: PLC0415
+    from .evaluation import layered  # noqa: PLC0415
     from .judges import get_judge  # noqa: PLC0415
+    from .key_values import parse_columns  # noqa: PLC0415
     from .metrics import get_metrics  # noqa: PLC0415
     from .report.calibration import print_calibration, write_calibration  # noqa: PLC0415
 
-    settings = load_settings(None)
+    settings = load_settings(config_path)
+    chosen = layered(settings, judge=judge, judge_option=judge_option, embedder=embedder, threshold=threshold,
+                     metric_option=metric_option, max_input_bytes=max_input_bytes)
     cache = None if no_cache else (cache_dir or paths.cache_dir())
     _check_outputs([*files, settings.source, cache], out=out, md=md)
-    options = _judge_options(judge_option, settings.judge_options)
-    thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
-    metric_options = _metric_options(metric_option, settings.metric_options)
+    metric_options = chosen["metric_options"]
     if metric:
         get_metrics([metric])
     for name, opts in metric_options.items():
         get_metrics([name], {name: opts})  # a bad option is refused before a model loads
-    max_bytes = _first(max_input_bytes, settings.max_input_bytes, DEFAULT_MAX_INPUT_BYTES)
-    column_map = _columns(columns, {})  # not the config file's [columns]: those name the columns of eval's data
-    sources = [read_labelled(f, any_metric=bool(metric), max_input_bytes=max_bytes, columns=column_map)
-               for f in files]  # refused before a model loads
-    judge_obj = get_judge(judge or settings.judge, options)
+    column_map = parse_columns(columns, "--columns")  # not the config file's [columns]: eval's data's columns
+    sources = [read_labelled(f, any_metric=bool(metric), max_input_bytes=chosen["max_input_bytes"],
+                             columns=column_map) for f in files]  # refused before a model loads
+    judge_obj = get_judge(chosen["judge"], chosen["judge_options"])
     try:
-        run = calibrate(sources, judge_obj, embedder or settings.embedder, metric=metric, limit=limit,
-                        thresholds=thresholds, cache=not no_cache, cache_dir=None if no_cache else cache_dir,
+        run = calibrate(sources, judge_obj, chosen["embedder"], metric=metric, limit=limit,
+                        thresholds=chosen["thresholds"], cache=not no_cache, cache_dir=None if no_cache else cache_dir,
                         resume=resume, progress=progress, metric_options=metric_options)
     finally:
         judge_obj.close()

@@ -89,9 +89,9 @@ def test_a_state_folder_in_the_way_exits_2_before_judging(data, tmp_path):
 
 
 def test_a_checkpoint_that_is_a_folder_exits_2(data, tmp_path, monkeypatch):
-    import localragas.cli
+    import localragas.evaluation
 
-    monkeypatch.setattr(localragas.cli, "run_key", lambda *parts: "fixed")
+    monkeypatch.setattr(localragas.evaluation, "checkpoint_key", lambda *parts: "fixed")
     runs = tmp_path / "state" / "runs"
     (runs / "fixed.jsonl").mkdir(parents=True)
     r = cli("eval", data, *FAST, "--no-cache", LOCALRAGAS_STATE_DIR=str(tmp_path / "state"))
