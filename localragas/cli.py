@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from . import __version__, paths
+from . import __version__
 from .cli_inventory import cache_group, metrics_cmd, models_group
 from .errors import LocalragasError, environment_message
 from .inputs import DEFAULT_MAX_INPUT_BYTES
@@ -389,7 +389,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     """
     from .calibration import calibrate, read_labelled  # noqa: PLC0415
     from .config import load_settings  # noqa: PLC0415
-    from .evaluation import layered  # noqa: PLC0415
+    from .evaluation import cache_folder, layered  # noqa: PLC0415
     from .judges import get_judge  # noqa: PLC0415
     from .key_values import parse_columns  # noqa: PLC0415
     from .metrics import get_metrics  # noqa: PLC0415
@@ -398,8 +398,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     settings = load_settings(config_path)
     chosen = layered(settings, judge=judge, judge_option=judge_option, embedder=embedder, threshold=threshold,
                      metric_option=metric_option, max_input_bytes=max_input_bytes)
-    cache = None if no_cache else (cache_dir or paths.cache_dir())
-    _check_outputs([*files, settings.source, cache], out=out, md=md)
+    _check_outputs([*files, settings.source, cache_folder(not no_cache, cache_dir)], out=out, md=md)
     metric_options = chosen["metric_options"]
     if metric:
         get_metrics([metric])

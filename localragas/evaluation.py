@@ -27,7 +27,7 @@ class RunSpec:
     """Everything one run depends on; the defaults are the library's (spec_from_flags layers flags and a settings
     file over them)."""
 
-    data: Path
+    data: Path  # a str is taken as a path
     metrics: list[str] | None = None  # None: the four RAGAS core metrics
     metric_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     thresholds: dict[str, float] = field(default_factory=dict)  # over each metric's default
@@ -38,7 +38,7 @@ class RunSpec:
     judge_options: dict[str, Any] = field(default_factory=dict)
     embedder: str | None = None  # None: the default embedder (loaded only for a metric that needs it)
     cache: bool = True  # the persistent judge cache: cache_dir, else .localragas/cache or $LOCALRAGAS_STATE_DIR/cache
-    cache_dir: Path | None = None
+    cache_dir: Path | None = None  # a str is taken as a path
     resume: bool = True  # a checkpoint under .localragas/runs, removed when the run is complete
     shard: tuple[int, int] | None = None  # (index, count), from 1
     language: str = "auto"
@@ -50,9 +50,20 @@ class RunSpec:
     progress: bool | None = None  # None: a bar in a notebook or an interactive session only
     config: str | None = None  # the settings file the spec was layered over, recorded in report.meta
 
+    def __post_init__(self) -> None:
+        for name in ("data", "cache_dir"):
+            if isinstance(getattr(self, name), str):
+                object.__setattr__(self, name, Path(getattr(self, name)))
+
     def cache_folder(self) -> Path | None:
         """The judge cache's folder, or None without a cache."""
-        return (self.cache_dir or paths.cache_dir()) if self.cache else None
+        return cache_folder(self.cache, self.cache_dir)
+
+
+def cache_folder(cache: bool = True, cache_dir: Path | None = None) -> Path | None:
+    """The judge cache's folder as every command and the pytest plugin choose it: none without the cache, else
+    cache_dir, else .localragas/cache (or $LOCALRAGAS_STATE_DIR/cache)."""
+    return (cache_dir or paths.cache_dir()) if cache else None
 
 
 def _first(*values):
@@ -90,7 +101,7 @@ def spec_from_flags(data: str | Path, *, config: str | Path | None = None, metri
 
     settings = load_settings(Path(config) if config is not None else None)
     return RunSpec(
-        data=Path(data),
+        data=data,
         **layered(settings, judge=judge, judge_option=judge_option, embedder=embedder, threshold=threshold,
                   metric_option=metric_option, max_input_bytes=max_input_bytes),
         metrics=comma_items(metrics) or settings.metrics,
@@ -98,7 +109,7 @@ def spec_from_flags(data: str | Path, *, config: str | Path | None = None, metri
         gate_on=gate_on or settings.gate_on or "mean",
         max_error_rate=_first(max_error_rate, settings.max_error_rate, 0.0),
         cache=not no_cache,
-        cache_dir=Path(cache_dir) if cache_dir is not None else None,
+        cache_dir=cache_dir,
         resume=resume,
         shard=parse_shard(shard) if shard else None,
         language=language or settings.language or "auto",

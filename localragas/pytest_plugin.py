@@ -147,14 +147,11 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 def localragas_config(pytestconfig: pytest.Config) -> LocalragasConfig:
     """The resolved settings (see the module docstring for the order)."""
     from .config import find_config, load_settings  # noqa: PLC0415
-    from .paths import cache_dir as default_cache_dir  # noqa: PLC0415
+    from .evaluation import cache_folder  # noqa: PLC0415
 
     given = _explicit(pytestconfig)
     project = load_settings(find_config(Path(pytestconfig.rootpath)))  # else ./localragas.toml, else none
-    if given["no_cache"]:
-        cache = None
-    else:
-        cache = Path(given["cache_dir"]).expanduser() if given["cache_dir"] else default_cache_dir()
+    cache = cache_folder(not given["no_cache"], Path(given["cache_dir"]).expanduser() if given["cache_dir"] else None)
     return LocalragasConfig(
         judge=_first(given["judge"], project.judge),
         judge_options={**project.judge_options, **given["judge_options"]},

@@ -71,7 +71,7 @@ def test_run_eval_fills_the_metadata(toml, data):
 
 def test_a_spec_made_in_python_runs(tmp_path, monkeypatch, data):
     monkeypatch.chdir(tmp_path)
-    report = run_eval(RunSpec(data, metrics=["faithfulness"], judge="fake", cache=False, resume=False, limit=1))
+    report = run_eval(RunSpec(str(data), metrics=["faithfulness"], judge="fake", cache=False, resume=False, limit=1))
     assert [s.id for s in report.samples] == ["s0"] and report.metrics == ["faithfulness"]
     assert "shard" not in report.meta and "config" not in report.meta
 
