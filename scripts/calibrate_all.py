@@ -11,7 +11,6 @@ if any failed. The benchmark files stay where they are: only figures and per-row
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -22,20 +21,16 @@ sys.path.insert(0, str(ROOT))
 from localragas.calibration import CalibrationRun, calibrate  # noqa: E402
 from localragas.errors import LocalragasError  # noqa: E402
 from localragas.judges import get_judge  # noqa: E402
+from localragas.key_values import parse_metric_options, parse_options, split_item  # noqa: E402
 from localragas.report.calibration import print_calibration, write_calibration  # noqa: E402
 
 
-def _options(items: list[str]) -> dict:
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise SystemExit(f"--judge-option {item!r} must look like KEY=VALUE")
-        try:
-            out[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key.strip()] = value.strip()
-    return out
+def _parsed(parse, *args):
+    """A localragas.key_values parser's result; a malformed item ends the script with the parser's message."""
+    try:
+        return parse(*args)
+    except LocalragasError as e:
+        raise SystemExit(str(e)) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,24 +59,18 @@ def main(argv: list[str] | None = None) -> int:
 
     limit_for = {}
     for item in args.limit_for:
-        name, sep, n = item.partition("=")
-        if not sep or not n.isdigit() or int(n) < 1:
-            raise SystemExit(f"--limit-for {item!r} must look like NAME=N with N >= 1")
+        name, n = _parsed(split_item, item, "--limit-for", "NAME=N", "faithbench=20")
+        if not n.isdigit() or int(n) < 1:
+            raise SystemExit(f"--limit-for: '{item}' must look like NAME=N with N >= 1")
         limit_for[name] = int(n)
-    metric_options: dict[str, dict] = {}
-    for item in args.metric_option:
-        target, sep, value = item.partition("=")
-        name, dot, key = target.partition(".")
-        if not sep or not dot:
-            raise SystemExit(f"--metric-option {item!r} must look like METRIC.KEY=VALUE")
-        metric_options.setdefault(name.strip(), {})[key.strip()] = _options([f"x={value}"])["x"]
+    metric_options = _parsed(parse_metric_options, args.metric_option, "--metric-option")
     files = sorted(p for p in args.benchmarks.glob("*.jsonl") if not args.only or any(o in p.name for o in args.only))
     if not files:
         print(f"no .jsonl files in {args.benchmarks}", file=sys.stderr)
         return 2
-    metric_for = dict(item.split("=", 1) for item in args.metric_for)
+    metric_for = dict(_parsed(split_item, item, "--metric-for", "FILE=METRIC") for item in args.metric_for)
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    judge = get_judge(args.judge, _options(args.judge_option))
+    judge = get_judge(args.judge, _parsed(parse_options, args.judge_option, "--judge-option"))
     combined = CalibrationRun()
     failed: list[str] = []
     try:

@@ -27,7 +27,9 @@ from pathlib import Path
 
 from localragas import paths
 from localragas.embeddings import get_embedder
+from localragas.errors import LocalragasError
 from localragas.judges import get_judge
+from localragas.key_values import parse_metric_options, parse_options
 from localragas.metrics import all_metrics
 from localragas.report.atomic import write_atomic
 from localragas.runner import evaluate
@@ -128,14 +130,12 @@ def print_result(result: dict, out=sys.stdout) -> None:
               f"{s['flips_clear']:>13} {_fmt(s['flip_rate_clear']):>12}", file=out)
 
 
-def _option(item: str, flag: str = "--judge-option") -> tuple[str, object]:
-    key, sep, value = item.partition("=")
-    if not sep:
-        raise SystemExit(f"{flag} '{item}' must look like KEY=VALUE")
+def _parsed(parse, items: list[str], flag: str):
+    """A localragas.key_values parser's result; a malformed item ends the script with the parser's message."""
     try:
-        return key.strip(), json.loads(value)
-    except json.JSONDecodeError:
-        return key.strip(), value
+        return parse(items, flag)
+    except LocalragasError as e:
+        raise SystemExit(str(e)) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,14 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.metric:
         cases = [c for c in cases if c["metric"] in args.metric]
     cache = None if args.no_cache else (args.cache_dir or paths.cache_dir())
-    metric_options: dict[str, dict] = {}
-    for item in args.metric_option:
-        key, value = _option(item, "--metric-option")
-        metric, dot, name = key.partition(".")
-        if not dot:
-            raise SystemExit(f"--metric-option '{item}' must look like METRIC.KEY=VALUE")
-        metric_options.setdefault(metric, {})[name] = value
-    result = run(cases, args.judge, args.embedder, dict(map(_option, args.judge_option)), cache,
+    metric_options = _parsed(parse_metric_options, args.metric_option, "--metric-option")
+    result = run(cases, args.judge, args.embedder, _parsed(parse_options, args.judge_option, "--judge-option"), cache,
                  progress=not args.no_progress, metric_options=metric_options)
     result["cases_file"] = str(args.cases)
     print_result(result)

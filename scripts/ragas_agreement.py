@@ -85,7 +85,9 @@ from localragas.agreement import (  # noqa: E402
     pairwise_agreement,
 )
 from localragas.calibration import Calibration, CalibrationRun, LabelledRow, RowOutcome, load_labelled, take  # noqa: E402
+from localragas.errors import ConfigError  # noqa: E402
 from localragas.gate import DEFAULT_THRESHOLDS  # noqa: E402
+from localragas.key_values import split_item  # noqa: E402
 from localragas.report.markdown import cell  # noqa: E402
 from localragas.stats import CI_LEVEL, RESAMPLES, SEED, reason_kind  # noqa: E402
 
@@ -181,13 +183,11 @@ def name_values(items: list[str], option: str, convert, shape: str) -> dict[str,
     """NAME=VALUE options (the first NAME contained in a file's name applies to it, as in calibrate_all.py)."""
     out = {}
     for item in items:
-        name, sep, value = item.partition("=")
         try:
-            if not sep or not name:
-                raise ValueError
+            name, value = split_item(item, option, shape)
             out[name] = convert(value)
-        except ValueError:
-            raise SystemExit(f"{option} {item!r} must look like {shape}") from None
+        except (ConfigError, ValueError):
+            raise SystemExit(f"{option}: '{item}' must look like {shape}") from None
     return out
 
 

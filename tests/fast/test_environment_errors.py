@@ -3,19 +3,21 @@ with the path and what to do, without a traceback, on every command: one error-t
 from __future__ import annotations
 
 import errno
+import json
 from pathlib import Path
 
 import pytest
 
 import localragas.calibration
 import localragas.config
+import localragas.judges.cache
 import localragas.metrics
 import localragas.models
 import localragas.report
 import localragas.report.atomic
 from localragas.errors import environment_message
 
-from cli_helpers import cli
+from cli_helpers import cli, write_jsonl
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
 DENIED = PermissionError(errno.EACCES, "Permission denied", "/srv/locked/file")
@@ -41,16 +43,25 @@ def check_environment_error(r, path="/srv/locked/file"):
 @pytest.mark.parametrize("module, name, args", [
     (localragas.config, "_read", ["eval", "{data}", "--no-progress", "--config", "{data}"]),
     (localragas.models, "verify", ["models", "verify", "qwen2.5-1.5b"]),
+    (localragas.models, "models_dir_source", ["models", "list"]),
+    (localragas.models, "path", ["models", "path", "qwen2.5-1.5b"]),
+    (localragas.models, "models_dir", ["models", "path", "--dir"]),
+    (localragas.models, "pull", ["models", "pull", "qwen2.5-1.5b"]),
+    (localragas.judges.cache.JudgeCache, "info", ["cache", "info", "--cache-dir", "{tmp}/c"]),
+    (localragas.judges.cache.JudgeCache, "clear", ["cache", "clear", "--cache-dir", "{tmp}/c"]),
     (localragas.metrics, "all_metrics", ["metrics"]),
     (localragas.report, "read_json", ["report", "{stored}"]),
     (localragas.report, "read_json", ["merge", "{stored}"]),
     (localragas.report, "read_json", ["compare", "{stored}", "{stored}"]),
     (localragas.calibration, "read_labelled", ["calibrate", "{data}", "--judge", "fake"]),
     (localragas.report.atomic.os, "replace", ["eval", "{data}", *FAST, "--out", "{tmp}/r2.json"]),
+    (localragas.report.atomic.os, "replace", ["calibrate", "{labelled}", *FAST, "--out", "{tmp}/c.json"]),
 ])
 def test_every_command_maps_an_os_error_to_exit_2(monkeypatch, tmp_path, data, stored, module, name, args):
     monkeypatch.setattr(module, name, denied)
-    fill = {"data": data, "stored": stored, "tmp": tmp_path}
+    label = {"label": {"metric": "faithfulness", "kind": "binary", "value": 1}}
+    labelled = write_jsonl(tmp_path / "l.jsonl", [{**json.loads(line), **label} for line in data.read_text().splitlines()])
+    fill = {"data": data, "stored": stored, "tmp": tmp_path, "labelled": labelled}
     check_environment_error(cli(*[a.format(**fill) for a in args]))
 
 
@@ -89,9 +100,9 @@ def test_a_state_folder_in_the_way_exits_2_before_judging(data, tmp_path):
 
 
 def test_a_checkpoint_that_is_a_folder_exits_2(data, tmp_path, monkeypatch):
-    import localragas.cli
+    import localragas.evaluation
 
-    monkeypatch.setattr(localragas.cli, "run_key", lambda *parts: "fixed")
+    monkeypatch.setattr(localragas.evaluation, "checkpoint_key", lambda *parts: "fixed")
     runs = tmp_path / "state" / "runs"
     (runs / "fixed.jsonl").mkdir(parents=True)
     r = cli("eval", data, *FAST, "--no-cache", LOCALRAGAS_STATE_DIR=str(tmp_path / "state"))

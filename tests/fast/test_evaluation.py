@@ -1,0 +1,150 @@
+"""localragas.evaluation: one run as a library call. spec_from_flags layers flag over settings file over default;
+run_eval fills the report's metadata; `localragas eval` is spec_from_flags + run_eval + the outputs."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from localragas.errors import ConfigError
+from localragas.evaluation import RunSpec, run_eval, spec_from_flags
+from localragas.gate import parse_thresholds
+from localragas.key_values import parse_columns, parse_metric_options, parse_options, split_item
+from localragas.report import read_json
+
+from cli_helpers import cli, write_file
+
+FAKE = {"judge": "fake", "embedder": "fake", "progress": False}
+VOLATILE = ("started", "wall_seconds", "share_of_wall_in_judge")
+
+
+SETTINGS = ('thresholds = {faithfulness = 0.3, context_recall = 0.2}\ngate_on = "lower-bound"\nmax_error_rate = 0.25\n'
+            '[metric_options.answer_correctness]\nweights = [0.5, 0.5]\nbeta = 2\n')
+
+
+@pytest.fixture
+def toml(tmp_path, monkeypatch):
+    """A settings file for a run with the fake judge (which takes no judge options)."""
+    monkeypatch.chdir(tmp_path)  # the state folder, and no settings file found by default
+    return write_file(tmp_path, "settings.toml", SETTINGS)
+
+
+@pytest.fixture
+def full_toml(toml):
+    return write_file(toml.parent, "full.toml", SETTINGS + '[judge_options]\nn_ctx = 1024\nseed = 1\n')
+
+
+def test_a_flag_beats_the_settings_file_which_beats_the_default(full_toml, data):
+    toml = full_toml
+    default = spec_from_flags(data)
+    assert (default.thresholds, default.judge_options, default.metric_options) == ({}, {}, {})
+    assert (default.gate_on, default.max_error_rate, default.config) == ("mean", 0.0, None)
+    from_file = spec_from_flags(data, config=toml)
+    assert from_file.thresholds == {"faithfulness": 0.3, "context_recall": 0.2}
+    assert from_file.judge_options == {"n_ctx": 1024, "seed": 1}
+    assert from_file.metric_options == {"answer_correctness": {"weights": [0.5, 0.5], "beta": 2}}
+    assert (from_file.gate_on, from_file.max_error_rate, from_file.config) == ("lower-bound", 0.25, str(toml))
+    flags = spec_from_flags(data, config=toml, threshold=["faithfulness=0.9"], judge_option=["seed=7"],
+                            metric_option=["answer_correctness.beta=1"], gate_on="mean", max_error_rate=0.0)
+    assert flags.thresholds == {"faithfulness": 0.9, "context_recall": 0.2}  # per metric, per key
+    assert flags.judge_options == {"n_ctx": 1024, "seed": 7}
+    assert flags.metric_options == {"answer_correctness": {"weights": [0.5, 0.5], "beta": 1}}
+    assert (flags.gate_on, flags.max_error_rate) == ("mean", 0.0)
+
+
+def test_the_default_settings_file_is_found_in_the_current_folder(toml, data):
+    (toml.parent / "localragas.toml").write_text(toml.read_text())
+    assert spec_from_flags(data).thresholds["faithfulness"] == 0.3
+
+
+def test_run_eval_fills_the_metadata(toml, data):
+    report = run_eval(spec_from_flags(data, config=toml, shard="2/2", no_cache=True, metrics=["faithfulness,answer_correctness"],
+                                      **FAKE))
+    meta = report.meta
+    assert meta["dataset"] == str(data) and len(meta["dataset_sha256"]) == 64
+    assert meta["shard"] == {"index": 2, "count": 2, "total": 2, "positions": [1]}
+    assert meta["config"] == str(toml) and meta["judge_cache"] is None
+    assert [s.id for s in report.samples] == ["s1"]
+    assert report.gate.results[0].threshold == 0.3  # the settings file's faithfulness threshold
+    assert not list((toml.parent / ".localragas" / "runs").glob("*.jsonl"))  # the checkpoint went with the run
+
+
+def test_a_spec_made_in_python_runs(tmp_path, monkeypatch, data):
+    monkeypatch.chdir(tmp_path)
+    report = run_eval(RunSpec(str(data), metrics=["faithfulness"], judge="fake", cache=False, resume=False, limit=1))
+    assert [s.id for s in report.samples] == ["s0"] and report.metrics == ["faithfulness"]
+    assert "shard" not in report.meta and "config" not in report.meta
+
+
+def _comparable(value):
+    """A report as JSON without what differs from run to run: the start, and times in seconds."""
+    if hasattr(value, "model_dump_json"):
+        value = json.loads(value.model_dump_json())
+    if isinstance(value, dict):
+        return {k: _comparable(v) for k, v in value.items() if k not in VOLATILE and "seconds" not in k}
+    if isinstance(value, list):
+        return [_comparable(v) for v in value]
+    return value
+
+
+def test_the_cli_and_run_eval_give_the_same_report(toml, data, tmp_path):
+    out = tmp_path / "r.json"
+    args = ["--config", toml, "-t", "faithfulness=0.9", "--metric-option", "answer_correctness.beta=1",
+            "-m", "faithfulness,answer_correctness", "--limit", "2", "--no-cache"]
+    r = cli("eval", data, "--judge", "fake", "--embedder", "fake", "--no-progress", *args, "--out", out)
+    assert r.exit_code in (0, 1), r.output
+    spec = spec_from_flags(data, config=toml, threshold=["faithfulness=0.9"], metric_option=["answer_correctness.beta=1"],
+                           metrics=["faithfulness,answer_correctness"], limit=2, no_cache=True, **FAKE)
+    assert _comparable(run_eval(spec)) == _comparable(read_json(out))
+
+
+@pytest.mark.parametrize("parse, where, item, shape", [
+    (lambda i, w: parse_options(i, w), "--judge-option", "n_ctx", "KEY=VALUE, e.g. n_ctx=4096"),
+    (lambda i, w: parse_options(i, w), "--judge-option", "=4096", "KEY=VALUE"),
+    (lambda i, w: parse_metric_options(i, w), "--metric-option", "verdicts=json", "METRIC.KEY=VALUE"),
+    (lambda i, w: parse_metric_options(i, w), "--metric-option", "faithfulness.=json", "METRIC.KEY=VALUE"),
+    (lambda i, w: parse_columns(i, w), "--columns", "question", "FIELD=COLUMN, e.g. question=query"),
+    (lambda i, w: parse_columns(i, w), "--columns", "question=", "FIELD=COLUMN"),
+    (lambda i, w: parse_thresholds(i, where=w), "--threshold", "faithfulness", "METRIC=VALUE"),
+])
+def test_one_parser_one_message_naming_the_flag_and_the_item(parse, where, item, shape):
+    with pytest.raises(ConfigError) as e:
+        parse([item], where)
+    assert str(e.value).startswith(f"{where}: '{item}' must look like {shape}")
+
+
+def test_values_are_json_when_they_are_json():
+    assert parse_options([" n_ctx = 4096", "path=/a=b", "flag=true", "w=[1, 2]"], "x") == {
+        "n_ctx": 4096, "path": "/a=b", "flag": True, "w": [1, 2]}
+    assert parse_columns(["question=query,answer = response", "reference=gold"], "--columns", {"x": "y"}) == {
+        "x": "y", "question": "query", "answer": "response", "reference": "gold"}
+    assert split_item("a=b=c", "x") == ("a", "b=c")
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["eval", "{data}", "--judge-option", "n_ctx"], "--judge-option"),
+    (["eval", "{data}", "--metric-option", "beta=2"], "--metric-option"),
+    (["eval", "{data}", "--columns", "question"], "--columns"),
+    (["calibrate", "{data}", "--judge-option", "n_ctx"], "--judge-option"),
+    (["calibrate", "{data}", "--columns", "question"], "--columns"),
+    (["report", "{data}", "-t", "faithfulness"], "--threshold"),
+])
+def test_every_command_names_the_flag_of_a_malformed_item(data, args, flag):
+    r = cli(*[a.format(data=data) for a in args])
+    assert r.exit_code == 2 and f"Error: {flag}: '" in r.output and "Traceback" not in r.output, r.output
+
+
+def test_calibrate_reads_its_settings_from_config(tmp_path, monkeypatch, data):
+    monkeypatch.chdir(tmp_path)
+    rows = [{**json.loads(line), "label": {"metric": "faithfulness", "kind": "binary", "value": i % 2}}
+            for i, line in enumerate(data.read_text().splitlines())]
+    labelled = write_file(tmp_path, "l.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    toml = write_file(tmp_path, "s.toml", 'judge = "fake"\nembedder = "fake"\nthresholds = {faithfulness = 0.3}\n')
+    out = tmp_path / "c.json"
+    r = cli("calibrate", labelled, "--config", toml, "--no-progress", "--no-cache", "--out", out)
+    assert r.exit_code == 0, r.output
+    meta = json.loads(out.read_text())["meta"]
+    assert meta["judge"]["name"] == "fake" and meta["thresholds"]["faithfulness"] == 0.3
+    r = cli("calibrate", labelled, "--config", toml, "-t", "faithfulness=0.6", "--no-progress", "--no-cache",
+            "--out", out)
+    assert r.exit_code == 0 and json.loads(out.read_text())["meta"]["thresholds"]["faithfulness"] == 0.6
