@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import __version__, paths
-from .budget import check_window
+from .asking import check_window
 from .checkpoint import Checkpoint, sample_hash
 from .embeddings import CachedEmbedder, Embedder, get_embedder
 from .errors import CacheError, ConfigError, JudgeError, MissingDependencyError, ModelLoadError

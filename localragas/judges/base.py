@@ -73,7 +73,7 @@ class Judge(ABC):
     def count_tokens(self, text: str) -> int:
         """Tokens `text` takes in a prompt: the judge's tokenizer when it has one; here an estimate, 1 per 3 characters.
 
-        Used by localragas.budget to fit prompts into `n_ctx`, and only for prompts whose UTF-8 size exceeds it.
+        Used by localragas.asking to fit prompts into `n_ctx`, and only for prompts whose UTF-8 size exceeds it.
         """
         return -(-len(text) // 3)
 

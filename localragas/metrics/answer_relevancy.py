@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..budget import answered_probabilities, questions_for
+from ..asking import answered_probabilities, questions_for
 from ..errors import ConfigError
 from ..schema import MetricResult, Sample
 from .base import Metric, register, with_warnings

@@ -7,7 +7,8 @@ import threading
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from .. import budget, language
+from .. import language
+from ..asking import check_items, support_probabilities
 from ..errors import ConfigError
 from ..schema import MetricResult, Sample
 
@@ -69,34 +70,6 @@ class Metric(ABC):
         return configured
 
 
-def claims_of(judge: "Judge", text: str, question: str | None = None, warnings: list[str] | None = None,
-              what: str = "answer") -> list[str]:
-    """Atomic claims of a text, asked of the judge (faithfulness: the answer; context recall: the reference).
-
-    A long text is split into pieces, each asked separately (localragas.budget); each split is noted in `warnings`.
-    """
-    return budget.extract_all_claims(judge, text, question, [] if warnings is None else warnings, what)
-
-
-def supported(judge: "Judge", statements: list[str], contexts: list[str], warnings: list[str] | None = None) -> list[bool]:
-    """For each statement, do the contexts support it? No contexts: nothing is supported, no call.
-
-    One call, or several when the contexts and statements do not fit the judge's context window (localragas.budget).
-    """
-    if not contexts:
-        return [False] * len(statements)
-    return budget.judge_statements(judge, statements, contexts, [] if warnings is None else warnings)
-
-
-def graded_support(judge: "Judge", statements: list[str], contexts: list[str],
-                   warnings: list[str] | None = None) -> list[float]:
-    """For each statement, the judge's probability that the contexts support it (graded verdicts, one call per
-    statement: judges/yes_no.py). No contexts: 0 for each, no call."""
-    if not contexts:
-        return [0.0] * len(statements)
-    return budget.statement_probabilities(judge, statements, contexts, [] if warnings is None else warnings)
-
-
 # How a metric's yes/no verdicts are had (the `verdicts` option of faithfulness, context recall, context precision):
 VERDICT_MODES = {
     "probability": "one item per call, scored P(yes) / (P(yes) + P(no)) from the judge's next-token probabilities "
@@ -137,11 +110,11 @@ def support_result(judge: "Judge", items: list[str], contexts: list[str], mode: 
     flag name), e.g. ("claims", "claim", "supported"); a graded item also carries its P(yes) as "p_<flag name>"."""
     plural, name, flag = key
     if mode == "json":
-        flags = supported(judge, items, contexts, warnings)
+        flags = check_items(judge, items, contexts, warnings)
         rows = [{name: t, flag: f} for t, f in zip(items, flags)]
         value = sum(flags) / len(flags)
     else:
-        probs = graded_support(judge, items, contexts, warnings)
+        probs = support_probabilities(judge, items, contexts, warnings)
         rows = [{name: t, flag: p >= 0.5, f"p_{flag}": round(p, 4)} for t, p in zip(items, probs)]
         value = sum(probs) / len(probs)
     return with_warnings(MetricResult.of(value, verdicts=mode, **{plural: rows}, **evidence), warnings)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import re
 
-from .. import budget
-from ..outputs import Entities
-from ..prompts import entities_in_contexts, extract_entities
+from ..asking import check_items, entities_of
+from ..prompts import entities_in_contexts
 from ..schema import MetricResult, Sample
 from .base import Metric, register, with_warnings
 
@@ -30,19 +29,6 @@ def written_in(entity: str, text: str) -> bool:
     return re.search(left + re.escape(e) + right, text) is not None
 
 
-def reference_entities(judge, reference: str, warnings: list[str]) -> list[str]:
-    """The reference's entities; a long reference is asked piece by piece (as claims are)."""
-    pieces = budget.split_text(reference, budget.CLAIM_PIECE_CHARS)
-    if len(pieces) > 1:
-        warnings.append(f"the reference ({len(reference)} characters) was split into {len(pieces)} pieces for entity "
-                        "extraction; entities were extracted from every piece")
-    seen: dict[str, str] = {}
-    for piece in pieces:
-        for e in judge.generate(extract_entities(piece), Entities).cleaned():
-            seen.setdefault(e.casefold(), e)
-    return list(seen.values())
-
-
 class ContextEntityRecall(Metric):
     name = "context_entity_recall"
     needs = ("reference", "contexts")
@@ -54,7 +40,7 @@ class ContextEntityRecall(Metric):
         if not sample.reference:
             return MetricResult.unscored_because("no_reference")
         warnings: list[str] = []
-        entities = reference_entities(judge, sample.reference, warnings)
+        entities = entities_of(judge, sample.reference, warnings)
         if not entities:
             return with_warnings(MetricResult.unscored_because(
                 "no_entities", note="the reference names no entity"), warnings)
@@ -65,7 +51,7 @@ class ContextEntityRecall(Metric):
         joined = _norm("\n".join(sample.contexts))
         verbatim = [written_in(e, joined) for e in entities]
         ask = [e for e, v in zip(entities, verbatim) if not v]
-        answers = iter(budget.judge_statements(judge, ask, sample.contexts, warnings, prompt=entities_in_contexts)
+        answers = iter(check_items(judge, ask, sample.contexts, warnings, prompt=entities_in_contexts)
                        if ask else [])
         rows = [{"entity": e, "in_contexts": True, "how": "verbatim"} if v else
                 {"entity": e, "in_contexts": next(answers), "how": "judge"} for e, v in zip(entities, verbatim)]

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from ..budget import chunk_probabilities, judge_chunk_relevance
+from ..asking import chunk_flags, chunk_probabilities
 from ..schema import MetricResult, Sample
 from .base import WithVerdicts, register, with_warnings
 
@@ -40,7 +40,7 @@ class ContextPrecision(WithVerdicts):
             target, kind = "", "question"
         warnings: list[str] = []
         if self.options["verdicts"] == "json":
-            flags = judge_chunk_relevance(judge, sample.question, target, kind, sample.contexts, warnings)
+            flags = chunk_flags(judge, sample.question, target, kind, sample.contexts, warnings)
             chunks = [{"rank": k, "relevant": f} for k, f in enumerate(flags, 1)]
             weights: list[float] = [float(f) for f in flags]
         else:

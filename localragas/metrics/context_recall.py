@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..asking import claims_of
 from ..errors import ConfigError
 from ..schema import MetricResult, Sample
 from ..sentences import sentences
-from .base import DEFAULT_VERDICTS, WithVerdicts, claims_of, register, support_result, with_warnings
+from .base import DEFAULT_VERDICTS, WithVerdicts, register, support_result, with_warnings
 
 # How the reference is cut into the statements attributed to the contexts.
 STATEMENT_MODES = {

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 from ..schema import MetricResult, Sample
-from .base import WithVerdicts, claims_of, register, support_result, with_warnings
+from ..asking import claims_of
+from .base import WithVerdicts, register, support_result, with_warnings
 
 
 class Faithfulness(WithVerdicts):

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from ..schema import Sample
-from .base import claims_of, sample_memo, supported
+from ..asking import check_items, claims_of
+from .base import sample_memo
 
 if TYPE_CHECKING:
     from ..judges import Judge
@@ -44,14 +45,14 @@ def answer_claims_in_reference(sample: Sample, judge: "Judge", warnings: list[st
     """For each answer claim: does the reference support it? (correct claims; TP / FP)"""
     claims = answer_claims(sample, judge, warnings)
     return _once(sample, judge, "answer_claims_in_reference",
-                 lambda w: supported(judge, claims, [sample.reference or ""], w), warnings)
+                 lambda w: check_items(judge, claims, [sample.reference or ""], w), warnings)
 
 
 def reference_claims_in_answer(sample: Sample, judge: "Judge", warnings: list[str]) -> list[bool]:
     """For each reference claim: does the answer support it? (FN: those it does not)"""
     claims = reference_claims(sample, judge, warnings)
     return _once(sample, judge, "reference_claims_in_answer",
-                 lambda w: supported(judge, claims, [sample.answer], w), warnings)
+                 lambda w: check_items(judge, claims, [sample.answer], w), warnings)
 
 
 def claims_in_context(sample: Sample, judge: "Judge", side: str, rank: int, warnings: list[str]) -> list[bool]:
@@ -59,4 +60,4 @@ def claims_in_context(sample: Sample, judge: "Judge", side: str, rank: int, warn
     claims = answer_claims(sample, judge, warnings) if side == "answer" else reference_claims(sample, judge, warnings)
     context = sample.contexts[rank - 1]
     return _once(sample, judge, f"{side}_claims_in_context_{rank}",
-                 lambda w: supported(judge, claims, [context], w), warnings)
+                 lambda w: check_items(judge, claims, [context], w), warnings)

@@ -203,10 +203,10 @@ def test_prompts_outside_a_sample_take_their_texts_language_and_english_stays_un
 def test_article_java_example_is_sent_whole_to_the_chinese_claims_prompt():
     judge = FakeJudge([{"claims": ["Java是面向对象的语言", "Java由Sun公司开发"]}])
     s = ZH.model_copy(update={"answer": "Java是面向对象的语言，由Sun公司开发"})
-    from localragas.metrics.base import claims_of
+    from localragas.asking import claims_of
 
     with scope_for(s):
-        claims = claims_of(judge, s.answer, s.question)
+        claims = claims_of(judge, s.answer, s.question, [])
     assert claims == ["Java是面向对象的语言", "Java由Sun公司开发"]
     p = judge.calls[0].prompt
     assert in_chinese(p) and "<answer>\nJava是面向对象的语言，由Sun公司开发\n</answer>" in p.user

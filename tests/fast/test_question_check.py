@@ -8,7 +8,7 @@ import math
 import pytest
 
 from localragas import evaluate
-from localragas.budget import needed_window
+from localragas.asking import needed_window
 from localragas.errors import ConfigError
 from localragas.evidence import brief
 from localragas.judges import FakeJudge

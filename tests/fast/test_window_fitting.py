@@ -1,4 +1,4 @@
-"""Prompts fitted into the judge's context window (localragas.budget), with the fake judge given a small n_ctx:
+"""Prompts fitted into the judge's context window (localragas.asking), with the fake judge given a small n_ctx:
 split or truncated with a warning in the evidence, never a crash, never a claim or chunk silently dropped."""
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from localragas import budget
-from localragas.budget import OVERHEAD, Window, check_window, needed_window, split_text, truncate
+from localragas.asking import window
+from localragas.asking.text import split_text, truncate
+from localragas.asking.window import OVERHEAD, Window, check_window, needed_window
 from localragas.embeddings import HashingEmbedder
 from localragas.errors import ConfigError
 from localragas.judges import FakeJudge, Judge
@@ -34,11 +35,11 @@ def reply_tokens(output: type) -> int:
     if output is Claims:
         return 0  # checked separately: depends on the text
     if output is GeneratedQuestions:
-        return budget.QUESTIONS_REPLY
+        return window.QUESTIONS_REPLY
     if output is YesNo:
-        return budget.YES_NO_REPLY
+        return window.YES_NO_REPLY
     n = output.model_json_schema()["properties"]["verdicts"]["maxItems"]
-    return budget.verdicts_reply(n)
+    return window.verdicts_reply(n)
 
 
 def assert_every_call_fits(judge: FakeJudge) -> None:
@@ -284,7 +285,7 @@ def test_the_window_is_checked_for_the_chosen_metrics_only(metric, prompt, optio
 
 def test_smallest_windows_are_modest():
     judge = FakeJudge()
-    sizes = {n: needed_window(judge, n) for n in budget._SMALLEST}
+    sizes = {n: needed_window(judge, n) for n in window._SMALLEST}
     assert all(size < 1024 for size in sizes.values()), sizes
     assert Window(judge).prompt_tokens(extract_claims("", None)) > OVERHEAD
 
