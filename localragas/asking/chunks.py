@@ -11,13 +11,13 @@ from .text import context_pieces, number_list, pack, split_text, truncate
 from .window import MIN_ITEM, REPLY_BASE, TAG_TOKENS, VERDICT_TOKENS, YES_NO_REPLY, Window, verdicts_reply
 
 if TYPE_CHECKING:
-    from ..judges import Judge
+    from ..scoring import Scoring
 
 RATING_REPLY = 16  # {"rating": 2}
 
 
-def _fit_question_target(w: Window, question: str, target: str, kind: str, bare_prompt: Prompt, reply: int,
-                         warnings: list[str]) -> tuple[str, str]:
+def _fit_question_target(ctx: "Scoring", w: Window, question: str, target: str, kind: str, bare_prompt: Prompt,
+                         reply: int) -> tuple[str, str]:
     """The question and target, truncated when together they take more than half the window (the other half is
     for the chunks)."""
     assert w.n_ctx is not None
@@ -26,54 +26,54 @@ def _fit_question_target(w: Window, question: str, target: str, kind: str, bare_
         q_limit = max(MIN_ITEM, bare // 8)
         if w.tokens(question) > q_limit:
             question = truncate(question, q_limit, w.tokens)
-            warnings.append(f"the question was truncated to fit the judge's context window (n_ctx={w.n_ctx})")
+            ctx.warn(f"the question was truncated to fit the judge's context window (n_ctx={w.n_ctx})")
         t_limit = max(MIN_ITEM, bare // 2 - w.tokens(question))
         if w.tokens(target) > t_limit:
             target = truncate(target, t_limit, w.tokens)
-            warnings.append(f"the {kind} was truncated to fit the judge's context window (n_ctx={w.n_ctx}) "
-                            "for judging chunk relevance")
+            ctx.warn(f"the {kind} was truncated to fit the judge's context window (n_ctx={w.n_ctx}) "
+                     "for judging chunk relevance")
     return question, target
 
 
-def chunk_probabilities(judge: "Judge", question: str, target: str, kind: str, contexts: list[str],
-                        warnings: list[str]) -> list[float]:
+def chunk_probabilities(ctx: "Scoring", question: str, target: str, kind: str, contexts: list[str]) -> list[float]:
     """For each chunk, P(yes) that it is useful for the target (see chunk_flags): one graded call per
     chunk. A chunk too long for the window is judged in pieces and gets its highest probability over them."""
-    w = Window(judge)
-    prompts = [judge_chunk(question, target, kind, c) for c in contexts]
+    lang = ctx.language.lang
+    w = Window(ctx.judge)
+    prompts = [judge_chunk(question, target, kind, c, lang=lang) for c in contexts]
     if all(w.fits(p, YES_NO_REPLY) for p in prompts):
-        return [judge.generate(p, YesNo).p_yes for p in prompts]
-    question, target = _fit_question_target(w, question, target, kind, judge_chunk("", "", kind, ""), YES_NO_REPLY,
-                                            warnings)
-    limit = max(MIN_ITEM, w.room(judge_chunk(question, target, kind, "")) - YES_NO_REPLY - TAG_TOKENS)
+        return [ctx.ask(p, YesNo).p_yes for p in prompts]
+    question, target = _fit_question_target(ctx, w, question, target, kind, judge_chunk("", "", kind, "", lang=lang),
+                                            YES_NO_REPLY)
+    limit = max(MIN_ITEM, w.room(judge_chunk(question, target, kind, "", lang=lang)) - YES_NO_REPLY - TAG_TOKENS)
     probs, split = [], []
     for i, c in enumerate(contexts, 1):
         pieces = [c] if w.tokens(c) <= limit else split_text(c, limit, w.tokens)
         if len(pieces) > 1:
             split.append(i)
-        probs.append(max(judge.generate(judge_chunk(question, target, kind, p), YesNo).p_yes for p in pieces))
+        probs.append(max(ctx.ask(judge_chunk(question, target, kind, p, lang=lang), YesNo).p_yes for p in pieces))
     if split:
-        warnings.append(f"chunk(s) {number_list(split)} did not fit the judge's context window (n_ctx={w.n_ctx}) and "
-                        "were judged in pieces (a chunk's probability is the highest over its pieces)")
+        ctx.warn(f"chunk(s) {number_list(split)} did not fit the judge's context window (n_ctx={w.n_ctx}) and "
+                 "were judged in pieces (a chunk's probability is the highest over its pieces)")
     return probs
 
 
-def chunk_flags(judge: "Judge", question: str, target: str, kind: str, contexts: list[str],
-                warnings: list[str]) -> list[bool]:
+def chunk_flags(ctx: "Scoring", question: str, target: str, kind: str, contexts: list[str]) -> list[bool]:
     """Is each chunk useful for the target? In groups of chunks when one call would not fit (a chunk split into
     pieces is relevant when any piece is)."""
-    whole = judge_chunks(question, target, kind, contexts)
-    w = Window(judge)
+    lang = ctx.language.lang
+    whole = judge_chunks(question, target, kind, contexts, lang=lang)
+    w = Window(ctx.judge)
     if w.fits(whole, verdicts_reply(len(contexts))):
-        return judge.generate(whole, verdicts_for(len(contexts))).flags()
-    question, target = _fit_question_target(w, question, target, kind, judge_chunks("", "", kind, []), REPLY_BASE,
-                                            warnings)
-    limit = max(MIN_ITEM, w.room(judge_chunks(question, target, kind, [])) - REPLY_BASE)
+        return ctx.ask(whole, verdicts_for(len(contexts))).flags()
+    question, target = _fit_question_target(ctx, w, question, target, kind,
+                                            judge_chunks("", "", kind, [], lang=lang), REPLY_BASE)
+    limit = max(MIN_ITEM, w.room(judge_chunks(question, target, kind, [], lang=lang)) - REPLY_BASE)
     pieces, split = context_pieces(contexts, limit - TAG_TOKENS - VERDICT_TOKENS, w)
     groups = pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS + VERDICT_TOKENS, limit)
     relevant = [False] * len(contexts)
     for group in groups:
-        got = judge.generate(judge_chunks(question, target, kind, [text for _, text in group]),
+        got = ctx.ask(judge_chunks(question, target, kind, [text for _, text in group], lang=lang),
                              verdicts_for(len(group)))
         for (i, _), flag in zip(group, got.flags()):
             relevant[i] = relevant[i] or flag
@@ -81,16 +81,17 @@ def chunk_flags(judge: "Judge", question: str, target: str, kind: str, contexts:
             f"judged in {len(groups)} groups")
     if split:
         note += f"; chunk(s) {number_list(split)} were split into pieces (relevant when any piece is)"
-    warnings.append(note)
+    ctx.warn(note)
     return relevant
 
 
-def fitted_contexts(judge: "Judge", question: str, contexts: list[str], warnings: list[str]) -> list[str]:
+def fitted_contexts(ctx: "Scoring", question: str, contexts: list[str]) -> list[str]:
     """The contexts, cut at the end so that the rating prompt fits the judge's context window."""
-    w = Window(judge)
-    if all(w.fits(rate_context_relevance(question, contexts, v), RATING_REPLY) for v in range(VARIANTS)):
+    lang = ctx.language.lang
+    w = Window(ctx.judge)
+    if all(w.fits(rate_context_relevance(question, contexts, v, lang=lang), RATING_REPLY) for v in range(VARIANTS)):
         return contexts
-    room = min(w.room(rate_context_relevance(question, [], v)) for v in range(VARIANTS)) - RATING_REPLY
+    room = min(w.room(rate_context_relevance(question, [], v, lang=lang)) for v in range(VARIANTS)) - RATING_REPLY
     kept: list[str] = []
     for c in contexts:
         left = room - TAG_TOKENS - sum(w.tokens(k) + TAG_TOKENS for k in kept)
@@ -98,13 +99,14 @@ def fitted_contexts(judge: "Judge", question: str, contexts: list[str], warnings
             break
         kept.append(c if w.tokens(c) <= left else truncate(c, left, w.tokens))
     kept = kept or [truncate(contexts[0], MIN_ITEM, w.tokens)]
-    warnings.append(f"the contexts did not fit the judge's context window (n_ctx={w.n_ctx}): the ratings saw "
-                    f"{len(kept)} of {len(contexts)} context(s), the last one cut")
+    ctx.warn(f"the contexts did not fit the judge's context window (n_ctx={w.n_ctx}): the ratings saw "
+             f"{len(kept)} of {len(contexts)} context(s), the last one cut")
     return kept
 
 
-def context_ratings(judge: "Judge", question: str, contexts: list[str], warnings: list[str]) -> list[int]:
+def context_ratings(ctx: "Scoring", question: str, contexts: list[str]) -> list[int]:
     """The judge's 0/1/2 rating of the contexts for the question, once per differently worded prompt; the contexts
     cut at the end when the prompts would not fit."""
-    contexts = fitted_contexts(judge, question, contexts, warnings)
-    return [judge.generate(rate_context_relevance(question, contexts, v), Rating).rating for v in range(VARIANTS)]
+    lang = ctx.language.lang
+    contexts = fitted_contexts(ctx, question, contexts)
+    return [ctx.ask(rate_context_relevance(question, contexts, v, lang=lang), Rating).rating for v in range(VARIANTS)]

@@ -2,19 +2,15 @@
 from __future__ import annotations
 
 import copy
-import functools
-import threading
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from .. import language
 from ..asking import check_items, support_probabilities
 from ..errors import ConfigError
-from ..schema import MetricResult, Sample
+from ..schema import MetricResult
 
 if TYPE_CHECKING:
-    from ..embeddings import Embedder
-    from ..judges import Judge
+    from ..scoring import Scoring
 
 
 class Metric(ABC):
@@ -28,28 +24,22 @@ class Metric(ABC):
     prompts: tuple[str, ...] = ()  # prompt families it asks the judge (checked against the judge's context window)
     options: dict[str, Any] = {}  # settings and their defaults; a configured copy: with_options(...)
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        """Each subclass's score() runs in its sample's language scope (localragas.language), and a scored result of
-        a judged metric records that language in its evidence."""
-        super().__init_subclass__(**kwargs)
-        fn = cls.__dict__.get("score")
-        if fn is None or getattr(fn, "_in_language_scope", False):
-            return
-
-        @functools.wraps(fn)
-        def score(self: "Metric", sample: Sample, judge: "Judge", embedder: "Embedder | None" = None) -> MetricResult:
-            with language.scope_for(sample) as scope:
-                result = fn(self, sample, judge, embedder)
-            if self.uses_judge and result.value is not None:
-                result.evidence.setdefault("language", scope.lang)
-            return result
-
-        score._in_language_scope = True  # type: ignore[attr-defined]
-        cls.score = score  # type: ignore[method-assign]
+    def score(self, ctx: "Scoring") -> MetricResult:
+        """Score the context's sample: measure() it; the splits and truncations that shaped the result (this metric's
+        warnings only) are listed in its evidence, and a scored result of a judged metric records the sample's
+        language."""
+        ctx.warnings = []
+        result = self.measure(ctx)
+        if ctx.warnings:
+            result.evidence["warnings"] = list(ctx.warnings)
+        if self.uses_judge and result.value is not None:
+            result.evidence.setdefault("language", ctx.language.lang)
+        return result
 
     @abstractmethod
-    def score(self, sample: Sample, judge: "Judge", embedder: "Embedder | None" = None) -> MetricResult:
-        """Score one sample; return MetricResult.unscored_because(reason) when it cannot be scored."""
+    def measure(self, ctx: "Scoring") -> MetricResult:
+        """Score ctx.sample (asking the judge through localragas.asking with ctx); return
+        MetricResult.unscored_because(reason) when it cannot be scored."""
 
     @property
     def direction(self) -> str:
@@ -103,47 +93,21 @@ class WithVerdicts(Metric):
         return {**options, "verdicts": mode}
 
 
-def support_result(judge: "Judge", items: list[str], contexts: list[str], mode: str, warnings: list[str],
+def support_result(ctx: "Scoring", items: list[str], contexts: list[str], mode: str,
                    key: tuple[str, str, str], **evidence: Any) -> MetricResult:
     """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the
     metric's `verdicts` mode: graded, the mean P(yes); json, supported / total. key = (evidence list name, item name,
     flag name), e.g. ("claims", "claim", "supported"); a graded item also carries its P(yes) as "p_<flag name>"."""
     plural, name, flag = key
     if mode == "json":
-        flags = check_items(judge, items, contexts, warnings)
+        flags = check_items(ctx, items, contexts)
         rows = [{name: t, flag: f} for t, f in zip(items, flags)]
         value = sum(flags) / len(flags)
     else:
-        probs = support_probabilities(judge, items, contexts, warnings)
+        probs = support_probabilities(ctx, items, contexts)
         rows = [{name: t, flag: p >= 0.5, f"p_{flag}": round(p, 4)} for t, p in zip(items, probs)]
         value = sum(probs) / len(probs)
-    return with_warnings(MetricResult.of(value, verdicts=mode, **{plural: rows}, **evidence), warnings)
-
-
-def with_warnings(result: MetricResult, warnings: list[str]) -> MetricResult:
-    """The result with the splits and truncations that shaped it listed in its evidence (`warnings`)."""
-    if warnings:
-        result.evidence["warnings"] = list(warnings)
-    return result
-
-
-class _SampleMemo(threading.local):
-    judge: object = None
-    key: str = ""
-    data: dict[str, Any]
-
-
-_memo = _SampleMemo()
-
-
-def sample_memo(sample: Sample, judge: "Judge") -> dict[str, Any]:
-    """A scratch dict shared by the metrics scoring one sample with one judge, in this thread: work that several
-    metrics need (noise sensitivity's two modes, the claim checks of factual and answer correctness) is done once.
-    Scoring another sample or with another judge starts an empty one."""
-    key = sample.model_dump_json()
-    if _memo.judge is not judge or _memo.key != key:
-        _memo.judge, _memo.key, _memo.data = judge, key, {}
-    return _memo.data
+    return MetricResult.of(value, verdicts=mode, **{plural: rows}, **evidence)
 
 
 _REGISTRY: dict[str, Metric] = {}

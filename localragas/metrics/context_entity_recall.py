@@ -13,7 +13,8 @@ import re
 from ..asking import check_items, entities_of
 from ..prompts import entities_in_contexts
 from ..schema import MetricResult, Sample
-from .base import Metric, register, with_warnings
+from ..scoring import Scoring
+from .base import Metric, register
 
 
 def _norm(text: str) -> str:
@@ -36,26 +37,25 @@ class ContextEntityRecall(Metric):
     definition = "share of the reference answer's named entities that the retrieved contexts mention"
     problem = "retrieval misses entities (names, dates, numbers) the reference answer needs"
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+    def measure(self, ctx: Scoring) -> MetricResult:
+        sample = ctx.sample
         if not sample.reference:
             return MetricResult.unscored_because("no_reference")
-        warnings: list[str] = []
-        entities = entities_of(judge, sample.reference, warnings)
+        entities = entities_of(ctx, sample.reference)
         if not entities:
-            return with_warnings(MetricResult.unscored_because(
-                "no_entities", note="the reference names no entity"), warnings)
+            return MetricResult.unscored_because(
+                "no_entities", note="the reference names no entity")
         if not sample.contexts:
             rows = [{"entity": e, "in_contexts": False, "how": "no contexts"} for e in entities]
-            return with_warnings(MetricResult.of(0.0, entities=rows, note="no contexts: no entity can be found"),
-                                 warnings)
+            return MetricResult.of(0.0, entities=rows, note="no contexts: no entity can be found")
         joined = _norm("\n".join(sample.contexts))
         verbatim = [written_in(e, joined) for e in entities]
         ask = [e for e, v in zip(entities, verbatim) if not v]
-        answers = iter(check_items(judge, ask, sample.contexts, warnings, prompt=entities_in_contexts)
+        answers = iter(check_items(ctx, ask, sample.contexts, prompt=entities_in_contexts)
                        if ask else [])
         rows = [{"entity": e, "in_contexts": True, "how": "verbatim"} if v else
                 {"entity": e, "in_contexts": next(answers), "how": "judge"} for e, v in zip(entities, verbatim)]
-        return with_warnings(MetricResult.fraction([r["in_contexts"] for r in rows], entities=rows), warnings)
+        return MetricResult.fraction([r["in_contexts"] for r in rows], entities=rows)
 
 
 register(ContextEntityRecall())

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from ..asking import chunk_flags, chunk_probabilities
 from ..schema import MetricResult, Sample
-from .base import WithVerdicts, register, with_warnings
+from ..scoring import Scoring
+from .base import WithVerdicts, register
 
 
 def average_precision(relevant: list[bool] | list[float]) -> float:
@@ -29,7 +30,8 @@ class ContextPrecision(WithVerdicts):
     problem = "retrieval returns noise: irrelevant chunks, or relevant ones ranked low"
     verdict_prompts = ("judge_chunk", "judge_chunks")
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+    def measure(self, ctx: Scoring) -> MetricResult:
+        sample = ctx.sample
         if not sample.contexts:
             return MetricResult.unscored_because("no_contexts")
         if sample.reference:
@@ -38,21 +40,20 @@ class ContextPrecision(WithVerdicts):
             target, kind = sample.answer, "answer"
         else:  # a retrieval-only sample: does each chunk answer the question?
             target, kind = "", "question"
-        warnings: list[str] = []
         if self.options["verdicts"] == "json":
-            flags = chunk_flags(judge, sample.question, target, kind, sample.contexts, warnings)
+            flags = chunk_flags(ctx, sample.question, target, kind, sample.contexts)
             chunks = [{"rank": k, "relevant": f} for k, f in enumerate(flags, 1)]
             weights: list[float] = [float(f) for f in flags]
         else:
-            weights = chunk_probabilities(judge, sample.question, target, kind, sample.contexts, warnings)
+            weights = chunk_probabilities(ctx, sample.question, target, kind, sample.contexts)
             chunks = [{"rank": k, "relevant": p >= 0.5, "p_relevant": round(p, 4)} for k, p in enumerate(weights, 1)]
-        return with_warnings(MetricResult.of(
+        return MetricResult.of(
             average_precision(weights),
             judged_against=kind.split()[0],
             verdicts=self.options["verdicts"],
             chunks=chunks,
             fraction_relevant=sum(weights) / len(weights),
-        ), warnings)
+        )
 
 
 register(ContextPrecision())

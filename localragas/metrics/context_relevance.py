@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ..asking import context_ratings
 from ..schema import MetricResult, Sample
-from .base import Metric, register, with_warnings
+from ..scoring import Scoring
+from .base import Metric, register
 
 
 class ContextRelevance(Metric):
@@ -15,17 +16,16 @@ class ContextRelevance(Metric):
     definition = "judge's rating of whether the retrieved contexts hold what the question needs: 0, 1 or 2, / 2"
     problem = "retrieved contexts do not address the question"
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+    def measure(self, ctx: Scoring) -> MetricResult:
+        sample = ctx.sample
         contexts = [c for c in sample.contexts if c.strip()]
         if not contexts:
             return MetricResult.unscored_because("no_contexts")
         if " ".join("\n".join(contexts).split()) in " ".join(sample.question.split()):
             return MetricResult.of(0.0, note="the contexts only repeat the question (scored 0, as ragas does)")
-        warnings: list[str] = []
-        ratings = context_ratings(judge, sample.question, contexts, warnings)
-        return with_warnings(MetricResult.of(sum(ratings) / (2 * len(ratings)), ratings=ratings,
-                                             scale="0 no relevant information, 1 partly, 2 what the question needs"),
-                             warnings)
+        ratings = context_ratings(ctx, sample.question, contexts)
+        return MetricResult.of(sum(ratings) / (2 * len(ratings)), ratings=ratings,
+                                             scale="0 no relevant information, 1 partly, 2 what the question needs")
 
 
 register(ContextRelevance())

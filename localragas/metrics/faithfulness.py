@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from ..schema import MetricResult, Sample
 from ..asking import claims_of
-from .base import WithVerdicts, register, support_result, with_warnings
+from ..scoring import Scoring
+from .base import WithVerdicts, register, support_result
 
 
 class Faithfulness(WithVerdicts):
@@ -14,13 +15,13 @@ class Faithfulness(WithVerdicts):
     other_prompts = ("extract_claims",)
     verdict_prompts = ("verify_statement", "verify_statements")
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
-        warnings: list[str] = []
-        claims = claims_of(judge, sample.answer, sample.question, warnings) if sample.answer.strip() else []
+    def measure(self, ctx: Scoring) -> MetricResult:
+        sample = ctx.sample
+        claims = claims_of(ctx, sample.answer, sample.question) if sample.answer.strip() else []
         if not claims:
-            return with_warnings(MetricResult.unscored_because("no_claims"), warnings)
+            return MetricResult.unscored_because("no_claims")
         note = {} if sample.contexts else {"note": "no contexts: no claim can be supported"}
-        return support_result(judge, claims, sample.contexts, self.options["verdicts"], warnings,
+        return support_result(ctx, claims, sample.contexts, self.options["verdicts"],
                               ("claims", "claim", "supported"), **note)
 
 

@@ -232,7 +232,7 @@ def test_usage_gives_the_token_counts(stub):
     judge.generate(extract_claims("Paris is in France."), Claims)
     assert judge.stats.prompt_tokens > 0 and judge.stats.completion_tokens > 0
     assert judge.stats.cached_tokens == 3
-    assert judge.call_log[-1]["cached_tokens"] == 3
+    assert judge.log.records[-1]["cached_tokens"] == 3
 
 
 @pytest.mark.parametrize("mode,key", [("json_object", "response_format"), ("tgi", "response_format"),

@@ -63,14 +63,14 @@ def test_judge_error_on_one_sample_leaves_the_others_scored(monkeypatch):
 def test_unexpected_metric_exception_is_recorded_and_the_run_completes(monkeypatch):
     no_embedder(monkeypatch)
     faith = all_metrics()["faithfulness"]
-    real = type(faith).score
+    real = type(faith).measure
 
-    def flaky(sample, judge, embedder=None):
-        if sample.id == "b":
+    def flaky(ctx):
+        if ctx.sample.id == "b":
             raise ValueError("boom in metric")
-        return real(faith, sample, judge, embedder)
+        return real(faith, ctx)
 
-    monkeypatch.setattr(faith, "score", flaky)
+    monkeypatch.setattr(faith, "measure", flaky)
     report = evaluate([mk("a"), mk("b"), mk("c")], metrics=["faithfulness", "context_precision"],
                       judge=FakeJudge())
 

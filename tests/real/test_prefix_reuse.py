@@ -31,10 +31,9 @@ def fresh_smol():
 
 def test_a_sample_with_four_claims_evaluates_its_contexts_once(fresh_smol):
     judge = fresh_smol()
-    judge.begin_sample()
     for claim in CLAIMS:
         judge.generate(verify_statement(claim, CONTEXTS), YesNo)
-    calls = judge.call_log
+    calls = judge.log.records
     steps = judge._prefix_steps().steps
     shared = sum(len(s) for s in steps.segments(verify_statement(CLAIMS[0], CONTEXTS))[:-1])
     assert shared > 150  # the system prompt and the contexts
@@ -74,4 +73,4 @@ def test_the_greedy_grammar_loop_replies_as_llama_cpp_python_does(fresh_smol, pr
     r = llm.create_chat_completion(messages=prompt.messages(), grammar=theirs._grammar(output), temperature=0.0,
                                    seed=42, max_tokens=4096)
     assert reply == output.model_validate_json(r["choices"][0]["message"]["content"])
-    assert ours.call_log[-1]["completion_tokens"] == r["usage"]["completion_tokens"]
+    assert ours.log.records[-1]["completion_tokens"] == r["usage"]["completion_tokens"]

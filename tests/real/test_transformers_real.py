@@ -61,7 +61,7 @@ def test_replies_are_deterministic_and_counted(tf_judge):
     a = tf_judge.generate(prompt, Claims)
     b = tf_judge.generate(prompt, Claims)
     assert a == b
-    log = tf_judge.call_log[-1]
+    log = tf_judge.log.records[-1]
     assert log["prompt_tokens"] > 50 and 0 < log["completion_tokens"] < tf_judge.settings.max_new_tokens
 
 
