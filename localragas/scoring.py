@@ -43,6 +43,10 @@ class Scoring:
         """The judge's reply to `prompt`, recorded in this sample's call log."""
         return self.judge.generate(prompt, output, log=self.log)
 
+    def p_yes(self, prompt: "Prompt") -> float:
+        """The judge's P(yes) for the yes/no question `prompt` (a graded verdict), recorded in this sample's call log."""
+        return self.judge.p_yes(prompt, log=self.log)
+
     def warn(self, message: str) -> None:
         """Note a split or truncation in the evidence of the metric being scored."""
         self.warnings.append(message)

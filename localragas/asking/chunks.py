@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..outputs import Rating, YesNo, verdicts_for
+from ..outputs import Rating, verdicts_for
 from ..prompts import Prompt, judge_chunk, judge_chunks, rate_context_relevance
 from ..prompts.rating import VARIANTS
 from .text import context_pieces, number_list, pack, split_text, truncate
@@ -42,7 +42,7 @@ def chunk_probabilities(ctx: "Scoring", question: str, target: str, kind: str, c
     w = Window(ctx.judge)
     prompts = [judge_chunk(question, target, kind, c, lang=lang) for c in contexts]
     if all(w.fits(p, YES_NO_REPLY) for p in prompts):
-        return [ctx.ask(p, YesNo).p_yes for p in prompts]
+        return [ctx.p_yes(p) for p in prompts]
     question, target = _fit_question_target(ctx, w, question, target, kind, judge_chunk("", "", kind, "", lang=lang),
                                             YES_NO_REPLY)
     limit = max(MIN_ITEM, w.room(judge_chunk(question, target, kind, "", lang=lang)) - YES_NO_REPLY - TAG_TOKENS)
@@ -51,7 +51,7 @@ def chunk_probabilities(ctx: "Scoring", question: str, target: str, kind: str, c
         pieces = [c] if w.tokens(c) <= limit else split_text(c, limit, w.tokens)
         if len(pieces) > 1:
             split.append(i)
-        probs.append(max(ctx.ask(judge_chunk(question, target, kind, p, lang=lang), YesNo).p_yes for p in pieces))
+        probs.append(max(ctx.p_yes(judge_chunk(question, target, kind, p, lang=lang)) for p in pieces))
     if split:
         ctx.warn(f"chunk(s) {number_list(split)} did not fit the judge's context window (n_ctx={w.n_ctx}) and "
                  "were judged in pieces (a chunk's probability is the highest over its pieces)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..outputs import GeneratedQuestions, YesNo
+from ..outputs import GeneratedQuestions
 from ..prompts import Prompt, check_question, generate_questions
 from .text import truncate
 from .window import MIN_ITEM, QUESTIONS_REPLY, YES_NO_REPLY, Window
@@ -47,6 +47,6 @@ def answered_probabilities(ctx: "Scoring", answer: str, questions: list[str]) ->
         longest = max(distinct, key=w.tokens)
         answer = _answer_that_fits(ctx, w, answer, lambda text: check_question(text, longest, lang=lang), YES_NO_REPLY,
                                    "checking the generated questions")
-    p = {q: ctx.ask(check_question(answer, q, lang=lang), YesNo).p_yes for q in distinct}
+    p = {q: ctx.p_yes(check_question(answer, q, lang=lang)) for q in distinct}
     return [p[q] for q in questions]
 

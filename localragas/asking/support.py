@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..outputs import YesNo, verdicts_for
+from ..outputs import verdicts_for
 from ..prompts import Prompt, verify_statement, verify_statements
 from .text import context_pieces, number_list, pack
 from .window import MIN_ITEM, REPLY_BASE, TAG_TOKENS, VERDICT_TOKENS, YES_NO_REPLY, Window, verdicts_reply
@@ -68,11 +68,11 @@ def support_probabilities(ctx: "Scoring", statements: list[str], contexts: list[
     w = Window(ctx.judge)
     prompts = [verify_statement(s, contexts, lang=lang) for s in statements]  # built once: checked, then asked
     if all(w.fits(p, YES_NO_REPLY) for p in prompts):
-        return [ctx.ask(p, YesNo).p_yes for p in prompts]
+        return [ctx.p_yes(p) for p in prompts]
     limit = max(MIN_ITEM, min(w.room(verify_statement(s, [], lang=lang)) for s in statements) - YES_NO_REPLY)
     pieces, split = context_pieces(contexts, limit - TAG_TOKENS, w)
     groups = pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS, limit)
-    probs = [max(ctx.ask(verify_statement(s, [text for _, text in g], lang=lang), YesNo).p_yes for g in groups)
+    probs = [max(ctx.p_yes(verify_statement(s, [text for _, text in g], lang=lang)) for g in groups)
              for s in statements]
     note = (f"the contexts did not fit the judge's context window (n_ctx={w.n_ctx}) beside a statement: each of the "
             f"{len(statements)} statements was judged against {len(groups)} group(s) of contexts; its probability "

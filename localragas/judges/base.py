@@ -4,6 +4,7 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -106,11 +107,17 @@ class Judge(ABC):
                          "use --metric-option METRIC.verdicts=json")
 
     def generate(self, prompt: Prompt, output: type[T], log: CallLog | None = None) -> T:
-        """Ask the judge; return a validated `output`. Raises JudgeError (never returns a guess). The call is
-        recorded in `log` (default: the judge's own).
+        """Ask the judge, its decoding constrained to `output`'s JSON schema; return a validated `output`. Raises
+        JudgeError (never returns a guess). The call is recorded in `log` (default: the judge's own)."""
+        return self._ask(prompt, output, log, lambda: self._complete(prompt, json_schema(output), output))
 
-        With output=YesNo the judge is not constrained to a schema: its next-token probabilities for "yes" and "no"
-        are read (`_yes_no`), cached like any reply."""
+    def p_yes(self, prompt: Prompt, log: CallLog | None = None) -> float:
+        """A graded verdict: P(yes) / (P(yes) + P(no)) of the judge's next token after `prompt`, a yes/no question
+        (`_yes_no`, judges/yes_no.py: no token is generated). Cached like any reply (as a YesNo); recorded in `log`."""
+        return self._ask(prompt, YesNo, log, lambda: self._yes_no(prompt)).p_yes
+
+    def _ask(self, prompt: Prompt, output: type[T], log: CallLog | None, run: Callable[[], Completion]) -> T:
+        """The cache, else run(): counted, recorded, validated as `output`, cached."""
         log = self.log if log is None else log
         key = cache_key(self.fingerprint, schema_text(output), prompt) if self.cache is not None else ""
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
@@ -121,12 +128,12 @@ class Judge(ABC):
             else:
                 self._count(log, cache_hits=1)
                 log.records.append({"prompt": prompt.name, "cache_hit": True, "prompt_tokens": hit[1],
-                                      "completion_tokens": hit[2], "cached_tokens": 0, "seconds": 0.0})
+                                    "completion_tokens": hit[2], "cached_tokens": 0, "seconds": 0.0})
                 return result
         started = time.perf_counter()
         self._count(log, calls=1)
         try:
-            done = self._yes_no(prompt) if output is YesNo else self._complete(prompt, json_schema(output), output)
+            done = run()
         except JudgeError as e:
             self._fail(log, str(e))
             raise
@@ -136,8 +143,8 @@ class Judge(ABC):
         self._count(log, prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
                     cached_tokens=done.cached_tokens)
         log.records.append({"prompt": prompt.name, "cache_hit": False, "prompt_tokens": done.prompt_tokens,
-                              "completion_tokens": done.completion_tokens, "cached_tokens": done.cached_tokens,
-                              "seconds": round(seconds, 3)})
+                            "completion_tokens": done.completion_tokens, "cached_tokens": done.cached_tokens,
+                            "seconds": round(seconds, 3)})
         if done.truncated:
             self._fail(log, f"{prompt.name}: reply truncated at the token limit")
             raise JudgeError(f"reply truncated at the token limit ({done.completion_tokens} tokens)")

@@ -4,7 +4,7 @@ from typing import Any
 
 from ..asking import answered_probabilities, questions_for
 from ..errors import ConfigError
-from ..schema import MetricResult, Sample
+from ..schema import MetricResult
 from ..scoring import Scoring
 from .base import Metric, register
 
@@ -47,6 +47,7 @@ class AnswerRelevancy(Metric):
                   "own statements do not reply to counts 0)")
     problem = "answers drift off-topic or dodge the question"
     options = {"questions": DEFAULT_QUESTIONS}
+    threshold = 0.75
 
     @property
     def prompts(self) -> tuple[str, ...]:  # type: ignore[override]

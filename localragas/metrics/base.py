@@ -5,11 +5,12 @@ import copy
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from ..asking import check_items, support_probabilities
+from ..asking.verdicts import DEFAULT_VERDICTS, VERDICTS, YES
 from ..errors import ConfigError
 from ..schema import MetricResult
 
 if TYPE_CHECKING:
+    from ..asking.verdicts import Verdicts
     from ..scoring import Scoring
 
 
@@ -23,6 +24,7 @@ class Metric(ABC):
     problem: str  # what a bad score means for the RAG system (gate messages)
     prompts: tuple[str, ...] = ()  # prompt families it asks the judge (checked against the judge's context window)
     options: dict[str, Any] = {}  # settings and their defaults; a configured copy: with_options(...)
+    threshold: float | None = None  # the default gate threshold (None: gated only when one is given)
 
     def score(self, ctx: "Scoring") -> MetricResult:
         """Score the context's sample: measure() it; the splits and truncations that shaped the result (this metric's
@@ -60,24 +62,23 @@ class Metric(ABC):
         return configured
 
 
-# How a metric's yes/no verdicts are had (the `verdicts` option of faithfulness, context recall, context precision):
-VERDICT_MODES = {
-    "probability": "one item per call, scored P(yes) / (P(yes) + P(no)) from the judge's next-token probabilities "
-                   "(graded; the default: closer to human labels, docs/accuracy.md)",
-    "json": "all items in one call, a constrained-JSON yes/no each (the RAGAS way)",
-}
-
-
-DEFAULT_VERDICTS = "probability"
-
-
 class WithVerdicts(Metric):
-    """A metric with the `verdicts` option (faithfulness, context recall, context precision): the option checked,
-    and the prompts its mode asks (for the judge's window check)."""
+    """A metric with the `verdicts` option (faithfulness, context recall, context precision; asking.verdicts): the
+    option checked, the verdict strategy it chooses, the prompts its mode asks (for the judge's window check), and the
+    default gate threshold of each mode."""
 
     options = {"verdicts": DEFAULT_VERDICTS}
     other_prompts: tuple[str, ...] = ()  # asked in either mode
     verdict_prompts: tuple[str, str]  # (graded, json)
+    thresholds: dict[str, float]  # the default gate threshold per verdicts mode (graded P(yes) runs lower)
+
+    @property
+    def verdicts(self) -> "Verdicts":
+        return VERDICTS[self.options["verdicts"]]
+
+    @property
+    def threshold(self) -> float | None:  # type: ignore[override]
+        return self.thresholds.get(self.options["verdicts"])
 
     @property
     def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -86,28 +87,24 @@ class WithVerdicts(Metric):
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         mode = options["verdicts"]
-        if mode not in VERDICT_MODES:
-            valid = "; ".join(f"{k}: {v}" for k, v in VERDICT_MODES.items())
-            raise ConfigError(f"{self.name}: verdicts must be one of {', '.join(VERDICT_MODES)}, got {mode!r} "
+        if mode not in VERDICTS:
+            valid = "; ".join(f"{k}: {v.description}" for k, v in VERDICTS.items())
+            raise ConfigError(f"{self.name}: verdicts must be one of {', '.join(VERDICTS)}, got {mode!r} "
                               f"({valid})")
         return {**options, "verdicts": mode}
 
 
-def support_result(ctx: "Scoring", items: list[str], contexts: list[str], mode: str,
+def support_result(ctx: "Scoring", items: list[str], contexts: list[str], verdicts: "Verdicts",
                    key: tuple[str, str, str], **evidence: Any) -> MetricResult:
     """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the
-    metric's `verdicts` mode: graded, the mean P(yes); json, supported / total. key = (evidence list name, item name,
-    flag name), e.g. ("claims", "claim", "supported"); a graded item also carries its P(yes) as "p_<flag name>"."""
+    metric's verdict strategy: the mean verdict (graded: the mean P(yes); json: supported / total). key = (evidence
+    list name, item name, flag name), e.g. ("claims", "claim", "supported"); a graded item also carries its P(yes)
+    as "p_<flag name>"."""
     plural, name, flag = key
-    if mode == "json":
-        flags = check_items(ctx, items, contexts)
-        rows = [{name: t, flag: f} for t, f in zip(items, flags)]
-        value = sum(flags) / len(flags)
-    else:
-        probs = support_probabilities(ctx, items, contexts)
-        rows = [{name: t, flag: p >= 0.5, f"p_{flag}": round(p, 4)} for t, p in zip(items, probs)]
-        value = sum(probs) / len(probs)
-    return MetricResult.of(value, verdicts=mode, **{plural: rows}, **evidence)
+    got = verdicts.support(ctx, items, contexts)
+    rows = [{name: t, flag: p >= YES, **({f"p_{flag}": round(p, 4)} if verdicts.graded else {})}
+            for t, p in zip(items, got)]
+    return MetricResult.of(sum(got) / len(got), verdicts=verdicts.name, **{plural: rows}, **evidence)
 
 
 _REGISTRY: dict[str, Metric] = {}

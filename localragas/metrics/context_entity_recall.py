@@ -12,7 +12,7 @@ import re
 
 from ..asking import check_items, entities_of
 from ..prompts import entities_in_contexts
-from ..schema import MetricResult, Sample
+from ..schema import MetricResult
 from ..scoring import Scoring
 from .base import Metric, register
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from ..asking import chunk_flags, chunk_probabilities
-from ..schema import MetricResult, Sample
+from ..asking.verdicts import YES
+from ..schema import MetricResult
 from ..scoring import Scoring
 from .base import WithVerdicts, register
 
@@ -29,6 +29,7 @@ class ContextPrecision(WithVerdicts):
                   "by the judge's P(yes))")
     problem = "retrieval returns noise: irrelevant chunks, or relevant ones ranked low"
     verdict_prompts = ("judge_chunk", "judge_chunks")
+    thresholds = {"probability": 0.50, "json": 0.65}
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
@@ -40,17 +41,14 @@ class ContextPrecision(WithVerdicts):
             target, kind = sample.answer, "answer"
         else:  # a retrieval-only sample: does each chunk answer the question?
             target, kind = "", "question"
-        if self.options["verdicts"] == "json":
-            flags = chunk_flags(ctx, sample.question, target, kind, sample.contexts)
-            chunks = [{"rank": k, "relevant": f} for k, f in enumerate(flags, 1)]
-            weights: list[float] = [float(f) for f in flags]
-        else:
-            weights = chunk_probabilities(ctx, sample.question, target, kind, sample.contexts)
-            chunks = [{"rank": k, "relevant": p >= 0.5, "p_relevant": round(p, 4)} for k, p in enumerate(weights, 1)]
+        verdicts = self.verdicts
+        weights = verdicts.relevance(ctx, sample.question, target, kind, sample.contexts)
+        chunks = [{"rank": k, "relevant": p >= YES, **({"p_relevant": round(p, 4)} if verdicts.graded else {})}
+                  for k, p in enumerate(weights, 1)]
         return MetricResult.of(
             average_precision(weights),
             judged_against=kind.split()[0],
-            verdicts=self.options["verdicts"],
+            verdicts=verdicts.name,
             chunks=chunks,
             fraction_relevant=sum(weights) / len(weights),
         )

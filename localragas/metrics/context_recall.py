@@ -4,10 +4,11 @@ from typing import Any
 
 from ..asking import claims_of
 from ..errors import ConfigError
-from ..schema import MetricResult, Sample
+from ..schema import MetricResult
 from ..sentences import sentences
 from ..scoring import Scoring
-from .base import DEFAULT_VERDICTS, WithVerdicts, register, support_result
+from ..asking.verdicts import DEFAULT_VERDICTS
+from .base import WithVerdicts, register, support_result
 
 # How the reference is cut into the statements attributed to the contexts.
 STATEMENT_MODES = {
@@ -25,6 +26,7 @@ class ContextRecall(WithVerdicts):
     problem = "retrieval misses information the answer needs"
     options = {"verdicts": DEFAULT_VERDICTS, "statements": DEFAULT_STATEMENTS}
     verdict_prompts = ("verify_statement", "verify_statements")
+    thresholds = {"probability": 0.50, "json": 0.70}
 
     @property
     def other_prompts(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -49,7 +51,7 @@ class ContextRecall(WithVerdicts):
         if not statements:
             return MetricResult.unscored_because("no_claims", note="the reference holds no factual statement")
         note = {} if sample.contexts else {"note": "no contexts: no statement can be attributed"}
-        return support_result(ctx, statements, sample.contexts, self.options["verdicts"],
+        return support_result(ctx, statements, sample.contexts, self.verdicts,
                               ("statements", "statement", "attributed"), **note)
 
 

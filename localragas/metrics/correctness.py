@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ConfigError
-from ..schema import MetricResult, Sample
+from ..schema import MetricResult
 from ..scoring import Scoring
 from .base import Metric, register
 from .semantic_similarity import similarity

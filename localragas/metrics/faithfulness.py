@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from ..schema import MetricResult, Sample
+from ..schema import MetricResult
 from ..asking import claims_of
 from ..scoring import Scoring
 from .base import WithVerdicts, register, support_result
@@ -14,6 +14,7 @@ class Faithfulness(WithVerdicts):
     problem = "answers state things the retrieved contexts do not support (hallucination risk)"
     other_prompts = ("extract_claims",)
     verdict_prompts = ("verify_statement", "verify_statements")
+    thresholds = {"probability": 0.50, "json": 0.80}
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
@@ -21,7 +22,7 @@ class Faithfulness(WithVerdicts):
         if not claims:
             return MetricResult.unscored_because("no_claims")
         note = {} if sample.contexts else {"note": "no contexts: no claim can be supported"}
-        return support_result(ctx, claims, sample.contexts, self.options["verdicts"],
+        return support_result(ctx, claims, sample.contexts, self.verdicts,
                               ("claims", "claim", "supported"), **note)
 
 

@@ -9,7 +9,7 @@ Both modes share the same judge calls (one pass per sample).
 """
 from __future__ import annotations
 
-from ..schema import MetricResult, Sample
+from ..schema import MetricResult
 from ..scoring import Scoring
 from .base import Metric, register
 from .shared import answer_claims, answer_claims_in_reference, claims_in_context, reference_claims

@@ -3,8 +3,15 @@ reference's claims, and each side's claims checked against the other text. Used 
 correctness and noise sensitivity, with the one claims prompt and the one verification prompt."""
 from __future__ import annotations
 
-from ..asking import check_items, claims_of
+from ..asking import claims_of
+from ..asking.verdicts import VERDICTS, YES
 from ..scoring import Scoring
+
+JSON = VERDICTS["json"]  # the claim checks of factual correctness and noise sensitivity: yes/no verdicts, as ragas
+
+
+def _supported(ctx: Scoring, claims: list[str], text: str) -> list[bool]:
+    return [p >= YES for p in JSON.support(ctx, claims, [text])]
 
 
 def answer_claims(ctx: Scoring) -> list[str]:
@@ -25,17 +32,17 @@ def reference_claims(ctx: Scoring) -> list[str]:
 def answer_claims_in_reference(ctx: Scoring) -> list[bool]:
     """For each answer claim: does the reference support it? (correct claims; TP / FP)"""
     claims = answer_claims(ctx)
-    return ctx.once("answer_claims_in_reference", lambda: check_items(ctx, claims, [ctx.sample.reference or ""]))
+    return ctx.once("answer_claims_in_reference", lambda: _supported(ctx, claims, ctx.sample.reference or ""))
 
 
 def reference_claims_in_answer(ctx: Scoring) -> list[bool]:
     """For each reference claim: does the answer support it? (FN: those it does not)"""
     claims = reference_claims(ctx)
-    return ctx.once("reference_claims_in_answer", lambda: check_items(ctx, claims, [ctx.sample.answer]))
+    return ctx.once("reference_claims_in_answer", lambda: _supported(ctx, claims, ctx.sample.answer))
 
 
 def claims_in_context(ctx: Scoring, side: str, rank: int) -> list[bool]:
     """For each claim of `side` ('answer' or 'reference'): does retrieved context number `rank` (1-based) support it?"""
     claims = answer_claims(ctx) if side == "answer" else reference_claims(ctx)
     context = ctx.sample.contexts[rank - 1]
-    return ctx.once(f"{side}_claims_in_context_{rank}", lambda: check_items(ctx, claims, [context]))
+    return ctx.once(f"{side}_claims_in_context_{rank}", lambda: _supported(ctx, claims, context))

@@ -73,8 +73,8 @@ def test_yes_no_is_cached_like_any_reply_and_counted(tmp_path):
     judge = FakeJudge([p(0.25)])
     judge.cache = JudgeCache(tmp_path)
     prompt = verify_statement("Acme offers Archive.", CONTEXTS)
-    assert judge.generate(prompt, YesNo).p_yes == 0.25
-    assert judge.generate(prompt, YesNo).p_yes == 0.25  # the queue is empty: this one came from the cache
+    assert judge.p_yes(prompt) == 0.25
+    assert judge.p_yes(prompt) == 0.25  # the queue is empty: this one came from the cache
     assert (judge.stats.calls, judge.stats.cache_hits, judge.stats.failed_calls) == (1, 1, 0)
     assert [c.output for c in judge.calls] == [YesNo]
     judge.close()
@@ -86,7 +86,7 @@ def test_a_backend_without_token_probabilities_says_so_and_names_the_option():
 
     judge = NoProbabilities()
     with pytest.raises(JudgeError, match=r"cannot give token probabilities.*METRIC.verdicts=json"):
-        judge.generate(verify_statement("x", CONTEXTS), YesNo)
+        judge.p_yes(verify_statement("x", CONTEXTS))
     assert judge.stats.failed_calls == 1
 
 

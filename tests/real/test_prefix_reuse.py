@@ -32,7 +32,7 @@ def fresh_smol():
 def test_a_sample_with_four_claims_evaluates_its_contexts_once(fresh_smol):
     judge = fresh_smol()
     for claim in CLAIMS:
-        judge.generate(verify_statement(claim, CONTEXTS), YesNo)
+        judge.p_yes(verify_statement(claim, CONTEXTS))
     calls = judge.log.records
     steps = judge._prefix_steps().steps
     shared = sum(len(s) for s in steps.segments(verify_statement(CLAIMS[0], CONTEXTS))[:-1])
@@ -45,10 +45,10 @@ def test_a_sample_with_four_claims_evaluates_its_contexts_once(fresh_smol):
 
 def test_p_yes_does_not_depend_on_the_order_or_on_a_restored_prefix(fresh_smol):
     forward, backward = fresh_smol(), fresh_smol()
-    a = {c: forward.generate(verify_statement(c, CONTEXTS), YesNo).p_yes for c in CLAIMS}
+    a = {c: forward.p_yes(verify_statement(c, CONTEXTS)) for c in CLAIMS}
     for c in reversed(CLAIMS):  # other calls in between: the prefix is restored from a saved state
         backward.generate(extract_claims("Acme offers three tiers.", "Which tiers?"), Claims)
-        assert backward.generate(verify_statement(c, CONTEXTS), YesNo).p_yes == a[c]
+        assert backward.p_yes(verify_statement(c, CONTEXTS)) == a[c]
     whole = fresh_smol()
     for c in CLAIMS:  # the prompt evaluated whole, from an empty context, as llama-cpp-python's chat handler does
         whole._whole(verify_statement(c, CONTEXTS))

@@ -78,7 +78,7 @@ def test_generate_many_batches_prompts_of_different_lengths(tf_judge):
 def test_graded_verdict_from_the_next_token_logits(tf_judge):
     """verdicts=probability through transformers: one forward pass, P(yes) against P(no); the same on a rerun."""
     prompt = verify_statement("The Eiffel Tower is in Paris.", ["The Eiffel Tower is a tower in Paris, France."])
-    a = tf_judge.generate(prompt, YesNo)
-    b = tf_judge.generate(prompt, YesNo)
+    a = YesNo.model_validate_json(tf_judge._yes_no(prompt).text)  # the backend's reply behind Judge.p_yes
+    b = YesNo.model_validate_json(tf_judge._yes_no(prompt).text)
     assert 0.0 <= a.p_yes <= 1.0 and 0.0 < a.mass <= 1.0
     assert (a.p_yes, a.mass) == (b.p_yes, b.mass)
