@@ -44,7 +44,7 @@ class Scoring:
         return self.judge.generate(prompt, output, log=self.log)
 
     def p_yes(self, prompt: "Prompt") -> float:
-        """The judge's P(yes) for the yes/no question `prompt` (a graded verdict), recorded in this sample's call log."""
+        """The judge's P(yes) for the yes/no question `prompt` (a graded verdict), recorded in the sample's call log."""
         return self.judge.p_yes(prompt, log=self.log)
 
     def warn(self, message: str) -> None:

@@ -179,8 +179,8 @@ def test_mixed_sample_generated_questions_are_asked_in_the_questions_language():
     M["answer_relevancy"].score(Scoring(EN, judge, get_embedder("fake")))
     assert "Write the questions in" not in judge.calls[0].prompt.user  # one language: nothing added
     judge = FakeJudge()
-    M["answer_relevancy"].score(Scoring(mixed.model_copy(update={"question": "Who developed Java?", "answer": ZH.answer}),
-                                judge, get_embedder("fake")))
+    asked = mixed.model_copy(update={"question": "Who developed Java?", "answer": ZH.answer})
+    M["answer_relevancy"].score(Scoring(asked, judge, get_embedder("fake")))
     assert in_chinese(judge.calls[0].prompt) and "请用英语写这些问题。" in judge.calls[0].prompt.user
 
 

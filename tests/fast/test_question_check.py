@@ -56,7 +56,8 @@ def test_each_generated_question_is_checked_after_the_answer_which_is_the_shared
     assert [g["p_answered"] for g in rows] == [0.9, 0.8, 0.7] and all(g["answered"] for g in rows)
     assert r.evidence["questions"] == "checked"
     # answered questions keep their similarity: the score is the RAGAS way's
-    plain = RAGAS_WAY.score(Scoring(SAMPLE, FakeJudge([{"questions": GEN, "noncommittal": False}]), embedder(1.0, 0.6, 0.2)))
+    judge = FakeJudge([{"questions": GEN, "noncommittal": False}])
+    plain = RAGAS_WAY.score(Scoring(SAMPLE, judge, embedder(1.0, 0.6, 0.2)))
     assert math.isclose(r.value, (1.0 + 0.6 + 0.2) / 3, abs_tol=1e-6) and r.value == plain.value
 
 

@@ -15,7 +15,8 @@ EN = Sample(id="en", question="Who developed Java?", contexts=["Java was develop
             answer="Java was developed by Sun Microsystems. It was released in 1995.",
             reference="Sun Microsystems developed Java. It was released in 1995.")
 ZH = Sample(id="zh", question="Java由谁开发？", contexts=["Java最初由Sun公司于1995年开发。"],
-            answer="Java由Sun公司开发。它于1995年发布。", reference="Java是Sun公司开发的。它于1995年发布。")
+            answer="Java由Sun公司开发。它于1995年发布。",
+            reference="Java是Sun公司开发的。它于1995年发布。")
 NAMES = ["faithfulness", "answer_relevancy", "context_precision", "context_recall", "context_entity_recall",
          "noise_sensitivity_relevant", "factual_correctness", "answer_correctness", "context_relevance"]
 

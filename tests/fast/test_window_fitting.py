@@ -145,7 +145,8 @@ def verbatim(prompt, output):
 def test_every_claim_of_a_long_answer_is_judged():
     answer = " ".join(FACTS[:60])
     judge = FakeJudge(responder=verbatim, n_ctx=N_CTX)
-    r = FAITH.score(Scoring(sample(answer=answer, contexts=["Station 3 measured 9 millimetres of rain in March."]), judge, None))
+    s = sample(answer=answer, contexts=["Station 3 measured 9 millimetres of rain in March."])
+    r = FAITH.score(Scoring(s, judge, None))
     assert_every_call_fits(judge)
     claims = [c["claim"] for c in r.evidence["claims"]]
     assert claims == FACTS[:60]  # 60 claims (beyond one reply's 16), all judged, none dropped
@@ -212,7 +213,8 @@ def test_answer_relevancy_truncates_an_answer_too_long_for_the_window():
 
 def test_a_huge_question_is_truncated_for_claim_extraction():
     judge = FakeJudge(n_ctx=N_CTX)
-    r = FAITH.score(Scoring(sample(question=LONG_CONTEXT + "?", contexts=["Station 7 measured 21 millimetres."]), judge, None))
+    s = sample(question=LONG_CONTEXT + "?", contexts=["Station 7 measured 21 millimetres."])
+    r = FAITH.score(Scoring(s, judge, None))
     assert_every_call_fits(judge)
     assert "the question was truncated to fit the judge's context window (n_ctx=1024) for extracting the answer's " \
            "claims" in r.evidence["warnings"]
