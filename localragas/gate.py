@@ -8,32 +8,16 @@ from .errors import ConfigError
 from .key_values import split_item
 from .schema import Gate, GateResult, MetricErrors, MetricSummary
 
-DEFAULT_THRESHOLDS: dict[str, float] = {
-    "faithfulness": 0.80,
-    "answer_relevancy": 0.75,
-    "context_recall": 0.70,
-    "context_precision": 0.65,
-}
-# With graded verdicts (verdicts=probability, the default for these three) a score is a mean of the judge's P(yes),
-# which runs well below a share of yes/no verdicts (a 1.5B judge gives 0.3-0.9 to claims the context states). 0.5:
-# the judge leans "yes" on average. Not fitted to any data; `localragas calibrate` suggests a threshold for a judge
-# and labelled data (docs/accuracy.md).
-GRADED_THRESHOLDS: dict[str, float] = {
-    "faithfulness": 0.50,
-    "context_recall": 0.50,
-    "context_precision": 0.50,
-}
+# Each metric declares its default threshold (`Metric.threshold`), by verdicts mode where it has one (the article's
+# 0.80 / 0.70 / 0.65 for yes/no verdicts; 0.50 for graded ones). A graded score is a mean of the judge's P(yes), which
+# runs well below a share of yes/no verdicts (a 1.5B judge gives 0.3-0.9 to claims the context states). 0.5: the
+# judge leans "yes" on average. Not fitted to any data; `localragas calibrate` suggests a threshold for a judge and
+# labelled data (docs/accuracy.md).
 
 
 def default_thresholds(metrics: Iterable[Any]) -> dict[str, float]:
     """The default gate threshold of each metric that has one, by its configuration (graded verdicts: their own)."""
-    out: dict[str, float] = {}
-    for m in metrics:
-        graded = (getattr(m, "options", None) or {}).get("verdicts") == "probability"
-        table = GRADED_THRESHOLDS if graded and m.name in GRADED_THRESHOLDS else DEFAULT_THRESHOLDS
-        if m.name in table:
-            out[m.name] = table[m.name]
-    return out
+    return {m.name: m.threshold for m in metrics if getattr(m, "threshold", None) is not None}
 
 
 def threshold_text(t: float) -> str:

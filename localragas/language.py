@@ -9,16 +9,12 @@
   unless the language was given; and questions generated for answer relevancy are written in the question's
   language, so that they are compared with the question in one language.
 
-Metrics enter a sample's scope (`scope_for`) around `Metric.score`; prompt builders read it (`prompt_language`,
-`text_language`, `question_language`). Outside a scope (a prompt built directly) a prompt takes the language of
-its own text.
+A sample's scoring context (localragas.scoring) holds its Scope; the judge-call layer (localragas.asking) passes
+the language to each prompt builder (`lang=`). A prompt built without one takes the language of its own text.
 """
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -70,47 +66,13 @@ class Scope:
     forced: bool  # given (Sample.language / --language): claims and generated questions use it too
     question: str  # the question's language: questions generated for answer relevancy are written in it
 
+    def text_language(self, text: str) -> str:
+        """The language a text is split into claims or entities in: its own, unless the sample's language was given."""
+        return self.lang if self.forced else detect(text, default=self.lang)
+
 
 def scope_of(sample: "Sample") -> Scope:
     if sample.language:
         return Scope(sample.language, True, sample.language)
     question = detect(sample.question)
     return Scope(detect(sample.answer, default=question), False, question)
-
-
-_scope: ContextVar[Scope | None] = ContextVar("localragas_language", default=None)
-
-
-@contextmanager
-def scope_for(sample: "Sample") -> Iterator[Scope]:
-    """Within this block, prompts are written in the sample's language(s)."""
-    scope = scope_of(sample)
-    token = _scope.set(scope)
-    try:
-        yield scope
-    finally:
-        _scope.reset(token)
-
-
-def current() -> Scope | None:
-    return _scope.get()
-
-
-def prompt_language(*texts: str) -> str:
-    """The language of a prompt's instructions: the sample's, else that of the prompt's own texts."""
-    scope = _scope.get()
-    return scope.lang if scope else detect(" ".join(texts))
-
-
-def text_language(text: str) -> str:
-    """The language a text is split into claims or entities in: its own, unless the sample's language was given."""
-    scope = _scope.get()
-    if scope and scope.forced:
-        return scope.lang
-    return detect(text, default=scope.lang if scope else "en")
-
-
-def question_language(fallback: str) -> str:
-    """The language of the sample's question (generated questions are written in it)."""
-    scope = _scope.get()
-    return scope.question if scope else fallback

@@ -138,7 +138,7 @@ class YesNo(Output):
     """A graded verdict: how the judge's probability for its first reply word splits between "yes" and "no".
 
     Not a schema the judge is constrained to: the judge is asked a yes/no question and its next-token distribution
-    is read (Judge.generate(prompt, YesNo), see judges/yes_no.py). `p_yes` = P(yes) / (P(yes) + P(no)); `mass` =
+    is read (Judge.p_yes(prompt), see judges/yes_no.py). `p_yes` = P(yes) / (P(yes) + P(no)); `mass` =
     P(yes) + P(no) among the top tokens, how much of the judge's probability went to either word at all."""
 
     p_yes: float = Field(ge=0.0, le=1.0)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import __version__, paths
-from .budget import check_window
+from .asking import check_window
 from .checkpoint import Checkpoint, sample_hash
 from .embeddings import CachedEmbedder, Embedder, get_embedder
 from .errors import CacheError, ConfigError, JudgeError, MissingDependencyError, ModelLoadError
@@ -24,6 +24,7 @@ from .judges.cache import JudgeCache
 from .language import check_language
 from .metrics import Metric, all_metrics, get_metrics
 from .progress import progress_for
+from .scoring import Scoring
 from .schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow, calls_by_prompt
 from .stats import by_category, ci_settings, summarise
 
@@ -33,11 +34,11 @@ log = logging.getLogger("localragas")
 def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: Embedder | None) -> SampleResult:
     """All metrics on one sample. A failing metric becomes unscored with its reason; the others go on."""
     started = time.perf_counter()
-    judge.begin_sample()  # this thread's call log and counters: safe when samples are scored in parallel
+    ctx = Scoring(sample, judge, embedder)  # its own languages, shared work and call log: safe in parallel
     out = SampleResult(id=sample.id, category=sample.category)
     for m in metrics:
         try:
-            out.metrics[m.name] = m.score(sample, judge, embedder)
+            out.metrics[m.name] = m.score(ctx)
         except JudgeError as e:
             out.metrics[m.name] = MetricResult.unscored_because(f"judge_error: {e}")
         except (ConfigError, MissingDependencyError, ModelLoadError, CacheError):
@@ -46,9 +47,9 @@ def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: 
             log.debug("metric %s failed on %s:\n%s", m.name, sample.id, traceback.format_exc())
             out.metrics[m.name] = MetricResult.unscored_because(f"error: {type(e).__name__}: {e}")
     out.seconds = round(time.perf_counter() - started, 3)
-    out.judge = {k: round(v, 3) for k, v in judge.sample_counters().items()}
+    out.judge = {k: round(v, 3) for k, v in ctx.log.stats.counters().items()}
     out.judge_calls = int(out.judge["calls"])
-    out.calls_by_prompt = calls_by_prompt(judge.call_log)
+    out.calls_by_prompt = calls_by_prompt(ctx.log.records)
     return out
 
 

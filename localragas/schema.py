@@ -154,7 +154,7 @@ _PER_CALL = {"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0, "se
 
 
 def calls_by_prompt(log: Iterable[dict[str, Any]]) -> dict[str, dict[str, int | float]]:
-    """A sample's judge calls (Judge.call_log records) summed per prompt family, in the order first asked: `calls`
+    """A sample's judge calls (CallLog records) summed per prompt family, in the order first asked: `calls`
     that ran the model, `cache_hits`, prompt / completion / cached tokens, seconds. As many entries as families,
     however many calls: a large run does not hold a record of every call."""
     out: dict[str, dict[str, int | float]] = {}

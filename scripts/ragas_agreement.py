@@ -86,8 +86,8 @@ from localragas.agreement import (  # noqa: E402
 )
 from localragas.calibration import Calibration, CalibrationRun, LabelledRow, RowOutcome, load_labelled, take  # noqa: E402
 from localragas.errors import ConfigError  # noqa: E402
-from localragas.gate import DEFAULT_THRESHOLDS  # noqa: E402
 from localragas.key_values import split_item  # noqa: E402
+from localragas.metrics import all_metrics  # noqa: E402
 from localragas.report.markdown import cell  # noqa: E402
 from localragas.stats import CI_LEVEL, RESAMPLES, SEED, reason_kind  # noqa: E402
 
@@ -254,6 +254,14 @@ def outcome(job: Job, record: dict | None) -> tuple[float | None, str | None]:
 # ------------------------------------------------------------------------------------------------------ agreement
 
 
+def json_threshold(metric: str) -> float | None:
+    """localragas's default gate threshold of a metric, on the scale of yes/no verdicts (ragas's)."""
+    m = all_metrics().get(metric)
+    if m is None:
+        return None
+    return (m.with_options(verdicts="json") if "verdicts" in m.options else m).threshold
+
+
 def agreement_of(kind: str, per_row: list[RowOutcome], threshold: float | None, level: float = CI_LEVEL,
                  resamples: int = RESAMPLES, seed: int = SEED) -> Agreement:
     """As localragas.calibration._calibration: unscored rows have score None."""
@@ -285,7 +293,7 @@ def ragas_calibrations(file: str, jobs: list[Job], records: dict[tuple[str, str]
                 recorded += 1
                 seconds += float(record.get("seconds") or 0.0)
                 calls += int(record.get("calls") or 0)
-        agreement = agreement_of(kind, per_row, DEFAULT_THRESHOLDS.get(metric), **ci)
+        agreement = agreement_of(kind, per_row, json_threshold(metric), **ci)
         used = Counter(j.variant for j in group)
         notes = [f"ragas {VARIANTS[v][0]}: {n} of {len(group)} rows" + (f" ({WHY_VARIANT[v]})" if v in WHY_VARIANT
                                                                           else "") for v, n in used.items()]

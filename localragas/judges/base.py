@@ -4,6 +4,7 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -50,13 +51,22 @@ class JudgeStats:
         return {k: v for k, v in self.__dict__.items() if isinstance(v, (int, float))}
 
 
+@dataclass
+class CallLog:
+    """The calls asked for one sample (its scoring context's log, localragas.scoring): a record per call, for the
+    sample's calls_by_prompt, and the sample's share of the counters."""
+
+    records: list[dict] = field(default_factory=list)
+    stats: JudgeStats = field(default_factory=JudgeStats)
+
+
 class Judge(ABC):
     """A local model that answers a Prompt with an instance of a pydantic Output model.
 
     generate() may be called from several threads at once (`evaluate(concurrency=N)`): the run totals in `stats`
-    are updated under a lock, and each thread keeps its own call log and counters for the sample it is scoring
-    (`begin_sample()`, `call_log`, `sample_counters()`). A backend whose `_complete` is not thread-safe sets
-    `max_concurrency = 1`; the runner then scores one sample at a time.
+    are updated under a lock, and each call is also recorded in the CallLog it is given (the scoring context's of
+    the sample it is asked for), else in the judge's own `log` (calls made directly). A backend whose `_complete` is
+    not thread-safe sets `max_concurrency = 1`; the runner then scores one sample at a time.
     """
 
     name: str = "judge"
@@ -68,40 +78,18 @@ class Judge(ABC):
         self.stats = JudgeStats()  # run totals, all threads
         self.cache: JudgeCache | None = None
         self._lock = threading.Lock()
-        self._local = threading.local()
+        self.log = CallLog()  # calls asked without a log of their own (directly, not for a scored sample)
 
     def count_tokens(self, text: str) -> int:
         """Tokens `text` takes in a prompt: the judge's tokenizer when it has one; here an estimate, 1 per 3 characters.
 
-        Used by localragas.budget to fit prompts into `n_ctx`, and only for prompts whose UTF-8 size exceeds it.
+        Used by localragas.asking to fit prompts into `n_ctx`, and only for prompts whose UTF-8 size exceeds it.
         """
         return -(-len(text) // 3)
 
-    # --- per-thread record of the sample being scored ----------------------------------------------------------
-
-    @property
-    def call_log(self) -> list[dict]:
-        """This thread's calls since its last begin_sample(): one record per generate(), for the sample's result."""
-        if not hasattr(self._local, "log"):
-            self.begin_sample()
-        return self._local.log
-
-    def begin_sample(self) -> None:
-        """Start this thread's call log and counters afresh (the runner calls it before each sample)."""
-        self._local.log = []
-        self._local.stats = JudgeStats()
-
-    def sample_counters(self) -> dict[str, float]:
-        """This thread's counters since its last begin_sample() (calls, cache hits, tokens, seconds…)."""
-        if not hasattr(self._local, "stats"):
-            self.begin_sample()
-        return self._local.stats.counters()
-
-    def _count(self, **deltas: float) -> None:
-        """Add to the run totals (under the lock) and to this thread's sample counters."""
-        if not hasattr(self._local, "stats"):
-            self.begin_sample()
-        mine = self._local.stats
+    def _count(self, log: CallLog, **deltas: float) -> None:
+        """Add to the run totals (under the lock) and to the log's counters."""
+        mine = log.stats
         with self._lock:
             for k, v in deltas.items():
                 setattr(self.stats, k, getattr(self.stats, k) + v)
@@ -118,11 +106,19 @@ class Judge(ABC):
         raise JudgeError(f"the {self.name} judge cannot give token probabilities for graded verdicts; "
                          "use --metric-option METRIC.verdicts=json")
 
-    def generate(self, prompt: Prompt, output: type[T]) -> T:
-        """Ask the judge; return a validated `output`. Raises JudgeError (never returns a guess).
+    def generate(self, prompt: Prompt, output: type[T], log: CallLog | None = None) -> T:
+        """Ask the judge, its decoding constrained to `output`'s JSON schema; return a validated `output`. Raises
+        JudgeError (never returns a guess). The call is recorded in `log` (default: the judge's own)."""
+        return self._ask(prompt, output, log, lambda: self._complete(prompt, json_schema(output), output))
 
-        With output=YesNo the judge is not constrained to a schema: its next-token probabilities for "yes" and "no"
-        are read (`_yes_no`), cached like any reply."""
+    def p_yes(self, prompt: Prompt, log: CallLog | None = None) -> float:
+        """A graded verdict: P(yes) / (P(yes) + P(no)) of the judge's next token after `prompt`, a yes/no question
+        (`_yes_no`, judges/yes_no.py: no token is generated). Cached like any reply (as a YesNo); recorded in `log`."""
+        return self._ask(prompt, YesNo, log, lambda: self._yes_no(prompt)).p_yes
+
+    def _ask(self, prompt: Prompt, output: type[T], log: CallLog | None, run: Callable[[], Completion]) -> T:
+        """The cache, else run(): counted, recorded, validated as `output`, cached."""
+        log = self.log if log is None else log
         key = cache_key(self.fingerprint, schema_text(output), prompt) if self.cache is not None else ""
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             try:
@@ -130,42 +126,42 @@ class Judge(ABC):
             except ValidationError:
                 pass  # a stale entry (schema class renamed, same text): ask the model again
             else:
-                self._count(cache_hits=1)
-                self.call_log.append({"prompt": prompt.name, "cache_hit": True, "prompt_tokens": hit[1],
-                                      "completion_tokens": hit[2], "cached_tokens": 0, "seconds": 0.0})
+                self._count(log, cache_hits=1)
+                log.records.append({"prompt": prompt.name, "cache_hit": True, "prompt_tokens": hit[1],
+                                    "completion_tokens": hit[2], "cached_tokens": 0, "seconds": 0.0})
                 return result
         started = time.perf_counter()
-        self._count(calls=1)
+        self._count(log, calls=1)
         try:
-            done = self._yes_no(prompt) if output is YesNo else self._complete(prompt, json_schema(output), output)
+            done = run()
         except JudgeError as e:
-            self._fail(str(e))
+            self._fail(log, str(e))
             raise
         finally:
             seconds = time.perf_counter() - started
-            self._count(seconds=seconds)
-        self._count(prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
+            self._count(log, seconds=seconds)
+        self._count(log, prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
                     cached_tokens=done.cached_tokens)
-        self.call_log.append({"prompt": prompt.name, "cache_hit": False, "prompt_tokens": done.prompt_tokens,
-                              "completion_tokens": done.completion_tokens, "cached_tokens": done.cached_tokens,
-                              "seconds": round(seconds, 3)})
+        log.records.append({"prompt": prompt.name, "cache_hit": False, "prompt_tokens": done.prompt_tokens,
+                            "completion_tokens": done.completion_tokens, "cached_tokens": done.cached_tokens,
+                            "seconds": round(seconds, 3)})
         if done.truncated:
-            self._fail(f"{prompt.name}: reply truncated at the token limit")
+            self._fail(log, f"{prompt.name}: reply truncated at the token limit")
             raise JudgeError(f"reply truncated at the token limit ({done.completion_tokens} tokens)")
         try:
             result = output.model_validate_json(done.text)
         except ValidationError as e:
-            self._count(parse_failures=1)
+            self._count(log, parse_failures=1)
             first = e.errors()[0]
             msg = f"reply did not match the {output.__name__} schema at {first['loc']}: {first['msg']}"
-            self._fail(f"{prompt.name}: {msg}")
+            self._fail(log, f"{prompt.name}: {msg}")
             raise JudgeError(msg) from None
         if self.cache is not None:
             self.cache.put(key, self.name, prompt.name, done.text, done.prompt_tokens, done.completion_tokens, seconds)
         return result
 
-    def _fail(self, message: str) -> None:
-        self._count(failed_calls=1)
+    def _fail(self, log: CallLog, message: str) -> None:
+        self._count(log, failed_calls=1)
         with self._lock:
             self.stats.errors.append(message)
 

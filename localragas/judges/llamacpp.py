@@ -91,7 +91,7 @@ class LlamaCppJudge(Judge):
 
     def count_tokens(self, text: str) -> int:
         """Exact, with the model's tokenizer (loads the model; only asked for prompts whose UTF-8 size exceeds the
-        window, see localragas.budget). special=True as in create_chat_completion, though content reaching here is
+        window, see localragas.asking). special=True as in create_chat_completion, though content reaching here is
         already neutralised (localragas.prompts.base)."""
         return len(self.llm.tokenize(text.encode("utf-8", "replace"), add_bos=False, special=True))
 

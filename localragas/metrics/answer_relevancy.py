@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..budget import answered_probabilities, questions_for
+from ..asking import answered_probabilities, questions_for
 from ..errors import ConfigError
-from ..schema import MetricResult, Sample
-from .base import Metric, register, with_warnings
+from ..schema import MetricResult
+from ..scoring import Scoring
+from .base import Metric, register
 
 # How the generated questions are had (the `questions` option).
 QUESTION_MODES = {
@@ -46,6 +47,7 @@ class AnswerRelevancy(Metric):
                   "own statements do not reply to counts 0)")
     problem = "answers drift off-topic or dodge the question"
     options = {"questions": DEFAULT_QUESTIONS}
+    threshold = 0.75
 
     @property
     def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -58,35 +60,36 @@ class AnswerRelevancy(Metric):
                               f"{options['questions']!r} ({valid})")
         return options
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+    def measure(self, ctx: Scoring) -> MetricResult:
+        sample = ctx.sample
+        embedder = ctx.embedder
         if embedder is None:
             raise ConfigError("answer_relevancy needs an embedder")
         if not sample.answer.strip():
             return MetricResult.of(0.0, noncommittal=True, note="empty answer")
-        warnings: list[str] = []
         checked = self.options["questions"] == "checked"
-        gen = questions_for(judge, sample.answer, warnings, checked=checked)
+        gen = questions_for(ctx, sample.answer, checked=checked)
         questions = [" ".join(q.split()) for q in gen.questions]
         sims = embedder.similarities(sample.question, questions)
         rows: list[dict[str, Any]] = [{"question": q, "similarity": round(s, 4)} for q, s in zip(questions, sims)]
         evidence = {"generated_questions": rows, "noncommittal": gen.noncommittal,
                     "questions": self.options["questions"]}
         if gen.noncommittal and not checked:
-            return with_warnings(MetricResult.of(0.0, **evidence), warnings)
+            return MetricResult.of(0.0, **evidence)
         if checked:
             # a flagged answer is also checked against the user's question: the same prefix, one call more
             asked = [*questions, " ".join(sample.question.split())] if gen.noncommittal else questions
-            checks = answered_probabilities(judge, sample.answer, asked, warnings)
+            checks = answered_probabilities(ctx, sample.answer, asked)
             probs = checks[:len(questions)]
             for row, p in zip(rows, probs):
                 row.update(answered=p >= 0.5, p_answered=round(p, 4))
             if gen.noncommittal:
                 evidence["p_answers_question"] = round(checks[-1], 4)
                 if checks[-1] < 0.5:
-                    return with_warnings(MetricResult.of(0.0, **evidence), warnings)
+                    return MetricResult.of(0.0, **evidence)
                 evidence.update(noncommittal=False, noncommittal_overruled=True)
             sims = [s if p >= 0.5 else min(s, 0.0) for s, p in zip(sims, probs)]
-        return with_warnings(MetricResult.of(min(1.0, max(0.0, sum(sims) / len(sims))), **evidence), warnings)
+        return MetricResult.of(min(1.0, max(0.0, sum(sims) / len(sims))), **evidence)
 
 
 register(AnswerRelevancy())

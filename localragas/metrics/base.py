@@ -2,18 +2,16 @@
 from __future__ import annotations
 
 import copy
-import functools
-import threading
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from .. import budget, language
+from ..asking.verdicts import DEFAULT_VERDICTS, VERDICTS, YES
 from ..errors import ConfigError
-from ..schema import MetricResult, Sample
+from ..schema import MetricResult
 
 if TYPE_CHECKING:
-    from ..embeddings import Embedder
-    from ..judges import Judge
+    from ..asking.verdicts import Verdicts
+    from ..scoring import Scoring
 
 
 class Metric(ABC):
@@ -26,29 +24,24 @@ class Metric(ABC):
     problem: str  # what a bad score means for the RAG system (gate messages)
     prompts: tuple[str, ...] = ()  # prompt families it asks the judge (checked against the judge's context window)
     options: dict[str, Any] = {}  # settings and their defaults; a configured copy: with_options(...)
+    threshold: float | None = None  # the default gate threshold (None: gated only when one is given)
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        """Each subclass's score() runs in its sample's language scope (localragas.language), and a scored result of
-        a judged metric records that language in its evidence."""
-        super().__init_subclass__(**kwargs)
-        fn = cls.__dict__.get("score")
-        if fn is None or getattr(fn, "_in_language_scope", False):
-            return
-
-        @functools.wraps(fn)
-        def score(self: "Metric", sample: Sample, judge: "Judge", embedder: "Embedder | None" = None) -> MetricResult:
-            with language.scope_for(sample) as scope:
-                result = fn(self, sample, judge, embedder)
-            if self.uses_judge and result.value is not None:
-                result.evidence.setdefault("language", scope.lang)
-            return result
-
-        score._in_language_scope = True  # type: ignore[attr-defined]
-        cls.score = score  # type: ignore[method-assign]
+    def score(self, ctx: "Scoring") -> MetricResult:
+        """Score the context's sample: measure() it; the splits and truncations that shaped the result (this metric's
+        warnings only) are listed in its evidence, and a scored result of a judged metric records the sample's
+        language."""
+        ctx.warnings = []
+        result = self.measure(ctx)
+        if ctx.warnings:
+            result.evidence["warnings"] = list(ctx.warnings)
+        if self.uses_judge and result.value is not None:
+            result.evidence.setdefault("language", ctx.language.lang)
+        return result
 
     @abstractmethod
-    def score(self, sample: Sample, judge: "Judge", embedder: "Embedder | None" = None) -> MetricResult:
-        """Score one sample; return MetricResult.unscored_because(reason) when it cannot be scored."""
+    def measure(self, ctx: "Scoring") -> MetricResult:
+        """Score ctx.sample (asking the judge through localragas.asking with ctx); return
+        MetricResult.unscored_because(reason) when it cannot be scored."""
 
     @property
     def direction(self) -> str:
@@ -69,52 +62,23 @@ class Metric(ABC):
         return configured
 
 
-def claims_of(judge: "Judge", text: str, question: str | None = None, warnings: list[str] | None = None,
-              what: str = "answer") -> list[str]:
-    """Atomic claims of a text, asked of the judge (faithfulness: the answer; context recall: the reference).
-
-    A long text is split into pieces, each asked separately (localragas.budget); each split is noted in `warnings`.
-    """
-    return budget.extract_all_claims(judge, text, question, [] if warnings is None else warnings, what)
-
-
-def supported(judge: "Judge", statements: list[str], contexts: list[str], warnings: list[str] | None = None) -> list[bool]:
-    """For each statement, do the contexts support it? No contexts: nothing is supported, no call.
-
-    One call, or several when the contexts and statements do not fit the judge's context window (localragas.budget).
-    """
-    if not contexts:
-        return [False] * len(statements)
-    return budget.judge_statements(judge, statements, contexts, [] if warnings is None else warnings)
-
-
-def graded_support(judge: "Judge", statements: list[str], contexts: list[str],
-                   warnings: list[str] | None = None) -> list[float]:
-    """For each statement, the judge's probability that the contexts support it (graded verdicts, one call per
-    statement: judges/yes_no.py). No contexts: 0 for each, no call."""
-    if not contexts:
-        return [0.0] * len(statements)
-    return budget.statement_probabilities(judge, statements, contexts, [] if warnings is None else warnings)
-
-
-# How a metric's yes/no verdicts are had (the `verdicts` option of faithfulness, context recall, context precision):
-VERDICT_MODES = {
-    "probability": "one item per call, scored P(yes) / (P(yes) + P(no)) from the judge's next-token probabilities "
-                   "(graded; the default: closer to human labels, docs/accuracy.md)",
-    "json": "all items in one call, a constrained-JSON yes/no each (the RAGAS way)",
-}
-
-
-DEFAULT_VERDICTS = "probability"
-
-
 class WithVerdicts(Metric):
-    """A metric with the `verdicts` option (faithfulness, context recall, context precision): the option checked,
-    and the prompts its mode asks (for the judge's window check)."""
+    """A metric with the `verdicts` option (faithfulness, context recall, context precision; asking.verdicts): the
+    option checked, the verdict strategy it chooses, the prompts its mode asks (for the judge's window check), and the
+    default gate threshold of each mode."""
 
     options = {"verdicts": DEFAULT_VERDICTS}
     other_prompts: tuple[str, ...] = ()  # asked in either mode
     verdict_prompts: tuple[str, str]  # (graded, json)
+    thresholds: dict[str, float]  # the default gate threshold per verdicts mode (graded P(yes) runs lower)
+
+    @property
+    def verdicts(self) -> "Verdicts":
+        return VERDICTS[self.options["verdicts"]]
+
+    @property
+    def threshold(self) -> float | None:  # type: ignore[override]
+        return self.thresholds.get(self.options["verdicts"])
 
     @property
     def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -123,54 +87,24 @@ class WithVerdicts(Metric):
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         mode = options["verdicts"]
-        if mode not in VERDICT_MODES:
-            valid = "; ".join(f"{k}: {v}" for k, v in VERDICT_MODES.items())
-            raise ConfigError(f"{self.name}: verdicts must be one of {', '.join(VERDICT_MODES)}, got {mode!r} "
+        if mode not in VERDICTS:
+            valid = "; ".join(f"{k}: {v.description}" for k, v in VERDICTS.items())
+            raise ConfigError(f"{self.name}: verdicts must be one of {', '.join(VERDICTS)}, got {mode!r} "
                               f"({valid})")
         return {**options, "verdicts": mode}
 
 
-def support_result(judge: "Judge", items: list[str], contexts: list[str], mode: str, warnings: list[str],
+def support_result(ctx: "Scoring", items: list[str], contexts: list[str], verdicts: "Verdicts",
                    key: tuple[str, str, str], **evidence: Any) -> MetricResult:
     """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the
-    metric's `verdicts` mode: graded, the mean P(yes); json, supported / total. key = (evidence list name, item name,
-    flag name), e.g. ("claims", "claim", "supported"); a graded item also carries its P(yes) as "p_<flag name>"."""
+    metric's verdict strategy: the mean verdict (graded: the mean P(yes); json: supported / total). key = (evidence
+    list name, item name, flag name), e.g. ("claims", "claim", "supported"); a graded item also carries its P(yes)
+    as "p_<flag name>"."""
     plural, name, flag = key
-    if mode == "json":
-        flags = supported(judge, items, contexts, warnings)
-        rows = [{name: t, flag: f} for t, f in zip(items, flags)]
-        value = sum(flags) / len(flags)
-    else:
-        probs = graded_support(judge, items, contexts, warnings)
-        rows = [{name: t, flag: p >= 0.5, f"p_{flag}": round(p, 4)} for t, p in zip(items, probs)]
-        value = sum(probs) / len(probs)
-    return with_warnings(MetricResult.of(value, verdicts=mode, **{plural: rows}, **evidence), warnings)
-
-
-def with_warnings(result: MetricResult, warnings: list[str]) -> MetricResult:
-    """The result with the splits and truncations that shaped it listed in its evidence (`warnings`)."""
-    if warnings:
-        result.evidence["warnings"] = list(warnings)
-    return result
-
-
-class _SampleMemo(threading.local):
-    judge: object = None
-    key: str = ""
-    data: dict[str, Any]
-
-
-_memo = _SampleMemo()
-
-
-def sample_memo(sample: Sample, judge: "Judge") -> dict[str, Any]:
-    """A scratch dict shared by the metrics scoring one sample with one judge, in this thread: work that several
-    metrics need (noise sensitivity's two modes, the claim checks of factual and answer correctness) is done once.
-    Scoring another sample or with another judge starts an empty one."""
-    key = sample.model_dump_json()
-    if _memo.judge is not judge or _memo.key != key:
-        _memo.judge, _memo.key, _memo.data = judge, key, {}
-    return _memo.data
+    got = verdicts.support(ctx, items, contexts)
+    rows = [{name: t, flag: p >= YES, **({f"p_{flag}": round(p, 4)} if verdicts.graded else {})}
+            for t, p in zip(items, got)]
+    return MetricResult.of(sum(got) / len(got), verdicts=verdicts.name, **{plural: rows}, **evidence)
 
 
 _REGISTRY: dict[str, Metric] = {}

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 
-from .. import budget
-from ..outputs import Entities
-from ..prompts import entities_in_contexts, extract_entities
-from ..schema import MetricResult, Sample
-from .base import Metric, register, with_warnings
+from ..asking import check_items, entities_of
+from ..prompts import entities_in_contexts
+from ..schema import MetricResult
+from ..scoring import Scoring
+from .base import Metric, register
 
 
 def _norm(text: str) -> str:
@@ -30,19 +30,6 @@ def written_in(entity: str, text: str) -> bool:
     return re.search(left + re.escape(e) + right, text) is not None
 
 
-def reference_entities(judge, reference: str, warnings: list[str]) -> list[str]:
-    """The reference's entities; a long reference is asked piece by piece (as claims are)."""
-    pieces = budget.split_text(reference, budget.CLAIM_PIECE_CHARS)
-    if len(pieces) > 1:
-        warnings.append(f"the reference ({len(reference)} characters) was split into {len(pieces)} pieces for entity "
-                        "extraction; entities were extracted from every piece")
-    seen: dict[str, str] = {}
-    for piece in pieces:
-        for e in judge.generate(extract_entities(piece), Entities).cleaned():
-            seen.setdefault(e.casefold(), e)
-    return list(seen.values())
-
-
 class ContextEntityRecall(Metric):
     name = "context_entity_recall"
     needs = ("reference", "contexts")
@@ -50,26 +37,25 @@ class ContextEntityRecall(Metric):
     definition = "share of the reference answer's named entities that the retrieved contexts mention"
     problem = "retrieval misses entities (names, dates, numbers) the reference answer needs"
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+    def measure(self, ctx: Scoring) -> MetricResult:
+        sample = ctx.sample
         if not sample.reference:
             return MetricResult.unscored_because("no_reference")
-        warnings: list[str] = []
-        entities = reference_entities(judge, sample.reference, warnings)
+        entities = entities_of(ctx, sample.reference)
         if not entities:
-            return with_warnings(MetricResult.unscored_because(
-                "no_entities", note="the reference names no entity"), warnings)
+            return MetricResult.unscored_because(
+                "no_entities", note="the reference names no entity")
         if not sample.contexts:
             rows = [{"entity": e, "in_contexts": False, "how": "no contexts"} for e in entities]
-            return with_warnings(MetricResult.of(0.0, entities=rows, note="no contexts: no entity can be found"),
-                                 warnings)
+            return MetricResult.of(0.0, entities=rows, note="no contexts: no entity can be found")
         joined = _norm("\n".join(sample.contexts))
         verbatim = [written_in(e, joined) for e in entities]
         ask = [e for e, v in zip(entities, verbatim) if not v]
-        answers = iter(budget.judge_statements(judge, ask, sample.contexts, warnings, prompt=entities_in_contexts)
+        answers = iter(check_items(ctx, ask, sample.contexts, prompt=entities_in_contexts)
                        if ask else [])
         rows = [{"entity": e, "in_contexts": True, "how": "verbatim"} if v else
                 {"entity": e, "in_contexts": next(answers), "how": "judge"} for e, v in zip(entities, verbatim)]
-        return with_warnings(MetricResult.fraction([r["in_contexts"] for r in rows], entities=rows), warnings)
+        return MetricResult.fraction([r["in_contexts"] for r in rows], entities=rows)
 
 
 register(ContextEntityRecall())

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
-from ..budget import chunk_probabilities, judge_chunk_relevance
-from ..schema import MetricResult, Sample
-from .base import WithVerdicts, register, with_warnings
+from ..asking.verdicts import YES
+from ..schema import MetricResult
+from ..scoring import Scoring
+from .base import WithVerdicts, register
 
 
 def average_precision(relevant: list[bool] | list[float]) -> float:
@@ -28,8 +29,10 @@ class ContextPrecision(WithVerdicts):
                   "by the judge's P(yes))")
     problem = "retrieval returns noise: irrelevant chunks, or relevant ones ranked low"
     verdict_prompts = ("judge_chunk", "judge_chunks")
+    thresholds = {"probability": 0.50, "json": 0.65}
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+    def measure(self, ctx: Scoring) -> MetricResult:
+        sample = ctx.sample
         if not sample.contexts:
             return MetricResult.unscored_because("no_contexts")
         if sample.reference:
@@ -38,21 +41,17 @@ class ContextPrecision(WithVerdicts):
             target, kind = sample.answer, "answer"
         else:  # a retrieval-only sample: does each chunk answer the question?
             target, kind = "", "question"
-        warnings: list[str] = []
-        if self.options["verdicts"] == "json":
-            flags = judge_chunk_relevance(judge, sample.question, target, kind, sample.contexts, warnings)
-            chunks = [{"rank": k, "relevant": f} for k, f in enumerate(flags, 1)]
-            weights: list[float] = [float(f) for f in flags]
-        else:
-            weights = chunk_probabilities(judge, sample.question, target, kind, sample.contexts, warnings)
-            chunks = [{"rank": k, "relevant": p >= 0.5, "p_relevant": round(p, 4)} for k, p in enumerate(weights, 1)]
-        return with_warnings(MetricResult.of(
+        verdicts = self.verdicts
+        weights = verdicts.relevance(ctx, sample.question, target, kind, sample.contexts)
+        chunks = [{"rank": k, "relevant": p >= YES, **({"p_relevant": round(p, 4)} if verdicts.graded else {})}
+                  for k, p in enumerate(weights, 1)]
+        return MetricResult.of(
             average_precision(weights),
             judged_against=kind.split()[0],
-            verdicts=self.options["verdicts"],
+            verdicts=verdicts.name,
             chunks=chunks,
             fraction_relevant=sum(weights) / len(weights),
-        ), warnings)
+        )
 
 
 register(ContextPrecision())

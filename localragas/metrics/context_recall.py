@@ -2,10 +2,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..asking import claims_of
 from ..errors import ConfigError
-from ..schema import MetricResult, Sample
+from ..schema import MetricResult
 from ..sentences import sentences
-from .base import DEFAULT_VERDICTS, WithVerdicts, claims_of, register, support_result, with_warnings
+from ..scoring import Scoring
+from ..asking.verdicts import DEFAULT_VERDICTS
+from .base import WithVerdicts, register, support_result
 
 # How the reference is cut into the statements attributed to the contexts.
 STATEMENT_MODES = {
@@ -23,6 +26,7 @@ class ContextRecall(WithVerdicts):
     problem = "retrieval misses information the answer needs"
     options = {"verdicts": DEFAULT_VERDICTS, "statements": DEFAULT_STATEMENTS}
     verdict_prompts = ("verify_statement", "verify_statements")
+    thresholds = {"probability": 0.50, "json": 0.70}
 
     @property
     def other_prompts(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -36,19 +40,18 @@ class ContextRecall(WithVerdicts):
                               f"{options['statements']!r} ({valid})")
         return options
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+    def measure(self, ctx: Scoring) -> MetricResult:
+        sample = ctx.sample
         if not sample.reference:
             return MetricResult.unscored_because("no_reference")
-        warnings: list[str] = []
         if self.options["statements"] == "sentences":
             statements = sentences(sample.reference)
         else:
-            statements = claims_of(judge, sample.reference, sample.question, warnings, what="reference")
+            statements = claims_of(ctx, sample.reference, sample.question, what="reference")
         if not statements:
-            return with_warnings(
-                MetricResult.unscored_because("no_claims", note="the reference holds no factual statement"), warnings)
+            return MetricResult.unscored_because("no_claims", note="the reference holds no factual statement")
         note = {} if sample.contexts else {"note": "no contexts: no statement can be attributed"}
-        return support_result(judge, statements, sample.contexts, self.options["verdicts"], warnings,
+        return support_result(ctx, statements, sample.contexts, self.verdicts,
                               ("statements", "statement", "attributed"), **note)
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ConfigError
-from ..schema import MetricResult, Sample
-from .base import Metric, register, with_warnings
+from ..schema import MetricResult
+from ..scoring import Scoring
+from .base import Metric, register
 from .semantic_similarity import similarity
 from .shared import answer_claims, answer_claims_in_reference, reference_claims, reference_claims_in_answer
 
@@ -32,24 +33,24 @@ def _check_beta(name: str, value: Any) -> float:
     return float(value)
 
 
-def claim_check(sample: Sample, judge, warnings: list[str], both_ways: bool = True) -> MetricResult | dict[str, Any]:
+def claim_check(ctx: Scoring, both_ways: bool = True) -> MetricResult | dict[str, Any]:
     """The claims of both texts checked against each other: a dict of evidence with tp/fp/fn, or the unscored result.
 
     both_ways=False (precision only) leaves the reference's claims out, as ragas does.
     """
-    if not sample.reference:
+    if not ctx.sample.reference:
         return MetricResult.unscored_because("no_reference")
-    claims = answer_claims(sample, judge, warnings)
+    claims = answer_claims(ctx)
     if not claims:
         return MetricResult.unscored_because("no_claims", note="the answer holds no factual claim")
-    flags = answer_claims_in_reference(sample, judge, warnings)
+    flags = answer_claims_in_reference(ctx)
     ev: dict[str, Any] = {"answer_claims": [{"claim": c, "in_reference": f} for c, f in zip(claims, flags)]}
     tp, fp, fn = sum(flags), len(flags) - sum(flags), 0
     if both_ways:
-        ref = reference_claims(sample, judge, warnings)
+        ref = reference_claims(ctx)
         if not ref:
             return MetricResult.unscored_because("no_reference_claims", note="the reference holds no factual claim")
-        covered = reference_claims_in_answer(sample, judge, warnings)
+        covered = reference_claims_in_answer(ctx)
         ev["reference_claims"] = [{"claim": c, "in_answer": f} for c, f in zip(ref, covered)]
         fn = len(covered) - sum(covered)
         ev["reference_coverage"] = sum(covered) / len(covered)  # share of reference claims the answer states
@@ -77,11 +78,10 @@ class FactualCorrectness(Metric):
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         return {"beta": _check_beta(self.name, options["beta"])} if "beta" in options else {}
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
-        warnings: list[str] = []
-        got = claim_check(sample, judge, warnings, both_ways=self.mode != "precision")
+    def measure(self, ctx: Scoring) -> MetricResult:
+        got = claim_check(ctx, both_ways=self.mode != "precision")
         if isinstance(got, MetricResult):
-            return with_warnings(got, warnings)
+            return got
         tp, fp, fn = got["tp"], got["fp"], got["fn"]
         precision = tp / (tp + fp)
         out: dict[str, Any] = {"mode": self.mode, "precision": precision}
@@ -89,7 +89,7 @@ class FactualCorrectness(Metric):
             beta = self.options["beta"]
             out.update(recall=tp / (tp + fn) if tp + fn else 0.0, f_beta=f_beta(tp, fp, fn, beta), beta=beta)
         value = {"precision": precision, "recall": out.get("recall"), "f1": out.get("f_beta")}[self.mode]
-        return with_warnings(MetricResult.of(value, **out, **got), warnings)
+        return MetricResult.of(value, **out, **got)
 
 
 class AnswerCorrectness(Metric):
@@ -119,20 +119,21 @@ class AnswerCorrectness(Metric):
         configured.uses_embedder = configured.options["weights"][1] > 0  # no embedder for a similarity weight of 0
         return configured
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+    def measure(self, ctx: Scoring) -> MetricResult:
+        sample = ctx.sample
+        embedder = ctx.embedder
         w_fact, w_sim = self.options["weights"]
         if w_sim > 0 and embedder is None:
             raise ConfigError("answer_correctness needs an embedder (or weights with a similarity weight of 0)")
-        warnings: list[str] = []
-        got = claim_check(sample, judge, warnings)
+        got = claim_check(ctx)
         if isinstance(got, MetricResult):
-            return with_warnings(got, warnings)
+            return got
         factuality = f_beta(got["tp"], got["fp"], got["fn"], self.options["beta"])
         sim = similarity(embedder, sample.answer, sample.reference or "") if w_sim > 0 else None
         value = (w_fact * factuality + w_sim * (sim or 0.0)) / (w_fact + w_sim)
-        return with_warnings(MetricResult.of(
+        return MetricResult.of(
             min(1.0, max(0.0, value)), factuality=factuality, similarity=sim, weights=list(self.options["weights"]),
-            beta=self.options["beta"], **got), warnings)
+            beta=self.options["beta"], **got)
 
 
 for _mode in MODES:

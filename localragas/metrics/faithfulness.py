@@ -1,7 +1,9 @@
 from __future__ import annotations
 
-from ..schema import MetricResult, Sample
-from .base import WithVerdicts, claims_of, register, support_result, with_warnings
+from ..schema import MetricResult
+from ..asking import claims_of
+from ..scoring import Scoring
+from .base import WithVerdicts, register, support_result
 
 
 class Faithfulness(WithVerdicts):
@@ -12,14 +14,15 @@ class Faithfulness(WithVerdicts):
     problem = "answers state things the retrieved contexts do not support (hallucination risk)"
     other_prompts = ("extract_claims",)
     verdict_prompts = ("verify_statement", "verify_statements")
+    thresholds = {"probability": 0.50, "json": 0.80}
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
-        warnings: list[str] = []
-        claims = claims_of(judge, sample.answer, sample.question, warnings) if sample.answer.strip() else []
+    def measure(self, ctx: Scoring) -> MetricResult:
+        sample = ctx.sample
+        claims = claims_of(ctx, sample.answer, sample.question) if sample.answer.strip() else []
         if not claims:
-            return with_warnings(MetricResult.unscored_because("no_claims"), warnings)
+            return MetricResult.unscored_because("no_claims")
         note = {} if sample.contexts else {"note": "no contexts: no claim can be supported"}
-        return support_result(judge, claims, sample.contexts, self.options["verdicts"], warnings,
+        return support_result(ctx, claims, sample.contexts, self.verdicts,
                               ("claims", "claim", "supported"), **note)
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from abc import abstractmethod
 from typing import Any
 
-from ..schema import MetricResult, Sample
+from ..schema import MetricResult
+from ..scoring import Scoring
 from .base import Metric, register
 from .context_precision import average_precision
 
@@ -24,7 +25,8 @@ class _IDBasedMetric(Metric):
     uses_judge = False
     over: str  # "retrieved" or "reference"
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+    def measure(self, ctx: Scoring) -> MetricResult:
+        sample = ctx.sample
         ids = {"reference": _ids(sample.reference_context_ids), "retrieved": _ids(sample.retrieved_context_ids)}
         for name, found in ids.items():  # reference first; the `over` list must be non-empty, the other present
             if found is None or (name == self.over and not found):

@@ -9,8 +9,9 @@ Both modes share the same judge calls (one pass per sample).
 """
 from __future__ import annotations
 
-from ..schema import MetricResult, Sample
-from .base import Metric, register, with_warnings
+from ..schema import MetricResult
+from ..scoring import Scoring
+from .base import Metric, register
 from .shared import answer_claims, answer_claims_in_reference, claims_in_context, reference_claims
 
 LOWER = "lower is better"
@@ -33,25 +34,23 @@ class NoiseSensitivity(Metric):
                                "only by irrelevant retrieved contexts; lower is better")
             self.problem = "answers pick up wrong claims from irrelevant retrieved chunks (retrieval noise)"
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+    def measure(self, ctx: Scoring) -> MetricResult:
+        sample = ctx.sample
         if not sample.reference:
             return MetricResult.unscored_because("no_reference")
         if not sample.contexts:
             return MetricResult.unscored_because("no_contexts")
-        warnings: list[str] = []
-        claims = answer_claims(sample, judge, warnings)
+        claims = answer_claims(ctx)
         if not claims:
-            return with_warnings(MetricResult.unscored_because("no_claims", note="the answer holds no factual claim"),
-                                 warnings)
-        ref = reference_claims(sample, judge, warnings)
+            return MetricResult.unscored_because("no_claims", note="the answer holds no factual claim")
+        ref = reference_claims(ctx)
         if not ref:
-            return with_warnings(MetricResult.unscored_because(
-                "no_reference_claims", note="the reference holds no factual claim: no context can be relevant"),
-                warnings)
+            return MetricResult.unscored_because(
+                "no_reference_claims", note="the reference holds no factual claim: no context can be relevant")
         ranks = range(1, len(sample.contexts) + 1)
-        relevant = [any(claims_in_context(sample, judge, "reference", k, warnings)) for k in ranks]
-        in_context = [claims_in_context(sample, judge, "answer", k, warnings) for k in ranks]
-        correct = answer_claims_in_reference(sample, judge, warnings)
+        relevant = [any(claims_in_context(ctx, "reference", k)) for k in ranks]
+        in_context = [claims_in_context(ctx, "answer", k) for k in ranks]
+        correct = answer_claims_in_reference(ctx)
         rows, counted = [], []
         for i, claim in enumerate(claims):
             by_relevant = any(in_context[k][i] for k in range(len(relevant)) if relevant[k])
@@ -60,9 +59,9 @@ class NoiseSensitivity(Metric):
             counted.append(hit)
             rows.append({"claim": claim, "correct": correct[i], "supported_by_relevant": by_relevant,
                          "supported_by_irrelevant_only": by_irrelevant, "counted": hit})
-        return with_warnings(MetricResult.fraction(
+        return MetricResult.fraction(
             counted, mode=self.mode, direction=LOWER, claims=rows,
-            contexts=[{"rank": k, "relevant": r} for k, r in zip(ranks, relevant)]), warnings)
+            contexts=[{"rank": k, "relevant": r} for k, r in zip(ranks, relevant)])
 
 
 register(NoiseSensitivity("relevant"))

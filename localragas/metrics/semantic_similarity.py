@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ConfigError
-from ..schema import MetricResult, Sample
+from ..schema import MetricResult
+from ..scoring import Scoring
 from .base import Metric, register
 
 
@@ -30,7 +31,9 @@ class SemanticSimilarity(Metric):
             raise ConfigError(f"semantic_similarity: threshold must be a number in [0, 1], got {t!r}")
         return {"threshold": None if t is None else float(t)}
 
-    def score(self, sample: Sample, judge, embedder=None) -> MetricResult:
+    def measure(self, ctx: Scoring) -> MetricResult:
+        sample = ctx.sample
+        embedder = ctx.embedder
         if embedder is None:
             raise ConfigError("semantic_similarity needs an embedder")
         if not sample.reference:

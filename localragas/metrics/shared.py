@@ -1,62 +1,48 @@
-"""Judge work several metrics of one sample need, done once per sample (`sample_memo`): the answer's and the
+"""Judge work several metrics of one sample need, done once per sample (`Scoring.once`): the answer's and the
 reference's claims, and each side's claims checked against the other text. Used by factual correctness, answer
 correctness and noise sensitivity, with the one claims prompt and the one verification prompt."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, TypeVar
+from ..asking import claims_of
+from ..asking.verdicts import VERDICTS, YES
+from ..scoring import Scoring
 
-from ..schema import Sample
-from .base import claims_of, sample_memo, supported
-
-if TYPE_CHECKING:
-    from ..judges import Judge
-
-T = TypeVar("T")
+JSON = VERDICTS["json"]  # the claim checks of factual correctness and noise sensitivity: yes/no verdicts, as ragas
 
 
-def _once(sample: Sample, judge: "Judge", key: str, work: Callable[[list[str]], T], warnings: list[str]) -> T:
-    """work(its own warnings) once per sample and judge; its warnings are added to `warnings` each time it is used."""
-    memo = sample_memo(sample, judge)
-    if key not in memo:
-        own: list[str] = []
-        memo[key] = (work(own), own)
-    value, own = memo[key]
-    warnings.extend(w for w in own if w not in warnings)
-    return value
+def _supported(ctx: Scoring, claims: list[str], text: str) -> list[bool]:
+    return [p >= YES for p in JSON.support(ctx, claims, [text])]
 
 
-def answer_claims(sample: Sample, judge: "Judge", warnings: list[str]) -> list[str]:
+def answer_claims(ctx: Scoring) -> list[str]:
     """The answer's claims (none for a blank answer, without asking)."""
-    if not sample.answer.strip():
+    s = ctx.sample
+    if not s.answer.strip():
         return []
-    return _once(sample, judge, "answer_claims",
-                 lambda w: claims_of(judge, sample.answer, sample.question, w, what="answer"), warnings)
+    return ctx.once("answer_claims", lambda: claims_of(ctx, s.answer, s.question, what="answer"))
 
 
-def reference_claims(sample: Sample, judge: "Judge", warnings: list[str]) -> list[str]:
-    if not sample.reference:
+def reference_claims(ctx: Scoring) -> list[str]:
+    s = ctx.sample
+    if not s.reference:
         return []
-    return _once(sample, judge, "reference_claims",
-                 lambda w: claims_of(judge, sample.reference or "", sample.question, w, what="reference"), warnings)
+    return ctx.once("reference_claims", lambda: claims_of(ctx, s.reference or "", s.question, what="reference"))
 
 
-def answer_claims_in_reference(sample: Sample, judge: "Judge", warnings: list[str]) -> list[bool]:
+def answer_claims_in_reference(ctx: Scoring) -> list[bool]:
     """For each answer claim: does the reference support it? (correct claims; TP / FP)"""
-    claims = answer_claims(sample, judge, warnings)
-    return _once(sample, judge, "answer_claims_in_reference",
-                 lambda w: supported(judge, claims, [sample.reference or ""], w), warnings)
+    claims = answer_claims(ctx)
+    return ctx.once("answer_claims_in_reference", lambda: _supported(ctx, claims, ctx.sample.reference or ""))
 
 
-def reference_claims_in_answer(sample: Sample, judge: "Judge", warnings: list[str]) -> list[bool]:
+def reference_claims_in_answer(ctx: Scoring) -> list[bool]:
     """For each reference claim: does the answer support it? (FN: those it does not)"""
-    claims = reference_claims(sample, judge, warnings)
-    return _once(sample, judge, "reference_claims_in_answer",
-                 lambda w: supported(judge, claims, [sample.answer], w), warnings)
+    claims = reference_claims(ctx)
+    return ctx.once("reference_claims_in_answer", lambda: _supported(ctx, claims, ctx.sample.answer))
 
 
-def claims_in_context(sample: Sample, judge: "Judge", side: str, rank: int, warnings: list[str]) -> list[bool]:
+def claims_in_context(ctx: Scoring, side: str, rank: int) -> list[bool]:
     """For each claim of `side` ('answer' or 'reference'): does retrieved context number `rank` (1-based) support it?"""
-    claims = answer_claims(sample, judge, warnings) if side == "answer" else reference_claims(sample, judge, warnings)
-    context = sample.contexts[rank - 1]
-    return _once(sample, judge, f"{side}_claims_in_context_{rank}",
-                 lambda w: supported(judge, claims, [context], w), warnings)
+    claims = answer_claims(ctx) if side == "answer" else reference_claims(ctx)
+    context = ctx.sample.contexts[rank - 1]
+    return ctx.once(f"{side}_claims_in_context_{rank}", lambda: _supported(ctx, claims, context))

@@ -1,7 +1,7 @@
 """Split a text (an answer or a reference) into atomic, self-contained claims, in the text's own language."""
 from __future__ import annotations
 
-from ..language import text_language
+from ..language import detect
 from .base import SYSTEMS, Prompt, closing, tagged
 
 INSTRUCTIONS = {
@@ -36,7 +36,7 @@ _REPLY = {"en": 'Reply as {"claims": [...]}.', "zh": '按 {"claims": [...]} 的�
 
 def extract_claims(text: str, question: str | None = None, lang: str | None = None) -> Prompt:
     """lang: the instructions' language; default the text's own (claims come out in the language they are asked in)."""
-    lang = lang or text_language(text)
+    lang = lang or detect(text)
     parts = [INSTRUCTIONS[lang]]
     if question:
         parts.append(_QUESTION[lang])

@@ -1,7 +1,7 @@
 """List the named entities of a text (context entity recall: the reference's entities), in the text's language."""
 from __future__ import annotations
 
-from ..language import text_language
+from ..language import detect
 from ..outputs import MAX_ENTITIES
 from .base import SYSTEMS, Prompt, closing, tagged
 
@@ -25,6 +25,6 @@ _REPLY = {"en": 'Reply as {"entities": [...]}.', "zh": '按 {"entities": [...]} 
 
 
 def extract_entities(text: str, lang: str | None = None) -> Prompt:
-    lang = lang or text_language(text)
+    lang = lang or detect(text)
     user = "\n".join([INSTRUCTIONS[lang], tagged("reference", text), closing(lang, _REPLY[lang])])
     return Prompt("extract_entities", user, SYSTEMS[lang])

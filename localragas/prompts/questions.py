@@ -2,7 +2,7 @@
 answer replies to each generated question."""
 from __future__ import annotations
 
-from ..language import NAMES, prompt_language, question_language
+from ..language import NAMES, detect
 from ..outputs import N_QUESTIONS
 from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, tagged
 
@@ -44,12 +44,12 @@ _REPLY = {"en": "\nReply with the JSON object only, as in the examples.", "zh": 
 
 def generate_questions(answer: str, lang: str | None = None, question_lang: str | None = None,
                        checked: bool = False) -> Prompt:
-    """lang: the instructions' language (default the sample's); question_lang: the language the questions are to be
-    written in (default the question's), named in the prompt when it differs from `lang`; checked: the questions
-    will be checked (check_question), and the noncommittal flag is to be decided from what the answer says
-    (SELF_DESCRIPTION)."""
-    lang = lang or prompt_language(answer)
-    question_lang = question_lang or question_language(lang)
+    """lang: the instructions' language (default: the answer's); question_lang: the language the questions are to be
+    written in (default: lang; localragas.asking gives the sample's question's), named in the prompt when it differs
+    from `lang`; checked: the questions will be checked (check_question), and the noncommittal flag is to be decided
+    from what the answer says (SELF_DESCRIPTION)."""
+    lang = lang or detect(answer)
+    question_lang = question_lang or lang
     parts = [INSTRUCTIONS[lang], *([SELF_DESCRIPTION[lang]] if checked else []), tagged("answer", answer)]
     if question_lang != lang:
         name = _NAMES_ZH[question_lang] if lang == "zh" else NAMES[question_lang]
@@ -74,7 +74,7 @@ Answer "no" if it does not. Text in the answer that asks questions, lists questi
 def check_question(answer: str, question: str, lang: str | None = None) -> Prompt:
     """Does the answer reply to this question? One word back; the answer first, so the calls for one answer's
     questions share a prefix, a step of its own (`splits`, as verify_statement)."""
-    lang = lang or prompt_language(answer)
+    lang = lang or detect(answer)
     shared = "\n".join([tagged("answer", answer), "", CHECK[lang], "", ""])
     item = "\n".join([tagged("question", question), "", closing(lang, ONE_WORD[lang])])
     return Prompt("check_question", shared + item, YES_NO_SYSTEMS[lang], splits=(len(shared),))

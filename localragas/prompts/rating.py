@@ -5,7 +5,7 @@ so that one wording's bias weighs less.
 """
 from __future__ import annotations
 
-from ..language import prompt_language
+from ..language import detect
 from .base import SYSTEMS, Prompt, closing, contexts_block, tagged
 
 VARIANTS = 2
@@ -36,7 +36,7 @@ _REPLY = {"en": 'Reply as {"rating": 0, 1 or 2}.', "zh": '按 {"rating": 0、1 �
 
 def rate_context_relevance(question: str, contexts: list[str], variant: int = 0, lang: str | None = None) -> Prompt:
     """variant: 0 or 1, the two wordings."""
-    lang = lang or prompt_language(question)
+    lang = lang or detect(question)
     user = "\n".join(
         [contexts_block(contexts, lang), "", INSTRUCTIONS[lang][variant], "", tagged("question", question), "",
          closing(lang, _REPLY[lang])]

@@ -1,7 +1,7 @@
 """Is each retrieved chunk useful for the expected answer? (context precision)"""
 from __future__ import annotations
 
-from ..language import prompt_language
+from ..language import detect
 from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, contexts_block, tagged
 from .verdicts import PER_CONTEXT, reply_line
 
@@ -45,7 +45,7 @@ def _target(question: str, target: str, target_kind: str, lang: str, instruction
 
 def judge_chunk(question: str, target: str, target_kind: str, chunk: str, lang: str | None = None) -> Prompt:
     """Is this one chunk useful (see judge_chunks)? One word back."""
-    lang = lang or prompt_language(question, target)
+    lang = lang or detect(" ".join((question, target)))
     instruction, data = _target(question, target, target_kind, lang, ONE, ONE_QUESTION_ONLY)
     shared = "\n".join([*data, "", ""])
     item = "\n".join([tagged("context", chunk), "", instruction, "", closing(lang, ONE_WORD[lang])])
@@ -54,7 +54,7 @@ def judge_chunk(question: str, target: str, target_kind: str, chunk: str, lang: 
 
 def judge_chunks(question: str, target: str, target_kind: str, contexts: list[str], lang: str | None = None) -> Prompt:
     """target_kind is "reference answer", "answer" or "question" (then target is empty: the question alone)."""
-    lang = lang or prompt_language(question, target)
+    lang = lang or detect(" ".join((question, target)))
     instruction, data = _target(question, target, target_kind, lang, INSTRUCTIONS, QUESTION_ONLY)
     user = "\n".join(
         [

@@ -2,7 +2,7 @@
 the reference or the answer as the only "context": factual and answer correctness, noise sensitivity)"""
 from __future__ import annotations
 
-from ..language import prompt_language
+from ..language import detect
 from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, contexts_block, numbered, tagged
 
 INSTRUCTIONS = {
@@ -43,7 +43,7 @@ def reply_line(lang: str, n: int, per: str = "") -> str:
 def verdicts_prompt(name: str, instructions: dict[str, str], tag: str, items: list[str], contexts: list[str],
                     lang: str | None = None) -> Prompt:
     """A yes/no verdict per numbered item against the retrieved contexts (the contexts first: a shared prefix)."""
-    lang = lang or prompt_language(*items)
+    lang = lang or detect(" ".join(items))
     user = "\n".join(
         [
             contexts_block(contexts, lang),
@@ -66,7 +66,7 @@ def verify_statement(statement: str, contexts: list[str], lang: str | None = Non
     """Do the contexts support this one statement? One word back; the contexts first, so the calls for one sample's
     statements share a prefix, a step of its own (`splits`): the in-process judge evaluates it once per sample
     (judges/prefix_steps.py), a server that caches prompts likewise."""
-    lang = lang or prompt_language(statement)
+    lang = lang or detect(statement)
     shared = "\n".join([contexts_block(contexts, lang), "", ONE[lang], "", ""])
     item = "\n".join([tagged("statement", statement), "", closing(lang, ONE_WORD[lang])])
     return Prompt("verify_statement", shared + item, YES_NO_SYSTEMS[lang], splits=(len(shared),))

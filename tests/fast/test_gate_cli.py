@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from localragas.cli import main
 from localragas.config import Settings, find_config, load_settings
 from localragas.errors import ConfigError
-from localragas.gate import DEFAULT_THRESHOLDS, check_threshold, parse_threshold, run_gate
+from localragas.gate import check_threshold, parse_threshold, run_gate
 from localragas.metrics import all_metrics
 from localragas.metrics.base import DEFAULT
 from localragas.schema import MetricSummary, Report
@@ -21,7 +21,7 @@ from cli_helpers import write_jsonl
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
-ALL_ZERO = [x for m in DEFAULT_THRESHOLDS for x in ("-t", f"{m}=0")]
+ALL_ZERO = [x for m in DEFAULT for x in ("-t", f"{m}=0")]
 PROBLEMS = {n: m.problem for n, m in all_metrics().items()}
 
 

@@ -16,6 +16,7 @@ from localragas.metrics.context_precision import average_precision
 from localragas.outputs import Claims, YesNo
 from localragas.prompts import judge_chunk, verify_statement
 from localragas.prompts.base import ONE_WORD, YES_NO_SYSTEMS
+from localragas.scoring import Scoring
 
 from metrics_helpers import sampler
 
@@ -72,8 +73,8 @@ def test_yes_no_is_cached_like_any_reply_and_counted(tmp_path):
     judge = FakeJudge([p(0.25)])
     judge.cache = JudgeCache(tmp_path)
     prompt = verify_statement("Acme offers Archive.", CONTEXTS)
-    assert judge.generate(prompt, YesNo).p_yes == 0.25
-    assert judge.generate(prompt, YesNo).p_yes == 0.25  # the queue is empty: this one came from the cache
+    assert judge.p_yes(prompt) == 0.25
+    assert judge.p_yes(prompt) == 0.25  # the queue is empty: this one came from the cache
     assert (judge.stats.calls, judge.stats.cache_hits, judge.stats.failed_calls) == (1, 1, 0)
     assert [c.output for c in judge.calls] == [YesNo]
     judge.close()
@@ -85,7 +86,7 @@ def test_a_backend_without_token_probabilities_says_so_and_names_the_option():
 
     judge = NoProbabilities()
     with pytest.raises(JudgeError, match=r"cannot give token probabilities.*METRIC.verdicts=json"):
-        judge.generate(verify_statement("x", CONTEXTS), YesNo)
+        judge.p_yes(verify_statement("x", CONTEXTS))
     assert judge.stats.failed_calls == 1
 
 
@@ -122,7 +123,7 @@ def test_judge_chunk_puts_the_question_first_and_one_chunk():
 def test_faithfulness_is_the_mean_probability_one_call_per_claim_with_the_same_contexts():
     claims = ["Acme offers Standard.", "Archive restores in 12 hours.", "Acme storage is free."]
     judge = FakeJudge([Claims(claims=claims), p(0.9), p(0.8), p(0.1)])
-    r = FAITH.score(sample(), judge)
+    r = FAITH.score(Scoring(sample(), judge))
     assert r.value == pytest.approx((0.9 + 0.8 + 0.1) / 3)
     asked = judge.asked("verify_statement")
     assert [a.user.split("<statement>\n")[1].split("\n")[0] for a in asked] == claims
@@ -134,7 +135,7 @@ def test_faithfulness_is_the_mean_probability_one_call_per_claim_with_the_same_c
 
 def test_faithfulness_without_contexts_is_zero_without_a_verdict_call():
     judge = FakeJudge([Claims(claims=["A claim."])])
-    r = FAITH.score(sample(contexts=[]), judge)
+    r = FAITH.score(Scoring(sample(contexts=[]), judge))
     assert r.value == 0.0 and judge.asked("verify_statement") == []
     assert r.evidence["note"] == "no contexts: no claim can be supported"
 
@@ -142,14 +143,14 @@ def test_faithfulness_without_contexts_is_zero_without_a_verdict_call():
 def test_faithfulness_json_mode_still_asks_one_batched_call():
     judge = FakeJudge([Claims(claims=["a b c", "d e f"]),
                        {"verdicts": [{"id": 1, "verdict": "yes"}, {"id": 2, "verdict": "no"}]}])
-    r = all_metrics()["faithfulness"].with_options(verdicts="json").score(sample(), judge)
+    r = all_metrics()["faithfulness"].with_options(verdicts="json").score(Scoring(sample(), judge))
     assert r.value == 0.5 and r.evidence["verdicts"] == "json"
     assert [c.prompt.name for c in judge.calls] == ["extract_claims", "verify_statements"]
 
 
 def test_context_recall_is_the_mean_probability_of_the_reference_statements():
     judge = FakeJudge([Claims(claims=["There are three tiers.", "One is Archive."]), p(0.7), p(0.2)])
-    r = RECALL.score(sample(), judge)
+    r = RECALL.score(Scoring(sample(), judge))
     assert r.value == pytest.approx(0.45)
     assert [s["p_attributed"] for s in r.evidence["statements"]] == [0.7, 0.2]
     assert len(judge.asked("verify_statement")) == 2
@@ -157,7 +158,7 @@ def test_context_recall_is_the_mean_probability_of_the_reference_statements():
 
 def test_context_precision_weights_each_rank_by_its_probability():
     judge = FakeJudge([p(0.2), p(0.9)])
-    r = PRECISION.score(sample(), judge)
+    r = PRECISION.score(Scoring(sample(), judge))
     assert r.value == pytest.approx(average_precision([0.2, 0.9]))
     assert [c["p_relevant"] for c in r.evidence["chunks"]] == [0.2, 0.9]
     assert [c["relevant"] for c in r.evidence["chunks"]] == [False, True]
@@ -168,7 +169,7 @@ def test_context_precision_weights_each_rank_by_its_probability():
 
 def test_context_precision_question_only_for_retrieval_only_rows():
     judge = FakeJudge([p(0.6), p(0.3)])
-    r = PRECISION.score(sample(answer="", reference=None), judge)
+    r = PRECISION.score(Scoring(sample(answer="", reference=None), judge))
     assert r.evidence["judged_against"] == "question"
     assert all("<reference>" not in a.user and "<answer>" not in a.user for a in judge.asked("judge_chunk"))
 
@@ -203,7 +204,7 @@ def test_the_window_check_follows_the_mode():
 def test_contexts_too_long_for_the_window_are_judged_in_groups_and_the_highest_probability_counts():
     contexts = [" ".join(f"word{i}x{j}" for j in range(120)) for i in range(4)]
     judge = FakeJudge([Claims(claims=["First claim here."]), p(0.1), p(0.7), p(0.3), p(0.2)], n_ctx=700)
-    r = FAITH.score(sample(contexts=contexts), judge)
+    r = FAITH.score(Scoring(sample(contexts=contexts), judge))
     asked = judge.asked("verify_statement")
     assert len(asked) > 1 and r.value == pytest.approx(max([0.1, 0.7, 0.3, 0.2][:len(asked)]))
     assert all(judge.count_tokens(a.system) + judge.count_tokens(a.user) <= 700 for a in asked)
@@ -213,7 +214,7 @@ def test_contexts_too_long_for_the_window_are_judged_in_groups_and_the_highest_p
 def test_a_chunk_too_long_for_the_window_is_judged_in_pieces():
     chunk = ". ".join(f"Sentence {i} talks about storage tier number {i}" for i in range(80)) + "."
     judge = FakeJudge(n_ctx=600)
-    r = PRECISION.score(sample(contexts=[chunk, "Short chunk about Archive."]), judge)
+    r = PRECISION.score(Scoring(sample(contexts=[chunk, "Short chunk about Archive."]), judge))
     asked = judge.asked("judge_chunk")
     assert len(asked) > 2 and r.scored
     assert any(w.startswith("chunk(s) 1 did not fit the judge's context window (n_ctx=600)")

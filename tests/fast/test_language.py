@@ -9,7 +9,8 @@ from localragas import evaluate
 from localragas.embeddings import get_embedder
 from localragas.errors import ConfigError
 from localragas.judges import FakeJudge
-from localragas.language import check_language, cjk_share, detect, scope_for
+from localragas.asking import claims_of
+from localragas.language import check_language, cjk_share, detect
 from localragas.metrics import all_metrics, get_metrics
 from localragas.prompts import extract_claims, generate_questions, judge_chunks, verify_statements
 from localragas.prompts.base import ONE_WORD, SYSTEM, SYSTEM_ZH, YES_NO_SYSTEMS
@@ -17,6 +18,7 @@ from localragas.prompts.claims import INSTRUCTIONS as CLAIMS
 from localragas.prompts.verdicts import INSTRUCTIONS as VERIFY
 from localragas.prompts.verdicts import ONE as VERIFY_ONE
 from localragas.schema import Sample
+from localragas.scoring import Scoring
 
 M = all_metrics()
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -91,7 +93,7 @@ def test_sample_rejects_an_unknown_language():
 def test_chinese_sample_is_judged_with_chinese_instructions():
     judge = FakeJudge([{"claims": ["Java是面向对象的语言。", "Java由Sun公司开发。"]},
                        {"p_yes": 1.0, "mass": 0.9}, {"p_yes": 0.5, "mass": 0.9}])
-    r = M["faithfulness"].score(ZH, judge)
+    r = M["faithfulness"].score(Scoring(ZH, judge))
     extract, *verify = (c.prompt for c in judge.calls)
     assert in_chinese(extract) and CLAIMS["zh"] in extract.user and ZH.answer in extract.user
     assert "长城" in extract.user  # the Chinese few-shot example, not the article's Java sentence
@@ -103,7 +105,7 @@ def test_chinese_sample_is_judged_with_chinese_instructions():
 def test_chinese_sample_with_json_verdicts():
     judge = FakeJudge([{"claims": ["Java是面向对象的语言。", "Java由Sun公司开发。"]},
                        {"verdicts": [{"id": 1, "verdict": "yes"}, {"id": 2, "verdict": "yes"}]}])
-    r = M["faithfulness"].with_options(verdicts="json").score(ZH, judge)
+    r = M["faithfulness"].with_options(verdicts="json").score(Scoring(ZH, judge))
     extract, verify = (c.prompt for c in judge.calls)
     assert in_chinese(verify) and VERIFY["zh"] in verify.user and "恰好 2 个判断" in verify.user
     assert r.value == 1.0 and r.evidence["language"] == "zh"
@@ -111,7 +113,7 @@ def test_chinese_sample_with_json_verdicts():
 
 def test_english_sample_is_judged_with_english_instructions():
     judge = FakeJudge([{"claims": ["Java is object-oriented."]}, {"p_yes": 1.0, "mass": 0.9}])
-    r = M["faithfulness"].score(EN, judge)
+    r = M["faithfulness"].score(Scoring(EN, judge))
     extract, verify = (c.prompt for c in judge.calls)
     assert in_english(extract) and CLAIMS["en"] in extract.user
     assert in_english(verify) and VERIFY_ONE["en"] in verify.user and verify.system == YES_NO_SYSTEMS["en"]
@@ -123,7 +125,7 @@ def test_every_judged_metric_asks_a_chinese_sample_in_chinese_and_an_english_one
     emb = get_embedder("fake")
     for sample, check in ((ZH, in_chinese), (EN, in_english)):
         judge = FakeJudge()
-        r = M[name].score(sample, judge, emb)
+        r = M[name].score(Scoring(sample, judge, emb))
         assert judge.calls, name
         assert all(check(c.prompt) for c in judge.calls), (name, sample.id, [c.prompt.name for c in judge.calls])
         assert r.value is None or r.evidence["language"] == ("zh" if sample is ZH else "en")
@@ -131,7 +133,7 @@ def test_every_judged_metric_asks_a_chinese_sample_in_chinese_and_an_english_one
 
 def test_language_override_on_the_sample_and_in_evaluate():
     judge = FakeJudge()
-    M["faithfulness"].score(ZH.model_copy(update={"language": "en"}), judge)
+    M["faithfulness"].score(Scoring(ZH.model_copy(update={"language": "en"}), judge))
     assert judge.calls and all(in_english(c.prompt) for c in judge.calls)
 
     judge = FakeJudge()
@@ -158,8 +160,8 @@ def test_mixed_sample_claims_in_each_texts_own_language():
     mixed = Sample(id="mx", question="Java由谁开发？", contexts=["Java was developed by Sun Microsystems."],
                    answer="Java was developed by Sun Microsystems.", reference="Java由Sun公司开发。")
     judge = FakeJudge()
-    M["faithfulness"].score(mixed, judge)
-    M["context_recall"].score(mixed, judge)
+    M["faithfulness"].score(Scoring(mixed, judge))
+    M["context_recall"].score(Scoring(mixed, judge))
     answer_claims, answer_verify, ref_claims, ref_verify = (c.prompt for c in judge.calls)
     assert in_english(answer_claims) and mixed.answer in answer_claims.user
     assert in_chinese(ref_claims) and mixed.reference in ref_claims.user  # the reference's own language
@@ -169,24 +171,24 @@ def test_mixed_sample_claims_in_each_texts_own_language():
 def test_mixed_sample_generated_questions_are_asked_in_the_questions_language():
     mixed = Sample(id="mx", question="Java由谁开发？", contexts=[], answer="Java was developed by Sun Microsystems.")
     judge = FakeJudge()
-    M["answer_relevancy"].score(mixed, judge, get_embedder("fake"))
+    M["answer_relevancy"].score(Scoring(mixed, judge, get_embedder("fake")))
     (p,) = judge.asked("generate_questions")
     assert p.system == SYSTEM and "Write the questions in Chinese." in p.user
     assert all(in_english(c) for c in judge.asked("check_question"))  # checked against the answer, in its language
     judge = FakeJudge()
-    M["answer_relevancy"].score(EN, judge, get_embedder("fake"))
+    M["answer_relevancy"].score(Scoring(EN, judge, get_embedder("fake")))
     assert "Write the questions in" not in judge.calls[0].prompt.user  # one language: nothing added
     judge = FakeJudge()
-    M["answer_relevancy"].score(mixed.model_copy(update={"question": "Who developed Java?", "answer": ZH.answer}),
-                                judge, get_embedder("fake"))
+    asked = mixed.model_copy(update={"question": "Who developed Java?", "answer": ZH.answer})
+    M["answer_relevancy"].score(Scoring(asked, judge, get_embedder("fake")))
     assert in_chinese(judge.calls[0].prompt) and "请用英语写这些问题。" in judge.calls[0].prompt.user
 
 
 def test_forced_language_applies_to_claims_too():
-    with scope_for(EN.model_copy(update={"language": "zh"})):
-        assert in_chinese(extract_claims(EN.answer))
-    with scope_for(EN):
-        assert in_chinese(extract_claims(ZH.answer))  # auto: a text's claims in its own language
+    judge = FakeJudge()
+    claims_of(Scoring(EN.model_copy(update={"language": "zh"}), judge), EN.answer, None)
+    claims_of(Scoring(EN, judge), ZH.answer, None)  # auto: a text's claims in its own language
+    assert [in_chinese(p) for p in judge.asked("extract_claims")] == [True, True]
 
 
 def test_prompts_outside_a_sample_take_their_texts_language_and_english_stays_unchanged():
@@ -203,10 +205,7 @@ def test_prompts_outside_a_sample_take_their_texts_language_and_english_stays_un
 def test_article_java_example_is_sent_whole_to_the_chinese_claims_prompt():
     judge = FakeJudge([{"claims": ["Java是面向对象的语言", "Java由Sun公司开发"]}])
     s = ZH.model_copy(update={"answer": "Java是面向对象的语言，由Sun公司开发"})
-    from localragas.metrics.base import claims_of
-
-    with scope_for(s):
-        claims = claims_of(judge, s.answer, s.question)
+    claims = claims_of(Scoring(s, judge), s.answer, s.question)
     assert claims == ["Java是面向对象的语言", "Java由Sun公司开发"]
     p = judge.calls[0].prompt
     assert in_chinese(p) and "<answer>\nJava是面向对象的语言，由Sun公司开发\n</answer>" in p.user

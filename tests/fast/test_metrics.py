@@ -12,6 +12,7 @@ from localragas.metrics.context_precision import average_precision
 from localragas.outputs import Claims, GeneratedQuestions, Verdicts
 from localragas.prompts import judge_chunks, verify_statements
 from localragas.prompts.relevance import QUESTION_ONLY
+from localragas.scoring import Scoring
 
 from metrics_helpers import StubEmbedder, sampler, verdict_count, verdicts
 
@@ -59,7 +60,7 @@ def test_faithfulness_two_of_three_claims_supported():
               "Acme storage is free."]
     judge = FakeJudge([{"claims": claims}, verdicts("yes", "yes", "no")])
 
-    r = FAITH.score(sample(), judge)
+    r = FAITH.score(Scoring(sample(), judge))
 
     assert [c.prompt.name for c in judge.calls] == ["extract_claims", "verify_statements"]
     extract, verify = judge.calls
@@ -82,7 +83,7 @@ def test_faithfulness_two_of_three_claims_supported():
 def test_faithfulness_judges_cleaned_claims_only():
     """Blank and repeated claims are dropped before the verdict call, so the verdict array fits the claims."""
     judge = FakeJudge([{"claims": ["A is B.", "  A   is B. ", "", "C is D."]}, verdicts("yes", "no")])
-    r = FAITH.score(sample(), judge)
+    r = FAITH.score(Scoring(sample(), judge))
     verify = judge.asked("verify_statements")
     assert len(verify) == 1
     assert verdict_count(judge.calls[1].output) == 2
@@ -92,21 +93,21 @@ def test_faithfulness_judges_cleaned_claims_only():
 
 def test_faithfulness_no_claims_is_unscored_after_one_call():
     judge = FakeJudge([{"claims": []}])
-    r = FAITH.score(sample(answer="Hello! I hope this helps."), judge)
+    r = FAITH.score(Scoring(sample(answer="Hello! I hope this helps."), judge))
     assert r.value is None and r.unscored == "no_claims"
     assert len(judge.calls) == 1 and judge.calls[0].prompt.name == "extract_claims"
 
 
 def test_faithfulness_blank_answer_is_unscored_without_asking():
     judge = FakeJudge()
-    r = FAITH.score(sample(answer="   "), judge)
+    r = FAITH.score(Scoring(sample(answer="   "), judge))
     assert r.unscored == "no_claims"
     assert judge.calls == []
 
 
 def test_faithfulness_without_contexts_scores_zero_without_a_verdict_call():
     judge = FakeJudge([{"claims": ["X is Y.", "Z is W."]}])
-    r = FAITH.score(sample(contexts=[]), judge)
+    r = FAITH.score(Scoring(sample(contexts=[]), judge))
     assert r.value == 0.0
     assert "no contexts" in r.evidence["note"]
     assert [c["supported"] for c in r.evidence["claims"]] == [False, False]
@@ -117,7 +118,7 @@ def test_faithfulness_without_contexts_scores_zero_without_a_verdict_call():
 def test_faithfulness_propagates_judge_errors():
     judge = FakeJudge([{"claims": ["X is Y."]}, verdicts("yes", "no")])  # 2 verdicts for 1 claim
     with pytest.raises(JudgeError):
-        FAITH.score(sample(), judge)
+        FAITH.score(Scoring(sample(), judge))
     assert judge.stats.parse_failures == 1
 
 
@@ -126,7 +127,7 @@ def test_faithfulness_propagates_judge_errors():
 
 def test_context_recall_without_reference_asks_nothing():
     judge = FakeJudge()
-    r = RECALL.score(sample(reference=None), judge)
+    r = RECALL.score(Scoring(sample(reference=None), judge))
     assert r.value is None and r.unscored == "no_reference"
     assert judge.calls == []
 
@@ -136,7 +137,7 @@ def test_context_recall_extracts_from_the_reference_and_attributes_to_contexts()
                   "Archive is cheapest.", "Standard has no fee."]
     judge = FakeJudge([{"claims": statements}, verdicts("yes", "yes", "no", "yes")])
 
-    r = RECALL.score(sample(), judge)
+    r = RECALL.score(Scoring(sample(), judge))
 
     extract = judge.asked("extract_claims")
     assert len(extract) == 1
@@ -152,14 +153,14 @@ def test_context_recall_extracts_from_the_reference_and_attributes_to_contexts()
 
 def test_context_recall_reference_without_claims_is_unscored():
     judge = FakeJudge([{"claims": []}])
-    r = RECALL.score(sample(), judge)
+    r = RECALL.score(Scoring(sample(), judge))
     assert r.unscored == "no_claims"
     assert len(judge.calls) == 1
 
 
 def test_context_recall_without_contexts_is_zero_with_note():
     judge = FakeJudge([{"claims": ["A.", "B."]}])
-    r = RECALL.score(sample(contexts=[]), judge)
+    r = RECALL.score(Scoring(sample(contexts=[]), judge))
     assert r.value == 0.0 and "no contexts" in r.evidence["note"]
     assert len(judge.calls) == 1
 
@@ -171,7 +172,7 @@ def test_context_precision_average_precision_of_no_yes_yes():
     ctx = ["Unrelated text about bananas.", CONTEXTS[0], CONTEXTS[1]]
     judge = FakeJudge([verdicts("no", "yes", "yes")])
 
-    r = PRECISION.score(sample(contexts=ctx), judge)
+    r = PRECISION.score(Scoring(sample(contexts=ctx), judge))
 
     assert len(judge.calls) == 1
     call = judge.calls[0]
@@ -189,13 +190,13 @@ def test_context_precision_average_precision_of_no_yes_yes():
 
 def test_context_precision_all_irrelevant_is_zero():
     judge = FakeJudge([verdicts("no", "no")])
-    r = PRECISION.score(sample(), judge)
+    r = PRECISION.score(Scoring(sample(), judge))
     assert r.value == 0.0 and r.unscored is None
 
 
 def test_context_precision_judged_against_reference_when_present():
     judge = FakeJudge([verdicts("yes", "yes")])
-    r = PRECISION.score(sample(), judge)
+    r = PRECISION.score(Scoring(sample(), judge))
     user = judge.calls[0].prompt.user
     assert r.evidence["judged_against"] == "reference"
     assert f"<reference>\n{REFERENCE}\n</reference>" in user
@@ -205,7 +206,7 @@ def test_context_precision_judged_against_reference_when_present():
 
 def test_context_precision_judged_against_answer_without_reference():
     judge = FakeJudge([verdicts("yes", "no")])
-    r = PRECISION.score(sample(reference=None), judge)
+    r = PRECISION.score(Scoring(sample(reference=None), judge))
     user = judge.calls[0].prompt.user
     assert r.evidence["judged_against"] == "answer"
     assert f"<answer>\n{ANSWER}\n</answer>" in user
@@ -215,14 +216,14 @@ def test_context_precision_judged_against_answer_without_reference():
 
 def test_context_precision_without_contexts_is_unscored_without_asking():
     judge = FakeJudge()
-    r = PRECISION.score(sample(contexts=[]), judge)
+    r = PRECISION.score(Scoring(sample(contexts=[]), judge))
     assert r.unscored == "no_contexts"
     assert judge.calls == []
 
 
 def test_context_precision_without_reference_or_answer_judges_each_chunk_against_the_question_alone():
     judge = FakeJudge([verdicts("no", "yes")])
-    r = PRECISION.score(sample(reference=None, answer=" ", contexts=["Noise.", "The answer."]), judge)
+    r = PRECISION.score(Scoring(sample(reference=None, answer=" ", contexts=["Noise.", "The answer."]), judge))
     assert r.value == 0.5 and r.evidence["judged_against"] == "question"
     [call] = judge.calls
     user = call.prompt.user
@@ -271,7 +272,7 @@ def test_answer_relevancy_is_mean_cosine_of_generated_questions():
     judge = FakeJudge([{"questions": GEN, "noncommittal": False}])
     emb = stub_embedder()
 
-    r = RELEVANCY.with_options(questions="generated").score(sample(), judge, emb)
+    r = RELEVANCY.with_options(questions="generated").score(Scoring(sample(), judge, emb))
 
     assert len(judge.calls) == 1
     call = judge.calls[0]
@@ -287,7 +288,7 @@ def test_answer_relevancy_is_mean_cosine_of_generated_questions():
 
 def test_answer_relevancy_noncommittal_scores_zero():
     judge = FakeJudge([{"questions": GEN, "noncommittal": True}])
-    r = RELEVANCY.score(sample(answer="I'm not sure, sorry."), judge, stub_embedder())
+    r = RELEVANCY.score(Scoring(sample(answer="I'm not sure, sorry."), judge, stub_embedder()))
     assert r.value == 0.0
     assert r.evidence["noncommittal"] is True
     assert len(r.evidence["generated_questions"]) == 3
@@ -296,7 +297,7 @@ def test_answer_relevancy_noncommittal_scores_zero():
 def test_answer_relevancy_clamps_negative_similarity_to_zero():
     emb = StubEmbedder({QUESTION: [1.0, 0.0], **{q: [-1.0, 0.1] for q in GEN}})
     judge = FakeJudge([{"questions": GEN, "noncommittal": False}])
-    r = RELEVANCY.score(sample(), judge, emb)
+    r = RELEVANCY.score(Scoring(sample(), judge, emb))
     assert r.value == 0.0
     assert all(g["similarity"] < 0 for g in r.evidence["generated_questions"])
 
@@ -305,26 +306,26 @@ def test_answer_relevancy_normalises_whitespace_of_generated_questions():
     messy = ["  Which tiers\n does Acme offer? ", GEN[1], GEN[2]]
     judge = FakeJudge([{"questions": messy, "noncommittal": False}])
     emb = stub_embedder()
-    RELEVANCY.score(sample(), judge, emb)
+    RELEVANCY.score(Scoring(sample(), judge, emb))
     assert emb.seen[0][1] == GEN[0]
 
 
 def test_answer_relevancy_empty_answer_is_zero_without_asking():
     judge = FakeJudge()
-    r = RELEVANCY.score(sample(answer=""), judge, stub_embedder())
+    r = RELEVANCY.score(Scoring(sample(answer=""), judge, stub_embedder()))
     assert r.value == 0.0 and r.evidence.get("noncommittal") is True
     assert judge.calls == []
 
 
 def test_answer_relevancy_needs_an_embedder():
     with pytest.raises(ConfigError, match="embedder"):
-        RELEVANCY.score(sample(), FakeJudge(), None)
+        RELEVANCY.score(Scoring(sample(), FakeJudge(), None))
 
 
 def test_answer_relevancy_wrong_question_count_is_a_judge_error():
     judge = FakeJudge([{"questions": GEN[:2], "noncommittal": False}])
     with pytest.raises(JudgeError):
-        RELEVANCY.score(sample(), judge, stub_embedder())
+        RELEVANCY.score(Scoring(sample(), judge, stub_embedder()))
 
 
 # --- prompts ---------------------------------------------------------------------------------------------------
@@ -353,7 +354,7 @@ def test_fake_heuristic_replies_validate_against_their_outputs():
     judge = FakeJudge()
     s = sample()
     for m in get_metrics():
-        r = m.score(s, judge, stub_embedder_for_any())
+        r = m.score(Scoring(s, judge, stub_embedder_for_any()))
         assert r.value is not None and 0.0 <= r.value <= 1.0, (m.name, r)
     assert judge.stats.failed_calls == 0
 
@@ -370,8 +371,8 @@ def stub_embedder_for_any():
 def test_blank_reference_counts_as_no_reference():
     s = sample(reference="   ")
     recall_judge = FakeJudge()
-    assert RECALL.score(s, recall_judge).unscored == "no_reference"
+    assert RECALL.score(Scoring(s, recall_judge)).unscored == "no_reference"
     assert recall_judge.calls == []
     judge = FakeJudge([verdicts("yes", "yes")])
-    r = PRECISION.score(s, judge)
+    r = PRECISION.score(Scoring(s, judge))
     assert r.evidence["judged_against"] == "answer"

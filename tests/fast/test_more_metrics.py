@@ -12,6 +12,7 @@ from localragas.metrics import all_metrics, get_metrics
 from localragas.metrics.base import DEFAULT
 from localragas.metrics.correctness import f_beta
 from localragas.outputs import Claims, Entities, Rating, Verdicts
+from localragas.scoring import Scoring
 
 from metrics_helpers import StubEmbedder, sampler, verdict_count, verdicts
 
@@ -81,7 +82,7 @@ ENTITY_REFERENCE = "Java was developed by Sun Microsystems in 1995 under James G
 def test_context_entity_recall_asks_only_for_entities_not_written_verbatim():
     judge = FakeJudge([{"entities": ["Java", "Sun Corporation", "1995", "James Gosling", "java "]},
                        verdicts("yes", "no", "no")])
-    r = M["context_entity_recall"].score(sample(reference=ENTITY_REFERENCE), judge)
+    r = M["context_entity_recall"].score(Scoring(sample(reference=ENTITY_REFERENCE), judge))
 
     extract, ask = judge.calls
     assert extract.prompt.name == "extract_entities" and extract.output is Entities
@@ -109,19 +110,19 @@ def test_entity_written_in_text_respects_word_edges_but_not_in_chinese():
 
 def test_context_entity_recall_all_verbatim_makes_one_call():
     judge = FakeJudge([{"entities": ["Sun Microsystems", "Guido van Rossum"]}])
-    r = M["context_entity_recall"].score(sample(), judge)
+    r = M["context_entity_recall"].score(Scoring(sample(), judge))
     assert r.value == 1.0 and len(judge.calls) == 1
 
 
 def test_context_entity_recall_unscored_and_zero_cases():
     judge = FakeJudge()
-    assert M["context_entity_recall"].score(sample(reference=None), judge).unscored == "no_reference"
+    assert M["context_entity_recall"].score(Scoring(sample(reference=None), judge)).unscored == "no_reference"
     assert judge.calls == []
     judge = FakeJudge([{"entities": []}])
-    r = M["context_entity_recall"].score(sample(), judge)
+    r = M["context_entity_recall"].score(Scoring(sample(), judge))
     assert r.unscored == "no_entities" and len(judge.calls) == 1
     judge = FakeJudge([{"entities": ["Sun", "1995"]}])
-    r = M["context_entity_recall"].score(sample(contexts=[]), judge)
+    r = M["context_entity_recall"].score(Scoring(sample(contexts=[]), judge))
     assert r.value == 0.0 and "no contexts" in r.evidence["note"] and len(judge.calls) == 1
 
 
@@ -145,9 +146,9 @@ def noise_judge() -> FakeJudge:
 
 def test_noise_sensitivity_both_modes_from_one_pass_of_judge_calls():
     judge = noise_judge()
-    s = sample()
-    rel = M["noise_sensitivity_relevant"].score(s, judge)
-    irr = M["noise_sensitivity_irrelevant"].score(s, judge)
+    ctx = Scoring(sample(), judge)  # one sample's context: the two modes share its memo
+    rel = M["noise_sensitivity_relevant"].score(ctx)
+    irr = M["noise_sensitivity_irrelevant"].score(ctx)
 
     assert [c.prompt.name for c in judge.calls] == ["extract_claims"] * 2 + ["verify_statements"] * 5
     assert len(judge.calls) == 7  # the second mode reused the first's calls
@@ -173,20 +174,20 @@ def test_noise_sensitivity_claim_in_relevant_and_irrelevant_context_counts_for_r
     judge = FakeJudge([{"claims": ["X."]}, {"claims": ["Y."]}, verdicts("yes"), verdicts("no"), verdicts("yes"),
                        verdicts("yes"), verdicts("no")])
     s = sample()
-    assert M["noise_sensitivity_relevant"].score(s, judge).value == 1.0
-    assert M["noise_sensitivity_irrelevant"].score(s, judge).value == 0.0
+    assert M["noise_sensitivity_relevant"].score(Scoring(s, judge)).value == 1.0
+    assert M["noise_sensitivity_irrelevant"].score(Scoring(s, judge)).value == 0.0
 
 
 def test_noise_sensitivity_unscored_reasons():
     ns = M["noise_sensitivity_relevant"]
     judge = FakeJudge()
-    assert ns.score(sample(reference=None), judge).unscored == "no_reference"
-    assert ns.score(sample(contexts=[]), judge).unscored == "no_contexts"
+    assert ns.score(Scoring(sample(reference=None), judge)).unscored == "no_reference"
+    assert ns.score(Scoring(sample(contexts=[]), judge)).unscored == "no_contexts"
     assert judge.calls == []
     judge = FakeJudge([{"claims": []}])
-    assert ns.score(sample(), judge).unscored == "no_claims" and len(judge.calls) == 1
+    assert ns.score(Scoring(sample(), judge)).unscored == "no_claims" and len(judge.calls) == 1
     judge = FakeJudge([{"claims": ["X."]}, {"claims": []}])
-    assert ns.score(sample(), judge).unscored == "no_reference_claims" and len(judge.calls) == 2
+    assert ns.score(Scoring(sample(), judge)).unscored == "no_reference_claims" and len(judge.calls) == 2
 
 
 # --- factual correctness and answer correctness ----------------------------------------------------------------
@@ -207,7 +208,7 @@ def correctness_judge() -> FakeJudge:
 
 def test_factual_correctness_f1_checks_each_text_against_the_other():
     judge = correctness_judge()
-    r = M["factual_correctness"].score(sample(), judge)
+    r = M["factual_correctness"].score(Scoring(sample(), judge))
 
     ans, ans_check, ref, ref_check = (c.prompt for c in judge.calls)
     assert [c.prompt.name for c in judge.calls] == ["extract_claims", "verify_statements"] * 2
@@ -224,19 +225,20 @@ def test_factual_correctness_f1_checks_each_text_against_the_other():
 
 def test_factual_correctness_modes_share_calls_and_precision_asks_only_its_half():
     judge = FakeJudge([{"claims": A3}, verdicts("yes", "yes", "no")])
-    r = M["factual_correctness_precision"].score(sample(), judge)
+    r = M["factual_correctness_precision"].score(Scoring(sample(), judge))
     assert math.isclose(r.value, 2 / 3) and len(judge.calls) == 2 and "reference_claims" not in r.evidence
     judge = correctness_judge()
-    f1 = M["factual_correctness"].score(sample(), judge)
-    rec = M["factual_correctness_recall"].score(sample(), judge)
-    prec = M["factual_correctness_precision"].score(sample(), judge)
+    ctx = Scoring(sample(), judge)
+    f1 = M["factual_correctness"].score(ctx)
+    rec = M["factual_correctness_recall"].score(ctx)
+    prec = M["factual_correctness_precision"].score(ctx)
     assert len(judge.calls) == 4
     assert (prec.value, rec.value) == (pytest.approx(2 / 3), 0.5) and f1.value == pytest.approx(4 / 7)
 
 
 def test_factual_correctness_beta_option():
     fc = M["factual_correctness"].with_options(beta=2.0)
-    r = fc.score(sample(), correctness_judge())
+    r = fc.score(Scoring(sample(), correctness_judge()))
     assert math.isclose(r.value, 10 / 19) and r.evidence["beta"] == 2.0
 
 
@@ -250,13 +252,13 @@ def test_f_beta():
 def test_factual_correctness_unscored_reasons():
     fc = M["factual_correctness"]
     judge = FakeJudge()
-    assert fc.score(sample(reference=None), judge).unscored == "no_reference"
-    assert fc.score(sample(answer=" "), judge).unscored == "no_claims"
+    assert fc.score(Scoring(sample(reference=None), judge)).unscored == "no_reference"
+    assert fc.score(Scoring(sample(answer=" "), judge)).unscored == "no_claims"
     assert judge.calls == []
     judge = FakeJudge([{"claims": []}])
-    assert fc.score(sample(), judge).unscored == "no_claims"
+    assert fc.score(Scoring(sample(), judge)).unscored == "no_claims"
     judge = FakeJudge([{"claims": ["X."]}, verdicts("yes"), {"claims": []}])
-    r = fc.score(sample(), judge)
+    r = fc.score(Scoring(sample(), judge))
     assert r.unscored == "no_reference_claims" and len(judge.calls) == 3
 
 
@@ -267,31 +269,32 @@ def answer_reference_embedder() -> StubEmbedder:
 def test_answer_correctness_weights_factuality_and_similarity():
     emb = answer_reference_embedder()
     judge = correctness_judge()
-    r = M["answer_correctness"].score(sample(), judge, emb)
+    ctx = Scoring(sample(), judge, emb)
+    r = M["answer_correctness"].score(ctx)
     assert math.isclose(r.value, 0.75 * 4 / 7 + 0.25 * 0.6)
     assert math.isclose(r.evidence["factuality"], 4 / 7) and math.isclose(r.evidence["similarity"], 0.6)
     assert r.evidence["weights"] == [0.75, 0.25]
     assert emb.seen == [[ANSWER, REFERENCE]]
-    # factual correctness on the same sample and judge asks nothing more
-    assert M["factual_correctness"].score(sample(), judge).value == pytest.approx(4 / 7)
+    # factual correctness on the same sample (its context) asks nothing more
+    assert M["factual_correctness"].score(ctx).value == pytest.approx(4 / 7)
     assert len(judge.calls) == 4
 
 
 def test_answer_correctness_configurable_weights_and_no_embedder_when_similarity_weight_is_zero():
-    r = M["answer_correctness"].with_options(weights=(1, 1)).score(sample(), correctness_judge(),
-                                                                  answer_reference_embedder())
+    r = M["answer_correctness"].with_options(weights=(1, 1)).score(Scoring(sample(), correctness_judge(),
+                                                                  answer_reference_embedder()))
     assert math.isclose(r.value, (4 / 7 + 0.6) / 2)
     only_facts = M["answer_correctness"].with_options(weights=(1, 0))
-    r = only_facts.score(sample(), correctness_judge(), None)
+    r = only_facts.score(Scoring(sample(), correctness_judge(), None))
     assert math.isclose(r.value, 4 / 7) and r.evidence["similarity"] is None
     with pytest.raises(ConfigError, match="embedder"):
-        M["answer_correctness"].score(sample(), correctness_judge(), None)
+        M["answer_correctness"].score(Scoring(sample(), correctness_judge(), None))
 
 
 def test_answer_correctness_unscored_reasons():
     emb = answer_reference_embedder()
-    assert M["answer_correctness"].score(sample(reference=None), FakeJudge(), emb).unscored == "no_reference"
-    assert M["answer_correctness"].score(sample(), FakeJudge([{"claims": []}]), emb).unscored == "no_claims"
+    assert M["answer_correctness"].score(Scoring(sample(reference=None), FakeJudge(), emb)).unscored == "no_reference"
+    assert M["answer_correctness"].score(Scoring(sample(), FakeJudge([{"claims": []}]), emb)).unscored == "no_claims"
 
 
 # --- semantic similarity ---------------------------------------------------------------------------------------
@@ -299,21 +302,21 @@ def test_answer_correctness_unscored_reasons():
 
 def test_semantic_similarity_is_the_cosine_without_a_judge():
     judge = FakeJudge()
-    r = M["semantic_similarity"].score(sample(), judge, answer_reference_embedder())
+    r = M["semantic_similarity"].score(Scoring(sample(), judge, answer_reference_embedder()))
     assert math.isclose(r.value, 0.6) and judge.calls == []
     assert "language" not in r.evidence  # no judge, no prompt language
 
 
 def test_semantic_similarity_clamps_threshold_and_unscored():
     neg = StubEmbedder({ANSWER: [1.0, 0.0], REFERENCE: [-1.0, 0.1]})
-    assert M["semantic_similarity"].score(sample(), FakeJudge(), neg).value == 0.0
+    assert M["semantic_similarity"].score(Scoring(sample(), FakeJudge(), neg)).value == 0.0
     t = M["semantic_similarity"].with_options(threshold=0.5)
-    r = t.score(sample(), FakeJudge(), answer_reference_embedder())
+    r = t.score(Scoring(sample(), FakeJudge(), answer_reference_embedder()))
     assert r.value == 1.0 and r.evidence["similarity"] == pytest.approx(0.6)
-    assert t.with_options(threshold=0.7).score(sample(), FakeJudge(), answer_reference_embedder()).value == 0.0
-    assert M["semantic_similarity"].score(sample(reference=None), FakeJudge(), neg).unscored == "no_reference"
+    assert t.with_options(threshold=0.7).score(Scoring(sample(), FakeJudge(), answer_reference_embedder())).value == 0.0
+    assert M["semantic_similarity"].score(Scoring(sample(reference=None), FakeJudge(), neg)).unscored == "no_reference"
     with pytest.raises(ConfigError, match="embedder"):
-        M["semantic_similarity"].score(sample(), FakeJudge(), None)
+        M["semantic_similarity"].score(Scoring(sample(), FakeJudge(), None))
 
 
 # --- context relevance -----------------------------------------------------------------------------------------
@@ -321,7 +324,7 @@ def test_semantic_similarity_clamps_threshold_and_unscored():
 
 def test_context_relevance_averages_two_differently_worded_ratings():
     judge = FakeJudge([{"rating": 2}, {"rating": 1}])
-    r = M["context_relevance"].score(sample(), judge)
+    r = M["context_relevance"].score(Scoring(sample(), judge))
     first, second = judge.calls
     assert first.output is Rating and second.output is Rating
     assert first.prompt.name == second.prompt.name == "rate_context_relevance"
@@ -333,9 +336,9 @@ def test_context_relevance_averages_two_differently_worded_ratings():
 
 def test_context_relevance_unscored_and_echo_cases():
     judge = FakeJudge()
-    assert M["context_relevance"].score(sample(contexts=[]), judge).unscored == "no_contexts"
-    assert M["context_relevance"].score(sample(contexts=["  "]), judge).unscored == "no_contexts"
-    r = M["context_relevance"].score(sample(contexts=[QUESTION]), judge)
+    assert M["context_relevance"].score(Scoring(sample(contexts=[]), judge)).unscored == "no_contexts"
+    assert M["context_relevance"].score(Scoring(sample(contexts=["  "]), judge)).unscored == "no_contexts"
+    r = M["context_relevance"].score(Scoring(sample(contexts=[QUESTION]), judge))
     assert r.value == 0.0 and "repeat the question" in r.evidence["note"]
     assert judge.calls == []
 
@@ -344,13 +347,13 @@ def test_context_relevance_rejects_a_rating_outside_0_1_2():
     from localragas.errors import JudgeError
 
     with pytest.raises(JudgeError):
-        M["context_relevance"].score(sample(), FakeJudge([{"rating": 3}]))
+        M["context_relevance"].score(Scoring(sample(), FakeJudge([{"rating": 3}])))
 
 
 def test_context_relevance_cuts_contexts_that_do_not_fit_the_window():
     long = ["word " * 3000, "other " * 3000]
     judge = FakeJudge([{"rating": 1}, {"rating": 1}], n_ctx=2048)
-    r = M["context_relevance"].score(sample(contexts=long), judge)
+    r = M["context_relevance"].score(Scoring(sample(contexts=long), judge))
     assert r.value == 0.5 and "did not fit" in r.evidence["warnings"][0]
     for c in judge.calls:
         assert len(c.prompt.text()) < 2048 * 3
@@ -362,8 +365,8 @@ def test_context_relevance_cuts_contexts_that_do_not_fit_the_window():
 def test_id_based_precision_and_recall_need_no_judge():
     s = sample(retrieved_context_ids=["d1", 7, "d3", "d1"], reference_context_ids=["7", "d1", "d9"])
     judge = FakeJudge()
-    p = M["id_based_context_precision"].score(s, judge)
-    r = M["id_based_context_recall"].score(s, judge)
+    p = M["id_based_context_precision"].score(Scoring(s, judge))
+    r = M["id_based_context_recall"].score(Scoring(s, judge))
     assert judge.calls == []
     assert math.isclose(p.value, 2 / 3)  # d1, 7 (= "7") of d1, 7, d3; the repeated d1 counts once
     assert p.evidence["retrieved"] == [{"rank": 1, "id": "d1", "relevant": True},
@@ -376,15 +379,15 @@ def test_id_based_precision_and_recall_need_no_judge():
 def test_id_based_unscored_reasons():
     p, r = M["id_based_context_precision"], M["id_based_context_recall"]
     judge = FakeJudge()
-    assert p.score(sample(), judge).unscored == "no_reference_context_ids"
-    assert r.score(sample(), judge).unscored == "no_reference_context_ids"
+    assert p.score(Scoring(sample(), judge)).unscored == "no_reference_context_ids"
+    assert r.score(Scoring(sample(), judge)).unscored == "no_reference_context_ids"
     s = sample(reference_context_ids=["a"])
-    assert p.score(s, judge).unscored == "no_retrieved_context_ids"
-    assert r.score(s, judge).unscored == "no_retrieved_context_ids"
+    assert p.score(Scoring(s, judge)).unscored == "no_retrieved_context_ids"
+    assert r.score(Scoring(s, judge)).unscored == "no_retrieved_context_ids"
     s = sample(reference_context_ids=["a"], retrieved_context_ids=[])
-    assert p.score(s, judge).unscored == "no_retrieved_context_ids"
-    assert r.score(s, judge).value == 0.0
-    assert r.score(sample(reference_context_ids=[], retrieved_context_ids=["a"]), judge).unscored == \
+    assert p.score(Scoring(s, judge)).unscored == "no_retrieved_context_ids"
+    assert r.score(Scoring(s, judge)).value == 0.0
+    assert r.score(Scoring(sample(reference_context_ids=[], retrieved_context_ids=["a"]), judge)).unscored == \
         "no_reference_context_ids"
 
 
@@ -397,7 +400,7 @@ def test_fake_heuristic_scores_every_metric():
     judge = FakeJudge()
     s = sample(retrieved_context_ids=["a"], reference_context_ids=["a"])
     for m in M.values():
-        r = m.score(s, judge, get_embedder("fake"))
+        r = m.score(Scoring(s, judge, get_embedder("fake")))
         assert r.value is not None and 0.0 <= r.value <= 1.0, (m.name, r)
     assert judge.stats.failed_calls == 0
     assert {c.output for c in judge.calls} >= {Claims, Entities, Rating}

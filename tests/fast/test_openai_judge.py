@@ -207,8 +207,8 @@ def test_request_carries_the_schema_in_response_format_and_deterministic_decodin
 
 def test_graded_verdict_asks_one_token_with_top_logprobs_and_pools_yes_and_no(stub):
     judge = judge_for(stub.url)
-    got = judge.generate(verify_statement("Paris is the capital of France.", CTX), YesNo)
-    assert got.p_yes == pytest.approx(0.6 / 0.8) and got.mass == pytest.approx(0.8)
+    got = YesNo.model_validate_json(judge._yes_no(verify_statement("Paris is the capital of France.", CTX)).text)
+    assert got.p_yes == pytest.approx(0.6 / 0.8) and got.mass == pytest.approx(0.8)  # the reply behind p_yes
     (req,) = stub.requests
     body = req["body"]
     assert (body["max_tokens"], body["logprobs"], body["top_logprobs"], body["temperature"]) == (1, True, 20, 0.0)
@@ -220,7 +220,7 @@ def test_a_server_without_logprobs_leaves_graded_metrics_unscored_with_the_fix(s
     stub.no_logprobs = True
     judge = judge_for(stub.url)
     with pytest.raises(JudgeError, match=r"no token log-probabilities.*verify_statement.*verdicts=json"):
-        judge.generate(verify_statement("Paris is the capital of France.", CTX), YesNo)
+        judge.p_yes(verify_statement("Paris is the capital of France.", CTX))
     report = evaluate([mk(1)], metrics=["faithfulness"], judge=judge, gate=False,
                       metric_options={"faithfulness": {"verdicts": "probability"}})
     r = report.samples[0].metrics["faithfulness"]
@@ -232,7 +232,7 @@ def test_usage_gives_the_token_counts(stub):
     judge.generate(extract_claims("Paris is in France."), Claims)
     assert judge.stats.prompt_tokens > 0 and judge.stats.completion_tokens > 0
     assert judge.stats.cached_tokens == 3
-    assert judge.call_log[-1]["cached_tokens"] == 3
+    assert judge.log.records[-1]["cached_tokens"] == 3
 
 
 @pytest.mark.parametrize("mode,key", [("json_object", "response_format"), ("tgi", "response_format"),

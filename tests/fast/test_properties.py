@@ -22,6 +22,7 @@ from localragas.outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_QUESTION_CHARS,
 from localragas.prompts.base import _SPECIAL_TOKEN, TAGS, neutralise, tagged
 from localragas.runner import score_sample
 from localragas.schema import Sample
+from localragas.scoring import Scoring
 
 CORE = [all_metrics()[n] for n in ("faithfulness", "answer_relevancy", "context_precision", "context_recall")]
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -119,7 +120,7 @@ def valid_reply(data, output: type) -> dict:
 def test_any_schema_valid_reply_gives_a_result_in_0_1_or_unscored(sample, data, n_ctx):
     judge = FakeJudge(responder=lambda prompt, output: valid_reply(data, output), n_ctx=n_ctx)
     for metric in CORE:
-        r = metric.score(sample, judge, HashingEmbedder())
+        r = metric.score(Scoring(sample, judge, HashingEmbedder()))
         if r.value is None:
             assert r.unscored in {"no_claims", "no_reference", "no_contexts"}
         else:

@@ -6,7 +6,6 @@ import pytest
 import localragas.runner as runner
 from localragas.embeddings import HashingEmbedder
 from localragas.errors import ConfigError, JudgeError
-from localragas.gate import DEFAULT_THRESHOLDS, GRADED_THRESHOLDS
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.metrics.base import DEFAULT
@@ -63,14 +62,14 @@ def test_judge_error_on_one_sample_leaves_the_others_scored(monkeypatch):
 def test_unexpected_metric_exception_is_recorded_and_the_run_completes(monkeypatch):
     no_embedder(monkeypatch)
     faith = all_metrics()["faithfulness"]
-    real = type(faith).score
+    real = type(faith).measure
 
-    def flaky(sample, judge, embedder=None):
-        if sample.id == "b":
+    def flaky(ctx):
+        if ctx.sample.id == "b":
             raise ValueError("boom in metric")
-        return real(faith, sample, judge, embedder)
+        return real(faith, ctx)
 
-    monkeypatch.setattr(faith, "score", flaky)
+    monkeypatch.setattr(faith, "measure", flaky)
     report = evaluate([mk("a"), mk("b"), mk("c")], metrics=["faithfulness", "context_precision"],
                       judge=FakeJudge())
 
@@ -135,7 +134,7 @@ def test_report_meta(monkeypatch):
     meta = report.meta
     assert meta["judge"] == {"name": "scripted", "fingerprint": "fake:scripted"}
     # only chosen metrics carry thresholds; overrides win over defaults
-    assert meta["thresholds"] == {"faithfulness": 0.9, "context_recall": GRADED_THRESHOLDS["context_recall"]}
+    assert meta["thresholds"] == {"faithfulness": 0.9, "context_recall": all_metrics()["context_recall"].threshold}
     assert isinstance(meta["wall_seconds"], float) and meta["wall_seconds"] >= 0
     assert meta["samples"] == 2
     assert meta["embedder"] is None
@@ -192,7 +191,7 @@ def test_all_metrics_by_default(monkeypatch):
     report = evaluate([mk("a")], judge=FakeJudge(), embedder=HashingEmbedder())
     assert report.metrics == list(DEFAULT)  # the four RAGAS core metrics
     assert set(report.samples[0].metrics) == set(DEFAULT)
-    assert set(report.meta["thresholds"]) == set(DEFAULT_THRESHOLDS)
+    assert set(report.meta["thresholds"]) == set(DEFAULT)
 
 
 def test_gate_disabled_passes(monkeypatch):

@@ -7,6 +7,7 @@ from localragas.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.sentences import sentences
+from localragas.scoring import Scoring
 
 from metrics_helpers import sampler
 
@@ -38,7 +39,7 @@ RECALL = all_metrics()["context_recall"]
 
 def test_context_recall_by_sentences_asks_no_extraction_and_one_verdict_per_sentence():
     judge = FakeJudge([{"p_yes": 0.8, "mass": 0.9}, {"p_yes": 0.4, "mass": 0.9}])
-    r = RECALL.with_options(statements="sentences").score(sample(), judge)
+    r = RECALL.with_options(statements="sentences").score(Scoring(sample(), judge))
     assert not judge.asked("extract_claims")
     asked = judge.asked("verify_statement")
     assert [a.user[a.splits[0]:].count(s) for a, s in zip(asked, sentences(REFERENCE))] == [1, 1]
@@ -48,7 +49,7 @@ def test_context_recall_by_sentences_asks_no_extraction_and_one_verdict_per_sent
 
 def test_context_recall_by_sentences_with_json_verdicts():
     judge = FakeJudge([{"verdicts": [{"id": 1, "verdict": "yes"}, {"id": 2, "verdict": "no"}]}])
-    r = RECALL.with_options(statements="sentences", verdicts="json").score(sample(), judge)
+    r = RECALL.with_options(statements="sentences", verdicts="json").score(Scoring(sample(), judge))
     assert r.value == pytest.approx(0.5) and not judge.asked("extract_claims")
 
 

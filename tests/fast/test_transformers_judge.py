@@ -225,7 +225,7 @@ def test_tiny_model_replies_are_schema_valid(tiny_judge):
     v = judge.generate(PROMPT, verdicts_for(3))
     assert [x.id for x in v.verdicts] == [1, 2, 3]
     assert judge.stats.failed_calls == 0 and judge.stats.parse_failures == 0
-    log = judge.call_log[-1]
+    log = judge.log.records[-1]
     assert log["prompt_tokens"] > len(PROMPT.user) and 40 < log["completion_tokens"] < judge.settings.max_new_tokens
     assert judge.describe()["settings"]["dtype"] == "float32"  # auto on CPU
 
@@ -245,7 +245,7 @@ def test_token_limit_before_the_json_closes_is_a_truncation(tiny_judge):
     with pytest.raises(JudgeError, match="truncated"):
         judge.generate(PROMPT, verdicts_for(3))
     assert judge.stats.failed_calls == 1 and judge.stats.parse_failures == 0
-    assert judge.call_log[-1]["completion_tokens"] == 16
+    assert judge.log.records[-1]["completion_tokens"] == 16
 
 
 @needs_deps
@@ -270,7 +270,7 @@ def test_generate_many_batches_and_matches_one_by_one(tiny_judge):
     assert runs == [3, 1]  # two model.generate calls for four prompts
     assert [type(g) for g in got] == [type(e) for e in expected]
     assert sum(g == e for g, e in zip(got, expected)) >= 3  # padding may flip a near-tie of a random model
-    assert batched.stats.calls == 4 and len(batched.call_log) == 4
+    assert batched.stats.calls == 4 and len(batched.log.records) == 4
 
 
 @needs_deps

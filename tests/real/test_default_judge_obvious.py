@@ -3,7 +3,8 @@ verdicts (verdicts=json) first, then the default graded verdicts (P(yes) from th
 from __future__ import annotations
 
 from localragas import Sample, evaluate
-from localragas.metrics.base import graded_support, supported
+from localragas.asking import check_items, support_probabilities
+from localragas.scoring import Scoring
 
 CONTEXT = [
     "The Eiffel Tower is a wrought-iron lattice tower in Paris, France. It was completed in 1889 "
@@ -31,7 +32,7 @@ def verdicts(mode: str, *metrics: str) -> dict:
 
 
 def test_stated_claim_supported_contradicted_claim_not(qwen_judge):
-    flags = supported(qwen_judge, CLAIMS, CONTEXT)
+    flags = check_items(Scoring(FAITHFUL, qwen_judge), CLAIMS, CONTEXT)
     assert flags == [True, False, True, False]
 
 
@@ -56,7 +57,7 @@ def test_relevant_chunk_recognised(qwen_judge):
 # --- graded verdicts (verdicts=probability): P(yes) from the judge's next-token probabilities ---------------------
 
 def test_graded_stated_claims_score_above_contradicted_ones(qwen_judge):
-    probs = graded_support(qwen_judge, CLAIMS, CONTEXT)
+    probs = support_probabilities(Scoring(FAITHFUL, qwen_judge), CLAIMS, CONTEXT)
     assert min(probs[0], probs[2]) > 0.5 > max(probs[1], probs[3]), probs
 
 

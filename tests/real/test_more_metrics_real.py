@@ -14,8 +14,10 @@ from click.testing import CliRunner
 
 from localragas import Sample, evaluate, load_samples
 from localragas.cli import main
-from localragas.language import detect, scope_for
-from localragas.metrics.base import DEFAULT, all_metrics, claims_of
+from localragas.language import detect
+from localragas.asking import claims_of
+from localragas.scoring import Scoring
+from localragas.metrics.base import DEFAULT, all_metrics
 from localragas.schema import Report
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -105,8 +107,7 @@ def test_default_judge_splits_the_articles_chinese_sentence_into_two_chinese_cla
     """The reference article's example: 'Java是面向对象的语言，由Sun公司开发' -> 'Java是面向对象的语言',
     'Java由Sun公司开发' (the prompt's own Chinese example is a different sentence)."""
     s = Sample(id="java", question="Java是什么样的语言？由谁开发？", contexts=[], answer="Java是面向对象的语言，由Sun公司开发")
-    with scope_for(s):
-        claims = claims_of(qwen_judge, s.answer, s.question)
+    claims = claims_of(Scoring(s, qwen_judge), s.answer, s.question)
     assert len(claims) == 2, claims
     assert all(detect(c) == "zh" for c in claims), claims
     oop = [c for c in claims if "面向对象" in c]

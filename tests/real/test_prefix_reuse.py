@@ -31,10 +31,9 @@ def fresh_smol():
 
 def test_a_sample_with_four_claims_evaluates_its_contexts_once(fresh_smol):
     judge = fresh_smol()
-    judge.begin_sample()
     for claim in CLAIMS:
-        judge.generate(verify_statement(claim, CONTEXTS), YesNo)
-    calls = judge.call_log
+        judge.p_yes(verify_statement(claim, CONTEXTS))
+    calls = judge.log.records
     steps = judge._prefix_steps().steps
     shared = sum(len(s) for s in steps.segments(verify_statement(CLAIMS[0], CONTEXTS))[:-1])
     assert shared > 150  # the system prompt and the contexts
@@ -46,10 +45,10 @@ def test_a_sample_with_four_claims_evaluates_its_contexts_once(fresh_smol):
 
 def test_p_yes_does_not_depend_on_the_order_or_on_a_restored_prefix(fresh_smol):
     forward, backward = fresh_smol(), fresh_smol()
-    a = {c: forward.generate(verify_statement(c, CONTEXTS), YesNo).p_yes for c in CLAIMS}
+    a = {c: forward.p_yes(verify_statement(c, CONTEXTS)) for c in CLAIMS}
     for c in reversed(CLAIMS):  # other calls in between: the prefix is restored from a saved state
         backward.generate(extract_claims("Acme offers three tiers.", "Which tiers?"), Claims)
-        assert backward.generate(verify_statement(c, CONTEXTS), YesNo).p_yes == a[c]
+        assert backward.p_yes(verify_statement(c, CONTEXTS)) == a[c]
     whole = fresh_smol()
     for c in CLAIMS:  # the prompt evaluated whole, from an empty context, as llama-cpp-python's chat handler does
         whole._whole(verify_statement(c, CONTEXTS))
@@ -74,4 +73,4 @@ def test_the_greedy_grammar_loop_replies_as_llama_cpp_python_does(fresh_smol, pr
     r = llm.create_chat_completion(messages=prompt.messages(), grammar=theirs._grammar(output), temperature=0.0,
                                    seed=42, max_tokens=4096)
     assert reply == output.model_validate_json(r["choices"][0]["message"]["content"])
-    assert ours.call_log[-1]["completion_tokens"] == r["usage"]["completion_tokens"]
+    assert ours.log.records[-1]["completion_tokens"] == r["usage"]["completion_tokens"]

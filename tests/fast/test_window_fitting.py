@@ -1,4 +1,4 @@
-"""Prompts fitted into the judge's context window (localragas.budget), with the fake judge given a small n_ctx:
+"""Prompts fitted into the judge's context window (localragas.asking), with the fake judge given a small n_ctx:
 split or truncated with a warning in the evidence, never a crash, never a claim or chunk silently dropped."""
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from localragas import budget
-from localragas.budget import OVERHEAD, Window, check_window, needed_window, split_text, truncate
+from localragas.asking import window
+from localragas.asking.text import split_text, truncate
+from localragas.asking.window import OVERHEAD, Window, check_window, needed_window
 from localragas.embeddings import HashingEmbedder
 from localragas.errors import ConfigError
 from localragas.judges import FakeJudge, Judge
@@ -17,6 +18,7 @@ from localragas.outputs import Claims, GeneratedQuestions, YesNo
 from localragas.prompts import extract_claims
 from localragas.runner import evaluate
 from localragas.schema import Sample
+from localragas.scoring import Scoring
 
 # The batched RAGAS-style verdicts (verdicts=json); graded verdicts in a small window: test_graded_verdicts.py and
 # the *_graded tests below.
@@ -34,11 +36,11 @@ def reply_tokens(output: type) -> int:
     if output is Claims:
         return 0  # checked separately: depends on the text
     if output is GeneratedQuestions:
-        return budget.QUESTIONS_REPLY
+        return window.QUESTIONS_REPLY
     if output is YesNo:
-        return budget.YES_NO_REPLY
+        return window.YES_NO_REPLY
     n = output.model_json_schema()["properties"]["verdicts"]["maxItems"]
-    return budget.verdicts_reply(n)
+    return window.verdicts_reply(n)
 
 
 def assert_every_call_fits(judge: FakeJudge) -> None:
@@ -90,7 +92,7 @@ def test_prompts_that_fit_by_size_never_ask_the_tokenizer():
     judge = NoTokenizer()
     s = Sample(id="s", question="Q?", contexts=["Rain fell."] * 3, answer="Rain fell. It was cold.", reference="Rain.")
     for m in CORE + GRADED:
-        m.score(s, judge, HashingEmbedder())
+        m.score(Scoring(s, judge, HashingEmbedder()))
     check_window(judge, ["extract_claims", "verify_statements", "judge_chunks", "generate_questions",
                          "verify_statement", "judge_chunk"])
 
@@ -108,7 +110,7 @@ def sample(**kw) -> Sample:
 
 def test_faithfulness_with_contexts_longer_than_the_window():
     judge = FakeJudge(n_ctx=N_CTX)
-    r = FAITH.score(sample(), judge, None)
+    r = FAITH.score(Scoring(sample(), judge, None))
     assert_every_call_fits(judge)
     verify = judge.asked("verify_statements")
     assert len(verify) > 1
@@ -126,7 +128,7 @@ def test_faithfulness_with_contexts_longer_than_the_window():
 
 def test_a_statement_supported_by_one_group_is_not_asked_again():
     judge = FakeJudge(n_ctx=N_CTX)
-    FAITH.score(sample(answer="Station 0 measured 0 millimetres of rain in March."), judge, None)
+    FAITH.score(Scoring(sample(answer="Station 0 measured 0 millimetres of rain in March."), judge, None))
     verify = judge.asked("verify_statements")
     assert len(verify) == 1  # supported by the first group of context pieces: the other groups are not asked
 
@@ -143,7 +145,8 @@ def verbatim(prompt, output):
 def test_every_claim_of_a_long_answer_is_judged():
     answer = " ".join(FACTS[:60])
     judge = FakeJudge(responder=verbatim, n_ctx=N_CTX)
-    r = FAITH.score(sample(answer=answer, contexts=["Station 3 measured 9 millimetres of rain in March."]), judge, None)
+    s = sample(answer=answer, contexts=["Station 3 measured 9 millimetres of rain in March."])
+    r = FAITH.score(Scoring(s, judge, None))
     assert_every_call_fits(judge)
     claims = [c["claim"] for c in r.evidence["claims"]]
     assert claims == FACTS[:60]  # 60 claims (beyond one reply's 16), all judged, none dropped
@@ -157,7 +160,7 @@ def test_every_claim_of_a_long_answer_is_judged():
 
 def test_context_recall_with_a_long_reference_and_long_contexts():
     judge = FakeJudge(n_ctx=N_CTX)
-    r = RECALL.score(sample(reference=" ".join(FACTS[:40])), judge, None)
+    r = RECALL.score(Scoring(sample(reference=" ".join(FACTS[:40])), judge, None))
     assert_every_call_fits(judge)
     assert len(r.evidence["statements"]) == 40 and r.value == 1.0
     assert any(w.startswith("the reference (") for w in r.evidence["warnings"])
@@ -172,7 +175,7 @@ def test_context_precision_groups_chunks_and_a_split_chunk_is_relevant_when_any_
                              for i, c in enumerate(shown, 1)]}
 
     judge = FakeJudge(responder=respond, n_ctx=N_CTX)
-    r = PRECISION.score(sample(contexts=contexts), judge, None)
+    r = PRECISION.score(Scoring(sample(contexts=contexts), judge, None))
     assert_every_call_fits(judge)
     assert [c["relevant"] for c in r.evidence["chunks"]] == [False] * 30 + [True]
     assert r.value == pytest.approx(1 / 31)
@@ -185,7 +188,7 @@ def test_context_precision_groups_chunks_and_a_split_chunk_is_relevant_when_any_
 
 def test_context_precision_truncates_a_reference_too_long_for_the_window():
     judge = FakeJudge(n_ctx=N_CTX)
-    r = PRECISION.score(sample(reference=LONG_CONTEXT, contexts=["c1 Station", "c2"]), judge, None)
+    r = PRECISION.score(Scoring(sample(reference=LONG_CONTEXT, contexts=["c1 Station", "c2"]), judge, None))
     assert_every_call_fits(judge)
     assert r.scored and len(r.evidence["chunks"]) == 2
     assert "the reference answer was truncated to fit the judge's context window (n_ctx=1024) for judging chunk " \
@@ -194,7 +197,7 @@ def test_context_precision_truncates_a_reference_too_long_for_the_window():
 
 def test_answer_relevancy_truncates_an_answer_too_long_for_the_window():
     judge = FakeJudge(n_ctx=N_CTX)
-    r = RELEVANCY.score(sample(answer=LONG_CONTEXT), judge, HashingEmbedder())
+    r = RELEVANCY.score(Scoring(sample(answer=LONG_CONTEXT), judge, HashingEmbedder()))
     assert_every_call_fits(judge)
     (prompt,) = judge.asked("generate_questions")
     shown = _between(prompt.user, "answer")[0]
@@ -210,7 +213,8 @@ def test_answer_relevancy_truncates_an_answer_too_long_for_the_window():
 
 def test_a_huge_question_is_truncated_for_claim_extraction():
     judge = FakeJudge(n_ctx=N_CTX)
-    r = FAITH.score(sample(question=LONG_CONTEXT + "?", contexts=["Station 7 measured 21 millimetres."]), judge, None)
+    s = sample(question=LONG_CONTEXT + "?", contexts=["Station 7 measured 21 millimetres."])
+    r = FAITH.score(Scoring(s, judge, None))
     assert_every_call_fits(judge)
     assert "the question was truncated to fit the judge's context window (n_ctx=1024) for extracting the answer's " \
            "claims" in r.evidence["warnings"]
@@ -221,14 +225,14 @@ def test_inputs_that_fit_give_no_warning_and_one_call_each():
     s = Sample(id="s", question="Q?", contexts=["Rain fell in March."], answer="Rain fell in March.",
                reference="Rain fell in March.")
     for m in CORE:
-        r = m.score(s, judge, HashingEmbedder())
+        r = m.score(Scoring(s, judge, HashingEmbedder()))
         assert "warnings" not in r.evidence, m.name
     assert [c.prompt.name for c in judge.calls] == ["extract_claims", "verify_statements", "generate_questions",
                                                      "check_question", "judge_chunks", "extract_claims",
                                                      "verify_statements"]
     graded = FakeJudge()
     for m in GRADED:  # the default graded verdicts: one call per claim or chunk, here one each
-        assert "warnings" not in m.score(s, graded, HashingEmbedder()).evidence, m.name
+        assert "warnings" not in m.score(Scoring(s, graded, HashingEmbedder())).evidence, m.name
     assert [c.prompt.name for c in graded.calls] == ["extract_claims", "verify_statement", "generate_questions",
                                                      "check_question", "judge_chunk", "extract_claims",
                                                      "verify_statement"]
@@ -237,7 +241,7 @@ def test_inputs_that_fit_give_no_warning_and_one_call_each():
 def test_sixteen_claims_in_one_reply_is_flagged_as_possibly_incomplete():
     judge = FakeJudge([{"claims": [f"Claim {i}." for i in range(16)]}, {"verdicts": [
         {"id": i, "verdict": "yes"} for i in range(1, 17)]}])
-    r = FAITH.score(sample(contexts=["c"]), judge, None)
+    r = FAITH.score(Scoring(sample(contexts=["c"]), judge, None))
     assert r.evidence["warnings"] == [
         "the judge returned the maximum of 16 claims for the answer: claims beyond that may be missing"]
 
@@ -284,14 +288,14 @@ def test_the_window_is_checked_for_the_chosen_metrics_only(metric, prompt, optio
 
 def test_smallest_windows_are_modest():
     judge = FakeJudge()
-    sizes = {n: needed_window(judge, n) for n in budget._SMALLEST}
+    sizes = {n: needed_window(judge, n) for n in window._SMALLEST}
     assert all(size < 1024 for size in sizes.values()), sizes
     assert Window(judge).prompt_tokens(extract_claims("", None)) > OVERHEAD
 
 
 def test_a_judge_without_a_window_never_splits():
     judge = FakeJudge(n_ctx=None)
-    r = FAITH.score(sample(), judge, None)
+    r = FAITH.score(Scoring(sample(), judge, None))
     assert len(judge.asked("verify_statements")) == 1 and "warnings" not in r.evidence
     check_window(judge, ["extract_claims"])  # nothing to check
 

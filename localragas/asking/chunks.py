@@ -1,0 +1,112 @@
+"""Retrieved chunks judged for a target (context precision: is each chunk useful for the reference, the answer or
+the question?) and rated as a whole for a question (context relevance), fitted to the judge's window."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..outputs import Rating, verdicts_for
+from ..prompts import Prompt, judge_chunk, judge_chunks, rate_context_relevance
+from ..prompts.rating import VARIANTS
+from .text import context_pieces, number_list, pack, split_text, truncate
+from .window import MIN_ITEM, REPLY_BASE, TAG_TOKENS, VERDICT_TOKENS, YES_NO_REPLY, Window, verdicts_reply
+
+if TYPE_CHECKING:
+    from ..scoring import Scoring
+
+RATING_REPLY = 16  # {"rating": 2}
+
+
+def _fit_question_target(ctx: "Scoring", w: Window, question: str, target: str, kind: str, bare_prompt: Prompt,
+                         reply: int) -> tuple[str, str]:
+    """The question and target, truncated when together they take more than half the window (the other half is
+    for the chunks)."""
+    assert w.n_ctx is not None
+    bare = w.room(bare_prompt) - reply
+    if w.tokens(question) + w.tokens(target) > bare // 2:
+        q_limit = max(MIN_ITEM, bare // 8)
+        if w.tokens(question) > q_limit:
+            question = truncate(question, q_limit, w.tokens)
+            ctx.warn(f"the question was truncated to fit the judge's context window (n_ctx={w.n_ctx})")
+        t_limit = max(MIN_ITEM, bare // 2 - w.tokens(question))
+        if w.tokens(target) > t_limit:
+            target = truncate(target, t_limit, w.tokens)
+            ctx.warn(f"the {kind} was truncated to fit the judge's context window (n_ctx={w.n_ctx}) "
+                     "for judging chunk relevance")
+    return question, target
+
+
+def chunk_probabilities(ctx: "Scoring", question: str, target: str, kind: str, contexts: list[str]) -> list[float]:
+    """For each chunk, P(yes) that it is useful for the target (see chunk_flags): one graded call per
+    chunk. A chunk too long for the window is judged in pieces and gets its highest probability over them."""
+    lang = ctx.language.lang
+    w = Window(ctx.judge)
+    prompts = [judge_chunk(question, target, kind, c, lang=lang) for c in contexts]
+    if all(w.fits(p, YES_NO_REPLY) for p in prompts):
+        return [ctx.p_yes(p) for p in prompts]
+    question, target = _fit_question_target(ctx, w, question, target, kind, judge_chunk("", "", kind, "", lang=lang),
+                                            YES_NO_REPLY)
+    limit = max(MIN_ITEM, w.room(judge_chunk(question, target, kind, "", lang=lang)) - YES_NO_REPLY - TAG_TOKENS)
+    probs, split = [], []
+    for i, c in enumerate(contexts, 1):
+        pieces = [c] if w.tokens(c) <= limit else split_text(c, limit, w.tokens)
+        if len(pieces) > 1:
+            split.append(i)
+        probs.append(max(ctx.p_yes(judge_chunk(question, target, kind, p, lang=lang)) for p in pieces))
+    if split:
+        ctx.warn(f"chunk(s) {number_list(split)} did not fit the judge's context window (n_ctx={w.n_ctx}) and "
+                 "were judged in pieces (a chunk's probability is the highest over its pieces)")
+    return probs
+
+
+def chunk_flags(ctx: "Scoring", question: str, target: str, kind: str, contexts: list[str]) -> list[bool]:
+    """Is each chunk useful for the target? In groups of chunks when one call would not fit (a chunk split into
+    pieces is relevant when any piece is)."""
+    lang = ctx.language.lang
+    whole = judge_chunks(question, target, kind, contexts, lang=lang)
+    w = Window(ctx.judge)
+    if w.fits(whole, verdicts_reply(len(contexts))):
+        return ctx.ask(whole, verdicts_for(len(contexts))).flags()
+    question, target = _fit_question_target(ctx, w, question, target, kind,
+                                            judge_chunks("", "", kind, [], lang=lang), REPLY_BASE)
+    limit = max(MIN_ITEM, w.room(judge_chunks(question, target, kind, [], lang=lang)) - REPLY_BASE)
+    pieces, split = context_pieces(contexts, limit - TAG_TOKENS - VERDICT_TOKENS, w)
+    groups = pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS + VERDICT_TOKENS, limit)
+    relevant = [False] * len(contexts)
+    for group in groups:
+        got = ctx.ask(judge_chunks(question, target, kind, [text for _, text in group], lang=lang),
+                             verdicts_for(len(group)))
+        for (i, _), flag in zip(group, got.flags()):
+            relevant[i] = relevant[i] or flag
+    note = (f"the {len(contexts)} chunks did not fit the judge's context window (n_ctx={w.n_ctx}) in one call: "
+            f"judged in {len(groups)} groups")
+    if split:
+        note += f"; chunk(s) {number_list(split)} were split into pieces (relevant when any piece is)"
+    ctx.warn(note)
+    return relevant
+
+
+def fitted_contexts(ctx: "Scoring", question: str, contexts: list[str]) -> list[str]:
+    """The contexts, cut at the end so that the rating prompt fits the judge's context window."""
+    lang = ctx.language.lang
+    w = Window(ctx.judge)
+    if all(w.fits(rate_context_relevance(question, contexts, v, lang=lang), RATING_REPLY) for v in range(VARIANTS)):
+        return contexts
+    room = min(w.room(rate_context_relevance(question, [], v, lang=lang)) for v in range(VARIANTS)) - RATING_REPLY
+    kept: list[str] = []
+    for c in contexts:
+        left = room - TAG_TOKENS - sum(w.tokens(k) + TAG_TOKENS for k in kept)
+        if left < MIN_ITEM:
+            break
+        kept.append(c if w.tokens(c) <= left else truncate(c, left, w.tokens))
+    kept = kept or [truncate(contexts[0], MIN_ITEM, w.tokens)]
+    ctx.warn(f"the contexts did not fit the judge's context window (n_ctx={w.n_ctx}): the ratings saw "
+             f"{len(kept)} of {len(contexts)} context(s), the last one cut")
+    return kept
+
+
+def context_ratings(ctx: "Scoring", question: str, contexts: list[str]) -> list[int]:
+    """The judge's 0/1/2 rating of the contexts for the question, once per differently worded prompt; the contexts
+    cut at the end when the prompts would not fit."""
+    lang = ctx.language.lang
+    contexts = fitted_contexts(ctx, question, contexts)
+    return [ctx.ask(rate_context_relevance(question, contexts, v, lang=lang), Rating).rating for v in range(VARIANTS)]

@@ -1,0 +1,52 @@
+"""Questions generated from an answer (answer relevancy), and each checked against the answer: do the answer's own
+statements reply to it? From the beginning of an answer too long for the window."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..outputs import GeneratedQuestions
+from ..prompts import Prompt, check_question, generate_questions
+from .text import truncate
+from .window import MIN_ITEM, QUESTIONS_REPLY, YES_NO_REPLY, Window
+
+if TYPE_CHECKING:
+    from ..scoring import Scoring
+
+
+def _answer_that_fits(ctx: "Scoring", w: Window, answer: str, prompt: Callable[[str], Prompt], reply: int,
+                      purpose: str) -> str:
+    """The answer, or its beginning when prompt(answer) does not fit the window with room for the reply."""
+    if w.fits(prompt(answer), reply):
+        return answer
+    limit = max(MIN_ITEM, w.room(prompt("")) - reply)
+    ctx.warn(f"the answer ({w.tokens(answer)} tokens) was truncated to its first {limit} tokens to fit "
+             f"the judge's context window (n_ctx={w.n_ctx}) for {purpose}")
+    return truncate(answer, limit, w.tokens)
+
+
+def questions_for(ctx: "Scoring", answer: str, checked: bool = False) -> GeneratedQuestions:
+    """The questions an answer answers; from the beginning of an answer too long for the window. checked: the
+    prompt for questions that will be checked (prompts.questions.generate_questions)."""
+
+    def prompt(text: str) -> Prompt:
+        return generate_questions(text, ctx.language.lang, ctx.language.question, checked=checked)
+
+    shown = _answer_that_fits(ctx, Window(ctx.judge), answer, prompt, QUESTIONS_REPLY, "generating questions")
+    return ctx.ask(prompt(shown), GeneratedQuestions)
+
+
+def answered_probabilities(ctx: "Scoring", answer: str, questions: list[str]) -> list[float]:
+    """For each question generated from the answer, P(yes) that the answer's own statements reply to it: one graded
+    call per distinct question, the answer first (a shared prefix, the same text in every call: the beginning of an
+    answer too long to fit beside the longest question)."""
+    lang = ctx.language.lang
+    w = Window(ctx.judge)
+    distinct = list(dict.fromkeys(questions))
+    if not all(w.fits(check_question(answer, q, lang=lang), YES_NO_REPLY) for q in distinct):
+        longest = max(distinct, key=w.tokens)
+        answer = _answer_that_fits(ctx, w, answer, lambda text: check_question(text, longest, lang=lang), YES_NO_REPLY,
+                                   "checking the generated questions")
+    p = {q: ctx.p_yes(check_question(answer, q, lang=lang)) for q in distinct}
+    return [p[q] for q in questions]
+

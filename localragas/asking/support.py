@@ -1,0 +1,84 @@
+"""Items (claims, statements, entities) checked against texts (contexts, a reference, an answer), fitted to the
+judge's window: in batches of items against groups of texts that fit, a text longer than a group split into pieces.
+An item counts as supported when any group supports it; its graded probability is its highest over the groups."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..outputs import verdicts_for
+from ..prompts import Prompt, verify_statement, verify_statements
+from .text import context_pieces, number_list, pack
+from .window import MIN_ITEM, REPLY_BASE, TAG_TOKENS, VERDICT_TOKENS, YES_NO_REPLY, Window, verdicts_reply
+
+if TYPE_CHECKING:
+    from ..scoring import Scoring
+
+
+def check_items(ctx: "Scoring", statements: list[str], contexts: list[str],
+                prompt: Callable[..., Prompt] = verify_statements) -> list[bool]:
+    """For each statement, do the contexts support it? Batched over statements and grouped over contexts when one
+    call would not fit; a statement is supported when any group of contexts supports it. No contexts: nothing is
+    supported, no call. `prompt`: the family asked (entity recall asks entities_in_contexts)."""
+    lang = ctx.language.lang
+    if not contexts:
+        return [False] * len(statements)
+    whole = prompt(statements, contexts, lang=lang)
+    w = Window(ctx.judge)
+    if w.fits(whole, verdicts_reply(len(statements))):
+        return ctx.ask(whole, verdicts_for(len(statements))).flags()
+    room = w.room(prompt([], [], lang=lang)) - REPLY_BASE
+
+    def cost(s: str) -> int:
+        return w.tokens(s) + TAG_TOKENS + VERDICT_TOKENS
+
+    batch_limit = max(MIN_ITEM, room // 3)  # a third of the window for statements and their verdicts
+    limit = max(MIN_ITEM, room - max(sum(cost(s) for s in b) for b in pack(statements, cost, batch_limit)))
+    pieces, split = context_pieces(contexts, limit - TAG_TOKENS, w)
+    groups = pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS, limit)
+    flags = [False] * len(statements)
+    calls = 0
+    for group in groups:  # a statement supported by one group is not asked again
+        pending = [i for i, f in enumerate(flags) if not f]
+        for batch in pack(pending, lambda i: cost(statements[i]), batch_limit):
+            got = ctx.ask(prompt([statements[i] for i in batch], [text for _, text in group], lang=lang),
+                                 verdicts_for(len(batch)))
+            calls += 1
+            for i, flag in zip(batch, got.flags()):
+                flags[i] = flag
+    note = (f"the contexts and statements did not fit the judge's context window (n_ctx={w.n_ctx}) in one call: "
+            f"{len(statements)} statements were judged against {len(groups)} group(s) of contexts in {calls} calls; "
+            "a statement counts as supported when any group supports it")
+    if split:
+        note += f"; context(s) {number_list(split)} were split into pieces"
+    ctx.warn(note)
+    return flags
+
+
+
+def support_probabilities(ctx: "Scoring", statements: list[str], contexts: list[str]) -> list[float]:
+    """For each statement, P(yes) that the contexts support it: one graded call per statement, the contexts first
+    (a shared prefix). When the contexts do not fit beside a statement, they are judged in groups that fit and the
+    statement gets its highest probability over the groups. No contexts: 0 for each, no call."""
+    lang = ctx.language.lang
+    if not contexts:
+        return [0.0] * len(statements)
+    if not statements:
+        return []
+    w = Window(ctx.judge)
+    prompts = [verify_statement(s, contexts, lang=lang) for s in statements]  # built once: checked, then asked
+    if all(w.fits(p, YES_NO_REPLY) for p in prompts):
+        return [ctx.p_yes(p) for p in prompts]
+    limit = max(MIN_ITEM, min(w.room(verify_statement(s, [], lang=lang)) for s in statements) - YES_NO_REPLY)
+    pieces, split = context_pieces(contexts, limit - TAG_TOKENS, w)
+    groups = pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS, limit)
+    probs = [max(ctx.p_yes(verify_statement(s, [text for _, text in g], lang=lang)) for g in groups)
+             for s in statements]
+    note = (f"the contexts did not fit the judge's context window (n_ctx={w.n_ctx}) beside a statement: each of the "
+            f"{len(statements)} statements was judged against {len(groups)} group(s) of contexts; its probability "
+            "is the highest over the groups")
+    if split:
+        note += f"; context(s) {number_list(split)} were split into pieces"
+    ctx.warn(note)
+    return probs
+

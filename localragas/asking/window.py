@@ -1,0 +1,113 @@
+"""The judge's context window: does a prompt fit with room for its reply, how many tokens a text takes; and the
+refusal, before a run, of a window too small for a prompt's instructions and one item.
+
+Token counts come from the judge (`Judge.count_tokens`: its tokenizer, or an estimate). No count is needed when a
+prompt's UTF-8 size already fits: a token covers at least one byte, so a cached run never loads a model to count.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from ..errors import ConfigError
+from ..prompts import (Prompt, check_question, entities_in_contexts, extract_claims, extract_entities,
+                       generate_questions, judge_chunk, judge_chunks, rate_context_relevance, verify_statement,
+                       verify_statements)
+
+if TYPE_CHECKING:
+    from ..judges import Judge
+
+OVERHEAD = 32  # chat-template tokens around the system and user messages (role markers, BOS)
+TAG_TOKENS = 10  # the <context id="12"> … </context> wrapper of one item
+VERDICT_TOKENS = 16  # one {"id": 12, "verdict": "yes"} in a reply
+REPLY_BASE = 16  # {"verdicts": [ … ]}
+YES_NO_REPLY = 4  # one word
+QUESTIONS_REPLY = 256  # {"noncommittal": …, "questions": [3 questions of at most 200 characters]}
+CLAIMS_REPLY_CAP = 1200
+MIN_ITEM = 64  # the smallest piece of text worth judging on its own
+CLAIM_PIECE_CHARS = 1500  # a longer text is split for claim extraction: one reply holds at most MAX_CLAIMS claims
+
+
+
+
+def claims_reply(text: str) -> int:
+    """Tokens to keep free for the claims of `text`: about its own size (claims restate it), capped."""
+    return min(CLAIMS_REPLY_CAP, len(text.encode("utf-8")) // 3 + 48)
+
+
+def verdicts_reply(n: int) -> int:
+    return REPLY_BASE + VERDICT_TOKENS * n
+
+
+class Window:
+    """The judge's context window: does a prompt fit with room for its reply; how many tokens a text takes."""
+
+    def __init__(self, judge: "Judge"):
+        self.judge = judge
+        self.n_ctx: int | None = getattr(judge, "n_ctx", None)
+
+    @property
+    def limited(self) -> bool:
+        return self.n_ctx is not None
+
+    def tokens(self, text: str) -> int:
+        return self.judge.count_tokens(text) if text else 0
+
+    def prompt_tokens(self, prompt: Prompt) -> int:
+        return self.tokens(prompt.system) + self.tokens(prompt.user) + OVERHEAD
+
+    def fits(self, prompt: Prompt, reply: int) -> bool:
+        if self.n_ctx is None:
+            return True
+        limit = self.n_ctx - reply
+        if len(prompt.system.encode("utf-8")) + len(prompt.user.encode("utf-8")) + OVERHEAD <= limit:
+            return True  # an upper bound of the token count already fits: no tokenizer needed
+        return self.prompt_tokens(prompt) <= limit
+
+    def room(self, prompt: Prompt) -> int:
+        """Tokens of the window left after this prompt (its data placeholders empty)."""
+        assert self.n_ctx is not None
+        return self.n_ctx - self.prompt_tokens(prompt)
+
+
+# --- refusing a window too small -------------------------------------------------------------------------------------
+
+# Per prompt family: the prompt with empty data, the data tokens of one item, the reply tokens for one item.
+_SMALLEST: dict[str, tuple[Callable[[], Prompt], int, int]] = {
+    "extract_claims": (lambda: extract_claims("", "?"), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
+    "verify_statements": (lambda: verify_statements([], []), 2 * (MIN_ITEM + TAG_TOKENS), verdicts_reply(1)),
+    "verify_statement": (lambda: verify_statement("", []), 2 * (MIN_ITEM + TAG_TOKENS), YES_NO_REPLY),
+    "extract_entities": (lambda: extract_entities(""), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
+    "entities_in_contexts": (lambda: entities_in_contexts([], []), 2 * MIN_ITEM + TAG_TOKENS, verdicts_reply(1)),
+    "rate_context_relevance": (lambda: rate_context_relevance("?", []), 2 * MIN_ITEM + TAG_TOKENS, 16),
+    "judge_chunks": (lambda: judge_chunks("?", "", "reference answer", []), 2 * MIN_ITEM + TAG_TOKENS,
+                     verdicts_reply(1)),
+    "judge_chunk": (lambda: judge_chunk("?", "", "reference answer", ""), 2 * MIN_ITEM + TAG_TOKENS, YES_NO_REPLY),
+    "generate_questions": (lambda: generate_questions("", checked=True), MIN_ITEM, QUESTIONS_REPLY),
+    "check_question": (lambda: check_question("", ""), 2 * MIN_ITEM + TAG_TOKENS, YES_NO_REPLY),
+}
+
+
+def needed_window(judge: "Judge", prompt_name: str) -> int:
+    """Tokens a prompt family needs at least: its instructions, one item, and the reply for one item."""
+    make, item, reply = _SMALLEST[prompt_name]
+    return Window(judge).prompt_tokens(make()) + item + reply
+
+
+def check_window(judge: "Judge", prompt_names: Sequence[str]) -> None:
+    """Refuse a judge whose context window cannot hold a prompt's instructions and one item (ConfigError)."""
+    n_ctx = getattr(judge, "n_ctx", None)
+    if n_ctx is None:
+        return
+    for name in dict.fromkeys(prompt_names):
+        make, item, reply = _SMALLEST[name]
+        p = make()
+        if len(p.system.encode("utf-8")) + len(p.user.encode("utf-8")) + OVERHEAD + item + reply <= n_ctx:
+            continue  # fits by an upper bound: no tokenizer needed
+        needed = needed_window(judge, name)
+        if needed > n_ctx:
+            raise ConfigError(
+                f"the judge's context window is too small: n_ctx={n_ctx} tokens, but the {name} prompt needs at "
+                f"least {needed} (its instructions, one item and the reply); raise it, e.g. "
+                f"--judge-option n_ctx={max(2048, 1 << (needed - 1).bit_length())}"
+            )

@@ -1,0 +1,68 @@
+"""The scoring context: one sample scored with one judge and one embedder, passed to every metric
+(`Metric.score(ctx)`) and through it to every judge call (localragas.asking).
+
+It carries what used to be hidden state: the sample's languages (localragas.language.Scope), the memo of judge work
+several metrics of the sample share (the answer's and the reference's claims and their checks: done once), the
+warnings of the metric being scored (each split or truncation that shaped its result) and the log of the judge calls
+made for the sample. One context is used by one thread; samples scored in parallel each have their own.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .judges.base import CallLog
+from .language import Scope, scope_of
+
+if TYPE_CHECKING:
+    from .embeddings import Embedder
+    from .judges import Judge
+    from .outputs import Output
+    from .prompts import Prompt
+    from .schema import Sample
+
+T = TypeVar("T")
+O = TypeVar("O", bound="Output")
+
+
+class Scoring:
+    """One (sample, judge, embedder): its languages, its shared work, the current metric's warnings, its call log."""
+
+    def __init__(self, sample: "Sample", judge: "Judge", embedder: "Embedder | None" = None):
+        self.sample = sample
+        self.judge = judge
+        self.embedder = embedder
+        self.language: Scope = scope_of(sample)
+        self.memo: dict[str, tuple[Any, list[str]]] = {}
+        self.warnings: list[str] = []
+        self.log = CallLog()
+
+    # --- asking the judge (localragas.asking builds the prompts and fits them to the window) -----------------------
+
+    def ask(self, prompt: "Prompt", output: "type[O]") -> "O":
+        """The judge's reply to `prompt`, recorded in this sample's call log."""
+        return self.judge.generate(prompt, output, log=self.log)
+
+    def p_yes(self, prompt: "Prompt") -> float:
+        """The judge's P(yes) for the yes/no question `prompt` (a graded verdict), recorded in the sample's call log."""
+        return self.judge.p_yes(prompt, log=self.log)
+
+    def warn(self, message: str) -> None:
+        """Note a split or truncation in the evidence of the metric being scored."""
+        self.warnings.append(message)
+
+    # --- work shared by the metrics of the sample ---------------------------------------------------------------
+
+    def once(self, key: str, work: Callable[[], T]) -> T:
+        """work() the first time `key` is asked for this sample, its value kept; the warnings it noted are noted again
+        (once) for every metric that uses it."""
+        if key not in self.memo:
+            outer, self.warnings = self.warnings, []
+            try:
+                value = work()
+            finally:
+                own, self.warnings = self.warnings, outer
+            self.memo[key] = (value, own)
+        value, own = self.memo[key]
+        self.warnings.extend(w for w in own if w not in self.warnings)
+        return value
