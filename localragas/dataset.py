@@ -128,7 +128,8 @@ def sample_from_dict(
     """Validate one record (canonical, ragas, deepeval or promptfoo-style field names, FIELD_ALIASES) and build a
     Sample; raise DatasetError if invalid.
 
-    Without an id, the id is default_id, else None: the reader names it (SampleIds.claim). columns: canonical field -> the record's key holding it
+    Without an id, the id is default_id, else None: the reader names it (SampleIds.claim). columns: canonical
+    field -> the record's key holding it
     (check_columns), read instead of the field's own names.
     """
     if not isinstance(d, Mapping):

@@ -47,8 +47,9 @@ def as_samples(data: Any, columns: Mapping[str, str] | None = None) -> list[Samp
     ids = SampleIds(source, unit="row")
     with numbered_rows():
         for row, item in rows:
-            sample = item if isinstance(item, Sample) else sample_from_dict(item, path=source, line=row, columns=columns)
-            samples.append(ids.claim(sample, row))
+            if not isinstance(item, Sample):
+                item = sample_from_dict(item, path=source, line=row, columns=columns)
+            samples.append(ids.claim(item, row))
     return samples
 
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from localragas.dataset import SampleIds, content_id
-from localragas.dataset import KNOWN_FIELDS, load_samples, sample_from_dict
+from localragas.dataset import KNOWN_FIELDS, SampleIds, content_id, load_samples, sample_from_dict
 from localragas.errors import DatasetError
 from localragas.schema import Sample, SkippedRow
 
@@ -24,7 +23,8 @@ EXPECTED = [
     Sample(id="a", question="What is X?", contexts=["X is a letter.", "Y too."], answer="A letter.",
            reference="A letter", category="alpha"),
     Sample(id="7", question="Q2", contexts=[], answer="", reference=None, category=None),
-    Sample(id=content_id("Q3, with \"quotes\""), question="Q3, with \"quotes\"", contexts=["multi\nline context"], answer="ans3"),
+    Sample(id=content_id("Q3, with \"quotes\""), question="Q3, with \"quotes\"", contexts=["multi\nline context"],
+           answer="ans3"),
 ]
 
 

@@ -21,11 +21,10 @@ import localragas.inputs
 import localragas.report.comparison  # noqa: F401 - so that the timings measure the refusal only
 import localragas.runner  # noqa: F401
 import localragas.shard  # noqa: F401
-from localragas.dataset import content_id
 from localragas.calibration import load_labelled
 from localragas.cli import main
 from localragas.config import CONFIG_MAX_BYTES, load_settings
-from localragas.dataset import DEFAULT_MAX_INPUT_BYTES, load_samples, read_records
+from localragas.dataset import DEFAULT_MAX_INPUT_BYTES, content_id, load_samples, read_records
 from localragas.errors import ConfigError, DatasetError, LocalragasError
 from localragas.report import read_json, write_json
 from localragas.report.calibration import read_calibration

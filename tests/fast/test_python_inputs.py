@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from pydantic import BaseModel, ValidationError
 
 import localragas
-from localragas.dataset import content_id
 from localragas import Sample, evaluate, load_samples
 from localragas.cli import main
+from localragas.dataset import content_id
 from localragas.errors import ConfigError, DatasetError
 from localragas.judges.fake import FakeJudge
 from localragas.progress import Progress, _Tqdm, progress_for
@@ -170,7 +170,8 @@ def test_promptfoo_context_text_is_one_chunk_in_files_dicts_and_samples(tmp_path
     row = {"query": "Where is Paris?", "context": "Paris is in France.", "answer": "In France."}
     (tmp_path / "p.jsonl").write_text(json.dumps(row) + "\n")
     (tmp_path / "p.csv").write_text("query,context,answer\nWhere is Paris?,Paris is in France.,In France.\n")
-    want = Sample(id=content_id("Where is Paris?"), question="Where is Paris?", contexts=["Paris is in France."], answer="In France.")
+    want = Sample(id=content_id("Where is Paris?"), question="Where is Paris?", contexts=["Paris is in France."],
+                  answer="In France.")
     assert load_samples(tmp_path / "p.jsonl")[0] == [want]
     assert load_samples(tmp_path / "p.csv")[0] == [want]
     assert localragas.sample_inputs.as_samples([row]) == [want]
@@ -184,7 +185,8 @@ def test_ids_are_kept_and_missing_ones_named_by_their_question_as_in_files():
     rows = [{**ROWS[0], "id": 7}, ROWS[1], {**ROWS[2], "sample_id": " q3 "}]
     report = run(pd.DataFrame(rows))
     assert [s.id for s in report.samples] == ["7", content_id(ROWS[1]["question"]), "q3"]
-    assert [s.id for s in run([Sample(**ROWS[0]), Sample(id="x", **ROWS[1])]).samples] == [content_id(ROWS[0]["question"]), "x"]
+    named = run([Sample(**ROWS[0]), Sample(id="x", **ROWS[1])])
+    assert [s.id for s in named.samples] == [content_id(ROWS[0]["question"]), "x"]
 
 
 def test_a_duplicate_id_names_both_rows():

@@ -8,8 +8,7 @@ import sys
 
 import pytest
 
-from localragas.dataset import content_id
-from localragas.dataset import load_samples, sample_from_dict
+from localragas.dataset import content_id, load_samples, sample_from_dict
 from localragas.errors import DatasetError, MissingDependencyError
 from localragas.metrics import all_metrics
 from localragas.ragas_compat import RAGAS_NAMES, from_ragas_names, to_ragas_names

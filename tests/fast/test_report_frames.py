@@ -10,19 +10,13 @@ import sys
 import pandas as pd
 import pytest
 
-from localragas.dataset import content_id
 from localragas import evaluate
+from localragas.dataset import content_id
 from localragas.errors import MissingDependencyError
 from localragas.report import write_csv
 from localragas.schema import MetricResult, Report
 
-ROWS = [
-    {"question": "What colour is the sky?", "contexts": ["The sky is blue.", "Grass is green."],
-     "answer": "The sky is blue.", "reference": "The sky is blue.", "category": "nature"},
-    {"question": "Where is Paris?", "contexts": ["Paris is in France."], "answer": "Paris is in Spain."},
-    {"question": "How many legs has a spider?", "contexts": ["A spider has eight legs."],
-     "answer": "Eight.", "reference": "A spider has eight legs."},
-]
+from test_python_inputs import ROWS  # the three samples the Python-input tests score
 
 
 @pytest.fixture(scope="module")
