@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..asking.verdicts import DEFAULT_VERDICTS, VERDICTS, YES
@@ -86,12 +87,18 @@ class WithVerdicts(Metric):
         return (*self.other_prompts, graded if self.options["verdicts"] == "probability" else batched)
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        mode = options["verdicts"]
-        if mode not in VERDICTS:
-            valid = "; ".join(f"{k}: {v.description}" for k, v in VERDICTS.items())
-            raise ConfigError(f"{self.name}: verdicts must be one of {', '.join(VERDICTS)}, got {mode!r} "
-                              f"({valid})")
-        return {**options, "verdicts": mode}
+        described = {k: v.description for k, v in VERDICTS.items()}
+        return {**options, "verdicts": check_choice(self.name, "verdicts", options["verdicts"], described)}
+
+
+def check_choice(metric: str, key: str, value: Any, choices: Mapping[Any, str]) -> Any:
+    """The choice `value` names (a key of `choices`, matched as text so 3 and "3" are the same), else a ConfigError
+    listing the valid ones with their descriptions."""
+    for choice in choices:
+        if str(choice) == str(value):
+            return choice
+    valid = "; ".join(f"{k}: {v}" for k, v in choices.items())
+    raise ConfigError(f"{metric}: {key} must be one of {', '.join(map(str, choices))}, got {value!r} ({valid})")
 
 
 def support_result(ctx: "Scoring", items: list[str], contexts: list[str], verdicts: "Verdicts",
