@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..asking.verdicts import DEFAULT_VERDICTS, VERDICTS, YES
+from ..asking.ways import PLAIN, Way
 from ..errors import ConfigError
 from ..schema import MetricResult
 
@@ -102,15 +103,16 @@ def check_choice(metric: str, key: str, value: Any, choices: Mapping[Any, str]) 
 
 
 def support_result(ctx: "Scoring", items: list[str], contexts: list[str], verdicts: "Verdicts",
-                   key: tuple[str, str, str], **evidence: Any) -> MetricResult:
+                   key: tuple[str, str, str], way: Way = PLAIN, **evidence: Any) -> MetricResult:
     """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the
     metric's verdict strategy: the mean verdict (graded: the mean P(yes); json: supported / total). key = (evidence
     list name, item name, flag name), e.g. ("claims", "claim", "supported"); a graded item also carries its P(yes)
-    as "p_<flag name>"."""
+    as "p_<flag name>", and what the way of asking noted for it (asking/ways.py)."""
     plural, name, flag = key
-    got = verdicts.support(ctx, items, contexts)
-    rows = [{name: t, flag: p >= YES, **({f"p_{flag}": round(p, 4)} if verdicts.graded else {})}
-            for t, p in zip(items, got)]
+    notes: list[dict] = [{} for _ in items]
+    got = verdicts.support(ctx, items, contexts, way, notes)
+    rows = [{name: t, flag: p >= YES, **({f"p_{flag}": round(p, 4)} if verdicts.graded else {}), **note}
+            for t, p, note in zip(items, got, notes)]
     return MetricResult.of(sum(got) / len(got), verdicts=verdicts.name, **{plural: rows}, **evidence)
 
 

@@ -23,7 +23,7 @@ class ContextRecall(StatementSupport):
             return MetricResult.unscored_because("no_claims", note="the reference holds no factual statement")
         note = {} if sample.contexts else {"note": "no contexts: no statement can be attributed"}
         return support_result(ctx, statements, sample.contexts, self.verdicts,
-                              ("statements", "statement", "attributed"), **note)
+                              ("statements", "statement", "attributed"), self.way, **note)
 
 
 register(ContextRecall())

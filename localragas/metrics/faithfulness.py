@@ -21,7 +21,7 @@ class Faithfulness(StatementSupport):
             return MetricResult.unscored_because("no_claims")
         note = {} if sample.contexts else {"note": "no contexts: no claim can be supported"}
         return support_result(ctx, claims, sample.contexts, self.verdicts,
-                              ("claims", "claim", "supported"), **note)
+                              ("claims", "claim", "supported"), self.way, **note)
 
 
 register(Faithfulness())

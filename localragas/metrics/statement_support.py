@@ -2,10 +2,13 @@
 context recall: the reference's): their options, checked once here, and the prompts each setting asks."""
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from ..asking.statements import DEFAULT_STATEMENTS, STATEMENT_MODES, statements_of
 from ..asking.verdicts import DEFAULT_VERDICTS
+from ..asking.ways import PLAIN, WAY_OPTIONS, Way
+from ..errors import ConfigError
 from .base import WithVerdicts, check_choice
 
 if TYPE_CHECKING:
@@ -15,8 +18,17 @@ if TYPE_CHECKING:
 class StatementSupport(WithVerdicts):
     """A WithVerdicts metric whose items are the statements of one text (`statements` option: STATEMENT_MODES)."""
 
-    options = {"verdicts": DEFAULT_VERDICTS, "statements": DEFAULT_STATEMENTS}
+    options = {"verdicts": DEFAULT_VERDICTS, "statements": DEFAULT_STATEMENTS, **asdict(PLAIN)}
     verdict_prompts = ("verify_statement", "verify_statements")
+
+    @property
+    def way(self) -> Way:
+        """How each statement's graded verdict is asked (asking/ways.py)."""
+        return Way.of(self.options)
+
+    @property
+    def uses_embedder(self) -> bool:  # type: ignore[override]
+        return self.options["evidence"] == "focused"
 
     @property
     def other_prompts(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -24,7 +36,13 @@ class StatementSupport(WithVerdicts):
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         options = super().check_options(options)
-        return {**options, "statements": check_choice(self.name, "statements", options["statements"], STATEMENT_MODES)}
+        choices = {"statements": STATEMENT_MODES, **WAY_OPTIONS}
+        options = {**options, **{k: check_choice(self.name, k, options[k], values) for k, values in choices.items()}}
+        ways = [f"{k}={options[k]}" for k, v in asdict(PLAIN).items() if options[k] != v]
+        if ways and options["verdicts"] == "json":
+            raise ConfigError(f"{self.name}: {', '.join(ways)} shapes a graded verdict and does not apply to "
+                              "verdicts=json (one JSON call for all statements); use verdicts=probability")
+        return options
 
     def statements(self, ctx: "Scoring", text: str, what: str) -> list[str]:
         """The statements of `text` (the answer, the reference: `what`) by the metric's `statements` option."""
