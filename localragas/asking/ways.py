@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..prompts import Prompt, verify_statement
+from ..prompts import Prompt, contradict_statement, verify_statement
 
 if TYPE_CHECKING:
     from ..scoring import Scoring
@@ -16,9 +16,14 @@ EVIDENCE = {
     "focused": "each statement judged against only the 3 context sentences most similar to it (the embedder's "
                "cosine), each with one neighbour sentence each side: shorter prompts (needs an embedder)",
 }
+QUESTIONS = {
+    "supported": "the judge is asked whether the contexts support the statement; its P(yes) is the score",
+    "both": "the judge is also asked whether the contexts contradict it; the score is (P(supported) + 1 - "
+            "P(contradicted)) / 2 (two calls per statement)",
+}
 
 # The option name of each field of Way, with its values described (the first value is the default).
-WAY_OPTIONS: dict[str, dict[Any, str]] = {"evidence": EVIDENCE}
+WAY_OPTIONS: dict[str, dict[Any, str]] = {"evidence": EVIDENCE, "question": QUESTIONS}
 
 
 @dataclass(frozen=True)
@@ -26,19 +31,35 @@ class Way:
     """How each statement's graded verdict is asked; Way() is the default (one support question, all contexts)."""
 
     evidence: str = "all"
+    question: str = "supported"
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> "Way":
         """The way a metric's options choose (the option names are the field names)."""
         return cls(**{k: options[k] for k in cls.__dataclass_fields__ if k in options})
 
+    @property
+    def families(self) -> tuple[str, ...]:
+        """The prompt families asked (for the judge's window check)."""
+        return tuple(p.name for p in self.prompts("", [], "en"))
+
     def prompts(self, statement: str, contexts: list[str], lang: str) -> list[Prompt]:
-        """The prompts asked for one statement against these contexts."""
-        return [verify_statement(statement, contexts, lang=lang)]
+        """The prompts asked for one statement against these contexts: the support question, then (question=both)
+        the contradiction question."""
+        asked = [verify_statement(statement, contexts, lang=lang)]
+        if self.question == "both":
+            asked.append(contradict_statement(statement, contexts, lang=lang))
+        return asked
 
     def score(self, ctx: "Scoring", prompts: list[Prompt]) -> tuple[float, dict[str, Any]]:
-        """The statement's score from its prompts' P(yes), and what the evidence keeps of them beside it."""
-        return ctx.p_yes(prompts[0]), {}
+        """The statement's score from its prompts' P(yes), and what the evidence keeps of them beside it
+        (question=both: p_supported_only, the support question's P(yes), and p_contradicted)."""
+        p = [ctx.p_yes(prompt) for prompt in prompts]
+        if self.question != "both":
+            return p[0], {}
+        supported, contradicted = p
+        return ((supported + 1 - contradicted) / 2,
+                {"p_supported_only": round(supported, 4), "p_contradicted": round(contradicted, 4)})
 
 
 PLAIN = Way()

@@ -10,9 +10,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
-from ..prompts import (Prompt, check_question, entities_in_contexts, extract_claims, extract_entities,
-                       generate_questions, judge_chunk, judge_chunks, rate_context_relevance, verify_statement,
-                       verify_statements)
+from ..prompts import (Prompt, check_question, contradict_statement, entities_in_contexts, extract_claims,
+                       extract_entities, generate_questions, judge_chunk, judge_chunks, rate_context_relevance,
+                       verify_statement, verify_statements)
 
 if TYPE_CHECKING:
     from ..judges import Judge
@@ -77,6 +77,7 @@ _SMALLEST: dict[str, tuple[Callable[[], Prompt], int, int]] = {
     "extract_claims": (lambda: extract_claims("", "?"), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
     "verify_statements": (lambda: verify_statements([], []), 2 * (MIN_ITEM + TAG_TOKENS), verdicts_reply(1)),
     "verify_statement": (lambda: verify_statement("", []), 2 * (MIN_ITEM + TAG_TOKENS), YES_NO_REPLY),
+    "contradict_statement": (lambda: contradict_statement("", []), 2 * (MIN_ITEM + TAG_TOKENS), YES_NO_REPLY),
     "extract_entities": (lambda: extract_entities(""), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
     "entities_in_contexts": (lambda: entities_in_contexts([], []), 2 * MIN_ITEM + TAG_TOKENS, verdicts_reply(1)),
     "rate_context_relevance": (lambda: rate_context_relevance("?", []), 2 * MIN_ITEM + TAG_TOKENS, 16),

@@ -31,6 +31,11 @@ class StatementSupport(WithVerdicts):
         return self.options["evidence"] == "focused"
 
     @property
+    def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+        graded = self.options["verdicts"] == "probability"
+        return (*self.other_prompts, *self.way.families) if graded else super().prompts
+
+    @property
     def other_prompts(self) -> tuple[str, ...]:  # type: ignore[override]
         return () if self.options["statements"] == "sentences" else ("extract_claims",)
 

@@ -27,6 +27,18 @@ Do not use your own knowledge.""",
 如果上下文与它矛盾，或者它添加了上下文没有给出的任何细节（数字、日期、名称、属性），回答 "no"。
 不要使用你自己的知识。""",
 }
+# The opposite question, answered with one word (`question=both` of faithfulness and context recall): its P(yes)
+# counts against the statement.
+CONTRADICT = {
+    "en": """Above are the retrieved contexts. Decide whether the contexts contradict the statement below.
+Answer "yes" only if the contexts say something that cannot be true together with the statement (a different number, date, name or fact about the same thing).
+Answer "no" if the contexts agree with it, or if they do not mention it.
+Do not use your own knowledge.""",
+    "zh": """上面是检索到的上下文。判断上下文是否与下面这条陈述矛盾。
+只有当上下文所说的内容与这条陈述不可能同时成立（关于同一事物的数字、日期、名称或事实不同）时，才回答 "yes"。
+如果上下文与它一致，或者上下文没有提到它，回答 "no"。
+不要使用你自己的知识。""",
+}
 
 
 # "one verdict per context" in the reply line of a prompt whose items are the contexts themselves
@@ -66,7 +78,19 @@ def verify_statement(statement: str, contexts: list[str], lang: str | None = Non
     """Do the contexts support this one statement? One word back; the contexts first, so the calls for one sample's
     statements share a prefix, a step of its own (`splits`): the in-process judge evaluates it once per sample
     (judges/prefix_steps.py), a server that caches prompts likewise."""
+    return one_word_prompt("verify_statement", ONE, statement, contexts, lang)
+
+
+def contradict_statement(statement: str, contexts: list[str], lang: str | None = None) -> Prompt:
+    """Do the contexts contradict this one statement? The layout of verify_statement (the contexts first)."""
+    return one_word_prompt("contradict_statement", CONTRADICT, statement, contexts, lang)
+
+
+def one_word_prompt(name: str, instructions: dict[str, str], statement: str, contexts: list[str],
+                    lang: str | None) -> Prompt:
+    """A one-word yes/no question about one statement against the contexts: the contexts and the instructions
+    first (the prefix the calls for one sample's statements share), then the statement and the reply line."""
     lang = lang or detect(statement)
-    shared = "\n".join([contexts_block(contexts, lang), "", ONE[lang], "", ""])
+    shared = "\n".join([contexts_block(contexts, lang), "", instructions[lang], "", ""])
     item = "\n".join([tagged("statement", statement), "", closing(lang, ONE_WORD[lang])])
-    return Prompt("verify_statement", shared + item, YES_NO_SYSTEMS[lang], splits=(len(shared),))
+    return Prompt(name, shared + item, YES_NO_SYSTEMS[lang], splits=(len(shared),))

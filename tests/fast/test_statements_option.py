@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from localragas.asking.statements import LONG_CJK_CHARS, LONG_WORDS, STATEMENT_MODES, is_long
+from localragas.asking.ways import WAY_OPTIONS
 from localragas.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
@@ -110,5 +111,5 @@ def test_every_metric_option_is_documented():
     options = doc[doc.index("## Metric options"):]
     missing = [f"{n}.{k}" for n, m in all_metrics().items() for k in m.options if f"`{n}.{k}`" not in options]
     assert not missing
-    for mode in STATEMENT_MODES:
-        assert f"`{mode}`" in options
+    for values in (STATEMENT_MODES, *WAY_OPTIONS.values()):
+        assert all(f"`{v}`" in options for v in values)
