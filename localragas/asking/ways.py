@@ -21,9 +21,14 @@ QUESTIONS = {
     "both": "the judge is also asked whether the contexts contradict it; the score is (P(supported) + 1 - "
             "P(contradicted)) / 2 (two calls per statement)",
 }
+SHOTS = {
+    0: "no worked example",
+    3: "three hand-written worked examples (a supported paraphrase, an unsupported added detail, a contradiction; "
+       "prompts/support_examples.py) before the contexts, part of the prefix a sample's calls share",
+}
 
 # The option name of each field of Way, with its values described (the first value is the default).
-WAY_OPTIONS: dict[str, dict[Any, str]] = {"evidence": EVIDENCE, "question": QUESTIONS}
+WAY_OPTIONS: dict[str, dict[Any, str]] = {"evidence": EVIDENCE, "question": QUESTIONS, "shots": SHOTS}
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,7 @@ class Way:
 
     evidence: str = "all"
     question: str = "supported"
+    shots: int = 0
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> "Way":
@@ -46,9 +52,9 @@ class Way:
     def prompts(self, statement: str, contexts: list[str], lang: str) -> list[Prompt]:
         """The prompts asked for one statement against these contexts: the support question, then (question=both)
         the contradiction question."""
-        asked = [verify_statement(statement, contexts, lang=lang)]
+        asked = [verify_statement(statement, contexts, lang=lang, shots=self.shots)]
         if self.question == "both":
-            asked.append(contradict_statement(statement, contexts, lang=lang))
+            asked.append(contradict_statement(statement, contexts, lang=lang, shots=self.shots))
         return asked
 
     def score(self, ctx: "Scoring", prompts: list[Prompt]) -> tuple[float, dict[str, Any]]:

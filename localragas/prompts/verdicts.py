@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..language import detect
 from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, contexts_block, numbered, tagged
+from .support_examples import examples_block
 
 INSTRUCTIONS = {
     "en": """Above are the retrieved contexts. For each numbered statement below, decide whether the contexts support it.
@@ -74,23 +75,27 @@ def verify_statements(statements: list[str], contexts: list[str], lang: str | No
     return verdicts_prompt("verify_statements", INSTRUCTIONS, "statement", statements, contexts, lang)
 
 
-def verify_statement(statement: str, contexts: list[str], lang: str | None = None) -> Prompt:
+def verify_statement(statement: str, contexts: list[str], lang: str | None = None, shots: int = 0) -> Prompt:
     """Do the contexts support this one statement? One word back; the contexts first, so the calls for one sample's
     statements share a prefix, a step of its own (`splits`): the in-process judge evaluates it once per sample
-    (judges/prefix_steps.py), a server that caches prompts likewise."""
-    return one_word_prompt("verify_statement", ONE, statement, contexts, lang)
+    (judges/prefix_steps.py), a server that caches prompts likewise. `shots`: worked examples before the contexts."""
+    return one_word_prompt("verify_statement", ONE, statement, contexts, lang, shots)
 
 
-def contradict_statement(statement: str, contexts: list[str], lang: str | None = None) -> Prompt:
+def contradict_statement(statement: str, contexts: list[str], lang: str | None = None, shots: int = 0) -> Prompt:
     """Do the contexts contradict this one statement? The layout of verify_statement (the contexts first)."""
-    return one_word_prompt("contradict_statement", CONTRADICT, statement, contexts, lang)
+    return one_word_prompt("contradict_statement", CONTRADICT, statement, contexts, lang, shots, contradiction=True)
 
 
 def one_word_prompt(name: str, instructions: dict[str, str], statement: str, contexts: list[str],
-                    lang: str | None) -> Prompt:
-    """A one-word yes/no question about one statement against the contexts: the contexts and the instructions
-    first (the prefix the calls for one sample's statements share), then the statement and the reply line."""
+                    lang: str | None, shots: int = 0, contradiction: bool = False) -> Prompt:
+    """A one-word yes/no question about one statement against the contexts: the worked examples (`shots` of them,
+    answered for the support question or the contradiction one; their prompt family is named NAME_Nshot), the
+    contexts and the instructions first (the prefix the calls for one sample's statements share), then the statement
+    and the reply line."""
     lang = lang or detect(statement)
-    shared = "\n".join([contexts_block(contexts, lang), "", instructions[lang], "", ""])
+    examples = [examples_block(lang, shots, contradiction), ""] if shots else []
+    shared = "\n".join([*examples, contexts_block(contexts, lang), "", instructions[lang], "", ""])
     item = "\n".join([tagged("statement", statement), "", closing(lang, ONE_WORD[lang])])
-    return Prompt(name, shared + item, YES_NO_SYSTEMS[lang], splits=(len(shared),))
+    return Prompt(f"{name}_{shots}shot" if shots else name, shared + item, YES_NO_SYSTEMS[lang],
+                  splits=(len(shared),))
