@@ -14,7 +14,7 @@ from ..errors import ConfigError
 from .ways import SHOTS
 from ..prompts import (Prompt, check_question, contradict_statement, entities_in_contexts, extract_claims,
                        extract_entities, generate_questions, judge_chunk, judge_chunks, rate_context_relevance,
-                       verify_statement, verify_statements)
+                       verify_statement, verify_statement_reworded, verify_statements)
 
 if TYPE_CHECKING:
     from ..judges import Judge
@@ -77,7 +77,7 @@ class Window:
 def _graded_support() -> dict[str, tuple[Callable[[], Prompt], int, int]]:
     """The one-word support questions (asking/ways.py), each with every count of worked examples."""
     return {f("", [], shots=n).name: (partial(f, "", [], shots=n), 2 * (MIN_ITEM + TAG_TOKENS), YES_NO_REPLY)
-            for f in (verify_statement, contradict_statement) for n in SHOTS}
+            for f in (verify_statement, verify_statement_reworded, contradict_statement) for n in SHOTS}
 
 
 # Per prompt family: the prompt with empty data, the data tokens of one item, the reply tokens for one item.

@@ -28,6 +28,17 @@ Do not use your own knowledge.""",
 如果上下文与它矛盾，或者它添加了上下文没有给出的任何细节（数字、日期、名称、属性），回答 "no"。
 不要使用你自己的知识。""",
 }
+# A second wording of the same test (`phrasings=2` of faithfulness and context recall: the two P(yes) averaged).
+REWORDED = {
+    "en": """Above are the retrieved contexts. Read the statement below and check it against them.
+Could someone who has read only these contexts confirm that the statement is true? Answer "yes" if they could.
+Answer "no" if the contexts say otherwise, or if any part of the statement (a number, date, name, property) is not in them.
+Do not use your own knowledge.""",
+    "zh": """上面是检索到的上下文。阅读下面这条陈述，并对照上下文核对它。
+一个只读过这些上下文的人能否确认这条陈述是真的？如果能，回答 "yes"。
+如果上下文的说法不同，或者陈述的任何部分（数字、日期、名称、属性）不在上下文中，回答 "no"。
+不要使用你自己的知识。""",
+}
 # The opposite question, answered with one word (`question=both` of faithfulness and context recall): its P(yes)
 # counts against the statement.
 CONTRADICT = {
@@ -80,6 +91,11 @@ def verify_statement(statement: str, contexts: list[str], lang: str | None = Non
     statements share a prefix, a step of its own (`splits`): the in-process judge evaluates it once per sample
     (judges/prefix_steps.py), a server that caches prompts likewise. `shots`: worked examples before the contexts."""
     return one_word_prompt("verify_statement", ONE, statement, contexts, lang, shots)
+
+
+def verify_statement_reworded(statement: str, contexts: list[str], lang: str | None = None, shots: int = 0) -> Prompt:
+    """verify_statement's question in other words (the same layout, the same examples)."""
+    return one_word_prompt("verify_statement_reworded", REWORDED, statement, contexts, lang, shots)
 
 
 def contradict_statement(statement: str, contexts: list[str], lang: str | None = None, shots: int = 0) -> Prompt:
