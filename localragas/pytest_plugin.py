@@ -220,7 +220,7 @@ def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig
             kwargs["columns"] = cfg.columns
         if cfg.gate_on and "gate_on" not in kwargs:
             kwargs["gate_on"] = cfg.gate_on
-        if kwargs.get("embedder") is None and _needs_embedder(kwargs.get("metrics")):
+        if kwargs.get("embedder") is None and _needs_embedder(kwargs.get("metrics"), kwargs.get("metric_options")):
             kwargs["embedder"] = request.getfixturevalue("localragas_embedder")
         report = run(samples, **kwargs)
         _record(request, report)
@@ -229,10 +229,11 @@ def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig
     return _evaluate
 
 
-def _needs_embedder(metrics: list[str] | None) -> bool:
+def _needs_embedder(metrics: list[str] | None, options: dict[str, dict] | None = None) -> bool:
+    """Does a metric, with its options (e.g. faithfulness.evidence=focused), need the embedder?"""
     from .metrics import get_metrics  # noqa: PLC0415
 
-    return any(m.uses_embedder for m in get_metrics(metrics))
+    return any(m.uses_embedder for m in get_metrics(metrics, options))
 
 
 def _record(request: pytest.FixtureRequest, report: "Report") -> None:

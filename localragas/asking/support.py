@@ -7,8 +7,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..outputs import verdicts_for
-from ..prompts import Prompt, verify_statement, verify_statements
+from ..prompts import Prompt, verify_statements
+from .focus import focused_contexts
 from .text import context_pieces, number_list, pack
+from .ways import PLAIN, Way
 from .window import MIN_ITEM, REPLY_BASE, TAG_TOKENS, VERDICT_TOKENS, YES_NO_REPLY, Window, verdicts_reply
 
 if TYPE_CHECKING:
@@ -56,24 +58,40 @@ def check_items(ctx: "Scoring", statements: list[str], contexts: list[str],
 
 
 
-def support_probabilities(ctx: "Scoring", statements: list[str], contexts: list[str]) -> list[float]:
+def support_probabilities(ctx: "Scoring", statements: list[str], contexts: list[str], way: Way = PLAIN,
+                          notes: list[dict] | None = None) -> list[float]:
     """For each statement, P(yes) that the contexts support it: one graded call per statement, the contexts first
     (a shared prefix). When the contexts do not fit beside a statement, they are judged in groups that fit and the
-    statement gets its highest probability over the groups. No contexts: 0 for each, no call."""
-    lang = ctx.language.lang
+    statement gets its highest probability over the groups. No contexts: 0 for each, no call.
+    `way`: how each statement is asked (asking/ways.py; the default: the support question against all contexts);
+    `notes`: one dict per statement, given what the way keeps for its evidence."""
     if not contexts:
         return [0.0] * len(statements)
     if not statements:
         return []
+    notes = notes if notes is not None else [{} for _ in statements]
+    if way.evidence == "focused":
+        probs = []
+        for s, (texts, used), note in zip(statements, focused_contexts(ctx, statements, contexts), notes):
+            note["evidence_sentences"] = used
+            probs += _fitted(ctx, [s], texts, way, [note]) if texts else [0.0]
+        return probs
+    return _fitted(ctx, statements, contexts, way, notes)
+
+
+def _fitted(ctx: "Scoring", statements: list[str], contexts: list[str], way: Way, notes: list[dict]) -> list[float]:
+    """support_probabilities against these contexts, grouped when they do not fit."""
+    lang = ctx.language.lang
     w = Window(ctx.judge)
-    prompts = [verify_statement(s, contexts, lang=lang) for s in statements]  # built once: checked, then asked
-    if all(w.fits(p, YES_NO_REPLY) for p in prompts):
-        return [ctx.p_yes(p) for p in prompts]
-    limit = max(MIN_ITEM, min(w.room(verify_statement(s, [], lang=lang)) for s in statements) - YES_NO_REPLY)
+    asked = [way.prompts(s, contexts, lang) for s in statements]  # built once: checked, then asked
+    if all(w.fits(p, YES_NO_REPLY) for ps in asked for p in ps):
+        return [_noted(way.score(ctx, ps), note) for ps, note in zip(asked, notes)]
+    limit = max(MIN_ITEM, min(w.room(p) for s in statements for p in way.prompts(s, [], lang)) - YES_NO_REPLY)
     pieces, split = context_pieces(contexts, limit - TAG_TOKENS, w)
     groups = pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS, limit)
-    probs = [max(ctx.p_yes(verify_statement(s, [text for _, text in g], lang=lang)) for g in groups)
-             for s in statements]
+    probs = [_noted(max((way.score(ctx, way.prompts(s, [text for _, text in g], lang)) for g in groups),
+                        key=lambda got: got[0]), note)
+             for s, note in zip(statements, notes)]
     note = (f"the contexts did not fit the judge's context window (n_ctx={w.n_ctx}) beside a statement: each of the "
             f"{len(statements)} statements was judged against {len(groups)} group(s) of contexts; its probability "
             "is the highest over the groups")
@@ -82,3 +100,7 @@ def support_probabilities(ctx: "Scoring", statements: list[str], contexts: list[
     ctx.warn(note)
     return probs
 
+
+def _noted(got: tuple[float, dict], note: dict) -> float:
+    note.update(got[1])
+    return got[0]

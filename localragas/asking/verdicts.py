@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from .chunks import chunk_flags, chunk_probabilities
 from .support import check_items, support_probabilities
+from .ways import PLAIN, Way
 
 if TYPE_CHECKING:
     from ..scoring import Scoring
@@ -26,9 +27,11 @@ class Verdicts(ABC):
     graded: bool  # a probability per item (reported beside the yes/no), not a yes/no only
 
     @abstractmethod
-    def support(self, ctx: "Scoring", items: list[str], against: list[str]) -> list[float]:
+    def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
+                notes: list[dict] | None = None) -> list[float]:
         """For each item (a claim, a statement), do the texts `against` (the contexts) support it? No texts: 0 each,
-        no call."""
+        no call. `way`: how a graded verdict is asked (asking/ways.py; JSON verdicts take the default only);
+        `notes`: one dict per item, given what the way keeps for its evidence."""
 
     @abstractmethod
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> list[float]:
@@ -42,8 +45,9 @@ class ProbabilityVerdicts(Verdicts):
                    "(graded; the default: closer to human labels, docs/accuracy.md)")
     graded = True
 
-    def support(self, ctx: "Scoring", items: list[str], against: list[str]) -> list[float]:
-        return support_probabilities(ctx, items, against)
+    def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
+                notes: list[dict] | None = None) -> list[float]:
+        return support_probabilities(ctx, items, against, way, notes)
 
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> list[float]:
         return chunk_probabilities(ctx, question, target, kind, chunks)
@@ -54,7 +58,9 @@ class JsonVerdicts(Verdicts):
     description = "all items in one call, a constrained-JSON yes/no each (the RAGAS way)"
     graded = False
 
-    def support(self, ctx: "Scoring", items: list[str], against: list[str]) -> list[float]:
+    def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
+                notes: list[dict] | None = None) -> list[float]:
+        assert way == PLAIN, "JSON verdicts are asked one way only (metrics refuse the graded ways with verdicts=json)"
         return [1.0 if f else 0.0 for f in check_items(ctx, items, against)]
 
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> list[float]:

@@ -7,12 +7,14 @@ prompt's UTF-8 size already fits: a token covers at least one byte, so a cached 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
-from ..prompts import (Prompt, check_question, entities_in_contexts, extract_claims, extract_entities,
-                       generate_questions, judge_chunk, judge_chunks, rate_context_relevance, verify_statement,
-                       verify_statements)
+from .ways import SHOTS
+from ..prompts import (Prompt, check_question, contradict_statement, entities_in_contexts, extract_claims,
+                       extract_entities, generate_questions, judge_chunk, judge_chunks, rate_context_relevance,
+                       verify_statement, verify_statement_reworded, verify_statements)
 
 if TYPE_CHECKING:
     from ..judges import Judge
@@ -72,11 +74,17 @@ class Window:
 
 # --- refusing a window too small -------------------------------------------------------------------------------------
 
+def _graded_support() -> dict[str, tuple[Callable[[], Prompt], int, int]]:
+    """The one-word support questions (asking/ways.py), each with every count of worked examples."""
+    return {f("", [], shots=n).name: (partial(f, "", [], shots=n), 2 * (MIN_ITEM + TAG_TOKENS), YES_NO_REPLY)
+            for f in (verify_statement, verify_statement_reworded, contradict_statement) for n in SHOTS}
+
+
 # Per prompt family: the prompt with empty data, the data tokens of one item, the reply tokens for one item.
 _SMALLEST: dict[str, tuple[Callable[[], Prompt], int, int]] = {
     "extract_claims": (lambda: extract_claims("", "?"), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
     "verify_statements": (lambda: verify_statements([], []), 2 * (MIN_ITEM + TAG_TOKENS), verdicts_reply(1)),
-    "verify_statement": (lambda: verify_statement("", []), 2 * (MIN_ITEM + TAG_TOKENS), YES_NO_REPLY),
+    **_graded_support(),
     "extract_entities": (lambda: extract_entities(""), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
     "entities_in_contexts": (lambda: entities_in_contexts([], []), 2 * MIN_ITEM + TAG_TOKENS, verdicts_reply(1)),
     "rate_context_relevance": (lambda: rate_context_relevance("?", []), 2 * MIN_ITEM + TAG_TOKENS, 16),

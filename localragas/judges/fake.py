@@ -122,6 +122,8 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
             target = " ".join(_between(text, "reference") or _between(text, "answer") or _between(text, "question"))
             shared = len(_words(" ".join(_between(text, "context"))) & _words(target))
             p = 1.0 if shared >= 3 else shared / 6
+        elif prompt.name.startswith("contradict_statement"):  # word overlap cannot tell a contradiction: never one
+            p = 0.0
         elif prompt.name == "check_question":  # does the answer state what the generated question asks about?
             answer = " ".join(_between(text, "answer"))
             asked = _words(" ".join(_between(text, "question"))) - _ASKING

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..asking.verdicts import DEFAULT_VERDICTS, VERDICTS, YES
+from ..asking.ways import PLAIN, Way
 from ..errors import ConfigError
 from ..schema import MetricResult
 
@@ -86,24 +88,31 @@ class WithVerdicts(Metric):
         return (*self.other_prompts, graded if self.options["verdicts"] == "probability" else batched)
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        mode = options["verdicts"]
-        if mode not in VERDICTS:
-            valid = "; ".join(f"{k}: {v.description}" for k, v in VERDICTS.items())
-            raise ConfigError(f"{self.name}: verdicts must be one of {', '.join(VERDICTS)}, got {mode!r} "
-                              f"({valid})")
-        return {**options, "verdicts": mode}
+        described = {k: v.description for k, v in VERDICTS.items()}
+        return {**options, "verdicts": check_choice(self.name, "verdicts", options["verdicts"], described)}
+
+
+def check_choice(metric: str, key: str, value: Any, choices: Mapping[Any, str]) -> Any:
+    """The choice `value` names (a key of `choices`, matched as text so 3 and "3" are the same), else a ConfigError
+    listing the valid ones with their descriptions."""
+    for choice in choices:
+        if str(choice) == str(value):
+            return choice
+    valid = "; ".join(f"{k}: {v}" for k, v in choices.items())
+    raise ConfigError(f"{metric}: {key} must be one of {', '.join(map(str, choices))}, got {value!r} ({valid})")
 
 
 def support_result(ctx: "Scoring", items: list[str], contexts: list[str], verdicts: "Verdicts",
-                   key: tuple[str, str, str], **evidence: Any) -> MetricResult:
+                   key: tuple[str, str, str], way: Way = PLAIN, **evidence: Any) -> MetricResult:
     """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the
     metric's verdict strategy: the mean verdict (graded: the mean P(yes); json: supported / total). key = (evidence
     list name, item name, flag name), e.g. ("claims", "claim", "supported"); a graded item also carries its P(yes)
-    as "p_<flag name>"."""
+    as "p_<flag name>", and what the way of asking noted for it (asking/ways.py)."""
     plural, name, flag = key
-    got = verdicts.support(ctx, items, contexts)
-    rows = [{name: t, flag: p >= YES, **({f"p_{flag}": round(p, 4)} if verdicts.graded else {})}
-            for t, p in zip(items, got)]
+    notes: list[dict] = [{} for _ in items]
+    got = verdicts.support(ctx, items, contexts, way, notes)
+    rows = [{name: t, flag: p >= YES, **({f"p_{flag}": round(p, 4)} if verdicts.graded else {}), **note}
+            for t, p, note in zip(items, got, notes)]
     return MetricResult.of(sum(got) / len(got), verdicts=verdicts.name, **{plural: rows}, **evidence)
 
 

@@ -1,29 +1,27 @@
 from __future__ import annotations
 
 from ..schema import MetricResult
-from ..asking import claims_of
 from ..scoring import Scoring
-from .base import WithVerdicts, register, support_result
+from .base import register, support_result
+from .statement_support import StatementSupport
 
 
-class Faithfulness(WithVerdicts):
+class Faithfulness(StatementSupport):
     name = "faithfulness"
     needs = ("answer", "contexts")
     definition = ("share of the answer's claims that the retrieved contexts support (by default graded: the mean of "
                   "the judge's P(yes) per claim)")
     problem = "answers state things the retrieved contexts do not support (hallucination risk)"
-    other_prompts = ("extract_claims",)
-    verdict_prompts = ("verify_statement", "verify_statements")
     thresholds = {"probability": 0.50, "json": 0.80}
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
-        claims = claims_of(ctx, sample.answer, sample.question) if sample.answer.strip() else []
+        claims = self.statements(ctx, sample.answer, "answer") if sample.answer.strip() else []
         if not claims:
             return MetricResult.unscored_because("no_claims")
         note = {} if sample.contexts else {"note": "no contexts: no claim can be supported"}
         return support_result(ctx, claims, sample.contexts, self.verdicts,
-                              ("claims", "claim", "supported"), **note)
+                              ("claims", "claim", "supported"), self.way, **note)
 
 
 register(Faithfulness())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..language import detect
 from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, contexts_block, numbered, tagged
+from .support_examples import examples_block
 
 INSTRUCTIONS = {
     "en": """Above are the retrieved contexts. For each numbered statement below, decide whether the contexts support it.
@@ -25,6 +26,29 @@ Do not use your own knowledge.""",
     "zh": """上面是检索到的上下文。判断上下文是否支持下面这条陈述。
 只有当上下文说了这条陈述，或者它能从上下文直接推出时，才回答 "yes"。
 如果上下文与它矛盾，或者它添加了上下文没有给出的任何细节（数字、日期、名称、属性），回答 "no"。
+不要使用你自己的知识。""",
+}
+# A second wording of the same test (`phrasings=2` of faithfulness and context recall: the two P(yes) averaged).
+REWORDED = {
+    "en": """Above are the retrieved contexts. Read the statement below and check it against them.
+Could someone who has read only these contexts confirm that the statement is true? Answer "yes" if they could.
+Answer "no" if the contexts say otherwise, or if any part of the statement (a number, date, name, property) is not in them.
+Do not use your own knowledge.""",
+    "zh": """上面是检索到的上下文。阅读下面这条陈述，并对照上下文核对它。
+一个只读过这些上下文的人能否确认这条陈述是真的？如果能，回答 "yes"。
+如果上下文的说法不同，或者陈述的任何部分（数字、日期、名称、属性）不在上下文中，回答 "no"。
+不要使用你自己的知识。""",
+}
+# The opposite question, answered with one word (`question=both` of faithfulness and context recall): its P(yes)
+# counts against the statement.
+CONTRADICT = {
+    "en": """Above are the retrieved contexts. Decide whether the contexts contradict the statement below.
+Answer "yes" only if the contexts say something that cannot be true together with the statement (a different number, date, name or fact about the same thing).
+Answer "no" if the contexts agree with it, or if they do not mention it.
+Do not use your own knowledge.""",
+    "zh": """上面是检索到的上下文。判断上下文是否与下面这条陈述矛盾。
+只有当上下文所说的内容与这条陈述不可能同时成立（关于同一事物的数字、日期、名称或事实不同）时，才回答 "yes"。
+如果上下文与它一致，或者上下文没有提到它，回答 "no"。
 不要使用你自己的知识。""",
 }
 
@@ -62,11 +86,32 @@ def verify_statements(statements: list[str], contexts: list[str], lang: str | No
     return verdicts_prompt("verify_statements", INSTRUCTIONS, "statement", statements, contexts, lang)
 
 
-def verify_statement(statement: str, contexts: list[str], lang: str | None = None) -> Prompt:
+def verify_statement(statement: str, contexts: list[str], lang: str | None = None, shots: int = 0) -> Prompt:
     """Do the contexts support this one statement? One word back; the contexts first, so the calls for one sample's
     statements share a prefix, a step of its own (`splits`): the in-process judge evaluates it once per sample
-    (judges/prefix_steps.py), a server that caches prompts likewise."""
+    (judges/prefix_steps.py), a server that caches prompts likewise. `shots`: worked examples before the contexts."""
+    return one_word_prompt("verify_statement", ONE, statement, contexts, lang, shots)
+
+
+def verify_statement_reworded(statement: str, contexts: list[str], lang: str | None = None, shots: int = 0) -> Prompt:
+    """verify_statement's question in other words (the same layout, the same examples)."""
+    return one_word_prompt("verify_statement_reworded", REWORDED, statement, contexts, lang, shots)
+
+
+def contradict_statement(statement: str, contexts: list[str], lang: str | None = None, shots: int = 0) -> Prompt:
+    """Do the contexts contradict this one statement? The layout of verify_statement (the contexts first)."""
+    return one_word_prompt("contradict_statement", CONTRADICT, statement, contexts, lang, shots, contradiction=True)
+
+
+def one_word_prompt(name: str, instructions: dict[str, str], statement: str, contexts: list[str],
+                    lang: str | None, shots: int = 0, contradiction: bool = False) -> Prompt:
+    """A one-word yes/no question about one statement against the contexts: the worked examples (`shots` of them,
+    answered for the support question or the contradiction one; their prompt family is named NAME_Nshot), the
+    contexts and the instructions first (the prefix the calls for one sample's statements share), then the statement
+    and the reply line."""
     lang = lang or detect(statement)
-    shared = "\n".join([contexts_block(contexts, lang), "", ONE[lang], "", ""])
+    examples = [examples_block(lang, shots, contradiction), ""] if shots else []
+    shared = "\n".join([*examples, contexts_block(contexts, lang), "", instructions[lang], "", ""])
     item = "\n".join([tagged("statement", statement), "", closing(lang, ONE_WORD[lang])])
-    return Prompt("verify_statement", shared + item, YES_NO_SYSTEMS[lang], splits=(len(shared),))
+    return Prompt(f"{name}_{shots}shot" if shots else name, shared + item, YES_NO_SYSTEMS[lang],
+                  splits=(len(shared),))

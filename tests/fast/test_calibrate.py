@@ -15,6 +15,7 @@ import localragas.judges as judges
 from localragas.calibration import load_labelled, take
 from localragas.errors import DatasetError
 from localragas.judges import FakeJudge
+from localragas.metrics import all_metrics
 
 from cli_helpers import cli, write_jsonl
 
@@ -333,7 +334,8 @@ def test_metric_option_picks_the_verdicts_and_is_recorded(tmp_path, judge):
     run([str(data), *FAST, "--metric-option", "faithfulness.verdicts=probability", "--out", str(out)])
     assert {c.prompt.name for c in judge.calls} == {"extract_claims", "verify_statement"}
     got = read(out)
-    assert got["results"][0]["metric_options"] == {"verdicts": "probability"}
+    recorded = got["results"][0]["metric_options"]  # every option of the metric, the defaults too
+    assert recorded["verdicts"] == "probability" and recorded == dict(all_metrics()["faithfulness"].options)
     assert got["meta"]["metric_options"] == {"faithfulness": {"verdicts": "probability"}}
     scores = {r["id"]: r["score"] for r in got["results"][0]["per_row"]}
     assert 0 < scores["f2"] < scores["f1"] <= 1  # graded: the heuristic's word overlap

@@ -1,0 +1,115 @@
+"""The `statements` option of faithfulness and context recall (asking/statements.py): claims, sentences or hybrid,
+on English and Chinese text: what the judge is asked in each mode and what is scored."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from localragas.asking.statements import LONG_CJK_CHARS, LONG_WORDS, STATEMENT_MODES, is_long
+from localragas.asking.ways import WAY_OPTIONS
+from localragas.errors import ConfigError
+from localragas.judges import FakeJudge
+from localragas.metrics import all_metrics
+from localragas.scoring import Scoring
+
+from metrics_helpers import sampler, verdicts
+
+FAITH = all_metrics()["faithfulness"]
+RECALL = all_metrics()["context_recall"]
+
+SHORT = "Acme offers three tiers."
+LONG = ("Archive, the cheapest of the tiers that Acme sells to its business customers, restores the data "
+        "within twelve hours and costs less than one dollar per terabyte each month for every stored file.")
+ZH_SHORT = "阿克米提供三种存储层。"
+ZH_LONG = ("归档层是阿克米向企业客户出售的各种存储层中最便宜的一种，它会在十二小时内恢复客户的数据，"
+           "而且每个月每太字节的存储费用不到一美元，适合长期保存很少读取的备份文件和历史档案资料。")
+CONTEXTS = ["Acme offers three storage tiers: Standard, Infrequent Access and Archive."]
+sample = sampler("Which tiers does Acme offer?", CONTEXTS, f"{SHORT} {LONG}", f"{SHORT} {LONG}")
+
+
+def graded(*ps: float) -> list[dict]:
+    return [{"p_yes": p, "mass": 1.0} for p in ps]
+
+
+def items_asked(judge: FakeJudge) -> list[str]:
+    """The item part (after the shared contexts) of each graded support prompt asked."""
+    return [p.user[p.splits[0]:] for p in judge.asked("verify_statement")]
+
+
+def test_long_sentence_limits():
+    assert not is_long(" ".join(["word"] * LONG_WORDS)) and is_long(" ".join(["word"] * (LONG_WORDS + 1)))
+    assert not is_long("字" * LONG_CJK_CHARS) and is_long("字" * (LONG_CJK_CHARS + 1))
+    assert is_long(LONG) and not is_long(SHORT) and is_long(ZH_LONG) and not is_long(ZH_SHORT)
+
+
+@pytest.mark.parametrize("answer, parts", [(f"{SHORT} {LONG}", [SHORT, LONG]), (ZH_SHORT + ZH_LONG, [ZH_SHORT, ZH_LONG])])
+def test_faithfulness_by_sentences_asks_no_extraction_and_one_verdict_per_sentence(answer, parts):
+    judge = FakeJudge(graded(0.9, 0.3))
+    r = FAITH.with_options(statements="sentences").score(Scoring(sample(answer=answer), judge))
+    assert not judge.asked("extract_claims")
+    asked = items_asked(judge)
+    assert len(asked) == 2 and all(p in a for p, a in zip(parts, asked))
+    assert [c["claim"] for c in r.evidence["claims"]] == parts
+    assert r.value == pytest.approx(0.6)
+
+
+@pytest.mark.parametrize("answer, short, long, claims", [
+    (f"{SHORT} {LONG}", SHORT, LONG, ["Archive restores data within twelve hours.", "Archive is the cheapest tier."]),
+    (ZH_SHORT + ZH_LONG, ZH_SHORT, ZH_LONG, ["归档层在十二小时内恢复数据。", "归档层最便宜。"]),
+])
+def test_faithfulness_hybrid_asks_claims_of_the_long_sentence_only(answer, short, long, claims):
+    judge = FakeJudge([{"claims": claims}, *graded(1.0, 0.8, 0.2)])
+    r = FAITH.with_options(statements="hybrid").score(Scoring(sample(answer=answer), judge))
+    extraction = judge.asked("extract_claims")
+    assert len(extraction) == 1 and long in extraction[0].user and short not in extraction[0].user
+    assert [c["claim"] for c in r.evidence["claims"]] == [short, *claims]
+    assert all(s in a for s, a in zip([short, *claims], items_asked(judge)))
+    assert r.value == pytest.approx(2 / 3)
+
+
+def test_hybrid_with_short_sentences_only_asks_no_extraction():
+    judge = FakeJudge(graded(1.0, 0.0))
+    r = RECALL.with_options(statements="hybrid").score(Scoring(sample(reference="Acme has tiers. Archive is cold."),
+                                                               judge))
+    assert not judge.asked("extract_claims") and r.value == pytest.approx(0.5)
+
+
+def test_context_recall_hybrid_asks_one_extraction_per_long_sentence():
+    judge = FakeJudge([{"claims": ["A1."]}, {"claims": ["B1.", "B2."]}, *graded(1, 1, 1, 1)])
+    RECALL.with_options(statements="hybrid").score(Scoring(sample(reference=f"{LONG} {SHORT} {LONG[:-1]} too."),
+                                                           judge))
+    extraction = judge.asked("extract_claims")
+    assert len(extraction) == 2 and all(SHORT not in p.user for p in extraction)
+    assert len(judge.asked("verify_statement")) == 4  # A1, the short sentence, B1, B2
+
+
+def test_default_is_the_judges_claims():
+    judge = FakeJudge([{"claims": ["Acme offers three tiers."]}, *graded(1.0)])
+    FAITH.score(Scoring(sample(), judge))
+    assert FAITH.options["statements"] == "claims" and len(judge.asked("extract_claims")) == 1
+    assert f"{SHORT} {LONG}" in judge.asked("extract_claims")[0].user
+
+
+def test_statements_with_json_verdicts():
+    judge = FakeJudge([verdicts("yes", "no")])
+    r = FAITH.with_options(statements="sentences", verdicts="json").score(Scoring(sample(), judge))
+    assert [c.prompt.name for c in judge.calls] == ["verify_statements"] and r.value == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("metric", [FAITH, RECALL])
+def test_statements_option_prompts_and_errors(metric):
+    assert metric.with_options(statements="sentences").prompts == ("verify_statement",)
+    assert metric.with_options(statements="hybrid").prompts == ("extract_claims", "verify_statement")
+    with pytest.raises(ConfigError, match=f"{metric.name}: statements must be one of claims, sentences, hybrid, "
+                                          "got 'words' .*hybrid: the text's sentences"):
+        metric.with_options(statements="words")
+
+
+def test_every_metric_option_is_documented():
+    doc = (Path(__file__).parents[2] / "docs" / "metrics.md").read_text(encoding="utf-8")
+    options = doc[doc.index("## Metric options"):]
+    missing = [f"{n}.{k}" for n, m in all_metrics().items() for k in m.options if f"`{n}.{k}`" not in options]
+    assert not missing
+    for values in (STATEMENT_MODES, *WAY_OPTIONS.values()):
+        assert all(f"`{v}`" in options for v in values)
