@@ -26,13 +26,12 @@ from pydantic import BaseModel, Field
 from . import __version__, paths
 from .agreement import KINDS, Agreement, Kind, binary_agreement, graded_agreement, pairwise_agreement
 from .checkpoint import Checkpoint, run_key
-from .dataset import (
-    DEFAULT_MAX_INPUT_BYTES, SampleIds, check_columns, check_first_record, read_records, sample_from_dict,
-    unused_columns,
-)
+from .column_map import ColumnCheck, check_columns
+from .dataset import DEFAULT_MAX_INPUT_BYTES, read_records
 from .errors import DatasetError
 from .gate import default_thresholds
 from .metrics import all_metrics, get_metrics
+from .sample_record import SampleIds, sample_from_dict
 from .schema import Sample, SampleResult
 from .stats import ci_settings, reason_kind
 
@@ -198,10 +197,8 @@ def read_labelled(data: Any, *, any_metric: bool = False, max_input_bytes: int =
     if isinstance(data, (str, os.PathLike)):
         path = Path(data)
         shown, unit, records = str(data), "line", read_records(path, max_input_bytes)
-        if columns and records:
-            keys = next((list(r) for _, r in records if isinstance(r, Mapping)), [])
-            check_first_record(columns, records[0][1] if records else {}, shown)
-            unused_columns(columns, {k for _, r in records if isinstance(r, Mapping) for k in r}, shown, keys)
+        if records:
+            ColumnCheck(columns, shown).over(r for _, r in records)
         rows = _labelled_rows(records, shown, unit, any_metric, columns)
         return LabelledSource(shown, rows, path, models.sha256_of(path))
     shown, records = python_records(data, columns, samples=False)

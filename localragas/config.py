@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
-from .dataset import check_columns
+from .column_map import check_columns
 from .errors import ConfigError
 from .gate import check_max_error_rate, check_threshold
 from .inputs import check_max_input_bytes, failing, read_input

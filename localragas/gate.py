@@ -6,6 +6,7 @@ from typing import Any
 
 from .errors import ConfigError
 from .key_values import split_item
+from .number_text import threshold_text
 from .schema import Gate, GateResult, MetricErrors, MetricSummary
 
 # Each metric declares its default threshold (`Metric.threshold`), by verdicts mode where it has one (the article's
@@ -18,11 +19,6 @@ from .schema import Gate, GateResult, MetricErrors, MetricSummary
 def default_thresholds(metrics: Iterable[Any]) -> dict[str, float]:
     """The default gate threshold of each metric that has one, by its configuration (graded verdicts: their own)."""
     return {m.name: m.threshold for m in metrics if getattr(m, "threshold", None) is not None}
-
-
-def threshold_text(t: float) -> str:
-    """0.8 -> '0.80', 0.805 -> '0.805': two decimals unless the threshold has more."""
-    return f"{t:.2f}" if round(t, 2) == t else f"{t:g}"
 
 
 def parse_threshold(text: str, where: str = "--threshold") -> tuple[str, float]:

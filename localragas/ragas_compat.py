@@ -3,18 +3,12 @@
 - `RAGAS_NAMES`: each localragas metric -> the column name ragas (0.2-0.4) gives the same metric in its results.
   `to_ragas_names(report)` renames a report's metrics (for `--ragas-names` CSV and JSON); `from_ragas_names` undoes
   it when such a JSON report is read back (`localragas report`, `merge`, `compare`).
-- `parquet_records(path)`: rows of a Parquet file (pyarrow); `hf_dataset_records(path)`: rows of a folder written by
-  `datasets.Dataset.save_to_disk` (ragas `EvaluationDataset.to_hf_dataset()`), through the `datasets` package.
-  Field names are ragas's or localragas's (localragas.dataset.FIELD_ALIASES).
+- ragas datasets as input: ragas's field names are read as localragas's (schema.FIELD_ALIASES); the Parquet and
+  `datasets` folder readers are in table_readers.py, Python objects in sample_inputs.py.
 docs/ragas-compat.md lists every definitional difference.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
-
-from .errors import DatasetError, MissingDependencyError
 from .schema import Report
 
 RAGAS_NAMES: dict[str, str] = {
@@ -76,55 +70,3 @@ def from_ragas_names(report: Report) -> Report:
     out.meta.pop("metric_names", None)
     out.meta.pop("localragas_names", None)
     return out
-
-
-# --- ragas / Hugging Face datasets as input ------------------------------------------------------------------------
-
-
-def _plain(value: Any) -> Any:
-    """Arrow / numpy values as plain Python (lists, str, int, None)."""
-    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        value = value.tolist()
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
-def parquet_records(path: Path, shown: str) -> Iterator[tuple[int, Any]]:
-    """(row number, record) of each row of a Parquet file."""
-    try:
-        import pyarrow.parquet as pq  # noqa: PLC0415
-    except ImportError:
-        raise MissingDependencyError(
-            f"{shown}: reading Parquet needs pyarrow: pip install pyarrow (or 'localragas[ragas]')") from None
-    try:
-        table = pq.read_table(path)
-    except FileNotFoundError:
-        raise DatasetError(shown, None, None, "file not found") from None
-    except Exception as e:  # noqa: BLE001 - pyarrow raises its own error types for a bad file
-        raise DatasetError(shown, None, None, f"not a readable Parquet file: {e}") from None
-    for i, row in enumerate(table.to_pylist(), 1):
-        yield i, _plain(row)
-
-
-def hf_dataset_records(path: Path, shown: str) -> Iterator[tuple[int, Any]]:
-    """(row number, record) of each row of a Hugging Face `datasets` folder (`save_to_disk`)."""
-    try:
-        from datasets import DatasetDict, load_from_disk  # noqa: PLC0415
-    except ImportError:
-        raise MissingDependencyError(
-            f"{shown} is a folder: reading a Hugging Face dataset saved with save_to_disk needs the datasets "
-            "package: pip install datasets (or export it to .jsonl or .parquet)") from None
-    try:
-        ds = load_from_disk(str(path))
-    except Exception as e:  # noqa: BLE001 - FileNotFoundError or the datasets library's own errors
-        raise DatasetError(shown, None, None, f"not a dataset folder written by save_to_disk: {e}") from None
-    if isinstance(ds, DatasetDict):
-        if len(ds) != 1:
-            raise DatasetError(shown, None, None,
-                               f"the dataset has {len(ds)} splits ({', '.join(ds)}); save the one to evaluate alone")
-        ds = next(iter(ds.values()))
-    for i, row in enumerate(ds, 1):
-        yield i, _plain(row)

@@ -9,12 +9,12 @@ take any of these, through as_samples(); localragas.calibrate() reads labelled r
 - a path (str or pathlib.Path) to a file or folder load_samples reads
 
 Field names are those files accept (schema.FIELD_ALIASES: localragas's, ragas's, deepeval's, promptfoo-style);
-`columns` maps a field to any other column name. Each record is checked as a file row is (dataset.sample_from_dict),
-so errors read "DataFrame, row 3, field 'contexts': expected a list of strings, got str", rows numbered from 1. What
-pandas and Arrow produce is taken as plain Python: arrays as lists, NaN / None / pd.NA as an absent field,
+`columns` maps a field to any other column name. Each record is checked as a file row is
+(sample_record.sample_from_dict), so errors read "DataFrame, row 3, field 'contexts': expected a list of strings, got
+str", rows numbered from 1. What pandas and Arrow produce is taken as plain Python: arrays as lists, NaN / None / pd.NA as an absent field,
 and a contexts cell holding a list as text ("['a', 'b']", as pandas.read_csv gives a ragas CSV) as that list.
 
-A sample without an id is named by its question (dataset.content_id: "q-" and 10 hex digits; "-2" after the second
+A sample without an id is named by its question (sample_record.content_id: "q-" and 10 hex digits; "-2" after the second
 with the same question), as a file row is: the same data from a file, a DataFrame or a list gives the same ids, and
 the ids stay when answers and contexts change or rows move, so `compare` and `--resume` pair them.
 """
@@ -28,12 +28,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .dataset import (
-    ID_FIELDS, SampleIds, _csv_contexts, _list_columns, _type_name, check_columns, check_first_record, load_samples,
-    sample_from_dict, unused_columns,
-)
+from .column_map import ColumnCheck, check_columns, list_columns, type_name
+from .dataset import load_samples
 from .errors import DatasetError
+from .sample_record import ID_FIELDS, SampleIds, sample_from_dict
 from .schema import Sample, field_names
+from .table_readers import plain
+from .text_readers import list_cell
 
 
 def as_samples(data: Any, columns: Mapping[str, str] | None = None) -> list[Sample]:
@@ -61,12 +62,9 @@ def python_records(data: Any, columns: Mapping[str, str],
     these with sample_from_dict, inside numbered_rows(). columns: checked (check_columns); a mapped column the data
     lacks is an error (for a table before any row, else at the end)."""
     source, known, records = _records(data)
-    if known is not None:
-        unused_columns(columns, known, source, known)
+    mapped = ColumnCheck(columns, source, known)
 
     def rows() -> Iterator[tuple[int, Any]]:
-        seen: set[str] = set()
-        keys: list[str] = []
         for row, item in enumerate(records, 1):
             if isinstance(item, Sample) and samples:
                 yield row, item
@@ -74,14 +72,9 @@ def python_records(data: Any, columns: Mapping[str, str],
             record = _plain_record(_record_of(item, source, row), columns)
             if known is not None:  # a table's list cells may be text (pandas.read_csv)
                 _parse_list_cells(record, columns, source, row)
-            if columns:
-                if not keys and known is None:
-                    check_first_record(columns, record, source)
-                seen.update(c for c in columns.values() if c in record)
-                keys = keys or list(record)
+            mapped.see(record)
             yield row, record
-        if known is None:
-            unused_columns(columns, seen, source, keys)
+        mapped.done()
 
     return source, rows()
 
@@ -147,7 +140,7 @@ def _record_of(item: Any, source: str, row: int) -> Any:
         return item.to_dict()
     if dataclasses.is_dataclass(item) and not isinstance(item, type):
         return dataclasses.asdict(item)
-    raise DatasetError(source, row, None, f"expected a Sample or a dict, got {_type_name(item)}", unit="row")
+    raise DatasetError(source, row, None, f"expected a Sample or a dict, got {type_name(item)}", unit="row")
 
 
 def _absent(value: Any) -> bool:
@@ -156,23 +149,12 @@ def _absent(value: Any) -> bool:
             or type(value).__name__ in ("NAType", "NaTType"))
 
 
-def _plain(value: Any) -> Any:
-    """numpy / Arrow values as plain Python (arrays as lists, numpy scalars as int, float, str)."""
-    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        value = value.tolist()
-    if isinstance(value, tuple):
-        value = list(value)
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
 def _plain_record(record: Any, columns: Mapping[str, str]) -> Any:
     """The record without its missing values (None, NaN: an absent field, so `id` and a NaN `sample_id` of a
     DataFrame do not disagree), arrays as lists, and an id pandas made a float (a column with a gap) as an int."""
     if not isinstance(record, Mapping):
         return record
-    out = {k: _plain(v) for k, v in record.items() if not _absent(v)}
+    out = {k: plain(v) for k, v in record.items() if not _absent(v)}
     for name in field_names(out, "id", columns):
         if isinstance(out[name], float) and out[name].is_integer():
             out[name] = int(out[name])
@@ -181,7 +163,7 @@ def _plain_record(record: Any, columns: Mapping[str, str]) -> Any:
 
 def _parse_list_cells(record: dict[str, Any], columns: Mapping[str, str], source: str, row: int) -> None:
     """A contexts or ids cell holding a list as text ("['a', 'b']", JSON) becomes that list, as in a CSV file."""
-    for name in _list_columns(columns, ["contexts", *sorted(ID_FIELDS)]):
+    for name in list_columns(columns, ["contexts", *sorted(ID_FIELDS)]):
         value = record.get(name)
         if isinstance(value, str) and value.lstrip().startswith("["):
-            record[name] = _csv_contexts(value, source, row, name)
+            record[name] = list_cell(value, source, row, name)

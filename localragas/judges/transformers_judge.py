@@ -8,11 +8,8 @@ building the judge, validating its options and a fully cached run stay cheap.
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib.util
-import json
 import os
-import threading
 from pathlib import Path
 from typing import Any, Literal, Sequence, TypeVar
 
@@ -25,17 +22,15 @@ from ..outputs import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
 from .cache import cache_key
+from .transformers_batches import Batches, Rows
+from .transformers_device import resolve_device
+from .transformers_fingerprint import MAX_WHITESPACE, fingerprint
 from .targets import catalogue_judge, judge_names, looks_like_path, missing_model
 from .yes_no import completion, top_from_logits, yes_no_reply
 
 T = TypeVar("T", bound=Output)
 
 INSTALL = "pip install 'localragas[transformers]' (install torch==2.13.0 first for the CPU build)"
-# Files of a model folder that decide its replies: weights, config, tokenizer, chat template.
-# Whitespace between JSON tokens: optional, one character at most, like llama-cpp-python's grammar (`" "?`).
-# Held to compact JSON, SmolLM2 answered {"claims": []} for 3 of 3 probed answers whose claims it lists under
-# llama.cpp, where it writes '{ "claims": [ "…'; free whitespace costs tokens (indentation) and lets a model loop.
-_MAX_WHITESPACE = 1
 
 
 class TransformersSettings(BaseModel):
@@ -85,34 +80,14 @@ class TransformersJudge(Judge):
         self._tokenizer = None
         self._compiler = None
         self._grammars: dict[str, Any] = {}
-        self._planned: dict[str, list[tuple[str, Prompt]]] = {}  # generate_many: cache key -> its batch
-        self._pending: dict[str, Completion] = {}  # replies of a batch already run, not yet taken by generate()
-        self._model_lock = threading.Lock()  # one model.generate at a time
-        self._queue: list[_Request] = []  # calls waiting for the model, from any thread
-        self._queue_lock = threading.Lock()
+        # the model's calls, batched; `_run` looked up on each batch (tests count its rows)
+        self._batches = Batches(lambda rows: self._run(rows), self._key, self.settings.batch_size)
 
     # -- settings that need torch -------------------------------------------------------------------------------------
 
     def _resolve(self) -> None:
-        if self._device:
-            return
-        import torch  # noqa: PLC0415 - heavy, optional
-
-        s = self.settings
-        cuda = torch.cuda.is_available()
-        mps = getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()
-        device = s.device
-        if device == "auto":
-            device = "cuda" if cuda else "mps" if mps else "cpu"
-        elif (device == "cuda" and not cuda) or (device == "mps" and not mps):
-            raise ConfigError(f"device={device} but torch {torch.__version__} sees no {device.upper()} device")
-        dtype = s.dtype
-        if dtype == "auto":
-            if device == "cuda":
-                dtype = "bfloat16" if torch.cuda.is_bf16_supported() else "float16"
-            else:
-                dtype = "bfloat16" if device == "mps" else "float32"
-        self._device, self._dtype = device, dtype
+        if not self._device:
+            self._device, self._dtype = resolve_device(self.settings.device, self.settings.dtype)
 
     @property
     def fingerprint(self) -> str:  # type: ignore[override]
@@ -120,11 +95,7 @@ class TransformersJudge(Judge):
         if not self._fingerprint:
             self._resolve()
             s = self.settings
-            decoding = {"backend": "transformers", "dtype": self._dtype, "max_new_tokens": s.max_new_tokens,
-                        "temperature": s.temperature, "seed": s.seed, "grammar": "xgrammar",
-                        "max_whitespace": _MAX_WHITESPACE}
-            digest = hashlib.sha256(json.dumps(decoding, sort_keys=True).encode()).hexdigest()[:16]
-            self._fingerprint = f"{self.sha256}:{digest}"
+            self._fingerprint = fingerprint(self.sha256, self._dtype, s.max_new_tokens, s.temperature, s.seed)
         return self._fingerprint
 
     @fingerprint.setter
@@ -210,72 +181,9 @@ class TransformersJudge(Judge):
     # -- generation ---------------------------------------------------------------------------------------------------
 
     def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
-        if self._planned:
-            with self._model_lock:
-                key = self._key(prompt, output)
-                if key in self._pending:
-                    return self._pending.pop(key)
-                if key in self._planned:  # generate_many: the first prompt of a batch runs the whole batch
-                    chunk = self._planned[key]
-                    try:
-                        completions = self._run([(p, output) for _, p in chunk])
-                    except JudgeError:
-                        for k, _ in chunk:
-                            self._planned.pop(k, None)  # each is then run alone and records its own error
-                    else:
-                        for (k, _), c in zip(chunk, completions):
-                            self._planned.pop(k, None)
-                            self._pending[k] = c
-                        return self._pending.pop(key)
-        return self._submit(prompt, output)
+        return self._batches.complete(prompt, output)
 
-    def _submit(self, prompt: Prompt, output: type[Output]) -> Completion:
-        """Queue the call; whichever waiting thread gets the model runs the queued calls as one batch."""
-        req = _Request(prompt, output)
-        with self._queue_lock:
-            self._queue.append(req)
-        while not req.done.is_set():
-            if not self._model_lock.acquire(blocking=False):
-                req.done.wait(0.002)
-                continue
-            try:
-                with self._queue_lock:
-                    batch = self._queue[:self.settings.batch_size]
-                    del self._queue[:len(batch)]
-                if batch:
-                    self._serve(batch)
-            finally:
-                self._model_lock.release()
-        if isinstance(req.result, BaseException):
-            raise req.result
-        return req.result
-
-    def _serve(self, batch: list[_Request]) -> None:
-        try:
-            try:
-                results: list[Any] = self._run([(r.prompt, r.output) for r in batch])
-            except JudgeError as e:
-                if len(batch) == 1:
-                    results = [e]
-                else:  # one prompt too long for the context: each alone, for its own reply or error
-                    results = []
-                    for r in batch:
-                        try:
-                            results.append(self._run([(r.prompt, r.output)])[0])
-                        except JudgeError as e1:
-                            results.append(e1)
-            for r, res in zip(batch, results):
-                r.result = res
-        except Exception as e:  # noqa: BLE001 - a load or runtime error reaches every waiting caller
-            for r in batch:
-                r.result = e
-        finally:
-            for r in batch:
-                if r.result is None:  # interrupted (KeyboardInterrupt): no caller waits forever
-                    r.result = JudgeError(f"{r.prompt.name}: the judge call was interrupted")
-                r.done.set()
-
-    def _run(self, rows: Sequence[tuple[Prompt, type[Output]]]) -> list[Completion]:
+    def _run(self, rows: Rows) -> list[Completion]:
         """One left-padded batch through model.generate, one grammar matcher per row (rows may differ in schema)."""
         self._load()
         import torch  # noqa: PLC0415
@@ -321,7 +229,7 @@ class TransformersJudge(Judge):
     def _yes_no(self, prompt: Prompt) -> Completion:
         """One forward pass over the rendered prompt; the last position's logits are the first reply token's
         distribution (one prompt at a time: the calls of a graded verdict are short)."""
-        with self._model_lock:
+        with self._batches.lock:
             self._load()
             import torch  # noqa: PLC0415
 
@@ -353,11 +261,7 @@ class TransformersJudge(Judge):
             key = self._key(p, output)
             if key not in todo and not (self.cache is not None and self.cache.get(key) is not None):
                 todo[key] = p
-        items = list(todo.items())
-        with self._model_lock:
-            for i in range(0, len(items), self.settings.batch_size):
-                chunk = items[i:i + self.settings.batch_size]
-                self._planned.update({k: chunk for k, _ in chunk})
+        self._batches.plan(list(todo.items()))
         results: list[T | JudgeError] = []
         try:
             for p in prompts:
@@ -366,9 +270,7 @@ class TransformersJudge(Judge):
                 except JudgeError as e:
                     results.append(e)
         finally:
-            with self._model_lock:
-                self._planned.clear()
-                self._pending.clear()
+            self._batches.unplan()
         return results
 
     def describe(self) -> dict:
@@ -393,18 +295,9 @@ def json_grammar(schema: str) -> str:
     """The EBNF xgrammar builds for a JSON schema (bounded whitespace), with strict JSON strings."""
     import xgrammar as xgr  # noqa: PLC0415
 
-    ebnf = str(xgr.Grammar.from_json_schema(schema, any_whitespace=True, max_whitespace_cnt=_MAX_WHITESPACE,
+    ebnf = str(xgr.Grammar.from_json_schema(schema, any_whitespace=True, max_whitespace_cnt=MAX_WHITESPACE,
                                             strict_mode=True))
     return ebnf.replace(_LOOSE_CHAR, _JSON_CHAR)
-
-
-class _Request:
-    """One queued call: the prompt, its output type, and (once done) its Completion or exception."""
-
-    def __init__(self, prompt: Prompt, output: type[Output]):
-        self.prompt, self.output = prompt, output
-        self.result: Completion | BaseException | None = None
-        self.done = threading.Event()
 
 
 class _GrammarMasker:

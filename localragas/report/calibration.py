@@ -8,8 +8,8 @@ from rich.table import Table
 
 from ..agreement import MEASURES, Estimate
 from ..calibration import Calibration, CalibrationRun
-from ..gate import threshold_text
 from ..inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input
+from ..number_text import threshold_text
 from .console import console_text as escape, report_console
 from .atomic import write_atomic
 from .markdown import cell

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ..gate import threshold_text
+from ..number_text import threshold_text
 from ..schema import GateResult, MetricSummary, Report
 from .html_chart import histogram_svg
 

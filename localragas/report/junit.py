@@ -6,7 +6,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ..gate import threshold_text
+from ..number_text import threshold_text
 from ..schema import Report
 from .atomic import write_atomic
 from ..evidence import brief, lower_is_better, worst_samples

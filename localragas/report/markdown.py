@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..gate import threshold_text
+from ..number_text import threshold_text
 from ..schema import Report
 from .atomic import write_atomic
 from ..evidence import brief, metric_label, worst_samples

@@ -9,7 +9,7 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MissingDependencyError
-from ..gate import threshold_text
+from ..number_text import threshold_text
 
 if TYPE_CHECKING:
     from ..schema import Report

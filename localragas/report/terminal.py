@@ -3,7 +3,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from ..gate import threshold_text
+from ..number_text import threshold_text
 from ..schema import Report
 from .console import console_text as _t, report_console
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from localragas.dataset import KNOWN_FIELDS, SampleIds, content_id, load_samples, sample_from_dict
+from localragas.dataset import load_samples
 from localragas.errors import DatasetError
+from localragas.sample_record import KNOWN_FIELDS, SampleIds, content_id, sample_from_dict
 from localragas.schema import Sample, SkippedRow
 
 from cli_helpers import write_file as write

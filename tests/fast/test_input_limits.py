@@ -24,10 +24,11 @@ import localragas.shard  # noqa: F401
 from localragas.calibration import load_labelled
 from localragas.cli import main
 from localragas.config import CONFIG_MAX_BYTES, load_settings
-from localragas.dataset import DEFAULT_MAX_INPUT_BYTES, content_id, load_samples, read_records
+from localragas.dataset import DEFAULT_MAX_INPUT_BYTES, load_samples, read_records
 from localragas.errors import ConfigError, DatasetError, LocalragasError
 from localragas.report import read_json, write_json
 from localragas.report.calibration import read_calibration
+from localragas.sample_record import content_id
 from reports_helpers import make_report
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-gate", "--no-cache", "--no-resume"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from localragas.dataset import KNOWN_FIELDS, load_samples
+from localragas.dataset import load_samples
 from localragas.embeddings import HashingEmbedder
 from localragas.errors import DatasetError
 from localragas.judges import FakeJudge
@@ -21,6 +21,7 @@ from localragas.outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_QUESTION_CHARS,
                                 GeneratedQuestions, YesNo)
 from localragas.prompts.base import _SPECIAL_TOKEN, TAGS, neutralise, tagged
 from localragas.runner import score_sample
+from localragas.sample_record import KNOWN_FIELDS
 from localragas.schema import Sample
 from localragas.scoring import Scoring
 

@@ -17,10 +17,10 @@ from pydantic import BaseModel, ValidationError
 import localragas
 from localragas import Sample, evaluate, load_samples
 from localragas.cli import main
-from localragas.dataset import content_id
 from localragas.errors import ConfigError, DatasetError
 from localragas.judges.fake import FakeJudge
 from localragas.progress import Progress, _Tqdm, progress_for
+from localragas.sample_record import content_id
 
 pytest_plugins = ["pytester"]
 

@@ -8,10 +8,11 @@ import sys
 
 import pytest
 
-from localragas.dataset import content_id, load_samples, sample_from_dict
+from localragas.dataset import load_samples
 from localragas.errors import DatasetError, MissingDependencyError
 from localragas.metrics import all_metrics
 from localragas.ragas_compat import RAGAS_NAMES, from_ragas_names, to_ragas_names
+from localragas.sample_record import content_id, sample_from_dict
 
 from cli_helpers import cli, write_jsonl
 
@@ -31,7 +32,7 @@ FAST = ["--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "-
 
 
 def test_ragas_column_names_with_context_ids_are_read():
-    s = sample_from_dict(RAGAS_ROW, default_id="r1")
+    s = sample_from_dict(RAGAS_ROW)
     assert (s.question, s.answer, s.reference) == (RAGAS_ROW["user_input"], RAGAS_ROW["response"],
                                                    RAGAS_ROW["reference"])
     assert s.contexts == RAGAS_ROW["retrieved_contexts"]
@@ -53,8 +54,8 @@ def test_bad_ids_or_language_name_the_field(field, value, fragment):
 
 
 def test_language_field_is_read_and_normalised():
-    assert sample_from_dict({**RAGAS_ROW, "language": "ZH "}, default_id="a").language == "zh"
-    assert sample_from_dict({**RAGAS_ROW, "language": " "}, default_id="a").language is None
+    assert sample_from_dict({**RAGAS_ROW, "language": "ZH "}).language == "zh"
+    assert sample_from_dict({**RAGAS_ROW, "language": " "}).language is None
 
 
 def test_ragas_csv_export_with_python_list_cells(tmp_path):

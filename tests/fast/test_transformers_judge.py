@@ -311,4 +311,18 @@ def test_a_failing_batch_reaches_every_waiting_caller(tiny_judge):
     judge._run = lambda rows: (_ for _ in ()).throw(RuntimeError("out of memory"))
     with pytest.raises(RuntimeError, match="out of memory"):
         judge.generate(PROMPT, Tiny)
-    assert judge._queue == [] and not judge._model_lock.locked()
+    assert judge._batches.waiting == [] and not judge._batches.lock.locked()
+
+
+@needs_deps
+def test_device_choice_on_a_cpu_only_machine():
+    import torch
+
+    from localragas.judges.transformers_device import resolve_device
+
+    assert resolve_device("cpu", "auto") == ("cpu", "float32")
+    assert resolve_device("cpu", "bfloat16") == ("cpu", "bfloat16")
+    if not torch.cuda.is_available():
+        assert resolve_device("auto", "auto") in (("cpu", "float32"), ("mps", "bfloat16"))
+        with pytest.raises(ConfigError, match="device=cuda but torch .* sees no CUDA device"):
+            resolve_device("cuda", "auto")
