@@ -310,7 +310,7 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
         limits = {**default_thresholds(get_metrics([scored_with], options)), **(thresholds or {})}
         checkpoint = None
         if resume:
-            key = run_key("calibrate", where, digest, scored_with, judge.fingerprint, embedder, limit,
+            key = run_key("calibrate", where, digest, scored_with, judge.scoring_fingerprint, embedder, limit,
                           *([options] if options else []))
             checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
         report = evaluate([r.sample for r in group], metrics=[scored_with], judge=judge, embedder=embedder,

@@ -7,7 +7,7 @@ from ..errors import ConfigError
 from ..schema import MetricResult
 from ..sentences import sentences
 from ..scoring import Scoring
-from ..asking.verdicts import DEFAULT_VERDICTS
+from ..asking.verdicts import DEFAULT_VERDICTS, SUPPORT_FAMILY
 from .base import WithVerdicts, register, support_result
 
 # How the reference is cut into the statements attributed to the contexts.
@@ -25,8 +25,9 @@ class ContextRecall(WithVerdicts):
                   "default graded: the mean of the judge's P(yes) per statement)")
     problem = "retrieval misses information the answer needs"
     options = {"verdicts": DEFAULT_VERDICTS, "statements": DEFAULT_STATEMENTS}
-    verdict_prompts = ("verify_statement", "verify_statements")
-    thresholds = {"probability": 0.50, "json": 0.70}
+    verdict_prompts = (SUPPORT_FAMILY, "verify_statements")
+    item_fields = ("statements", "statement", "attributed")
+    thresholds = {"probability": 0.50, "calibrated": 0.65, "json": 0.70}
 
     @property
     def other_prompts(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -51,8 +52,7 @@ class ContextRecall(WithVerdicts):
         if not statements:
             return MetricResult.unscored_because("no_claims", note="the reference holds no factual statement")
         note = {} if sample.contexts else {"note": "no contexts: no statement can be attributed"}
-        return support_result(ctx, statements, sample.contexts, self.verdicts,
-                              ("statements", "statement", "attributed"), **note)
+        return support_result(ctx, self, statements, sample.contexts, **note)
 
 
 register(ContextRecall())

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from ..schema import MetricResult
 from ..asking import claims_of
+from ..asking.verdicts import SUPPORT_FAMILY
 from ..scoring import Scoring
 from .base import WithVerdicts, register, support_result
 
@@ -13,8 +14,9 @@ class Faithfulness(WithVerdicts):
                   "the judge's P(yes) per claim)")
     problem = "answers state things the retrieved contexts do not support (hallucination risk)"
     other_prompts = ("extract_claims",)
-    verdict_prompts = ("verify_statement", "verify_statements")
-    thresholds = {"probability": 0.50, "json": 0.80}
+    verdict_prompts = (SUPPORT_FAMILY, "verify_statements")
+    item_fields = ("claims", "claim", "supported")
+    thresholds = {"probability": 0.50, "calibrated": 0.80, "json": 0.80}
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
@@ -22,8 +24,7 @@ class Faithfulness(WithVerdicts):
         if not claims:
             return MetricResult.unscored_because("no_claims")
         note = {} if sample.contexts else {"note": "no contexts: no claim can be supported"}
-        return support_result(ctx, claims, sample.contexts, self.verdicts,
-                              ("claims", "claim", "supported"), **note)
+        return support_result(ctx, self, claims, sample.contexts, **note)
 
 
 register(Faithfulness())
