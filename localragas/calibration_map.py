@@ -90,7 +90,9 @@ class CalibrationMap:
                 "families": {k: {"a": round(m.a, 6), "b": round(m.b, 6)} for k, m in self.families.items()}}
 
     def write(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.document(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        from .report.atomic import write_atomic  # noqa: PLC0415
+
+        write_atomic(path, json.dumps(self.document(), indent=2, ensure_ascii=False) + "\n")
 
 
 def _number(value: Any, where: str) -> float:
@@ -143,6 +145,17 @@ def load_calibration(path: str | Path, source: str | None = None) -> Calibration
     except (UnicodeDecodeError, ValueError) as e:
         raise ConfigError(f"calibration file {path}: not valid JSON: {e}") from None
     return parse_calibration(doc, str(path), source or str(path))
+
+
+def uncalibrated_note(meta: dict[str, Any]) -> str | None:
+    """The line a report shows (terminal, Markdown, HTML) when graded metrics ran on a judge without a calibration for
+    them (meta.uncalibrated), else None."""
+    names = meta.get("uncalibrated") or []
+    if not names:
+        return None
+    judge = (meta.get("judge") or {}).get("name", "?")
+    return (f"judge {judge} is uncalibrated for {', '.join(names)}: graded scores are its raw P(yes), default gate "
+            "thresholds 0.50; fit a calibration with `localragas calibrate --fit FILE` (docs/calibration.md)")
 
 
 # --- the fit ----------------------------------------------------------------------------------------------------------
