@@ -149,3 +149,15 @@ def test_the_checkpoint_key_holds_the_calibrations_hash_and_the_cache_key_does_n
     keys = [checkpoint_key(spec, j.scoring_fingerprint) for j in (plain, one, same, other)]
     assert len({keys[0], keys[1], keys[3]}) == 3 and keys[1] == keys[2]
     assert plain.fingerprint == one.fingerprint == other.fingerprint  # what the judge cache is keyed by
+
+
+def test_shards_of_different_calibrations_are_not_merged_and_compare_warns(tmp_path, data):
+    cal = calibration_file(tmp_path / "c.json")
+    common = ("--judge", "fake", "--embedder", "fake", "--no-progress", "-m", "faithfulness", "--no-gate")
+    assert cli("eval", data, *common, "--shard", "1/2", "--judge-option", f"calibration={cal}",
+               "--out", tmp_path / "1.json").exit_code == 0
+    assert cli("eval", data, *common, "--shard", "2/2", "--out", tmp_path / "2.json").exit_code == 0
+    r = cli("merge", tmp_path / "1.json", tmp_path / "2.json")
+    assert r.exit_code == 2 and "the shards differ in judge calibration (sha256)" in r.output
+    r = cli("compare", tmp_path / "1.json", tmp_path / "2.json")
+    assert f"different calibrations: {cal} vs none" in " ".join(r.output.split())
