@@ -310,7 +310,8 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
         group = [r for r in rows if r.metric == labelled]
         scored_with = metric or labelled
         options = {scored_with: dict(metric_options[scored_with])} if scored_with in (metric_options or {}) else None
-        limits = {**default_thresholds(get_metrics([scored_with], options), calibrated_families(judge)), **(thresholds or {})}
+        defaults = default_thresholds(get_metrics([scored_with], options), calibrated_families(judge))
+        limits = {**defaults, **(thresholds or {})}
         checkpoint = None
         if resume:
             key = run_key("calibrate", where, digest, scored_with, judge.scoring_fingerprint, embedder, limit,

@@ -123,7 +123,8 @@ def test_the_terminal_and_the_markdown_say_when_graded_scores_are_uncalibrated(t
     assert "uncalibrated" not in r.output and "0.80" in r.output
     meta = json.loads((tmp_path / "r.json").read_text())["meta"]
     assert meta["calibration"]["source"] == cal and meta["uncalibrated"] == []
-    r = cli("eval", data, "--judge", "fake", "--embedder", "fake", "--no-progress", "-m", "faithfulness,context_precision",
+    r = cli("eval", data, "--judge", "fake", "--embedder", "fake", "--no-progress",
+            "-m", "faithfulness,context_precision",
             "--out", tmp_path / "u.json")
     uncalibrated = read_json(tmp_path / "u.json")
     assert "is uncalibrated for faithfulness, context\\_precision" in render_markdown(uncalibrated)

@@ -82,7 +82,8 @@ def test_a_written_map_reads_back(tmp_path):
      r"families\.verify_statement\.a': the slope must be > 0"),
     (json.dumps({"format": FORMAT, "families": {"judge_chunk": {"a": 1, "b": "x"}}}),
      r"field 'families\.judge_chunk\.b': expected a finite number, got 'x'"),
-    (json.dumps({"format": FORMAT, "families": {"judge_chunk": [1, 2]}}), r"families\.judge_chunk': expected an object"),
+    (json.dumps({"format": FORMAT, "families": {"judge_chunk": [1, 2]}}),
+     r"families\.judge_chunk': expected an object"),
 ])
 def test_a_bad_file_is_refused_naming_the_file_and_the_field(tmp_path, content, match):
     (tmp_path / "bad.json").write_text(content, encoding="utf-8")
@@ -145,7 +146,8 @@ def test_the_catalogue_calibration_applies_only_to_the_catalogue_entrys_file(tmp
     shipped.mkdir()
     calibration_file(shipped / "qwen.json", a=1.3, b=0.2)
     entry = models.CATALOGUE[models.DEFAULT_JUDGE]
-    monkeypatch.setitem(models.CATALOGUE, entry.name, models.ModelSpec(**{**entry.__dict__, "calibration": "qwen.json"}))
+    shipping = models.ModelSpec(**{**entry.__dict__, "calibration": "qwen.json"})
+    monkeypatch.setitem(models.CATALOGUE, entry.name, shipping)
     monkeypatch.setattr(calibrated_module, "SHIPPED", shipped)
     judge = FakeJudge()
     judge.sha256 = entry.sha256  # e.g. a .gguf path holding the catalogue's file
