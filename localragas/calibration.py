@@ -63,6 +63,9 @@ class RowOutcome(BaseModel):
     unscored: str | None = None
     pair: str | None = None
     better: bool | None = None
+    # the metric's judged items as its evidence lists them (claims, statements or chunks, each with its verdict and,
+    # graded, its calibrated and raw P(yes)); None for a metric without items, or an unscored row
+    items: list[dict[str, Any]] | None = None
 
 
 class Calibration(BaseModel):
@@ -292,7 +295,7 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
     metric_options: per metric, settings as for evaluate (e.g. {"faithfulness": {"verdicts": "json"}}); those of
     metrics this source does not score are ignored here (`calibrate` checks them all).
     """
-    from .runner import evaluate  # noqa: PLC0415
+    from .runner import calibrated_families, evaluate  # noqa: PLC0415
 
     if metric is not None:
         get_metrics([metric])  # an unknown name: ConfigError listing the valid ones
@@ -304,10 +307,11 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
         group = [r for r in rows if r.metric == labelled]
         scored_with = metric or labelled
         options = {scored_with: dict(metric_options[scored_with])} if scored_with in (metric_options or {}) else None
-        limits = {**default_thresholds(get_metrics([scored_with], options)), **(thresholds or {})}
+        defaults = default_thresholds(get_metrics([scored_with], options), calibrated_families(judge))
+        limits = {**defaults, **(thresholds or {})}
         checkpoint = None
         if resume:
-            key = run_key("calibrate", where, digest, scored_with, judge.fingerprint, embedder, limit,
+            key = run_key("calibrate", where, digest, scored_with, judge.scoring_fingerprint, embedder, limit,
                           *([options] if options else []))
             checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
         report = evaluate([r.sample for r in group], metrics=[scored_with], judge=judge, embedder=embedder,
@@ -331,10 +335,12 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
 def _calibration(file: str, digest: str | None, metric: str, kind: str, rows: list[LabelledRow],
                  results: dict[str, SampleResult], threshold: float | None, meta: dict) -> Calibration:
     per_row = []
+    key = all_metrics()[metric].items
     for r in rows:
         m = results[r.sample.id].metrics[metric]
+        items = m.evidence.get(key) if key and m.value is not None else None
         per_row.append(RowOutcome(id=r.sample.id, line=r.line, label=r.value, score=m.value, unscored=m.unscored,
-                                  pair=r.pair, better=r.better))
+                                  pair=r.pair, better=r.better, items=items))
     scores = [o.score for o in per_row]
     if kind == "binary":
         agreement = binary_agreement([int(o.label) for o in per_row], scores, threshold)
@@ -375,7 +381,8 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
               thresholds: Mapping[str, float] | None = None, columns: Mapping[str, str] | None = None,
               cache: bool = True, cache_dir: str | Path | None = None, resume: bool = True,
               progress: bool | None = None, metric_options: Mapping[str, dict] | None = None,
-              max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> CalibrationRun:
+              max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
+              judge_options: Mapping[str, Any] | None = None) -> CalibrationRun:
     """Measure how well metrics agree with human labels: score each labelled row with its label's metric, then the
     agreement per source, metric and label kind (`localragas calibrate`; the same CalibrationRun its --out writes).
 
@@ -395,9 +402,12 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
     progress: None (default) a bar in a notebook or an interactive session only, as for evaluate(); True, False.
     metric_options: per metric, settings as for evaluate (e.g. {"faithfulness": {"verdicts": "json"}}).
     max_input_bytes: a larger file is refused (as by load_samples).
+    judge_options: as for evaluate(): the judge's settings, and "calibration" (a file, or "none"); with a Judge
+    instance only "calibration" applies.
     """
     from .judges import Judge, get_judge  # noqa: PLC0415
-    from .runner import check_cache_choice, judge_cache  # noqa: PLC0415
+    from .judges.calibrated import set_calibration  # noqa: PLC0415
+    from .runner import calibrated_families, check_cache_choice, judge_cache  # noqa: PLC0415
 
     if metric is not None:
         get_metrics([metric])
@@ -407,8 +417,10 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
     sources = [s if isinstance(s, LabelledSource) else
                read_labelled(s, any_metric=metric is not None, max_input_bytes=max_input_bytes, columns=columns)
                for s in _sources(data)]  # every source fails now, not in an hour
-    if not isinstance(judge, Judge):
-        judge = get_judge(judge)
+    if isinstance(judge, Judge):
+        set_calibration(judge, judge_options)
+    else:
+        judge = get_judge(judge, dict(judge_options or {}))
         try:
             return calibrate(sources, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
                              cache=cache, cache_dir=cache_dir, resume=resume, progress=progress,
@@ -433,8 +445,11 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
         "metric_options": {k: dict(v) for k, v in (metric_options or {}).items()},
         "judge": judge.describe(),
         "embedder": next((r.embedder for r in results if r.embedder), None),
-        "thresholds": {**default_thresholds(all_metrics()[n].with_options(**(metric_options or {}).get(n, {}))
-                                            for n in all_metrics()), **(thresholds or {})},
+        "calibration": judge.calibration.describe() if judge.calibration else None,
+        "thresholds": {**default_thresholds((all_metrics()[n].with_options(**(metric_options or {}).get(n, {}))
+                                             for n in all_metrics()),
+                                            calibrated_families(judge)),
+                       **(thresholds or {})},
         "ci": {**ci_settings(), "method": "percentile bootstrap of each figure",
                "resampled": "rows (pairs, for pairwise labels)"},
         "judge_cache": cache_path,

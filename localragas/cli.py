@@ -363,6 +363,9 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md, max_input
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the calibration as JSON here (figures, intervals, and every row's label and score).")
 @click.option("--md", type=click.Path(dir_okay=False, path_type=Path), help="Write a Markdown table here.")
+@click.option("--fit", "fit_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Fit a calibration map to the binary-labelled single-item rows (from the judge's raw P(yes)) and "
+                   "write it here, for --judge-option calibration=FILE (docs/calibration.md).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress on stderr.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Persistent judge cache folder (default .localragas/cache, or $LOCALRAGAS_STATE_DIR/cache).")
@@ -375,17 +378,19 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md, max_input
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Settings file (default: ./localragas.toml, else [tool.localragas] in ./pyproject.toml): its judge, "
                    "judge_options, embedder, thresholds, metric_options and max_input_bytes, under the flags.")
-def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metric_option, limit, out, md, progress,
-                  cache_dir, no_cache, resume, columns, max_input_bytes, config_path):
+def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metric_option, limit, out, md, fit_path,
+                  progress, cache_dir, no_cache, resume, columns, max_input_bytes, config_path):
     """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
     kind}): binary labels give ROC AUC and balanced accuracy at the gate and at the best threshold (suggested as
     the gate threshold); graded labels Spearman correlation and mean absolute error; pairwise labels the fraction
     of pairs ordered as the humans ordered them (ties count half). Each with a 95% bootstrap CI, over the scored
-    rows and with unscored rows counted wrong. Exit 0, or 2 on bad input.
+    rows and with unscored rows counted wrong. --fit FILE also fits and writes a calibration map. Exit 0, or 2 on bad
+    input (or a fit that cannot be made).
 
     \b
     Example:
       localragas calibrate labelled.jsonl --judge qwen2.5-1.5b --limit 100 --out calib.json --md calib.md
+      localragas calibrate sentences.jsonl --fit my-judge.calibration.json
     """
     from .calibration import calibrate, read_labelled  # noqa: PLC0415
     from .config import load_settings  # noqa: PLC0415
@@ -398,7 +403,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     settings = load_settings(config_path)
     chosen = layered(settings, judge=judge, judge_option=judge_option, embedder=embedder, threshold=threshold,
                      metric_option=metric_option, max_input_bytes=max_input_bytes)
-    _check_outputs([*files, settings.source, cache_folder(not no_cache, cache_dir)], out=out, md=md)
+    _check_outputs([*files, settings.source, cache_folder(not no_cache, cache_dir)], out=out, md=md, fit=fit_path)
     metric_options = chosen["metric_options"]
     if metric:
         get_metrics([metric])
@@ -416,8 +421,15 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
         judge_obj.close()
     write_calibration(run, out, md)
     print_calibration(run)
-    if out or md:
-        click.echo("wrote " + printable(", ".join(str(p) for p in (out, md) if p)))
+    if fit_path:
+        from .calibration_fit import fit_calibration  # noqa: PLC0415
+
+        fitted, fits = fit_calibration(run, judge_obj)
+        fitted.write(fit_path)
+        for f in fits:
+            click.echo("fitted " + printable(f.text()))
+    if out or md or fit_path:
+        click.echo("wrote " + printable(", ".join(str(p) for p in (out, md, fit_path) if p)))
     sys.exit(0)
 
 

@@ -67,6 +67,10 @@ def _warnings(base: Report, new: Report) -> list[str]:
         out.append(f"different judges: {bj.get('name', '?')} ({str(bj.get('fingerprint', '?'))[:12]}) vs "
                    f"{nj.get('name', '?')} ({str(nj.get('fingerprint', '?'))[:12]}): a change may be the judge's, "
                    f"not the RAG system's")
+    bc, nc = base.meta.get("calibration") or {}, new.meta.get("calibration") or {}
+    if bc.get("sha256") != nc.get("sha256"):
+        out.append(f"different calibrations: {bc.get('source') or 'none'} vs {nc.get('source') or 'none'}: graded "
+                   "scores are on another scale (docs/calibration.md)")
     be, ne = (base.meta.get("embedder") or {}).get("name"), (new.meta.get("embedder") or {}).get("name")
     if be != ne and be and ne:
         out.append(f"different embedders: {be} vs {ne}: answer_relevancy is not comparable one to one")

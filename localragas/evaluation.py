@@ -35,7 +35,7 @@ class RunSpec:
     gate_on: str = "mean"
     max_error_rate: float = 0.0
     judge: str | None = None  # None: the default judge
-    judge_options: dict[str, Any] = field(default_factory=dict)
+    judge_options: dict[str, Any] = field(default_factory=dict)  # with "calibration": FILE or "none"
     embedder: str | None = None  # None: the default embedder (loaded only for a metric that needs it)
     cache: bool = True  # the persistent judge cache: cache_dir, else .localragas/cache or $LOCALRAGAS_STATE_DIR/cache
     cache_dir: Path | None = None  # a str is taken as a path
@@ -123,8 +123,8 @@ def spec_from_flags(data: str | Path, *, config: str | Path | None = None, metri
 
 
 def checkpoint_key(spec: RunSpec, judge_fingerprint: str) -> str:
-    """The resume checkpoint's name: what decides the run's results (the data, metrics, judge, embedder, limit,
-    skipping, shard, metric options, columns)."""
+    """The resume checkpoint's name: what decides the run's results (the data, metrics, judge and its calibration:
+    Judge.scoring_fingerprint, embedder, limit, skipping, shard, metric options, columns)."""
     from .checkpoint import run_key  # noqa: PLC0415
 
     return run_key(spec.data.resolve(), spec.metrics, judge_fingerprint, spec.embedder, spec.limit,
@@ -160,7 +160,7 @@ class Evaluation:
         judge = get_judge(spec.judge, dict(spec.judge_options))
         try:
             if spec.resume:
-                self.checkpoint = Checkpoint(paths.runs_dir() / f"{checkpoint_key(spec, judge.fingerprint)}.jsonl")
+                self.checkpoint = Checkpoint(paths.runs_dir() / f"{checkpoint_key(spec, judge.scoring_fingerprint)}.jsonl")
             cache = spec.cache_folder()
             report = evaluate(samples, metrics=spec.metrics, judge=judge, embedder=spec.embedder,
                               thresholds=spec.thresholds, gate=spec.gate, progress=spec.progress, skipped=skipped,

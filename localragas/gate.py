@@ -9,16 +9,18 @@ from .key_values import split_item
 from .number_text import threshold_text
 from .schema import Gate, GateResult, MetricErrors, MetricSummary
 
-# Each metric declares its default threshold (`Metric.threshold`), by verdicts mode where it has one (the article's
-# 0.80 / 0.70 / 0.65 for yes/no verdicts; 0.50 for graded ones). A graded score is a mean of the judge's P(yes), which
-# runs well below a share of yes/no verdicts (a 1.5B judge gives 0.3-0.9 to claims the context states). 0.5: the
-# judge leans "yes" on average. Not fitted to any data; `localragas calibrate` suggests a threshold for a judge and
-# labelled data (docs/accuracy.md).
+# Each metric declares its default threshold (`Metric.default_threshold`), by verdicts mode where it has one: for
+# graded verdicts the judge's calibration covers, the article's 0.80 / 0.70 / 0.65 (faithfulness, context precision,
+# context recall: a calibrated P(yes) estimates the chance a person calls the item supported, docs/calibration.md);
+# 0.50 for raw graded ones, which run well below a share of yes/no verdicts (a 1.5B judge gives 0.3-0.9 to claims the
+# context states; 0.5: the judge leans "yes" on average, fitted to nothing); yes/no verdicts keep their own.
 
 
-def default_thresholds(metrics: Iterable[Any]) -> dict[str, float]:
-    """The default gate threshold of each metric that has one, by its configuration (graded verdicts: their own)."""
-    return {m.name: m.threshold for m in metrics if getattr(m, "threshold", None) is not None}
+def default_thresholds(metrics: Iterable[Any], calibrated: Collection[str] = ()) -> dict[str, float]:
+    """The default gate threshold of each metric that has one, by its configuration and the prompt families the
+    judge's calibration covers (`calibrated`: the map's family names)."""
+    chosen = {m.name: m.default_threshold(calibrated) for m in metrics}
+    return {name: t for name, t in chosen.items() if t is not None}
 
 
 def parse_threshold(text: str, where: str = "--threshold") -> tuple[str, float]:

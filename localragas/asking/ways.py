@@ -53,6 +53,14 @@ class Way:
         return cls(**{k: options[k] for k in cls.__dataclass_fields__ if k in options})
 
     @property
+    def family(self) -> str:
+        """The name a calibration map knows this way's scores by: the support prompt's family for the plain question,
+        with the options that differ from the plain question's appended (e.g. "verify_statement:shots=3"), since
+        another way of asking gives P(yes) on another scale."""
+        changed = [f"{k}={getattr(self, k)}" for k in self.__dataclass_fields__ if getattr(self, k) != getattr(PLAIN, k)]
+        return "verify_statement" + (":" + ",".join(changed) if changed else "")
+
+    @property
     def families(self) -> tuple[str, ...]:
         """The prompt families asked (for the judge's window check)."""
         return tuple(p.name for p in self.prompts("", [], "en"))

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ValidationError
 from .. import models
 from ..errors import ConfigError
 from .base import Completion, Judge, JudgeStats
+from .calibrated import calibrate_judge, split_calibration
 from .fake import FakeJudge
 from .targets import catalogue_judge, judge_names, looks_like_path, missing_model
 
@@ -55,7 +56,7 @@ def _transformers(target: str, options: dict[str, Any]) -> Judge:
 
 def _fake(target: str, options: dict[str, Any]) -> Judge:
     if options:
-        raise ConfigError("the fake judge takes no --judge-option")
+        raise ConfigError("the fake judge takes no --judge-option but calibration=FILE")
     return FakeJudge(record=False)  # made from a name: nobody holds it to read its record of calls
 
 
@@ -66,7 +67,9 @@ _FACTORIES: dict[str, Callable[[str, dict[str, Any]], Judge]] = {
 
 def get_judge(spec: str | None = None, options: dict[str, Any] | None = None) -> Judge:
     """A judge from a spec: a catalogue name, a .gguf path, 'fake', 'BACKEND:NAME_OR_PATH', or 'openai:MODEL'
-    (with options["base_url"]: an OpenAI-compatible server)."""
+    (with options["base_url"]: an OpenAI-compatible server). options["calibration"] (a file, or "none") chooses its
+    calibration, else the catalogue's (judges/calibrated.py); the other options are the backend's settings."""
+    options, calibration = split_calibration(options)
     spec = spec or models.DEFAULT_JUDGE
     backend, sep, target = spec.partition(":")
     if not (sep and backend in BACKENDS):
@@ -78,7 +81,7 @@ def get_judge(spec: str | None = None, options: dict[str, Any] | None = None) ->
                 f"unknown judge '{spec}'; valid: {', '.join(judge_names())}, fake, a .gguf path, "
                 f"or BACKEND:MODEL with BACKEND in {', '.join(BACKENDS)}"
             )
-    return _FACTORIES[backend](target, options or {})
+    return calibrate_judge(_FACTORIES[backend](target, options), calibration)
 
 
 def _settings(cls: type[_Settings], options: dict[str, Any]) -> _Settings:

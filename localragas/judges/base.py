@@ -6,7 +6,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import ValidationError
 
@@ -14,6 +14,9 @@ from ..errors import JudgeError
 from ..outputs import Output, YesNo, json_schema, schema_text
 from ..prompts import Prompt
 from .cache import JudgeCache, cache_key
+
+if TYPE_CHECKING:
+    from ..calibration_map import CalibrationMap
 
 T = TypeVar("T", bound=Output)
 
@@ -73,6 +76,9 @@ class Judge(ABC):
     fingerprint: str = ""
     n_ctx: int | None = None  # context window in tokens (prompt + reply); None: unlimited, prompts are never split
     max_concurrency: int | None = None  # calls this backend can serve at once; None = no limit of its own
+    # the map of its graded verdicts' P(yes) (localragas.calibration_map; set by get_judge, judges/calibrated.py);
+    # None: uncalibrated. Applied by asking.verdicts, never here: the cache keeps raw P(yes).
+    calibration: "CalibrationMap | None" = None
 
     def __init__(self) -> None:
         self.stats = JudgeStats()  # run totals, all threads
@@ -164,6 +170,12 @@ class Judge(ABC):
         self._count(log, failed_calls=1)
         with self._lock:
             self.stats.errors.append(message)
+
+    @property
+    def scoring_fingerprint(self) -> str:
+        """What decides the judge's scores: its fingerprint and its calibration's content hash (the resume checkpoint
+        keys; the judge cache's key is the fingerprint alone, its replies raw)."""
+        return self.fingerprint + (f"+calibration:{self.calibration.sha256[:16]}" if self.calibration else "")
 
     def describe(self) -> dict:
         return {"name": self.name, "fingerprint": self.fingerprint}

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..asking.verdicts import DEFAULT_VERDICTS, VERDICTS, YES
-from ..asking.ways import PLAIN, Way
+from ..asking.verdicts import DEFAULT_VERDICTS, VERDICTS
 from ..errors import ConfigError
 from ..schema import MetricResult
 
@@ -27,6 +26,11 @@ class Metric(ABC):
     prompts: tuple[str, ...] = ()  # prompt families it asks the judge (checked against the judge's context window)
     options: dict[str, Any] = {}  # settings and their defaults; a configured copy: with_options(...)
     threshold: float | None = None  # the default gate threshold (None: gated only when one is given)
+    items: str | None = None  # the evidence list of its judged items (claims, statements, chunks), if it has one
+
+    def default_threshold(self, calibrated: Collection[str] = ()) -> float | None:
+        """The default gate threshold for a judge whose calibration covers the prompt families `calibrated`."""
+        return self.threshold
 
     def score(self, ctx: "Scoring") -> MetricResult:
         """Score the context's sample: measure() it; the splits and truncations that shaped the result (this metric's
@@ -66,21 +70,42 @@ class Metric(ABC):
 
 class WithVerdicts(Metric):
     """A metric with the `verdicts` option (faithfulness, context recall, context precision; asking.verdicts): the
-    option checked, the verdict strategy it chooses, the prompts its mode asks (for the judge's window check), and the
-    default gate threshold of each mode."""
+    option checked, the verdict strategy it chooses, the prompts its mode asks (for the judge's window check), the
+    evidence of its items and the default gate threshold of each mode."""
 
     options = {"verdicts": DEFAULT_VERDICTS}
     other_prompts: tuple[str, ...] = ()  # asked in either mode
-    verdict_prompts: tuple[str, str]  # (graded, json)
-    thresholds: dict[str, float]  # the default gate threshold per verdicts mode (graded P(yes) runs lower)
+    verdict_prompts: tuple[str, str]  # (graded, json); the graded one is the family a calibration map is keyed by
+    item_fields: tuple[str, str, str]  # (evidence list, item name, flag name), e.g. ("claims", "claim", "supported")
+    # the default gate threshold per verdicts mode, and "calibrated" for graded verdicts the judge's map covers (raw
+    # graded P(yes) runs lower: docs/calibration.md)
+    thresholds: dict[str, float]
+
+    @property
+    def items(self) -> str:  # type: ignore[override]
+        return self.item_fields[0]
 
     @property
     def verdicts(self) -> "Verdicts":
         return VERDICTS[self.options["verdicts"]]
 
     @property
+    def graded(self) -> bool:
+        return self.verdicts.graded
+
+    @property
+    def graded_family(self) -> str:
+        return self.verdict_prompts[0]
+
+    @property
     def threshold(self) -> float | None:  # type: ignore[override]
+        """The default threshold of the mode, uncalibrated (default_threshold: with a calibration)."""
         return self.thresholds.get(self.options["verdicts"])
+
+    def default_threshold(self, calibrated: Collection[str] = ()) -> float | None:
+        if self.graded and self.graded_family in calibrated:
+            return self.thresholds["calibrated"]
+        return self.threshold
 
     @property
     def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -102,18 +127,27 @@ def check_choice(metric: str, key: str, value: Any, choices: Mapping[Any, str]) 
     raise ConfigError(f"{metric}: {key} must be one of {', '.join(map(str, choices))}, got {value!r} ({valid})")
 
 
-def support_result(ctx: "Scoring", items: list[str], contexts: list[str], verdicts: "Verdicts",
-                   key: tuple[str, str, str], way: Way = PLAIN, **evidence: Any) -> MetricResult:
+def uncalibrated(metrics: Iterable[Metric], calibrated: Collection[str] = ()) -> list[str]:
+    """The metrics scored with graded verdicts whose prompt family the judge's calibration does not cover."""
+    return [m.name for m in metrics
+            if isinstance(m, WithVerdicts) and m.graded and m.graded_family not in calibrated]
+
+
+def support_result(ctx: "Scoring", metric: WithVerdicts, items: list[str], contexts: list[str],
+                   **evidence: Any) -> MetricResult:
     """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the
-    metric's verdict strategy: the mean verdict (graded: the mean P(yes); json: supported / total). key = (evidence
-    list name, item name, flag name), e.g. ("claims", "claim", "supported"); a graded item also carries its P(yes)
-    as "p_<flag name>", and what the way of asking noted for it (asking/ways.py)."""
-    plural, name, flag = key
+    metric's verdict strategy: the mean verdict (graded: the mean calibrated P(yes), or raw without a calibration;
+    json: supported / total). Each item is listed under the metric's item_fields with its verdict (Judged.item) and what the metric's way of
+    asking (StatementSupport.way, asking/ways.py) noted for it."""
+    plural, name, flag = metric.item_fields
+    verdicts = metric.verdicts
+    way = getattr(metric, "way", None)
     notes: list[dict] = [{} for _ in items]
-    got = verdicts.support(ctx, items, contexts, way, notes)
-    rows = [{name: t, flag: p >= YES, **({f"p_{flag}": round(p, 4)} if verdicts.graded else {}), **note}
-            for t, p, note in zip(items, got, notes)]
-    return MetricResult.of(sum(got) / len(got), verdicts=verdicts.name, **{plural: rows}, **evidence)
+    got = verdicts.support(ctx, items, contexts, way, notes) if way is not None else verdicts.support(ctx, items, contexts)
+    rows = [{name: t, **got.item(i, flag), **note} for i, (t, note) in enumerate(zip(items, notes))]
+    graded = {"calibrated": got.calibrated} if verdicts.graded else {}
+    return MetricResult.of(sum(got.values) / len(got.values), verdicts=verdicts.name, **graded, **{plural: rows},
+                           **evidence)
 
 
 _REGISTRY: dict[str, Metric] = {}

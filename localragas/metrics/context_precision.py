@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from ..asking.verdicts import YES
+from ..asking.verdicts import RELEVANCE_FAMILY
 from ..schema import MetricResult
 from ..scoring import Scoring
 from .base import WithVerdicts, register
@@ -28,8 +28,9 @@ class ContextPrecision(WithVerdicts):
                   "against the reference, else the answer, else the question alone; by default each rank weighted "
                   "by the judge's P(yes))")
     problem = "retrieval returns noise: irrelevant chunks, or relevant ones ranked low"
-    verdict_prompts = ("judge_chunk", "judge_chunks")
-    thresholds = {"probability": 0.50, "json": 0.65}
+    verdict_prompts = (RELEVANCE_FAMILY, "judge_chunks")
+    item_fields = ("chunks", "rank", "relevant")
+    thresholds = {"probability": 0.50, "calibrated": 0.70, "json": 0.65}
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
@@ -42,13 +43,14 @@ class ContextPrecision(WithVerdicts):
         else:  # a retrieval-only sample: does each chunk answer the question?
             target, kind = "", "question"
         verdicts = self.verdicts
-        weights = verdicts.relevance(ctx, sample.question, target, kind, sample.contexts)
-        chunks = [{"rank": k, "relevant": p >= YES, **({"p_relevant": round(p, 4)} if verdicts.graded else {})}
-                  for k, p in enumerate(weights, 1)]
+        got = verdicts.relevance(ctx, sample.question, target, kind, sample.contexts)
+        weights = got.values  # graded: the calibrated P(yes), or raw without a calibration
+        chunks = [{"rank": k, **got.item(k - 1, "relevant")} for k in range(1, len(weights) + 1)]
         return MetricResult.of(
             average_precision(weights),
             judged_against=kind.split()[0],
             verdicts=verdicts.name,
+            **({"calibrated": got.calibrated} if verdicts.graded else {}),
             chunks=chunks,
             fraction_relevant=sum(weights) / len(weights),
         )

@@ -12,7 +12,8 @@ class ContextRecall(StatementSupport):
     definition = ("share of the reference answer's statements that can be attributed to the retrieved contexts (by "
                   "default graded: the mean of the judge's P(yes) per statement)")
     problem = "retrieval misses information the answer needs"
-    thresholds = {"probability": 0.50, "json": 0.70}
+    item_fields = ("statements", "statement", "attributed")
+    thresholds = {"probability": 0.50, "calibrated": 0.65, "json": 0.70}
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
@@ -22,8 +23,7 @@ class ContextRecall(StatementSupport):
         if not statements:
             return MetricResult.unscored_because("no_claims", note="the reference holds no factual statement")
         note = {} if sample.contexts else {"note": "no contexts: no statement can be attributed"}
-        return support_result(ctx, statements, sample.contexts, self.verdicts,
-                              ("statements", "statement", "attributed"), self.way, **note)
+        return support_result(ctx, self, statements, sample.contexts, **note)
 
 
 register(ContextRecall())

@@ -12,7 +12,8 @@ class Faithfulness(StatementSupport):
     definition = ("share of the answer's claims that the retrieved contexts support (by default graded: the mean of "
                   "the judge's P(yes) per claim)")
     problem = "answers state things the retrieved contexts do not support (hallucination risk)"
-    thresholds = {"probability": 0.50, "json": 0.80}
+    item_fields = ("claims", "claim", "supported")
+    thresholds = {"probability": 0.50, "calibrated": 0.80, "json": 0.80}
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
@@ -20,8 +21,7 @@ class Faithfulness(StatementSupport):
         if not claims:
             return MetricResult.unscored_because("no_claims")
         note = {} if sample.contexts else {"note": "no contexts: no claim can be supported"}
-        return support_result(ctx, claims, sample.contexts, self.verdicts,
-                              ("claims", "claim", "supported"), self.way, **note)
+        return support_result(ctx, self, claims, sample.contexts, **note)
 
 
 register(Faithfulness())

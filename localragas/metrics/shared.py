@@ -11,7 +11,7 @@ JSON = VERDICTS["json"]  # the claim checks of factual correctness and noise sen
 
 
 def _supported(ctx: Scoring, claims: list[str], text: str) -> list[bool]:
-    return [p >= YES for p in JSON.support(ctx, claims, [text])]
+    return [p >= YES for p in JSON.support(ctx, claims, [text]).values]
 
 
 def answer_claims(ctx: Scoring) -> list[str]:

@@ -27,6 +27,11 @@ class StatementSupport(WithVerdicts):
         return Way.of(self.options)
 
     @property
+    def graded_family(self) -> str:  # type: ignore[override]
+        """The family a calibration map knows this metric's graded scores by: its way of asking's (Way.family)."""
+        return self.way.family
+
+    @property
     def uses_embedder(self) -> bool:  # type: ignore[override]
         return self.options["evidence"] == "focused"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from ..calibration_map import uncalibrated_note
 from ..number_text import threshold_text
 from ..schema import GateResult, MetricSummary, Report
 from .html_chart import histogram_svg
@@ -61,8 +62,10 @@ def header(report: Report) -> str:
         nav.append(("skipped", "Skipped rows"))
     nav.append(("run", "Run metadata"))
     links = "".join(f'<a href="#{k}">{e(v)}</a>' for k, v in nav)
+    note = uncalibrated_note(m)
+    warning = f'<p class="facts uncalibrated">⚠ {e(note)}</p>' if note else ""
     return (f'<header class="top"><div><h1>localragas report</h1><p class="facts">{" · ".join(e(f) for f in facts)}'
-            f'</p></div><nav aria-label="sections">{links}</nav></header>')
+            f'</p>{warning}</div><nav aria-label="sections">{links}</nav></header>')
 
 
 def verdict(report: Report) -> str:
@@ -232,7 +235,7 @@ def kv(value: Any) -> str:
 
 _GROUPS = [  # (title, meta keys); keys not named here end up under "Other"
     ("Run", ["localragas", "python", "started", "wall_seconds", "samples", "resumed_samples", "dataset", "config"]),
-    ("Judge", ["judge"]),
+    ("Judge", ["judge", "calibration", "uncalibrated"]),
     ("Judge usage", ["judge_stats", "judge_totals", "share_of_wall_in_judge", "judge_cache"]),
     ("Embedder", ["embedder"]),
     ("Thresholds", ["thresholds"]),

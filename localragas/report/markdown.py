@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..calibration_map import uncalibrated_note
 from ..number_text import threshold_text
 from ..schema import Report
 from .atomic import write_atomic
@@ -39,6 +40,8 @@ def render_markdown(report: Report, worst: int = 3) -> str:
         head += " — 🛑 could not evaluate"
     on = " (on the 95% CI lower bound)" if report.gate.on == "lower-bound" else ""
     lines = [f"### localragas: {head}{on}", "", f"{n} samples · judge `{cell((report.meta.get('judge') or {}).get('name', '?'))}`", ""]
+    if note := uncalibrated_note(report.meta):
+        lines += [f"⚠️ {cell(note)}", ""]
     lines += ["| metric | mean | 95% CI | scored | unscored | threshold | verdict |", "|---|---:|---:|---:|---:|---:|---|"]
     for s in report.summary:
         g = gate.get(s.metric)

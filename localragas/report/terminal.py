@@ -3,6 +3,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from ..calibration_map import uncalibrated_note
 from ..number_text import threshold_text
 from ..schema import Report
 from .console import console_text as _t, report_console
@@ -65,6 +66,8 @@ def print_report(report: Report, console: Console | None = None) -> None:
                 f"{int(totals.get('calls', 0))} calls, {int(totals.get('prompt_tokens', 0))} prompt + "
                 f"{int(totals.get('completion_tokens', 0))} generated tokens"
             )
+    if note := uncalibrated_note(report.meta):
+        console.print(f"[yellow]{_t(note)}[/]")
     if not report.gate.enabled:
         console.print("quality gate: off")
     elif report.gate.passed:

@@ -1,6 +1,7 @@
 """The pytest plugin (options -> fixtures, evaluate(), the example test) and assert_gate's failure message."""
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -402,3 +403,17 @@ def broken(request, monkeypatch):
     r = pytester.runpytest(*FAKE)
     r.assert_outcomes(failed=1)
     r.stdout.fnmatch_lines(["E*AssertionError: RAG quality gate failed:*", *[f"E*{e.lstrip('*')}" for e in expected]])
+
+
+def test_a_calibration_judge_option_reaches_the_judge_and_the_thresholds(pytester):
+    families = {"verify_statement": {"a": 2.0, "b": 0.0}}
+    (pytester.path / "cal.json").write_text(json.dumps({"format": "localragas-calibration/1", "families": families}))
+    pytester.makepyfile(test_cal="""
+def test_cal(localragas_judge, evaluate):
+    report = evaluate([{"question": "Capital?", "contexts": ["Paris is the capital of France."],
+                        "answer": "Paris is the capital of France."}], metrics=["faithfulness"])
+    print("CAL", localragas_judge.calibration.source, report.meta["thresholds"], report.meta["uncalibrated"])
+""")
+    r = pytester.runpytest("-s", *FAKE, "--localragas-judge-option", "calibration=cal.json")
+    r.assert_outcomes(passed=1)
+    assert _line(r, "CAL") == "CAL cal.json {'faithfulness': 0.8} []"

@@ -23,7 +23,7 @@ CLAIMS = ["Java was developed by Sun Microsystems.", "Java was developed by Orac
 
 def test_json_and_probability_support_agree_on_the_fake_judge_and_ask_their_own_calls():
     judge = FakeJudge()
-    got = {name: v.support(Scoring(SAMPLE, judge), CLAIMS, SAMPLE.contexts) for name, v in VERDICTS.items()}
+    got = {name: v.support(Scoring(SAMPLE, judge), CLAIMS, SAMPLE.contexts).values for name, v in VERDICTS.items()}
     assert got["json"] == [1.0, 0.0]
     assert got["probability"][0] == 1.0 and got["probability"][1] < YES
     asked = [(c.prompt.name, c.output) for c in judge.calls]
@@ -34,7 +34,7 @@ def test_json_and_probability_support_agree_on_the_fake_judge_and_ask_their_own_
 def test_no_contexts_supports_nothing_and_asks_nothing():
     judge = FakeJudge()
     for v in VERDICTS.values():
-        assert v.support(Scoring(SAMPLE, judge), CLAIMS, []) == [0.0, 0.0]
+        assert v.support(Scoring(SAMPLE, judge), CLAIMS, []).values == [0.0, 0.0]
     assert judge.calls == []
 
 
@@ -43,7 +43,7 @@ def test_relevance_by_either_strategy():
     target = "Sun Microsystems developed the Java language"
     for name, v in VERDICTS.items():
         got = v.relevance(Scoring(SAMPLE, judge), SAMPLE.question, target, "reference answer", SAMPLE.contexts)
-        assert [p >= YES for p in got] == [True, False], name
+        assert [p >= YES for p in got.values] == [True, False], name
     assert [c.prompt.name for c in judge.calls] == ["judge_chunk", "judge_chunk", "judge_chunks"]
 
 

@@ -213,8 +213,10 @@
 
   // Graded verdicts (verdicts=probability) carry the judge's P(yes) as p_<flag>: shown beside the yes/no tag.
   function probability(item, flagKey) {
-    var p = item["p_" + flagKey];
-    return typeof p === "number" ? el("span", "rank", "P(yes) " + fmt(p)) : null;
+    var p = item["p_" + flagKey], raw = item["p_" + flagKey + "_raw"];
+    if (typeof p !== "number") return null;
+    if (typeof raw === "number" && raw !== p) return el("span", "rank", "calibrated " + fmt(p) + " (raw P(yes) " + fmt(raw) + ")");
+    return el("span", "rank", "P(yes) " + fmt(p));
   }
 
   function verdictList(items, textKey, flagKey, yes, no) {

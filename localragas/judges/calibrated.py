@@ -1,0 +1,60 @@
+"""Where a judge's calibration comes from, decided in one place: the judge option `calibration` (a file, or `none`),
+given on the command line (--judge-option calibration=FILE), in the config file's judge_options, to the pytest plugin
+or to the Python API; else the catalogue's shipped file, when the judge's model file is that catalogue entry (its
+sha256; an arbitrary GGUF is uncalibrated); else none. The option never reaches the backend's own settings."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import models
+from ..calibration_map import CalibrationMap, load_calibration
+
+if TYPE_CHECKING:
+    from .base import Judge
+
+OPTION = "calibration"
+OFF = "none"
+SHIPPED = Path(__file__).resolve().parent.parent / "calibrations"
+_CATALOGUE = object()  # no choice made: the catalogue's, if any
+
+
+def split_calibration(options: dict[str, Any] | None) -> tuple[dict[str, Any], Any]:
+    """(the backend's options, the calibration chosen): a loaded CalibrationMap, None (`calibration=none`), or the
+    catalogue's (no `calibration` option). A bad file is refused here, before any model loads."""
+    rest = dict(options or {})
+    if OPTION not in rest:
+        return rest, _CATALOGUE
+    value = rest.pop(OPTION)
+    if value is None or str(value).strip().lower() == OFF:
+        return rest, None
+    return rest, load_calibration(str(value))
+
+
+def catalogue_calibration(judge: "Judge") -> CalibrationMap | None:
+    """The shipped calibration of the catalogue entry whose file the judge runs (matched by sha256), else None."""
+    digest = getattr(judge, "sha256", None)
+    entry = next((m for m in models.CATALOGUE.values() if digest and m.sha256 == digest), None)
+    if entry is None or not entry.calibration:
+        return None
+    return load_calibration(SHIPPED / entry.calibration, source=f"catalogue:{entry.name}")
+
+
+def calibrate_judge(judge: "Judge", chosen: Any) -> "Judge":
+    """Set judge.calibration from split_calibration's choice."""
+    judge.calibration = catalogue_calibration(judge) if chosen is _CATALOGUE else chosen
+    return judge
+
+
+def set_calibration(judge: "Judge", options: dict[str, Any] | None) -> "Judge":
+    """A judge given as an instance (the Python API, the pytest plugin): only `calibration` may be among the options;
+    without it, the judge keeps the calibration it has."""
+    rest, chosen = split_calibration(options)
+    if rest:
+        from ..errors import ConfigError  # noqa: PLC0415
+
+        raise ConfigError(f"judge options {', '.join(sorted(rest))} are for building a judge; this judge is already "
+                          f"built (an instance): only '{OPTION}' applies to it")
+    if chosen is not _CATALOGUE:
+        judge.calibration = chosen
+    return judge

@@ -1,0 +1,24 @@
+"""The default judge with its catalogue calibration (docs/calibration.md): an obvious supported claim and an obvious
+unsupported one land on the right side of 0.5 once calibrated."""
+from __future__ import annotations
+
+import pytest
+
+from localragas import models
+from localragas.asking.verdicts import SUPPORT_FAMILY, VERDICTS
+from localragas.scoring import Scoring
+
+from test_default_judge_obvious import CONTEXT, FAITHFUL
+
+STATED = "The Eiffel Tower is in Paris."
+UNSUPPORTED = "The Eiffel Tower was completed in 1925."
+
+
+def test_calibrated_obvious_claims_land_on_the_right_side_of_one_half(qwen_judge):
+    cal = qwen_judge.calibration
+    if cal is None or not cal.covers(SUPPORT_FAMILY):
+        pytest.skip(f"the catalogue ships no calibration for {models.DEFAULT_JUDGE}'s {SUPPORT_FAMILY} yet "
+                    "(ModelSpec.calibration in localragas/models.py)")
+    assert cal.source == f"catalogue:{models.DEFAULT_JUDGE}"
+    got = VERDICTS["probability"].support(Scoring(FAITHFUL, qwen_judge), [STATED, UNSUPPORTED], CONTEXT)
+    assert got.calibrated and got.values[0] > 0.5 > got.values[1], (got.values, got.raw)
