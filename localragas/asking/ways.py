@@ -35,7 +35,8 @@ PHRASINGS = {
 }
 
 # The option name of each field of Way, with its values described (the first value is the default).
-WAY_OPTIONS: dict[str, dict[Any, str]] = {"evidence": EVIDENCE, "question": QUESTIONS, "shots": SHOTS, "phrasings": PHRASINGS}
+WAY_OPTIONS: dict[str, dict[Any, str]] = {"evidence": EVIDENCE, "question": QUESTIONS, "shots": SHOTS,
+                                          "phrasings": PHRASINGS}
 
 
 @dataclass(frozen=True)

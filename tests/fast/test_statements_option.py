@@ -43,7 +43,8 @@ def test_long_sentence_limits():
     assert is_long(LONG) and not is_long(SHORT) and is_long(ZH_LONG) and not is_long(ZH_SHORT)
 
 
-@pytest.mark.parametrize("answer, parts", [(f"{SHORT} {LONG}", [SHORT, LONG]), (ZH_SHORT + ZH_LONG, [ZH_SHORT, ZH_LONG])])
+@pytest.mark.parametrize("answer, parts", [(f"{SHORT} {LONG}", [SHORT, LONG]),
+                                           (ZH_SHORT + ZH_LONG, [ZH_SHORT, ZH_LONG])])
 def test_faithfulness_by_sentences_asks_no_extraction_and_one_verdict_per_sentence(answer, parts):
     judge = FakeJudge(graded(0.9, 0.3))
     r = FAITH.with_options(statements="sentences").score(Scoring(sample(answer=answer), judge))
