@@ -184,3 +184,24 @@ def test_cli_refuses_a_bad_mix_and_stops_on_a_judge_error(tmp_path, monkeypatch)
             "--no-progress")
     assert r.exit_code == 4, r.output
     assert "could not generate" in r.output and not (tmp_path / "t.jsonl").exists()
+
+
+def test_a_rerun_is_answered_from_the_judge_cache(tmp_path):
+    first, second = FakeJudge(), FakeJudge()
+    for judge in (first, second):
+        ts = generate_testset(GenerateSpec([EXAMPLE_DOCS], size=5, judge=judge, embedder="fake",
+                                           cache_dir=tmp_path / "cache", resume=False, progress=False))
+    assert first.stats.calls > 0 and first.stats.cache_hits == 0
+    assert second.stats.calls == 0 and second.stats.cache_hits == first.stats.calls
+    assert ts.summary["kept"] == 5
+
+
+def test_chinese_documents_get_chinese_prompts(tmp_path):
+    (tmp_path / "zh.txt").write_text("奥斯陆有轨电车网络于1875年开通，共有六条线路。\n\n白天每十分钟一班，夜间每半小时一班。",
+                                     encoding="utf-8")
+    judge = FakeJudge()
+    ts = generate_testset(spec(judge, docs=tmp_path, size=2, mix="single=1,unanswerable=1"))
+    assert all(p.system.startswith("你根据给你的文档") for p in judge.asked("write_single"))
+    assert all("只回复 JSON 对象" in p.user for p in judge.asked("write_unanswerable"))
+    assert {r["meta"]["language"] for r in ts.rows} == {"zh"}
+    assert [r["reference"] for r in ts.rows if r["meta"]["kind"] == "unanswerable"] == [UNANSWERABLE_REFERENCE["zh"]]
