@@ -29,7 +29,8 @@ def _check_outputs(inputs, **outputs) -> None:
 @click.option("--mix", metavar="KIND=SHARE[,KIND=SHARE]",
               help="Shares of the kinds single, multi, abstract, unanswerable (default "
                    "single=0.5,multi=0.25,abstract=0.15,unanswerable=0.1); a kind not named gets none.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the chunk order: same seed, same test set.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the chunk order: same seed, same test set.")
 @model_options
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress on stderr.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
@@ -114,8 +115,8 @@ def run_rag_cmd(data, target, url, out, concurrency, timeout, retries, progress)
     answered = len(run.rows) - len(run.failed)
     click.echo(f"run-rag: {answered} of {len(run.rows)} rows answered; wrote {printable(out)}")
     if run.failed:
-        click.echo(f"run-rag: {len(run.failed)} of {len(run.rows)} rows failed (each has rag_error in {printable(out)}; "
-                   "eval refuses them):", err=True)
+        click.echo(f"run-rag: {len(run.failed)} of {len(run.rows)} rows failed (each has rag_error in "
+                   f"{printable(out)}; eval refuses them):", err=True)
         for row_id, why in run.failed[:10]:
             click.echo(f"  {printable(row_id)}: {printable(why)}", err=True)
         if len(run.failed) > 10:

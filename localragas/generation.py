@@ -378,7 +378,8 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
              f"  {'kind':<13} {'wanted':>6} {'kept':>5} {'dropped':>7}  reasons"]
     for kind, c in summary["by_kind"].items():
         reasons = ", ".join(f"{r} {n}" for r, n in c["dropped"].items())
-        lines.append(f"  {kind:<13} {c['wanted']:>6} {c['kept']:>5} {sum(c['dropped'].values()):>7}  {reasons}".rstrip())
+        row = f"  {kind:<13} {c['wanted']:>6} {c['kept']:>5} {sum(c['dropped'].values()):>7}  {reasons}"
+        lines.append(row.rstrip())
     if summary["dropped_by_reason"]:
         lines.append("  dropped by reason: " + ", ".join(f"{r} {n}" for r, n in summary["dropped_by_reason"].items()))
     return lines

@@ -110,7 +110,8 @@ def _written_item(prompt: Prompt) -> dict[str, Any]:
     keys = [w for f in firsts for w in _key_words(f, per)]
     if prompt.name == "write_unanswerable":
         return {"question": f"What about the {' '.join(keys[:2])} budget on Mars?"}
-    asked = f"How does {' '.join(keys)} work overall?" if prompt.name == "write_abstract" else f"What about {' '.join(keys)}?"
+    words = " ".join(keys)
+    asked = f"How does {words} work overall?" if prompt.name == "write_abstract" else f"What about {words}?"
     return {"question": asked, "reference": " ".join(firsts)[:MAX_REFERENCE_CHARS]}
 
 
