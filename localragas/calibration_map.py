@@ -90,7 +90,7 @@ class CalibrationMap:
                 "families": {k: {"a": round(m.a, 6), "b": round(m.b, 6)} for k, m in self.families.items()}}
 
     def write(self, path: str | Path) -> None:
-        from .report.atomic import write_atomic  # noqa: PLC0415
+        from .atomic_write import write_atomic  # noqa: PLC0415
 
         write_atomic(path, json.dumps(self.document(), indent=2, ensure_ascii=False) + "\n")
 

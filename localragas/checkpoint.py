@@ -37,15 +37,20 @@ def run_key(*parts: object) -> str:
     return hashlib.sha256(json.dumps([str(p) for p in parts]).encode("utf-8")).hexdigest()[:20]
 
 
-class Checkpoint:
+class JsonLinesCheckpoint:
+    """A checkpoint of one JSON line per finished unit, appended as each finishes; `_entry` reads a line back as
+    (key, value) or says why it cannot be used."""
+
+    unit = "sample"
+
     def __init__(self, path: str | Path):
         self.path = Path(path)
 
-    def load(self) -> dict[str, tuple[str, SampleResult]]:
-        """id -> (sample hash, result) of every usable line; any other line is discarded with a warning (on the
-        "localragas" logger) naming the file and the line. Its folder is made here: an unusable place is found before
-        any judging (OSError, or CheckpointError for a checkpoint that is not a file)."""
-        done: dict[str, tuple[str, SampleResult]] = {}
+    def _entries(self) -> dict:
+        """key -> value of every usable line; any other line is discarded with a warning (on the "localragas" logger)
+        naming the file and the line. Its folder is made here: an unusable place is found before any judging
+        (OSError, or CheckpointError for a checkpoint that is not a file)."""
+        done: dict = {}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists() and not self.path.is_file():
             raise CheckpointError(f"resume checkpoint {self.path} is not a file: delete it, or run with --no-resume")
@@ -56,26 +61,30 @@ class Checkpoint:
             for number, line in enumerate(_lines(f, MAX_LINE_BYTES), 1):
                 if line is not None and not line.strip():
                     continue
-                entry = _entry(line)
+                entry = self._entry(line)
                 if isinstance(entry, str):
                     discarded.append((number, entry))
                 else:
-                    done[entry[1].id] = entry
+                    done[entry[0]] = entry[1]
         self._warn(discarded)
         return done
 
-    def _warn(self, discarded: list[tuple[int, str]]) -> None:
-        for number, why in discarded[:_WARNED_LINES]:
-            log.warning("resume checkpoint %s, line %d: %s; the line is discarded and its sample will be judged again",
-                        self.path, number, why)
-        if len(discarded) > _WARNED_LINES:
-            log.warning("resume checkpoint %s: %d more lines discarded (lines %d to %d); their samples will be judged "
-                        "again", self.path, len(discarded) - _WARNED_LINES, discarded[_WARNED_LINES][0],
-                        discarded[-1][0])
+    def _entry(self, line: bytes | None) -> tuple[str, object] | str:
+        raise NotImplementedError
 
-    def append(self, digest: str, result: SampleResult) -> None:
+    def _warn(self, discarded: list[tuple[int, str]]) -> None:
+        unit = self.unit
+        for number, why in discarded[:_WARNED_LINES]:
+            log.warning("resume checkpoint %s, line %d: %s; the line is discarded and its %s will be judged again",
+                        self.path, number, why, unit)
+        if len(discarded) > _WARNED_LINES:
+            log.warning("resume checkpoint %s: %d more lines discarded (lines %d to %d); their %ss will be judged "
+                        "again", self.path, len(discarded) - _WARNED_LINES, discarded[_WARNED_LINES][0],
+                        discarded[-1][0], unit)
+
+    def _append(self, record: dict) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps({"hash": digest, "result": result.model_dump(mode="json")}, ensure_ascii=False) + "\n"
+        line = json.dumps(record, ensure_ascii=False) + "\n"
         with open(self.path, "a+b") as f:
             if f.seek(0, os.SEEK_END):
                 f.seek(-1, os.SEEK_END)
@@ -89,6 +98,42 @@ class Checkpoint:
         self.path.unlink(missing_ok=True)
 
 
+class Checkpoint(JsonLinesCheckpoint):
+    """The finished samples of an evaluation."""
+
+    def load(self) -> dict[str, tuple[str, SampleResult]]:
+        """id -> (sample hash, result) of every usable line (JsonLinesCheckpoint._entries)."""
+        return self._entries()
+
+    def append(self, digest: str, result: SampleResult) -> None:
+        self._append({"hash": digest, "result": result.model_dump(mode="json")})
+
+    def _entry(self, line: bytes | None) -> tuple[str, tuple[str, SampleResult]] | str:
+        entry = _entry(line)
+        return entry if isinstance(entry, str) else (entry[1].id, entry)
+
+
+class RecordCheckpoint(JsonLinesCheckpoint):
+    """Finished units of other work, each a JSON object under a key: {"key": ..., "record": {...}} a line
+    (`localragas generate`: one line per candidate item, kept or dropped)."""
+
+    unit = "item"
+
+    def load(self) -> dict[str, dict]:
+        return self._entries()
+
+    def append(self, key: str, record: dict) -> None:
+        self._append({"key": key, "record": record})
+
+    def _entry(self, line: bytes | None) -> tuple[str, dict] | str:
+        row = _json_line(line)
+        if isinstance(row, str):
+            return row
+        if not isinstance(row, dict) or not isinstance(row.get("key"), str) or not isinstance(row.get("record"), dict):
+            return "not a record of this version"
+        return row["key"], row["record"]
+
+
 def _lines(f: BinaryIO, limit: int) -> Iterator[bytes | None]:
     """Each line of a binary file; None for a line longer than `limit` bytes, which is read past in pieces."""
     while line := f.readline(limit + 1):
@@ -100,18 +145,25 @@ def _lines(f: BinaryIO, limit: int) -> Iterator[bytes | None]:
         yield None
 
 
-def _entry(line: bytes | None) -> tuple[str, SampleResult] | str:
-    """(sample hash, result) of a checkpoint line, or why it cannot be used."""
+def _json_line(line: bytes | None) -> object:
+    """A checkpoint line's JSON value, or (a str) why it cannot be read."""
     if line is None:
         return f"longer than {MAX_LINE_BYTES:,} bytes"
     try:
-        row = json.loads(line.decode("utf-8", errors="replace"))
+        return json.loads(line.decode("utf-8", errors="replace"))
     except RecursionError:
         return "nested too deeply"
     except MemoryError:
         return "too large to load"
     except ValueError:
         return "not valid JSON (cut short by a kill, or damaged)"
+
+
+def _entry(line: bytes | None) -> tuple[str, SampleResult] | str:
+    """(sample hash, result) of a checkpoint line, or why it cannot be used."""
+    row = _json_line(line)
+    if isinstance(row, str):
+        return row
     try:
         return row["hash"], SampleResult.model_validate(row["result"])
     except (KeyError, TypeError, ValidationError, RecursionError, MemoryError):

@@ -1,7 +1,8 @@
 """The command line: a thin layer over the library.
 
 Exit codes: 0 gate passed, 1 gate failed, 2 bad usage or input, 3 internal error (a bug: the traceback is printed),
-4 could not evaluate (errors left samples unscored beyond --max-error-rate: the gate fails closed).
+4 could not evaluate (errors left samples unscored beyond --max-error-rate: the gate fails closed; generate: a judge
+error stopped the run; run-rag: some rows failed).
 """
 from __future__ import annotations
 
@@ -12,16 +13,14 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .cli_generate import generate_cmd, run_rag_cmd
 from .cli_inventory import cache_group, metrics_cmd, models_group
+from .cli_options import (EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_INTERNAL_ERROR,  # noqa: F401 - tests import them
+                          EXIT_NOT_EVALUATED, model_options as _model_options)
 from .errors import LocalragasError, environment_message
 from .inputs import DEFAULT_MAX_INPUT_BYTES
 from .printable import printable
 from .gate import GATE_ON
-
-EXIT_GATE_FAILED = 1
-EXIT_BAD_INPUT = 2
-EXIT_INTERNAL_ERROR = 3  # never 1: CI must tell a crash from a failed gate
-EXIT_NOT_EVALUATED = 4  # a broken judge, cache or embedder: never 0, and not 1 (the data may well be fine)
 
 
 def _gate_exit(report) -> int:
@@ -76,18 +75,6 @@ def _format_options(fn):
                         help="Write a self-contained HTML report (works offline) here.")(fn)
 
 
-def _model_options(fn):
-    """--judge, --judge-option and --embedder: the models chosen by `eval` and `calibrate`."""
-    fn = click.option("--embedder", "-e", metavar="NAME|PATH",
-                      help="Embedder for answer_relevancy: minilm-l6 (default), a sentence-transformers folder, "
-                           "or 'fake'.")(fn)
-    fn = click.option("--judge-option", multiple=True, metavar="KEY=VALUE",
-                      help="Backend setting, e.g. n_ctx=4096, n_threads=2, n_gpu_layers=-1, seed=7. Repeatable.")(fn)
-    return click.option("--judge", "-j", metavar="NAME|PATH",
-                        help="Judge: a catalogue name (default qwen2.5-1.5b), a .gguf path, 'fake', or "
-                             "BACKEND:MODEL.")(fn)
-
-
 def _write_and_print(report, ragas_names: bool = False, **paths) -> None:
     """Write each requested format, print the terminal report, and list what was written.
 
@@ -129,7 +116,8 @@ def main() -> None:
     """Score RAG outputs with the RAGAS metrics, fully offline, with a local judge model."""
 
 
-for _command in (metrics_cmd, cache_group, models_group):  # localragas/cli_inventory.py
+for _command in (metrics_cmd, cache_group, models_group,  # localragas/cli_inventory.py
+                 generate_cmd, run_rag_cmd):  # localragas/cli_generate.py
     main.add_command(_command)
 
 

@@ -50,6 +50,22 @@ class GeneratedQuestions(Output):
     questions: list[QuestionText] = Field(min_length=N_QUESTIONS, max_length=N_QUESTIONS)
 
 
+MAX_REFERENCE_CHARS = 600
+
+
+class GeneratedItem(Output):
+    """A test-set question written from document chunks, and its reference answer (localragas generate)."""
+
+    question: QuestionText
+    reference: Annotated[str, StringConstraints(min_length=1, max_length=MAX_REFERENCE_CHARS)]
+
+
+class GeneratedQuestion(Output):
+    """A question on the chunk's topic that the documents do not answer (localragas generate, kind unanswerable)."""
+
+    question: QuestionText
+
+
 class Entities(Output):
     """Named entities of a text (context entity recall): people, places, organisations, dates, numbers, products."""
 

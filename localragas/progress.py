@@ -14,10 +14,13 @@ def _clock(seconds: float) -> str:
 
 
 class Progress:
-    """Use as a context manager; call advance() once per finished sample."""
+    """Use as a context manager; call advance() once per finished sample (or `unit`: `localragas generate` counts
+    kept items, "generating")."""
 
-    def __init__(self, total: int, enabled: bool = True, stream: TextIO | None = None, every_seconds: float = 10.0):
+    def __init__(self, total: int, enabled: bool = True, stream: TextIO | None = None, every_seconds: float = 10.0,
+                 unit: str = "samples", verb: str = "evaluating"):
         self.total, self.enabled = total, enabled
+        self.unit, self.verb = unit, verb
         self.stream = stream or sys.stderr
         self.every = every_seconds
         self.done = 0
@@ -34,7 +37,7 @@ class Progress:
             )
 
             self._bar = Bar(
-                TextColumn("[bold]evaluating"), BarColumn(), MofNCompleteColumn(),
+                TextColumn(f"[bold]{self.verb}"), BarColumn(), MofNCompleteColumn(),
                 TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                 console=Console(file=self.stream), transient=True,
             )
@@ -47,13 +50,13 @@ class Progress:
         now = time.perf_counter()
         rate = self.done / max(now - self._start, 1e-9)
         if self._bar is not None:
-            self._bar.update(self._task, advance=1, rate=f"{rate:.2f} samples/s")
+            self._bar.update(self._task, advance=1, rate=f"{rate:.2f} {self.unit}/s")
         elif self.enabled and (now - self._last >= self.every or self.done in (1, self.total)):
             self._last = now
             eta = (self.total - self.done) / rate if rate > 0 else 0.0
             pct = 100 * self.done / max(self.total, 1)
             print(
-                f"localragas: {self.done}/{self.total} samples ({pct:.0f}%) {rate:.2f} samples/s "
+                f"localragas: {self.done}/{self.total} {self.unit} ({pct:.0f}%) {rate:.2f} {self.unit}/s "
                 f"elapsed {_clock(now - self._start)} ETA {_clock(eta)} {printable(label)}".rstrip(),
                 file=self.stream, flush=True,
             )
@@ -76,14 +79,14 @@ def interactive() -> bool:
 class _Tqdm:
     """Progress as a tqdm bar (tqdm.auto: a widget in Jupyter, text elsewhere); the interface of Progress."""
 
-    def __init__(self, total: int):
+    def __init__(self, total: int, unit: str = "samples"):
         try:  # a widget in Jupyter needs ipywidgets; without it tqdm.auto warns "IProgress not found" and falls back
             import ipywidgets  # noqa: F401, PLC0415
             from tqdm.auto import tqdm  # noqa: PLC0415
         except ImportError:
             from tqdm import tqdm  # noqa: PLC0415  (text, in a notebook's output too)
 
-        self._bar = tqdm(total=total, desc="localragas", unit="sample", leave=True)
+        self._bar = tqdm(total=total, desc="localragas", unit=unit.rstrip("s"), leave=True)
 
     def __enter__(self) -> "_Tqdm":
         return self
@@ -95,15 +98,16 @@ class _Tqdm:
         self._bar.close()
 
 
-def progress_for(total: int, enabled: bool | None) -> "Progress | _Tqdm":
+def progress_for(total: int, enabled: bool | None, unit: str = "samples",
+                 verb: str = "evaluating") -> "Progress | _Tqdm":
     """The progress display of a run. enabled None (evaluate()'s default): shown only in a notebook or an interactive
     session, as a tqdm bar when tqdm is installed; True: always (a live bar on a terminal, plain lines in a log);
     False: never."""
     if enabled is None:
         if not interactive():
-            return Progress(total, enabled=False)
+            return Progress(total, enabled=False, unit=unit, verb=verb)
         try:
-            return _Tqdm(total)
+            return _Tqdm(total, unit)
         except ImportError:
-            return Progress(total, enabled=True)
-    return Progress(total, enabled=bool(enabled))
+            return Progress(total, enabled=True, unit=unit, verb=verb)
+    return Progress(total, enabled=bool(enabled), unit=unit, verb=verb)

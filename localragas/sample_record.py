@@ -57,6 +57,10 @@ def _get(d: Mapping[str, Any], canonical: str, path: str, line: int | None,
     return names[0], value
 
 
+# Set by `localragas run-rag` on a row whose pipeline call failed (localragas.rag_run): such a row is refused.
+RAG_ERROR_FIELD = "rag_error"
+
+
 def _blank_to_none(value: str | None) -> str | None:
     return value if value and value.strip() else None
 
@@ -103,6 +107,11 @@ def sample_from_dict(
     if not isinstance(d, Mapping):
         raise DatasetError(path, line, None, f"expected an object, got {type_name(d)}")
     kw = {"columns": columns}
+    failure = d.get(RAG_ERROR_FIELD)
+    if failure is not None:
+        raise DatasetError(path, line, RAG_ERROR_FIELD, f"the RAG pipeline failed on this row in run-rag "
+                                                        f"({str(failure)[:300]}), so it has nothing to score: run "
+                                                        "run-rag again, or give --skip-invalid to count it skipped")
     name, question = _get(d, "question", path, line, (str,), "a string", required=True, **kw)
     if not question.strip():
         raise DatasetError(path, line, name, "must not be empty")

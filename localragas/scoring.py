@@ -25,19 +25,16 @@ T = TypeVar("T")
 O = TypeVar("O", bound="Output")
 
 
-class Scoring:
-    """One (sample, judge, embedder): its languages, its shared work, the current metric's warnings, its call log."""
+class Asking:
+    """What a call of the judge-call layer (localragas.asking) needs: the judge, the prompts' language, the warnings
+    of the work in hand and the log of the calls. A Scoring (one sample's) is one; `localragas generate` asks through
+    one per generated item (localragas.asking.generation)."""
 
-    def __init__(self, sample: "Sample", judge: "Judge", embedder: "Embedder | None" = None):
-        self.sample = sample
+    def __init__(self, judge: "Judge", language: Scope):
         self.judge = judge
-        self.embedder = embedder
-        self.language: Scope = scope_of(sample)
-        self.memo: dict[str, tuple[Any, list[str]]] = {}
+        self.language = language
         self.warnings: list[str] = []
         self.log = CallLog()
-
-    # --- asking the judge (localragas.asking builds the prompts and fits them to the window) -----------------------
 
     def ask(self, prompt: "Prompt", output: "type[O]") -> "O":
         """The judge's reply to `prompt`, recorded in this sample's call log."""
@@ -50,6 +47,16 @@ class Scoring:
     def warn(self, message: str) -> None:
         """Note a split or truncation in the evidence of the metric being scored."""
         self.warnings.append(message)
+
+
+class Scoring(Asking):
+    """One (sample, judge, embedder): its languages, its shared work, the current metric's warnings, its call log."""
+
+    def __init__(self, sample: "Sample", judge: "Judge", embedder: "Embedder | None" = None):
+        super().__init__(judge, scope_of(sample))
+        self.sample = sample
+        self.embedder = embedder
+        self.memo: dict[str, tuple[Any, list[str]]] = {}
 
     # --- work shared by the metrics of the sample ---------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from localragas.errors import LocalragasError
 from localragas.judges import get_judge
 from localragas.key_values import parse_metric_options, parse_options
 from localragas.metrics import all_metrics
-from localragas.report.atomic import write_atomic
+from localragas.atomic_write import write_atomic
 from localragas.runner import evaluate
 from localragas.schema import Sample
 

@@ -12,6 +12,8 @@ Metrics ask through here and never call the judge themselves.
   question (`context_ratings`), cut at the end when they do not fit.
 - Questions generated from an answer (`questions_for`) and checked against it (`answered_probabilities`), from the
   beginning of an answer too long for the window.
+- For `localragas generate` (`asking.generation`, imported on its own): an item written from chunks, its reference's
+  graded support by them and whether they answer its question; chunks that do not fit are left out from the end.
 Each split or truncation adds a line to the `warnings` list of the metric's evidence; nothing is dropped silently.
 Window arithmetic is in `window`, text splitting in `text`. A judge whose window cannot hold a prompt's instructions
 and one item is refused before the run (`check_window`).

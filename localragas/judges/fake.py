@@ -10,8 +10,8 @@ from typing import Any, Callable
 from pydantic import BaseModel
 
 from ..errors import JudgeError
-from ..outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_ENTITIES, MAX_ENTITY_CHARS, Claims, Entities, GeneratedQuestions,
-                       Output, Rating, Verdicts, YesNo)
+from ..outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_ENTITIES, MAX_ENTITY_CHARS, MAX_REFERENCE_CHARS, Claims,
+                       Entities, GeneratedItem, GeneratedQuestion, GeneratedQuestions, Output, Rating, Verdicts, YesNo)
 from ..prompts import Prompt
 from .base import Completion, Judge
 
@@ -92,6 +92,29 @@ def _graded_share(words: set[str], evidence: str) -> float:
     return 1.0 if words and share >= 0.6 else 0.8 * share
 
 
+def _first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?。！？])\s*", text.strip(), maxsplit=1)[0]
+
+
+def _key_words(sentence: str, n: int) -> list[str]:
+    """The n longest words of a sentence that are not stop words (a CJK character is a word), in their order."""
+    words = [w for w in _WORD.findall(sentence) if w.lower() not in _STOP]
+    chosen = sorted(sorted(range(len(words)), key=lambda i: (-len(words[i]), i))[:n])
+    return [words[i] for i in chosen]
+
+
+def _written_item(prompt: Prompt) -> dict[str, Any]:
+    """A question on key words of each context's first sentence, those sentences as its reference (generate)."""
+    firsts = [_first_sentence(c) for c in _between(prompt.user, "context")]
+    per = 3 if len(firsts) == 1 else 2
+    keys = [w for f in firsts for w in _key_words(f, per)]
+    if prompt.name == "write_unanswerable":
+        return {"question": f"What about the {' '.join(keys[:2])} budget on Mars?"}
+    words = " ".join(keys)
+    asked = f"How does {words} work overall?" if prompt.name == "write_abstract" else f"What about {words}?"
+    return {"question": asked, "reference": " ".join(firsts)[:MAX_REFERENCE_CHARS]}
+
+
 _DODGE = re.compile(r"\b(not sure|don't know|do not know|cannot answer)\b", re.I)  # a noncommittal answer
 _ENTITY = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|\d[\d,.]*\d|\d")
 
@@ -99,8 +122,11 @@ _ENTITY = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|\d[\d,.]*\d|\d")
 def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
     """Sentences as claims, word overlap as verdicts (graded ones too, and whether the answer replies to a generated
     question), the answer's first sentence as questions, capitalised words and numbers as entities, the share of
-    question words in the contexts as a relevance rating."""
+    question words in the contexts as a relevance rating; for `generate`, questions on each context's key words
+    (an unanswerable one adds words no context has) and the contexts' first sentences as references."""
     text = prompt.user
+    if output in (GeneratedItem, GeneratedQuestion):
+        return _written_item(prompt)
     if output is Claims:
         answer = " ".join(_between(text, "answer"))
         sentences = [s.strip() for s in re.split(r"(?<=[.!?。！？])\s*", answer) if len(_words(s)) >= 2]
@@ -124,6 +150,9 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
             p = 1.0 if shared >= 3 else shared / 6
         elif prompt.name.startswith("contradict_statement"):  # word overlap cannot tell a contradiction: never one
             p = 0.0
+        elif prompt.name == "question_answerable":  # do the contexts hold the question's words?
+            asked = _words(" ".join(_between(text, "question"))) - _ASKING
+            p = _graded_share(asked, " ".join(_between(text, "context")))
         elif prompt.name == "check_question":  # does the answer state what the generated question asks about?
             answer = " ".join(_between(text, "answer"))
             asked = _words(" ".join(_between(text, "question"))) - _ASKING

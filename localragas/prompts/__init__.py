@@ -2,6 +2,7 @@
 from .base import Prompt
 from .claims import extract_claims
 from .entities import extract_entities
+from .generation import question_answerable, write_item, write_unanswerable
 from .mentions import entities_in_contexts
 from .questions import check_question, generate_questions
 from .rating import rate_context_relevance
@@ -9,5 +10,6 @@ from .relevance import judge_chunk, judge_chunks
 from .verdicts import contradict_statement, verify_statement, verify_statement_reworded, verify_statements
 
 __all__ = ["Prompt", "check_question", "contradict_statement", "entities_in_contexts", "extract_claims",
-           "extract_entities", "generate_questions", "judge_chunk", "judge_chunks", "rate_context_relevance",
-           "verify_statement", "verify_statement_reworded", "verify_statements"]
+           "extract_entities", "generate_questions", "judge_chunk", "judge_chunks", "question_answerable",
+           "rate_context_relevance", "verify_statement", "verify_statement_reworded", "verify_statements", "write_item",
+           "write_unanswerable"]

@@ -11,7 +11,7 @@ from ..calibration import Calibration, CalibrationRun
 from ..inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input
 from ..number_text import threshold_text
 from .console import console_text as escape, report_console
-from .atomic import write_atomic
+from ..atomic_write import write_atomic
 from .markdown import cell
 
 

@@ -8,7 +8,7 @@ from rich.table import Table
 
 from ..compare import Comparison
 from .console import console_text as escape, report_console
-from .atomic import write_atomic
+from ..atomic_write import write_atomic
 from .markdown import cell
 
 _LABEL = {"improved": "improved", "regressed": "REGRESSED", "within_noise": "within noise",

@@ -5,7 +5,7 @@ import io
 from pathlib import Path
 
 from ..schema import Report
-from .atomic import write_atomic
+from ..atomic_write import write_atomic
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 

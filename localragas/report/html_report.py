@@ -16,7 +16,7 @@ from typing import Iterator
 
 from ..schema import Report
 from . import html_sections as sections
-from .atomic import write_atomic
+from ..atomic_write import write_atomic
 from .json_report import json_pieces
 
 

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from ..errors import LocalragasError
 from ..inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input
 from ..schema import Report
-from .atomic import write_atomic
+from ..atomic_write import write_atomic
 
 REPORT_LIMIT_HINT = "raise the limit with --max-input-bytes (max_input_bytes in the Python API)"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..number_text import threshold_text
 from ..schema import Report
-from .atomic import write_atomic
+from ..atomic_write import write_atomic
 from ..evidence import brief, lower_is_better, worst_samples
 
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

@@ -6,7 +6,7 @@ from pathlib import Path
 from ..calibration_map import uncalibrated_note
 from ..number_text import threshold_text
 from ..schema import Report
-from .atomic import write_atomic
+from ..atomic_write import write_atomic
 from ..evidence import brief, metric_label, worst_samples
 
 _ICON = {"passed": "✅ pass", "failed": "❌ FAIL", "not_evaluated": "⚠️ not evaluated", "error": "🛑 ERROR"}

@@ -14,7 +14,7 @@ import localragas.judges.cache
 import localragas.metrics
 import localragas.models
 import localragas.report
-import localragas.report.atomic
+import localragas.atomic_write
 from localragas.errors import environment_message
 
 from cli_helpers import cli, write_jsonl
@@ -54,8 +54,8 @@ def check_environment_error(r, path="/srv/locked/file"):
     (localragas.report, "read_json", ["merge", "{stored}"]),
     (localragas.report, "read_json", ["compare", "{stored}", "{stored}"]),
     (localragas.calibration, "read_labelled", ["calibrate", "{data}", "--judge", "fake"]),
-    (localragas.report.atomic.os, "replace", ["eval", "{data}", *FAST, "--out", "{tmp}/r2.json"]),
-    (localragas.report.atomic.os, "replace", ["calibrate", "{labelled}", *FAST, "--out", "{tmp}/c.json"]),
+    (localragas.atomic_write.os, "replace", ["eval", "{data}", *FAST, "--out", "{tmp}/r2.json"]),
+    (localragas.atomic_write.os, "replace", ["calibrate", "{labelled}", *FAST, "--out", "{tmp}/c.json"]),
 ])
 def test_every_command_maps_an_os_error_to_exit_2(monkeypatch, tmp_path, data, stored, module, name, args):
     monkeypatch.setattr(module, name, denied)

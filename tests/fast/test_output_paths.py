@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import localragas.runner as runner
-from localragas.report.atomic import write_atomic
+from localragas.atomic_write import write_atomic
 
 from cli_helpers import cli
 

@@ -1,0 +1,61 @@
+"""The judge calls of `localragas generate`: an item written from chunks (constrained JSON: GeneratedItem or
+GeneratedQuestion), the graded support of its reference by the chunks (verify_statement, one P(yes) per sentence of
+the reference, the lowest kept) and whether chunks answer its question (question_answerable, a P(yes)). Chunks that
+do not fit the judge's window are left out from the end (more than one) or cut (one), with a warning."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..language import Scope
+from ..outputs import GeneratedItem, GeneratedQuestion
+from ..prompts import Prompt, question_answerable, write_item, write_unanswerable
+from ..scoring import Asking
+from ..sentences import sentences
+from .support import support_probabilities
+from .text import truncate
+from .window import MIN_ITEM, YES_NO_REPLY, Window
+
+WRITE_REPLY = 400  # {"question": … at most 200 characters, "reference": … at most 600}
+
+
+def asking(judge, lang: str) -> Asking:
+    """The context one generated item is asked through, its prompts in `lang`."""
+    return Asking(judge, Scope(lang, True, lang))
+
+
+def _fitted(ctx: Asking, chunks: list[str], make: Callable[[list[str]], Prompt], reply: int) -> list[str]:
+    """The chunks, the last ones left out (or the only one cut) until make(chunks) fits the window with the reply."""
+    w = Window(ctx.judge)
+    if w.fits(make(chunks), reply):
+        return chunks
+    kept = list(chunks)
+    while len(kept) > 1 and not w.fits(make(kept), reply):
+        kept.pop()
+    if not w.fits(make(kept), reply):
+        kept = [truncate(kept[0], max(MIN_ITEM, w.room(make([""])) - reply), w.tokens)]
+    ctx.warn(f"the chunks did not fit the judge's context window (n_ctx={w.n_ctx}): {len(kept)} of {len(chunks)} "
+             "used" + (", cut" if kept[-1] not in chunks else ""))
+    return kept
+
+
+def write(ctx: Asking, kind: str, chunks: list[str]) -> GeneratedItem | GeneratedQuestion:
+    """The judge's question (and reference, but for kind unanswerable) from the chunks."""
+    lang = ctx.language.lang
+    if kind == "unanswerable":
+        shown = _fitted(ctx, chunks[:1], lambda c: write_unanswerable(c[0], lang), WRITE_REPLY)
+        return ctx.ask(write_unanswerable(shown[0], lang), GeneratedQuestion)
+    shown = _fitted(ctx, chunks, lambda c: write_item(kind, c, lang), WRITE_REPLY)
+    return ctx.ask(write_item(kind, shown, lang), GeneratedItem)
+
+
+def reference_support(ctx: Asking, reference: str, chunks: list[str]) -> float:
+    """P(yes) that the chunks support the reference: the lowest over its sentences (each must be supported)."""
+    parts = sentences(reference) or [reference]
+    return min(support_probabilities(ctx, parts, chunks))
+
+
+def answerable(ctx: Asking, question: str, chunks: list[str]) -> float:
+    """P(yes) that the chunks state the answer to the question."""
+    lang = ctx.language.lang
+    shown = _fitted(ctx, chunks, lambda c: question_answerable(c, question, lang), YES_NO_REPLY)
+    return ctx.p_yes(question_answerable(shown, question, lang))

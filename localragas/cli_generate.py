@@ -1,0 +1,124 @@
+"""The commands that close the loop: `generate` (a test set from your documents, localragas.generation) and `run-rag`
+(your pipeline over it, localragas.rag_run). Added to the command group in localragas.cli, whose one error-to-exit
+mapping they run through."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .cli_options import EXIT_NOT_EVALUATED, model_options
+from .printable import printable
+
+
+def _check_outputs(inputs, **outputs) -> None:
+    from .report.destinations import check_outputs  # noqa: PLC0415
+
+    check_outputs(outputs, [Path(p) for p in inputs if p])
+
+
+@click.command("generate")
+@click.argument("documents", metavar="DOCS...", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the test set here (JSON Lines); the kept and dropped counts go to OUT.meta.json.")
+@click.option("--size", "-n", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Items to generate (fewer when candidates are dropped and the attempts run out).")
+@click.option("--language", type=click.Choice(("auto", "en", "zh")), default="auto", show_default=True,
+              help="Language of the prompts and questions: auto (each chunk's own), en or zh.")
+@click.option("--mix", metavar="KIND=SHARE[,KIND=SHARE]",
+              help="Shares of the kinds single, multi, abstract, unanswerable (default "
+                   "single=0.5,multi=0.25,abstract=0.15,unanswerable=0.1); a kind not named gets none.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the chunk order: same seed, same test set.")
+@model_options
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress on stderr.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Persistent judge cache folder (default .localragas/cache, or $LOCALRAGAS_STATE_DIR/cache).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the judge cache.")
+@click.option("--resume/--no-resume", default=True, show_default=True,
+              help="Keep each candidate's outcome in a checkpoint under .localragas/runs; after a crash or kill, the "
+                   "same command goes on from there. Removed once the test set is written.")
+def generate_cmd(documents, out, size, language, mix, seed, judge, judge_option, embedder, progress, cache_dir,
+                 no_cache, resume):
+    """Write a test set from DOCS (files or folders of .txt, .md, .html, .pdf, .jsonl of {id, text}): questions of
+    four kinds, each checked by the judge before it is kept, in localragas's input format (answer and contexts left
+    for your RAG: `localragas run-rag`). Exit 0; 2 bad input; 4 a judge error stopped the run (resumable).
+
+    \b
+    Example:
+      localragas generate examples/docs --out testset.jsonl --size 20
+    """
+    from .config import load_settings  # noqa: PLC0415
+    from .errors import JudgeError  # noqa: PLC0415
+    from .evaluation import cache_folder  # noqa: PLC0415
+    from .generation import GenerateSpec, Generation, summary_lines, summary_path  # noqa: PLC0415
+    from .key_values import parse_options  # noqa: PLC0415
+
+    settings = load_settings(None)
+    spec = GenerateSpec(documents=list(documents), size=size, mix=mix, seed=seed, language=language,
+                        judge=judge or settings.judge,
+                        judge_options=parse_options(judge_option, "--judge-option", settings.judge_options),
+                        embedder=embedder or settings.embedder, cache=not no_cache, cache_dir=cache_dir,
+                        resume=resume, progress=progress)
+    _check_outputs([*documents, settings.source, cache_folder(not no_cache, cache_dir)],
+                   **{"--out": out, "--out (its .meta.json)": summary_path(out)})
+    run = Generation(spec)
+    try:
+        testset = run.run()
+    except JudgeError as e:
+        click.echo(f"Error: could not generate: the judge failed ({printable(e)}); the candidates finished so far are "
+                   "kept in the resume checkpoint: the same command goes on from there", err=True)
+        sys.exit(EXIT_NOT_EVALUATED)
+    if run.resumed:
+        click.echo(f"resumed: {run.resumed} candidate(s) taken from {printable(run.checkpoint.path)}", err=True)
+    meta = testset.write(out)
+    run.finish()
+    for line in summary_lines(testset.summary):
+        click.echo(printable(line))
+    click.echo("wrote " + printable(f"{out}, {meta}"))
+
+
+@click.command("run-rag")
+@click.argument("data", metavar="TESTSET.jsonl", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--target", metavar="MODULE:FUNCTION|FILE.py:FUNCTION",
+              help="Your pipeline as a Python function fn(question) -> {answer, contexts[, retrieved_context_ids]}.")
+@click.option("--url", metavar="URL",
+              help="Your pipeline as an HTTP endpoint: POST {question, id} -> {answer, contexts[, "
+                   "retrieved_context_ids]}.")
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the filled rows here (JSON Lines `eval` reads).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Questions asked at once (threads).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              metavar="SECONDS", help="Time limit of one call.")
+@click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True, metavar="N",
+              help="Retries of a call that timed out, could not connect or got a 5xx (with backoff); a 4xx or a "
+                   "malformed reply is not retried.")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress on stderr.")
+def run_rag_cmd(data, target, url, out, concurrency, timeout, retries, progress):
+    """Ask your RAG pipeline every question of TESTSET.jsonl and write its answers and contexts to OUT. A failed row
+    keeps its place with `rag_error` (and is refused by `eval`); exit 0 when every row was answered, 4 when some
+    failed (they are counted and listed), 2 on bad input.
+
+    \b
+    Example:
+      localragas run-rag testset.jsonl --target examples/toy_rag.py:answer --out filled.jsonl
+    """
+    from .rag_run import RagRunSpec, run_rag  # noqa: PLC0415
+
+    spec = RagRunSpec(data, target=target, url=url, concurrency=concurrency, timeout=timeout, retries=retries,
+                      progress=progress)
+    _check_outputs([data], **{"--out": out})
+    run = run_rag(spec)
+    run.write(out)
+    answered = len(run.rows) - len(run.failed)
+    click.echo(f"run-rag: {answered} of {len(run.rows)} rows answered; wrote {printable(out)}")
+    if run.failed:
+        click.echo(f"run-rag: {len(run.failed)} of {len(run.rows)} rows failed (each has rag_error in "
+                   f"{printable(out)}; eval refuses them):", err=True)
+        for row_id, why in run.failed[:10]:
+            click.echo(f"  {printable(row_id)}: {printable(why)}", err=True)
+        if len(run.failed) > 10:
+            click.echo(f"  … and {len(run.failed) - 10} more", err=True)
+        sys.exit(EXIT_NOT_EVALUATED)

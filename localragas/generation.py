@@ -1,0 +1,385 @@
+"""`localragas generate` as a library call: a test set written by the judge from your documents, every item checked
+before it is kept.
+
+    spec = GenerateSpec(["examples/docs"], size=20, judge="fake", embedder="fake")
+    testset = generate_testset(spec)
+    testset.write("testset.jsonl")   # and testset.jsonl.meta.json: kept and dropped counts per kind and reason
+
+The documents are split into chunks (localragas.documents). `size` items are planned over the kinds by `mix`
+(largest remainder); each kind's candidates are its chunks in an order shuffled by `seed`:
+- single: one chunk, a question on a specific fact and its reference;
+- multi: a chunk and the chunk most similar to it by the embedder (of another document when one is similar enough,
+  MIN_LINK_SIMILARITY), a question that needs both;
+- abstract: up to ABSTRACT_CHUNKS consecutive chunks of one document, a broad question and a summary as reference;
+- unanswerable: a question on a chunk's topic the documents do not answer; reference UNANSWERABLE_REFERENCE, no
+  reference contexts.
+A candidate is kept when its question copies no COPY_WORDS-word run of its chunks (CJK: COPY_CJK_CHARS characters;
+else dropped "copied_wording"), is no near-duplicate of a kept question (cosine >= DUPLICATE_SIMILARITY: "duplicate"),
+and, for the answerable kinds, its reference is supported by its chunks (P(yes) >= SUPPORT_THRESHOLD for each
+sentence: "reference_unsupported") and its chunks answer its question (P(yes) >= ANSWERABLE_THRESHOLD:
+"not_answerable"); an unanswerable question is dropped ("answerable") when its chunk and the NEIGHBOURS chunks most
+similar to it answer it. At most ATTEMPTS_PER_ITEM candidates per planned item are tried. Greedy decoding and the
+seeded order make a run deterministic; each candidate's outcome is appended to a checkpoint, so a killed run resumes.
+A judge, cache or embedder error stops the run (the checkpoint stays): never an item kept unchecked.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import paths
+from .documents import CHUNK_CHARS, Chunk, load_chunks
+from .errors import ConfigError
+from .language import check_language, detect
+
+KINDS = ("single", "multi", "abstract", "unanswerable")
+DEFAULT_MIX = {"single": 0.5, "multi": 0.25, "abstract": 0.15, "unanswerable": 0.1}
+SUPPORT_THRESHOLD = 0.7  # P(yes) the reference's chunks support each of its sentences
+ANSWERABLE_THRESHOLD = 0.5  # P(yes) the chunks state the answer: kept from here (unanswerable: dropped from here)
+DUPLICATE_SIMILARITY = 0.9  # cosine of two questions' embeddings from which the later one is a duplicate
+MIN_LINK_SIMILARITY = 0.3  # a multi-chunk partner of another document is preferred from this similarity
+NEAR_COPY_SIMILARITY = 0.98  # a partner this similar is the same text, not a link
+COPY_WORDS = 8  # a question with a run of this many words of its chunks copies their wording
+COPY_CJK_CHARS = 12  # the same for Chinese, in characters
+ABSTRACT_CHUNKS = 3
+NEIGHBOURS = 3
+ATTEMPTS_PER_ITEM = 3
+UNANSWERABLE_REFERENCE = {"en": "not in the documents", "zh": "文档中没有"}
+REASONS = ("copied_wording", "duplicate", "reference_unsupported", "not_answerable", "answerable", "no_linked_chunk")
+
+_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+
+def parse_mix(value: str | Mapping[str, float] | None) -> dict[str, float]:
+    """'single=0.5,multi=0.25,…' (or a mapping) -> the share of each kind, summing to 1; a kind not named gets 0."""
+    from .key_values import split_item  # noqa: PLC0415
+
+    if value is None:
+        return dict(DEFAULT_MIX)
+    items = value.items() if isinstance(value, Mapping) else (
+        split_item(v, "--mix", "KIND=SHARE", "single=0.5,multi=0.5") for v in value.split(",") if v.strip())
+    mix = dict.fromkeys(KINDS, 0.0)
+    for kind, share in items:
+        if kind not in KINDS:
+            raise ConfigError(f"--mix: unknown kind '{kind}'; valid: {', '.join(KINDS)}")
+        try:
+            mix[kind] = float(share)
+        except (TypeError, ValueError):
+            raise ConfigError(f"--mix: the share of {kind} must be a number, not {share!r}") from None
+        if not mix[kind] >= 0:
+            raise ConfigError(f"--mix: the share of {kind} must be >= 0, not {share!r}")
+    total = sum(mix.values())
+    if total <= 0:
+        raise ConfigError("--mix: at least one kind needs a share above 0")
+    return {k: v / total for k, v in mix.items()}
+
+
+def plan(size: int, mix: Mapping[str, float]) -> dict[str, int]:
+    """Items per kind: size * share, rounded by the largest remainder (ties in KINDS order)."""
+    exact = {k: size * mix.get(k, 0.0) for k in KINDS}
+    counts = {k: int(v) for k, v in exact.items()}
+    for k in sorted(KINDS, key=lambda k: (-(exact[k] - counts[k]), KINDS.index(k)))[:size - sum(counts.values())]:
+        counts[k] += 1
+    return counts
+
+
+def copied_run(question: str, texts: list[str]) -> int:
+    """The longest run of consecutive tokens (words; CJK characters one each) of the question found in the texts
+    (longest common substring over tokens)."""
+    q = [t.lower() for t in _TOKEN.findall(question)]
+    best = 0
+    for text in texts:
+        t = [x.lower() for x in _TOKEN.findall(text)]
+        prev = [0] * (len(t) + 1)
+        for a in q:
+            cur = [0] * (len(t) + 1)
+            for j, b in enumerate(t, 1):
+                if a == b:
+                    cur[j] = prev[j - 1] + 1
+                    best = max(best, cur[j])
+            prev = cur
+    return best
+
+
+@dataclass(frozen=True)
+class GenerateSpec:
+    """Everything one `generate` run depends on."""
+
+    documents: list[Path]  # files or folders; a str is taken as a path
+    size: int = 20
+    mix: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_MIX))
+    seed: int = 0
+    language: str = "auto"  # auto: each item in its (first) chunk's language
+    judge: Any = None  # a catalogue name, path, 'fake', BACKEND:MODEL, or a Judge; None: the default judge
+    judge_options: dict[str, Any] = field(default_factory=dict)
+    embedder: Any = None  # a name, folder, 'fake', or an Embedder; None: the default embedder
+    cache: bool = True
+    cache_dir: Path | None = None
+    resume: bool = True  # a checkpoint under .localragas/runs, removed when the test set is written
+    progress: bool | None = None
+    chunk_chars: int = CHUNK_CHARS
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "documents", [Path(p) for p in self.documents])
+        object.__setattr__(self, "mix", parse_mix(self.mix))
+        object.__setattr__(self, "language", check_language(self.language))
+        if not isinstance(self.size, int) or self.size < 1:
+            raise ConfigError(f"size must be a whole number >= 1, not {self.size!r}")
+
+
+@dataclass
+class Testset:
+    """The kept rows (localragas's input format, answer and contexts empty) and the summary of the run."""
+
+    rows: list[dict[str, Any]]
+    summary: dict[str, Any]
+
+    def write(self, out: str | Path) -> Path:
+        """The rows as JSON Lines at `out` and the summary at `out`.meta.json (both written atomically)."""
+        from .atomic_write import write_atomic  # noqa: PLC0415
+
+        out = Path(out)
+        write_atomic(out, (json.dumps(r, ensure_ascii=False) + "\n" for r in self.rows))
+        meta = summary_path(out)
+        write_atomic(meta, json.dumps(self.summary, ensure_ascii=False, indent=2) + "\n")
+        return meta
+
+
+def summary_path(out: str | Path) -> Path:
+    return Path(f"{out}.meta.json")
+
+
+class _Corpus:
+    """The chunks, their embeddings and documents: partners for multi-chunk items, neighbours of a question."""
+
+    def __init__(self, chunks: list[Chunk], embedder):
+        self.chunks, self.embedder = chunks, embedder
+        self.vectors = embedder.embed([c.text for c in chunks])
+        self.documents: dict[str, list[int]] = {}
+        for i, c in enumerate(chunks):
+            self.documents.setdefault(c.document, []).append(i)
+
+    def partner(self, i: int) -> int | None:
+        """The chunk most similar to chunk i: of another document when one reaches MIN_LINK_SIMILARITY, else of any;
+        never a near copy. None when there is no other chunk."""
+        sims = self.vectors @ self.vectors[i]
+        others = [j for j in range(len(self.chunks)) if j != i and sims[j] < NEAR_COPY_SIMILARITY]
+        if not others:
+            return None
+        elsewhere = [j for j in others if self.chunks[j].document != self.chunks[i].document
+                     and sims[j] >= MIN_LINK_SIMILARITY]
+        return max(elsewhere or others, key=lambda j: (sims[j], -j))
+
+    def nearest(self, vector: np.ndarray, n: int) -> list[int]:
+        sims = self.vectors @ vector
+        return sorted(range(len(self.chunks)), key=lambda j: (-sims[j], j))[:n]
+
+    def candidates(self, kind: str, seed: int) -> list[list[int]]:
+        """The chunk indices of each candidate of a kind, in the seeded order."""
+        rng = random.Random(f"{seed}:{kind}")
+        if kind == "abstract":
+            windows = [ids[s:s + ABSTRACT_CHUNKS] for ids in self.documents.values()
+                       for s in range(0, len(ids), ABSTRACT_CHUNKS)]
+            rng.shuffle(windows)
+            return windows
+        order = list(range(len(self.chunks)))
+        rng.shuffle(order)
+        return [[i] for i in order]
+
+
+class Generation:
+    """One run of a spec: run() returns the Testset; finish() removes the checkpoint once it is written."""
+
+    def __init__(self, spec: GenerateSpec):
+        self.spec = spec
+        self.checkpoint = None
+        self.resumed = 0
+
+    def run(self) -> "Testset":
+        from .judges import Judge, get_judge  # noqa: PLC0415
+        from .runner import judge_cache  # noqa: PLC0415
+
+        spec = self.spec
+        chunks = load_chunks(spec.documents, spec.chunk_chars)
+        judge = spec.judge if isinstance(spec.judge, Judge) else get_judge(spec.judge, dict(spec.judge_options))
+        try:
+            with judge_cache(judge, spec.cache, spec.cache_dir if spec.cache else None):
+                return self._run(chunks, judge)
+        finally:
+            if not isinstance(spec.judge, Judge):
+                judge.close()
+
+    def finish(self) -> None:
+        if self.checkpoint is not None:
+            self.checkpoint.remove()
+
+    def _run(self, chunks: list[Chunk], judge) -> Testset:
+        from .checkpoint import RecordCheckpoint, run_key  # noqa: PLC0415
+        from .embeddings import CachedEmbedder, Embedder, get_embedder  # noqa: PLC0415
+        from .progress import progress_for  # noqa: PLC0415
+
+        spec = self.spec
+        embedder = spec.embedder if isinstance(spec.embedder, Embedder) else get_embedder(spec.embedder)
+        if judge.cache is not None and not isinstance(embedder, CachedEmbedder):
+            embedder = CachedEmbedder(embedder, judge.cache)
+        digest = hashlib.sha256(json.dumps([[c.id, c.text] for c in chunks]).encode("utf-8")).hexdigest()
+        done: dict[str, dict] = {}
+        if spec.resume:
+            key = run_key("generate", digest, spec.size, spec.mix, spec.seed, spec.language, judge.fingerprint,
+                          embedder.describe(), spec.chunk_chars)
+            self.checkpoint = RecordCheckpoint(paths.runs_dir() / f"generate-{key}.jsonl")
+            done = self.checkpoint.load()
+        corpus = _Corpus(chunks, embedder)
+        wanted = plan(spec.size, spec.mix)
+        state = _State(corpus, judge, embedder, spec.language)
+        with progress_for(spec.size, spec.progress, unit="items", verb="generating") as bar:
+            for kind in KINDS:
+                for k, indices in enumerate(corpus.candidates(kind, spec.seed)[:wanted[kind] * ATTEMPTS_PER_ITEM]):
+                    if state.kept[kind] >= wanted[kind]:
+                        break
+                    key = f"{kind}/{k}"
+                    record = done.get(key)
+                    if record is not None:  # the checkpoint's name holds the chunks and every setting
+                        self.resumed += 1
+                    else:
+                        record = state.attempt(kind, indices)
+                        if self.checkpoint is not None:
+                            self.checkpoint.append(key, record)
+                    if state.take(kind, record):
+                        bar.advance(f"{kind}: {record['row']['id']}")
+        return Testset(state.rows, state.summary(spec, wanted, chunks, judge, embedder, self.resumed))
+
+
+class _State:
+    """The items kept so far (rows and question vectors, for duplicates) and the outcome of every candidate."""
+
+    def __init__(self, corpus: _Corpus, judge, embedder, language: str):
+        self.corpus, self.judge, self.embedder, self.language = corpus, judge, embedder, language
+        self.rows: list[dict[str, Any]] = []
+        self.vectors: list[np.ndarray] = []
+        self.kept: Counter[str] = Counter()
+        self.dropped: dict[str, Counter[str]] = {k: Counter() for k in KINDS}
+        self.dropped_items: list[dict[str, Any]] = []
+
+    def _vector(self, question: str) -> np.ndarray:
+        return self.embedder.embed([question])[0]
+
+    def take(self, kind: str, record: dict[str, Any]) -> bool:
+        """Count a candidate's outcome; True when it was kept."""
+        if record["status"] == "kept":
+            self.rows.append(record["row"])
+            self.vectors.append(self._vector(record["row"]["question"]))
+            self.kept[kind] += 1
+            return True
+        self.dropped[kind][record["reason"]] += 1
+        self.dropped_items.append({k: record[k] for k in ("kind", "reason", "chunk_ids", "question", "checks")
+                                   if k in record})
+        return False
+
+    def attempt(self, kind: str, indices: list[int]) -> dict[str, Any]:
+        """One candidate written and checked: {"status": "kept", "row": …} or {"status": "dropped", "reason": …}."""
+        from .asking.generation import answerable, asking, reference_support, write  # noqa: PLC0415
+        from .sample_record import content_id  # noqa: PLC0415
+
+        corpus = self.corpus
+        if kind == "multi":
+            partner = corpus.partner(indices[0])
+            if partner is None:
+                return {"status": "dropped", "reason": "no_linked_chunk", "kind": kind,
+                        "chunk_ids": [corpus.chunks[indices[0]].id]}
+            indices = [indices[0], partner]
+        chunks = [corpus.chunks[i] for i in indices]
+        texts = [c.text for c in chunks]
+        lang = self.language if self.language != "auto" else detect(texts[0])
+        ctx = asking(self.judge, lang)
+        got = write(ctx, kind, texts)
+        question = " ".join(got.question.split())
+        base = {"kind": kind, "chunk_ids": [c.id for c in chunks], "question": question}
+
+        def dropped(reason: str, **checks: Any) -> dict[str, Any]:
+            return {"status": "dropped", "reason": reason, **base, "checks": checks}
+
+        run = copied_run(question, texts)
+        if run >= (COPY_CJK_CHARS if lang == "zh" else COPY_WORDS):
+            return dropped("copied_wording", copied_run=run)
+        vector = self._vector(question)
+        if self.vectors:
+            sims = np.stack(self.vectors) @ vector
+            best = int(np.argmax(sims))
+            if sims[best] >= DUPLICATE_SIMILARITY:
+                return dropped("duplicate", similarity=round(float(sims[best]), 4), of=self.rows[best]["id"])
+        if kind == "unanswerable":
+            near = list(dict.fromkeys([indices[0], *corpus.nearest(vector, NEIGHBOURS)]))
+            p = answerable(ctx, question, [corpus.chunks[i].text for i in near])
+            checks = {"answerable": round(p, 4), "checked_against": [corpus.chunks[i].id for i in near]}
+            if p >= ANSWERABLE_THRESHOLD:
+                return dropped("answerable", **checks)
+            reference, ref_chunks = UNANSWERABLE_REFERENCE[lang], []
+        else:
+            reference = " ".join(got.reference.split())
+            support = reference_support(ctx, reference, texts)
+            if support < SUPPORT_THRESHOLD:
+                return dropped("reference_unsupported", reference=reference, reference_support=round(support, 4))
+            p = answerable(ctx, question, texts)
+            checks = {"reference_support": round(support, 4), "answerable": round(p, 4)}
+            if p < ANSWERABLE_THRESHOLD:
+                return dropped("not_answerable", reference=reference, **checks)
+            ref_chunks = chunks
+        row = {"id": content_id(question), "question": question, "answer": "", "contexts": [],
+               "reference": reference, "reference_contexts": [c.text for c in ref_chunks],
+               "reference_context_ids": [c.id for c in ref_chunks],
+               "meta": {"kind": kind, "chunk_ids": base["chunk_ids"], "language": lang, **checks,
+                        **({"warnings": ctx.warnings} if ctx.warnings else {})}}
+        return {"status": "kept", **base, "row": row}
+
+    def summary(self, spec: GenerateSpec, wanted: dict[str, int], chunks: list[Chunk], judge, embedder,
+                resumed: int) -> dict[str, Any]:
+        by_kind = {k: {"wanted": wanted[k], "kept": self.kept[k], "dropped": dict(sorted(self.dropped[k].items()))}
+                   for k in KINDS}
+        reasons = Counter()
+        for c in self.dropped.values():
+            reasons.update(c)
+        return {
+            "kept": sum(self.kept.values()), "dropped": sum(reasons.values()), "size": spec.size,
+            "by_kind": by_kind, "dropped_by_reason": dict(sorted(reasons.items())),
+            "seed": spec.seed, "mix": spec.mix, "language": spec.language,
+            "documents": [str(p) for p in spec.documents], "chunks": len(chunks),
+            "documents_read": len({c.document for c in chunks}),
+            "judge": judge.describe(), "judge_stats": judge.stats.as_dict(), "embedder": embedder.describe(),
+            "resumed_candidates": resumed,
+            "thresholds": {"support": SUPPORT_THRESHOLD, "answerable": ANSWERABLE_THRESHOLD,
+                           "duplicate_similarity": DUPLICATE_SIMILARITY, "copy_words": COPY_WORDS,
+                           "copy_cjk_chars": COPY_CJK_CHARS},
+            "dropped_items": self.dropped_items,
+        }
+
+
+def generate_testset(spec: GenerateSpec) -> Testset:
+    """Run a spec to its test set, as `localragas generate` does (without writing it); the checkpoint is removed."""
+    run = Generation(spec)
+    testset = run.run()
+    run.finish()
+    return testset
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """The kept and dropped counts of a run, per kind and per reason, as printed by `localragas generate`."""
+    lines = [f"generate: kept {summary['kept']} of {summary['size']} wanted ({summary['dropped']} candidates dropped; "
+             f"{summary['chunks']} chunks of {summary['documents_read']} documents)",
+             f"  {'kind':<13} {'wanted':>6} {'kept':>5} {'dropped':>7}  reasons"]
+    for kind, c in summary["by_kind"].items():
+        reasons = ", ".join(f"{r} {n}" for r, n in c["dropped"].items())
+        row = f"  {kind:<13} {c['wanted']:>6} {c['kept']:>5} {sum(c['dropped'].values()):>7}  {reasons}"
+        lines.append(row.rstrip())
+    if summary["dropped_by_reason"]:
+        lines.append("  dropped by reason: " + ", ".join(f"{r} {n}" for r, n in summary["dropped_by_reason"].items()))
+    return lines

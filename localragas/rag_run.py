@@ -1,0 +1,140 @@
+"""`localragas run-rag` as a library call: the user's pipeline (localragas.rag_targets) asked every question of a
+test set, a bounded number at once, and each row written back with its answer and contexts, or with `rag_error`.
+
+    run = run_rag(RagRunSpec("testset.jsonl", target="examples/toy_rag.py:answer"))
+    run.write("filled.jsonl")    # run.failed: the rows whose call failed
+
+A failed row (after `retries` retries with backoff for a timeout, a connection error or a 5xx) keeps its place with
+`"answer": ""`, `"contexts": []` and `"rag_error": "<why>"`; `localragas eval` refuses such a row (skipped with that
+reason under --skip-invalid), so a failed call is never scored. The other rows are never lost to it.
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .dataset import read_records
+from .sample_record import RAG_ERROR_FIELD as ERROR_FIELD
+from .sample_record import content_id
+from .errors import ConfigError, DatasetError
+from .inputs import DEFAULT_MAX_INPUT_BYTES
+from .rag_targets import CallableTarget, HttpTarget, RowFailure, load_callable, parse_reply
+from .schema import FIELD_ALIASES, field_names
+
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_RETRIES = 2
+BACKOFF_SECONDS = 0.5  # before retry n: BACKOFF_SECONDS * 2 ** (n - 1)
+_FILLED = ("answer", "contexts", "retrieved_context_ids")  # written by the run: their other names are dropped
+
+
+@dataclass(frozen=True)
+class RagRunSpec:
+    data: Path
+    target: str | Callable[[str], Any] | None = None  # 'module:function', 'file.py:function', or a function
+    url: str | None = None
+    concurrency: int = 1
+    timeout: float = DEFAULT_TIMEOUT
+    retries: int = DEFAULT_RETRIES
+    backoff: float = BACKOFF_SECONDS
+    progress: bool | None = None
+    max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data", Path(self.data))
+        if (self.target is None) == (self.url is None):
+            raise ConfigError("give one of --target (a Python function) and --url (an HTTP endpoint)")
+        if not isinstance(self.concurrency, int) or self.concurrency < 1:
+            raise ConfigError(f"--concurrency must be a whole number >= 1, not {self.concurrency!r}")
+        if not self.timeout > 0:
+            raise ConfigError(f"--timeout must be > 0 seconds, not {self.timeout!r}")
+        if not isinstance(self.retries, int) or self.retries < 0:
+            raise ConfigError(f"--retries must be a whole number >= 0, not {self.retries!r}")
+
+    def pipeline(self):
+        if self.url is not None:
+            return HttpTarget(self.url)
+        return CallableTarget(self.target if callable(self.target) else load_callable(self.target))
+
+
+@dataclass
+class RagRun:
+    rows: list[dict[str, Any]]
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (row id, why)
+
+    def write(self, out: str | Path) -> None:
+        from .atomic_write import write_atomic  # noqa: PLC0415
+
+        write_atomic(out, (json.dumps(r, ensure_ascii=False) + "\n" for r in self.rows))
+
+
+def read_questions(spec: RagRunSpec) -> list[tuple[str, str, dict[str, Any]]]:
+    """(id, question, record) of each row; a row without a question is refused (DatasetError naming it)."""
+    shown = str(spec.data)
+    out: list[tuple[str, str, dict[str, Any]]] = []
+    seen: dict[str, int | None] = {}
+    for line, record in read_records(spec.data, spec.max_input_bytes):
+        if not isinstance(record, dict):
+            raise DatasetError(shown, line, None, f"expected an object, got {type(record).__name__}")
+        names = field_names(record, "question")
+        question = record.get(names[0]) if names else None
+        if not isinstance(question, str) or not question.strip():
+            raise DatasetError(shown, line, names[0] if names else "question", "expected a non-empty string")
+        raw_id = record.get("id")
+        row_id = str(raw_id).strip() if isinstance(raw_id, (str, int)) and str(raw_id).strip() else None
+        row_id = row_id or content_id(question)
+        if row_id in seen:
+            raise DatasetError(shown, line, "id", f"duplicate id '{row_id}' (first used on line {seen[row_id]})")
+        seen[row_id] = line
+        out.append((row_id, question, record))
+    if not out:
+        raise DatasetError(shown, None, None, "no rows")
+    return out
+
+
+def ask(pipeline, question: str, row_id: str, spec: RagRunSpec, sleep: Callable[[float], None] = time.sleep):
+    """The pipeline's checked reply, retried up to spec.retries times when worth it; RowFailure when it fails."""
+    for attempt in range(spec.retries + 1):
+        try:
+            return parse_reply(pipeline(question, row_id, spec.timeout))
+        except RowFailure as e:
+            if not e.retry or attempt == spec.retries:
+                tries = f" (after {attempt + 1} tries)" if attempt else ""
+                raise RowFailure(f"{e}{tries}", e.retry) from None
+            sleep(spec.backoff * 2 ** attempt)
+    raise AssertionError("unreachable")
+
+
+def _filled(record: dict[str, Any], row_id: str, fields: dict[str, Any]) -> dict[str, Any]:
+    drop = {n for f in _FILLED for n in (f, *FIELD_ALIASES[f])} | {ERROR_FIELD}
+    return {**{k: v for k, v in record.items() if k not in drop}, "id": row_id, **fields}
+
+
+def run_rag(spec: RagRunSpec) -> RagRun:
+    """Ask every question of spec.data; the rows in input order, each filled or with its rag_error."""
+    from .progress import progress_for  # noqa: PLC0415
+
+    rows = read_questions(spec)
+    pipeline = spec.pipeline()
+    out: list[dict[str, Any] | None] = [None] * len(rows)
+    failed: dict[int, tuple[str, str]] = {}
+
+    def one(i: int) -> None:
+        row_id, question, record = rows[i]
+        try:
+            out[i] = _filled(record, row_id, ask(pipeline, question, row_id, spec).fields())
+        except RowFailure as e:
+            failed[i] = (row_id, str(e))
+            out[i] = _filled(record, row_id, {"answer": "", "contexts": [], ERROR_FIELD: str(e)})
+
+    with progress_for(len(rows), spec.progress, unit="rows", verb="asking") as bar, \
+            ThreadPoolExecutor(spec.concurrency, thread_name_prefix="run-rag") as pool:
+        futures = {pool.submit(one, i): i for i in range(len(rows))}
+        for f in as_completed(futures):
+            f.result()
+            bar.advance(rows[futures[f]][0])
+    return RagRun([r for r in out if r is not None], [failed[i] for i in sorted(failed)])

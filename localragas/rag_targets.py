@@ -1,0 +1,156 @@
+"""The user's RAG pipeline as `localragas run-rag` calls it: a Python callable or an HTTP endpoint, and the reply
+both must give.
+
+Python: `--target module:function` (a module importable from the current folder) or `--target path/to/file.py:function`.
+The function is called as `fn(question: str)` and returns a dict {"answer": str, "contexts": [str, ...],
+"retrieved_context_ids": [str, ...] (optional)}, or a 2-tuple (answer, contexts).
+
+HTTP: `--url http://host/path`: POST of JSON {"question": ..., "id": ...} (Content-Type: application/json); the reply
+is JSON of the dict above. A timeout, a connection error or a 5xx status is retried (with backoff); a 4xx status or a
+malformed reply is not. Standard library only (urllib).
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import socket
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+MAX_REPLY_BYTES = 64 << 20  # an HTTP reply longer than this is malformed
+
+
+class RowFailure(Exception):
+    """One question's call failed: the message recorded in the row; retry: worth another try (timeout, 5xx,
+    connection)."""
+
+    def __init__(self, message: str, retry: bool):
+        super().__init__(message)
+        self.retry = retry
+
+
+@dataclass(frozen=True)
+class RagReply:
+    answer: str
+    contexts: list[str]
+    retrieved_context_ids: list[str] | None = None
+
+    def fields(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"answer": self.answer, "contexts": self.contexts}
+        if self.retrieved_context_ids is not None:
+            out["retrieved_context_ids"] = self.retrieved_context_ids
+        return out
+
+
+def parse_reply(value: Any) -> RagReply:
+    """The pipeline's reply checked: RowFailure ("malformed reply: …", not retried) naming what is wrong."""
+    if isinstance(value, tuple) and len(value) == 2:
+        value = {"answer": value[0], "contexts": value[1]}
+    if not isinstance(value, dict):
+        raise RowFailure(f"malformed reply: expected an object with answer and contexts, got {type(value).__name__}",
+                         retry=False)
+    answer, contexts, ids = value.get("answer"), value.get("contexts"), value.get("retrieved_context_ids")
+    if not isinstance(answer, str):
+        raise RowFailure(f"malformed reply: 'answer' must be a string, got {type(answer).__name__}", retry=False)
+    if not isinstance(contexts, list) or not all(isinstance(c, str) for c in contexts):
+        raise RowFailure("malformed reply: 'contexts' must be a list of strings", retry=False)
+    if ids is not None and (not isinstance(ids, list) or
+                            not all(isinstance(i, (str, int)) and not isinstance(i, bool) for i in ids)):
+        raise RowFailure("malformed reply: 'retrieved_context_ids' must be a list of strings", retry=False)
+    return RagReply(answer, list(contexts), None if ids is None else [str(i) for i in ids])
+
+
+def load_callable(target: str) -> Callable[[str], Any]:
+    """The function a --target names: 'module:function' (importable from the current folder) or
+    'path/to/file.py:function'."""
+    where, sep, name = target.rpartition(":")
+    if not sep or not where or not name.isidentifier():
+        raise ConfigError(f"--target: '{target}' must look like module:function or path/to/file.py:function")
+    if where.endswith(".py"):
+        path = Path(where)
+        if not path.is_file():
+            raise ConfigError(f"--target: {path} is not a file")
+        spec = importlib.util.spec_from_file_location(f"localragas_target_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    else:
+        if "" not in sys.path and str(Path.cwd()) not in sys.path:
+            sys.path.insert(0, str(Path.cwd()))
+        try:
+            module = importlib.import_module(where)
+        except ImportError as e:
+            raise ConfigError(f"--target: cannot import module '{where}' from {Path.cwd()} ({e})") from None
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        raise ConfigError(f"--target: '{where}' has no function '{name}'")
+    return fn
+
+
+class CallableTarget:
+    """A Python function, each call in a thread of its own so that a timeout can be kept (a call that times out is
+    left to finish in the background; its result is ignored)."""
+
+    def __init__(self, fn: Callable[[str], Any]):
+        self.fn = fn
+        self.name = getattr(fn, "__qualname__", repr(fn))
+
+    def __call__(self, question: str, row_id: str, timeout: float) -> Any:
+        box: dict[str, Any] = {}
+
+        def call() -> None:
+            try:
+                box["value"] = self.fn(question)
+            except BaseException as e:  # noqa: BLE001 - the user's code: any error is the row's
+                box["error"] = e
+
+        worker = threading.Thread(target=call, name=f"run-rag {row_id}", daemon=True)
+        worker.start()
+        worker.join(timeout)
+        if worker.is_alive():
+            raise RowFailure(f"timed out after {timeout:g} s", retry=True)
+        if "error" in box:
+            e = box["error"]
+            raise RowFailure(f"{type(e).__name__}: {e}", retry=isinstance(e, (TimeoutError, ConnectionError)))
+        return box["value"]
+
+
+class HttpTarget:
+    """An HTTP endpoint: POST {"question", "id"}, JSON back."""
+
+    def __init__(self, url: str):
+        if not url.startswith(("http://", "https://")):
+            raise ConfigError(f"--url: '{url}' must start with http:// or https://")
+        self.url = self.name = url
+
+    def __call__(self, question: str, row_id: str, timeout: float) -> Any:
+        body = json.dumps({"question": question, "id": row_id}).encode("utf-8")
+        request = urllib.request.Request(self.url, data=body, method="POST",
+                                         headers={"Content-Type": "application/json", "Accept": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310 - the user's own URL
+                raw = reply.read(MAX_REPLY_BYTES + 1)
+        except urllib.error.HTTPError as e:
+            raise RowFailure(f"HTTP {e.code} {e.reason}", retry=e.code >= 500) from None
+        except (TimeoutError, socket.timeout):
+            raise RowFailure(f"timed out after {timeout:g} s", retry=True) from None
+        except urllib.error.URLError as e:
+            timed_out = isinstance(e.reason, (TimeoutError, socket.timeout))
+            message = f"timed out after {timeout:g} s" if timed_out else f"cannot connect: {e.reason}"
+            raise RowFailure(message, retry=True) from None
+        except (ConnectionError, OSError) as e:
+            raise RowFailure(f"connection error: {e}", retry=True) from None
+        if len(raw) > MAX_REPLY_BYTES:
+            raise RowFailure(f"malformed reply: longer than {MAX_REPLY_BYTES} bytes", retry=False)
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            raise RowFailure(f"malformed reply: not JSON ({raw[:80]!r})", retry=False) from None

@@ -1,0 +1,207 @@
+"""`localragas generate` with the fake judge: every kind written and checked, each check dropping what it should with
+its reason, duplicates dropped, the same test set for the same seed, and a killed run resumed from its checkpoint."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from localragas.errors import ConfigError, JudgeError
+from localragas.generation import (KINDS, UNANSWERABLE_REFERENCE, GenerateSpec, Generation, generate_testset, parse_mix,
+                                   plan)
+from localragas.judges.fake import FakeJudge, heuristic_reply
+from localragas.outputs import GeneratedItem, GeneratedQuestion
+from localragas.prompts.base import neutralise
+
+from cli_helpers import cli
+
+EXAMPLE_DOCS = Path(__file__).resolve().parents[2] / "examples" / "docs"
+
+
+def spec(judge, docs=EXAMPLE_DOCS, **kw) -> GenerateSpec:
+    return GenerateSpec([docs], judge=judge, embedder="fake", cache=False, progress=False, **kw)
+
+
+def replacing(kind: str, **reply):
+    """The heuristic judge, but the write_<kind> prompt answered with `reply` over the heuristic's."""
+    def respond(prompt, output):
+        got = heuristic_reply(prompt, output)
+        return {**got, **reply} if prompt.name == f"write_{kind}" else got
+    return respond
+
+
+def one_kind(kind: str, **kw) -> dict:
+    return dict(mix={kind: 1.0}, **kw)
+
+
+def test_every_kind_is_written_checked_and_kept_in_the_input_format():
+    judge = FakeJudge()
+    ts = generate_testset(spec(judge, size=12))
+    kinds = [r["meta"]["kind"] for r in ts.rows]
+    assert set(kinds) == set(KINDS) and ts.summary["kept"] == len(ts.rows) == 12
+    for r in ts.rows:
+        assert r["answer"] == "" and r["contexts"] == [] and r["id"].startswith("q-")
+        kind = r["meta"]["kind"]
+        assert len(r["reference_context_ids"]) == {"single": 1, "multi": 2, "abstract": r["meta"]["chunk_ids"].__len__(),
+                                                   "unanswerable": 0}[kind]
+        assert r["reference_contexts"] == [] if kind == "unanswerable" else len(r["reference_contexts"]) >= 1
+    unanswerable = [r for r in ts.rows if r["meta"]["kind"] == "unanswerable"]
+    assert all(r["reference"] == UNANSWERABLE_REFERENCE["en"] and r["meta"]["answerable"] < 0.5 for r in unanswerable)
+    multi = [r for r in ts.rows if r["meta"]["kind"] == "multi"]
+    assert all(len({i.split("#")[0] for i in r["reference_context_ids"]}) == 2 for r in multi)  # two documents
+    # what the judge was asked: each kind's prompt with its chunks, then the reference's support and answerability
+    for kind in KINDS:
+        assert judge.asked(f"write_{kind}")
+    single = next(r for r in ts.rows if r["meta"]["kind"] == "single")
+    chunk = neutralise(single["reference_contexts"][0]).strip()
+    assert any(chunk in p.user for p in judge.asked("write_single"))
+    assert any(single["question"] in p.user and chunk in p.user for p in judge.asked("question_answerable"))
+    assert any(chunk in p.user for p in judge.asked("verify_statement"))
+    assert single["meta"]["reference_support"] >= 0.7 and single["meta"]["answerable"] >= 0.5
+
+
+@pytest.mark.parametrize("kind, reply, reason", [
+    ("single", {"question": "What about zebra quantum banana?"}, "not_answerable"),
+    ("single", {"reference": "The moon is made of green cheese and blue marble."}, "reference_unsupported"),
+    ("multi", {"reference": "Penguins vote in the winter parliament of Mars."}, "reference_unsupported"),
+    ("abstract", {"question": "What about zebra quantum banana?"}, "not_answerable"),
+    ("unanswerable", {"question": "What about the bicycle tyres pressure bar chain?"}, "answerable"),
+])
+def test_an_item_that_fails_a_check_is_dropped_with_its_reason(kind, reply, reason):
+    judge = FakeJudge(responder=replacing(kind, **reply))
+    ts = generate_testset(spec(judge, size=2, **one_kind(kind)))
+    assert ts.rows == []
+    counts = ts.summary["by_kind"][kind]
+    assert counts["kept"] == 0 and counts["dropped"] == {reason: 2 * 3 if kind != "abstract" else counts["dropped"][reason]}
+    assert ts.summary["dropped_by_reason"] == counts["dropped"]
+    assert all(d["reason"] == reason and d["kind"] == kind for d in ts.summary["dropped_items"])
+
+
+def test_a_question_copying_its_chunk_is_dropped_before_any_check():
+    def copy(prompt, output):
+        if prompt.name == "write_single":
+            words = prompt.user.split("\n")[1].split()  # the chunk's first line, inside the <context> tag
+            return {"question": " ".join(words[:12]) + "?", "reference": "x"}
+        return heuristic_reply(prompt, output)
+    judge = FakeJudge(responder=copy)
+    ts = generate_testset(spec(judge, size=1, **one_kind("single")))
+    assert ts.summary["by_kind"]["single"]["dropped"] == {"copied_wording": 3}
+    assert judge.asked("verify_statement") == [] and judge.asked("question_answerable") == []
+    assert ts.summary["dropped_items"][0]["checks"]["copied_run"] >= 8
+
+
+def test_near_duplicates_are_dropped():
+    def same_question(prompt, output):
+        if prompt.name == "question_answerable":
+            return {"p_yes": 1.0, "mass": 1.0}
+        return replacing("single", question="What about the lighthouse keepers?")(prompt, output)
+    judge = FakeJudge(responder=same_question)
+    ts = generate_testset(spec(judge, size=3, **one_kind("single")))
+    assert len(ts.rows) == 1
+    assert ts.summary["by_kind"]["single"]["dropped"] == {"duplicate": 8}  # 3 x 3 attempts, one kept
+    dup = ts.summary["dropped_items"][0]
+    assert dup["checks"] == {"similarity": 1.0, "of": ts.rows[0]["id"]}
+
+
+def test_a_multi_item_needs_a_second_chunk(tmp_path):
+    (tmp_path / "one.txt").write_text("Only one short document about the harbour ferry timetable.", encoding="utf-8")
+    ts = generate_testset(spec(FakeJudge(), docs=tmp_path, size=1, **one_kind("multi")))
+    assert ts.summary["by_kind"]["multi"]["dropped"] == {"no_linked_chunk": 1}
+
+
+def test_the_same_seed_gives_the_same_test_set_and_another_seed_another():
+    a = generate_testset(spec(FakeJudge(), size=6, seed=3))
+    b = generate_testset(spec(FakeJudge(), size=6, seed=3))
+    c = generate_testset(spec(FakeJudge(), size=6, seed=4))
+    assert a.rows == b.rows and a.summary["by_kind"] == b.summary["by_kind"]
+    assert [r["reference_context_ids"] for r in a.rows] != [r["reference_context_ids"] for r in c.rows]
+
+
+def test_a_killed_run_resumes_from_its_checkpoint():
+    whole = generate_testset(spec(FakeJudge(), size=8))
+    calls = {"n": 0}
+
+    def dies(prompt, output):
+        calls["n"] += 1
+        if calls["n"] > 15:
+            raise JudgeError("server went away")
+        return heuristic_reply(prompt, output)
+    run = Generation(spec(FakeJudge(responder=dies), size=8))
+    with pytest.raises(JudgeError):
+        run.run()
+    assert run.checkpoint.path.is_file()
+    finished = len(run.checkpoint.load())
+    assert finished >= 3
+    again = FakeJudge()
+    second = Generation(spec(again, size=8))
+    ts = second.run()
+    assert second.resumed == finished
+    assert ts.rows == whole.rows
+    asked = sum(len(again.asked(f"write_{k}")) for k in KINDS)
+    assert asked == 8 + whole.summary["dropped"] - finished  # only the candidates not in the checkpoint
+    second.finish()
+    assert not second.checkpoint.path.exists()
+
+
+def test_mix_and_plan():
+    assert parse_mix("single=1,multi=1") == {"single": 0.5, "multi": 0.5, "abstract": 0.0, "unanswerable": 0.0}
+    assert plan(20, parse_mix(None)) == {"single": 10, "multi": 5, "abstract": 3, "unanswerable": 2}
+    assert sum(plan(7, parse_mix(None)).values()) == 7
+    for bad, message in [("single=x", "must be a number"), ("other=1", "unknown kind 'other'"),
+                         ("single=0", "at least one kind"), ("single", "KIND=SHARE"), ("single=-1", ">= 0")]:
+        with pytest.raises(ConfigError, match=message):
+            parse_mix(bad)
+
+
+def test_generated_replies_are_schema_valid():
+    for kind in ("single", "multi", "abstract"):
+        from localragas.prompts import write_item
+        GeneratedItem.model_validate(heuristic_reply(write_item(kind, ["A tram ran in Oslo in 1875."] * 2), GeneratedItem))
+    from localragas.prompts import write_unanswerable
+    GeneratedQuestion.model_validate(heuristic_reply(write_unanswerable("A tram ran in Oslo."), GeneratedQuestion))
+
+
+def test_cli_writes_the_test_set_and_the_counts(tmp_path):
+    out = tmp_path / "testset.jsonl"
+    r = cli("generate", EXAMPLE_DOCS, "--out", out, "--size", 6, "--judge", "fake", "--embedder", "fake",
+            "--no-progress", "--seed", 1)
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    meta = json.loads((tmp_path / "testset.jsonl.meta.json").read_text())
+    assert len(rows) == meta["kept"] == 6 and meta["seed"] == 1
+    assert set(meta["by_kind"]) == set(KINDS) and meta["judge_stats"]["parse_failures"] == 0
+    assert "generate: kept 6 of 6 wanted" in r.output and "single" in r.output
+    assert list((tmp_path / "state" / "runs").glob("generate-*")) == []  # the checkpoint is removed
+
+
+def test_cli_refuses_a_bad_mix_and_stops_on_a_judge_error(tmp_path, monkeypatch):
+    r = cli("generate", EXAMPLE_DOCS, "--out", tmp_path / "t.jsonl", "--mix", "single=x", "--judge", "fake")
+    assert r.exit_code == 2 and "--mix" in r.output
+    import localragas.judges.fake as fake
+    monkeypatch.setattr(fake, "heuristic_reply", lambda p, o: JudgeError("no reply"))
+    r = cli("generate", EXAMPLE_DOCS, "--out", tmp_path / "t.jsonl", "--judge", "fake", "--embedder", "fake",
+            "--no-progress")
+    assert r.exit_code == 4, r.output
+    assert "could not generate" in r.output and not (tmp_path / "t.jsonl").exists()
+
+
+def test_a_rerun_is_answered_from_the_judge_cache(tmp_path):
+    first, second = FakeJudge(), FakeJudge()
+    for judge in (first, second):
+        ts = generate_testset(GenerateSpec([EXAMPLE_DOCS], size=5, judge=judge, embedder="fake",
+                                           cache_dir=tmp_path / "cache", resume=False, progress=False))
+    assert first.stats.calls > 0 and first.stats.cache_hits == 0
+    assert second.stats.calls == 0 and second.stats.cache_hits == first.stats.calls
+    assert ts.summary["kept"] == 5
+
+
+def test_chinese_documents_get_chinese_prompts(tmp_path):
+    (tmp_path / "zh.txt").write_text("奥斯陆有轨电车网络于1875年开通，共有六条线路。\n\n白天每十分钟一班，夜间每半小时一班。",
+                                     encoding="utf-8")
+    judge = FakeJudge()
+    ts = generate_testset(spec(judge, docs=tmp_path, size=2, mix="single=1,unanswerable=1"))
+    assert all(p.system.startswith("你根据给你的文档") for p in judge.asked("write_single"))
+    assert all("只回复 JSON 对象" in p.user for p in judge.asked("write_unanswerable"))
+    assert {r["meta"]["language"] for r in ts.rows} == {"zh"}
+    assert [r["reference"] for r in ts.rows if r["meta"]["kind"] == "unanswerable"] == [UNANSWERABLE_REFERENCE["zh"]]
