@@ -181,8 +181,8 @@ class FunctionMetric(Custom, Metric):
         if got is None:
             return MetricResult.unscored_because("not_scored")
         if isinstance(got, bool) or not isinstance(got, (int, float)) or not 0.0 <= got <= 1.0:
-            raise ConfigError(f"metric {self.name}: the function returned {got!r}, not a number in [0, 1], a "
-                              "MetricResult or None")
+            raise ValueError(f"metric {self.name}: the function returned {got!r}, not a number in [0, 1], a "
+                             "MetricResult or None")  # an error of the sample's, counted against the gate
         return MetricResult.of(float(got))
 
     def __call__(self, ctx: "Scoring") -> "float | MetricResult | None":
