@@ -212,8 +212,7 @@ def _register_plugins() -> None:
         if not isinstance(got, Metric):
             raise PluginError(f"plugin {describe(ep, METRICS)} is a {type(got).__name__}, not a localragas Metric "
                               "(a Criterion, a Rubric, a @localragas.metric function or a Metric subclass)")
-        if got.source is None:
-            got.source = f"plugin {ep.value}"
+        got.source = f"plugin {ep.value}"
         register_custom(got)
 
 
