@@ -42,7 +42,7 @@ class Settings(BaseModel):
     columns: dict[str, str] = {}  # field -> the data's column, e.g. [columns] question = "query" (like --columns)
     # [custom_metrics.NAME]: a criterion or rubric of the user's (metrics/custom.py), usable by NAME like a built-in
     custom_metrics: dict[str, dict[str, Any]] = {}
-    prompts: dict[str, str] = {}  # [prompts] FAMILY = "FILE": its instruction text (like --prompt; relative: to the file)
+    prompts: dict[str, str] = {}  # [prompts] FAMILY = "FILE": its instruction text (like --prompt; relative to here)
     _source: str | None = PrivateAttr(None)
 
     @property

@@ -68,8 +68,9 @@ _FACTORIES: dict[str, Callable[[str, dict[str, Any]], Judge]] = {
 def get_judge(spec: str | None = None, options: dict[str, Any] | None = None) -> Judge:
     """A judge from a spec: a catalogue name, a .gguf path, 'fake', 'BACKEND:NAME_OR_PATH', or 'openai:MODEL'
     (with options["base_url"]: an OpenAI-compatible server), or 'PLUGIN:MODEL' for a backend a package adds (entry
-    point group localragas.judges: a factory(MODEL, options) -> Judge). options["calibration"] (a file, or "none") chooses its
-    calibration, else the catalogue's (judges/calibrated.py); the other options are the backend's settings."""
+    point group localragas.judges: a factory(MODEL, options) -> Judge). options["calibration"] (a file, or "none")
+    chooses its calibration, else the catalogue's (judges/calibrated.py); the other options are the backend's
+    settings."""
     options, calibration = split_calibration(options)
     spec = spec or models.DEFAULT_JUDGE
     backend, sep, target = spec.partition(":")

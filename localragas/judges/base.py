@@ -144,7 +144,8 @@ class Judge(ABC):
         prompt = self.with_overrides(prompt)
         return self._ask(prompt, YesNo, log, lambda: self._yes_no(prompt)).p_yes
 
-    def choice_probabilities(self, prompt: Prompt, options: Sequence[str], log: CallLog | None = None) -> dict[str, float]:
+    def choice_probabilities(self, prompt: Prompt, options: Sequence[str],
+                             log: CallLog | None = None) -> dict[str, float]:
         """The judge's probability of each one-token option (a rubric's levels) as the first token of its reply to
         `prompt`, normalised over the options: read like p_yes, nothing generated; JudgeError when none of them is
         among its top next tokens. The prompt must list the options (the cache keys on its text)."""

@@ -157,7 +157,8 @@ def test_a_decorated_function_is_a_metric_by_name(own_metrics):
     @localragas.metric(name="short_answer", needs=("answer",), threshold=0.5)
     def short_answer(ctx):
         """1 for an answer of at most 5 words."""
-        return MetricResult.of(1.0 if len(ctx.sample.answer.split()) <= 5 else 0.0, words=len(ctx.sample.answer.split()))
+        words = len(ctx.sample.answer.split())
+        return MetricResult.of(1.0 if words <= 5 else 0.0, words=words)
 
     @localragas.metric(needs=("answer",))
     def never(ctx):

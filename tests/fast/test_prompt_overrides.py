@@ -21,7 +21,8 @@ from cli_helpers import cli, write_file, write_jsonl
 from reports_helpers import make_report
 
 MINE = "Say yes only when a context states the statement word for word."
-ROWS = [{"id": "a", "question": "What colour is the sky?", "answer": "The sky is blue.", "contexts": ["The sky is blue."]}]
+ROWS = [{"id": "a", "question": "What colour is the sky?", "answer": "The sky is blue.",
+         "contexts": ["The sky is blue."]}]
 
 BUILT = {  # one prompt of each family, per language, with every variant of its instruction block
     "extract_claims": lambda lang: [extract_claims("x", lang=lang)],
