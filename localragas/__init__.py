@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "Criterion": "metrics.custom",
+    "Rubric": "metrics.custom",
+    "metric": "metrics.custom",
     "LocalragasError": "errors",
     "MetricResult": "schema",
     "Report": "schema",
@@ -31,6 +34,7 @@ if _TYPE_CHECKING:
     from .embeddings import get_embedder
     from .errors import LocalragasError
     from .judges import get_judge
+    from .metrics.custom import Criterion, Rubric, metric
     from .runner import evaluate
     from .sample_inputs import as_samples
     from .schema import MetricResult, Report, Sample, SampleResult

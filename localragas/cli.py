@@ -145,6 +145,12 @@ _max_input_bytes_option = click.option(
     help="Refuse an input file larger than this (default 4294967296, 4 GiB); a FIFO or device is always refused.")
 
 
+_prompt_option = click.option(
+    "--prompt", multiple=True, metavar="FAMILY=FILE",
+    help="Replace a prompt family's instruction text with FILE's, e.g. verify_statement=instruction.txt (the data "
+         "layout and reply format stay; docs/custom-metrics.md). Repeatable; over the settings file's [prompts].")
+
+
 def _report_limit(max_input_bytes: int | None) -> int:
     """--max-input-bytes of `report`, `merge` and `compare` (which read no settings file), else the default."""
     return DEFAULT_MAX_INPUT_BYTES if max_input_bytes is None else max_input_bytes
@@ -197,9 +203,10 @@ _ragas_names_option = click.option(
 @click.option("--resume/--no-resume", default=True, show_default=True,
               help="Keep each finished sample in a checkpoint under .localragas/runs; after a crash or kill, the "
                    "same command skips the finished samples. The checkpoint is removed when the run completes.")
+@_prompt_option
 def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_option, embedder, threshold, no_gate,
              max_error_rate, out, csv_path, html, md, junit, gate_on, limit, shard, skip_invalid, columns,
-             max_input_bytes, concurrency, config_path, progress, cache_dir, no_cache, resume):
+             max_input_bytes, concurrency, config_path, progress, cache_dir, no_cache, resume, prompt):
     """Evaluate the samples in DATA (.jsonl, .json, .csv, .parquet, or a folder written by the datasets package's
     save_to_disk; ragas column names are read too) and apply the quality gate.
 
@@ -214,7 +221,7 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
         judge_option=judge_option, embedder=embedder, threshold=threshold, no_gate=no_gate, gate_on=gate_on,
         max_error_rate=max_error_rate, limit=limit, shard=shard, skip_invalid=skip_invalid, columns=columns,
         max_input_bytes=max_input_bytes, concurrency=concurrency, progress=progress, cache_dir=cache_dir,
-        no_cache=no_cache, resume=resume)
+        no_cache=no_cache, resume=resume, prompt=prompt)
     _check_outputs([data, spec.config, spec.cache_folder()], out=out, csv=csv_path, html=html, md=md, junit=junit)
     run = Evaluation(spec)
     report = run.run()
@@ -366,8 +373,9 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md, max_input
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Settings file (default: ./localragas.toml, else [tool.localragas] in ./pyproject.toml): its judge, "
                    "judge_options, embedder, thresholds, metric_options and max_input_bytes, under the flags.")
+@_prompt_option
 def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metric_option, limit, out, md, fit_path,
-                  progress, cache_dir, no_cache, resume, columns, max_input_bytes, config_path):
+                  progress, cache_dir, no_cache, resume, columns, max_input_bytes, config_path, prompt):
     """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
     kind}): binary labels give ROC AUC and balanced accuracy at the gate and at the best threshold (suggested as
     the gate threshold); graded labels Spearman correlation and mean absolute error; pairwise labels the fraction
@@ -387,10 +395,11 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     from .key_values import parse_columns  # noqa: PLC0415
     from .metrics import get_metrics  # noqa: PLC0415
     from .report.calibration import print_calibration, write_calibration  # noqa: PLC0415
+    from .runner import set_prompts  # noqa: PLC0415
 
     settings = load_settings(config_path)
     chosen = layered(settings, judge=judge, judge_option=judge_option, embedder=embedder, threshold=threshold,
-                     metric_option=metric_option, max_input_bytes=max_input_bytes)
+                     metric_option=metric_option, max_input_bytes=max_input_bytes, prompt=prompt)
     _check_outputs([*files, settings.source, cache_folder(not no_cache, cache_dir)], out=out, md=md, fit=fit_path)
     metric_options = chosen["metric_options"]
     if metric:
@@ -402,6 +411,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
                              columns=column_map) for f in files]  # refused before a model loads
     judge_obj = get_judge(chosen["judge"], chosen["judge_options"])
     try:
+        set_prompts(judge_obj, chosen["prompts"])
         run = calibrate(sources, judge_obj, chosen["embedder"], metric=metric, limit=limit,
                         thresholds=chosen["thresholds"], cache=not no_cache, cache_dir=None if no_cache else cache_dir,
                         resume=resume, progress=progress, metric_options=metric_options)

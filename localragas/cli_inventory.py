@@ -14,14 +14,20 @@ from .printable import printable
 
 
 @click.command("metrics")
-def metrics_cmd() -> None:
-    """List every metric: the fields it needs, its direction, whether it is computed by default, its definition."""
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Settings file whose [custom_metrics] are listed too (default: ./localragas.toml, else "
+                   "[tool.localragas] in ./pyproject.toml).")
+def metrics_cmd(config_path: Path | None) -> None:
+    """List every metric: the fields it needs, its direction, whether it is computed by default, its definition;
+    custom ones (a settings file's, a plugin's) marked with where they were declared."""
+    from .config import load_settings  # noqa: PLC0415
     from .metrics import all_metrics  # noqa: PLC0415
     from .metrics.base import DEFAULT  # noqa: PLC0415
 
+    load_settings(config_path)  # registers its custom metrics
     for m in all_metrics().values():
         extra = ", embedder" if m.uses_embedder else ""
-        default = "default; " if m.name in DEFAULT else ""
+        default = "default; " if m.name in DEFAULT else f"custom ({m.source}); " if m.source else ""
         options = "; options " + ", ".join(f"{k}={v}" for k, v in m.options.items()) if m.options else ""
         click.echo(f"{m.name:<29} {default}{m.direction}; needs {', '.join(m.needs)}{extra}{options}\n"
                    f"{'':<29} {m.definition}")

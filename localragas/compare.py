@@ -71,6 +71,11 @@ def _warnings(base: Report, new: Report) -> list[str]:
     if bc.get("sha256") != nc.get("sha256"):
         out.append(f"different calibrations: {bc.get('source') or 'none'} vs {nc.get('source') or 'none'}: graded "
                    "scores are on another scale (docs/calibration.md)")
+    bp, np_ = ((r.meta.get("prompts") or {}).get("sha256") or {} for r in (base, new))
+    changed = sorted(f for f in set(bp) & set(np_) if bp[f] != np_[f])
+    if changed:
+        out.append(f"different prompts for {', '.join(changed)}: the judge was asked other instructions (a prompt "
+                   "override, docs/custom-metrics.md); a change may be the prompt's, not the RAG system's")
     be, ne = (base.meta.get("embedder") or {}).get("name"), (new.meta.get("embedder") or {}).get("name")
     if be != ne and be and ne:
         out.append(f"different embedders: {be} vs {ne}: answer_relevancy is not comparable one to one")

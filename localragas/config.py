@@ -40,6 +40,9 @@ class Settings(BaseModel):
     language: Literal["auto", "en", "zh"] | None = None
     metric_options: dict[str, dict[str, Any]] = {}  # e.g. [metric_options.answer_correctness] weights = [0.5, 0.5]
     columns: dict[str, str] = {}  # field -> the data's column, e.g. [columns] question = "query" (like --columns)
+    # [custom_metrics.NAME]: a criterion or rubric of the user's (metrics/custom.py), usable by NAME like a built-in
+    custom_metrics: dict[str, dict[str, Any]] = {}
+    prompts: dict[str, str] = {}  # [prompts] FAMILY = "FILE": its instruction text (like --prompt; relative to here)
     _source: str | None = PrivateAttr(None)
 
     @property
@@ -87,8 +90,23 @@ def load_settings(path: Path | None = None) -> Settings:
                 check(getattr(settings, key))
             except ConfigError as e:
                 raise ConfigError(f"{path}: key '{key}': {e}") from None
+    _declare(settings, path)
     settings._source = str(path)
     return settings
+
+
+def _declare(settings: Settings, path: Path) -> None:
+    """Register the file's custom metrics; its prompt files' paths taken from the file's folder, their families
+    checked."""
+    from .metrics.custom import declared  # noqa: PLC0415
+    from .prompts.overrides import TEMPLATES  # noqa: PLC0415
+
+    table = "tool.localragas.custom_metrics" if path.name == "pyproject.toml" else "custom_metrics"
+    declared(settings.custom_metrics, str(path), table)
+    for family, file in settings.prompts.items():
+        if family not in TEMPLATES:
+            raise ConfigError(f"{path}: key 'prompts.{family}': unknown prompt family; valid: {', '.join(TEMPLATES)}")
+    settings.prompts = {k: str(path.parent / Path(v).expanduser()) for k, v in settings.prompts.items()}
 
 
 def _read(path: Path) -> dict[str, Any]:

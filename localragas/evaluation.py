@@ -18,7 +18,7 @@ from . import paths
 from .config import Settings, load_settings
 from .gate import parse_thresholds
 from .inputs import DEFAULT_MAX_INPUT_BYTES
-from .key_values import comma_items, parse_columns, parse_metric_options, parse_options
+from .key_values import comma_items, parse_columns, parse_metric_options, parse_options, parse_prompts
 from .schema import Report
 
 
@@ -49,6 +49,7 @@ class RunSpec:
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
     progress: bool | None = None  # None: a bar in a notebook or an interactive session only
     config: str | None = None  # the settings file the spec was layered over, recorded in report.meta
+    prompts: dict[str, str] = field(default_factory=dict)  # prompt family -> the file of its instruction text
 
     def __post_init__(self) -> None:
         for name in ("data", "cache_dir"):
@@ -73,10 +74,12 @@ def _first(*values):
 
 def layered(settings: Settings, *, judge: str | None = None, judge_option: Iterable[str] = (),
             embedder: str | None = None, threshold: Iterable[str] = (), metric_option: Iterable[str] = (),
-            max_input_bytes: int | None = None) -> dict[str, Any]:
+            max_input_bytes: int | None = None, prompt: Iterable[str] = ()) -> dict[str, Any]:
     """The settings `eval` and `calibrate` share, each flag over the settings file over the default: judge,
-    judge_options, embedder, thresholds, metric_options and max_input_bytes (the names of RunSpec's fields)."""
+    judge_options, embedder, thresholds, metric_options, max_input_bytes and prompts (the names of RunSpec's
+    fields)."""
     return {
+        "prompts": parse_prompts(prompt, "--prompt", settings.prompts),
         "judge": judge or settings.judge,
         "judge_options": parse_options(judge_option, "--judge-option", settings.judge_options),
         "embedder": embedder or settings.embedder,
@@ -93,7 +96,7 @@ def spec_from_flags(data: str | Path, *, config: str | Path | None = None, metri
                     limit: int | None = None, shard: str | None = None, skip_invalid: bool = False,
                     columns: Iterable[str] = (), max_input_bytes: int | None = None, concurrency: int = 1,
                     progress: bool | None = True, cache_dir: str | Path | None = None, no_cache: bool = False,
-                    resume: bool = True) -> RunSpec:
+                    resume: bool = True, prompt: Iterable[str] = ()) -> RunSpec:
     """A RunSpec from `localragas eval`'s flags (the same names and text forms: KEY=VALUE items, 'a,b' metric lists,
     'I/N' shards) over the settings file (config, else ./localragas.toml or [tool.localragas] in ./pyproject.toml)
     over the defaults. Malformed items are ConfigErrors naming the flag."""
@@ -103,7 +106,7 @@ def spec_from_flags(data: str | Path, *, config: str | Path | None = None, metri
     return RunSpec(
         data=data,
         **layered(settings, judge=judge, judge_option=judge_option, embedder=embedder, threshold=threshold,
-                  metric_option=metric_option, max_input_bytes=max_input_bytes),
+                  metric_option=metric_option, max_input_bytes=max_input_bytes, prompt=prompt),
         metrics=comma_items(metrics) or settings.metrics,
         gate=not no_gate,
         gate_on=gate_on or settings.gate_on or "mean",
@@ -146,7 +149,7 @@ class Evaluation:
         from .checkpoint import Checkpoint  # noqa: PLC0415
         from .dataset import load_samples  # noqa: PLC0415
         from .judges import get_judge  # noqa: PLC0415
-        from .runner import evaluate  # noqa: PLC0415
+        from .runner import evaluate, set_prompts  # noqa: PLC0415
         from .shard import take_shard  # noqa: PLC0415
 
         spec = self.spec
@@ -159,6 +162,7 @@ class Evaluation:
             samples, positions = take_shard(samples, *spec.shard)
         judge = get_judge(spec.judge, dict(spec.judge_options))
         try:
+            set_prompts(judge, spec.prompts)  # before the checkpoint key: Judge.scoring_fingerprint covers them
             if spec.resume:
                 self.checkpoint = Checkpoint(paths.runs_dir() / f"{checkpoint_key(spec, judge.scoring_fingerprint)}.jsonl")
             cache = spec.cache_folder()
@@ -166,7 +170,8 @@ class Evaluation:
                               thresholds=spec.thresholds, gate=spec.gate, progress=spec.progress, skipped=skipped,
                               cache_dir=cache, cache=cache is not None, checkpoint=self.checkpoint,
                               gate_on=spec.gate_on, concurrency=spec.concurrency, language=spec.language,
-                              metric_options=spec.metric_options, max_error_rate=spec.max_error_rate)
+                              metric_options=spec.metric_options, max_error_rate=spec.max_error_rate,
+                              prompts=spec.prompts)
         finally:
             judge.close()
         report.meta["dataset"] = str(spec.data)

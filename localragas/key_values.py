@@ -62,3 +62,14 @@ def parse_columns(items: Iterable[str], where: str, base: Mapping[str, str] | No
             raise ConfigError(f"{where}: '{item}' must look like FIELD=COLUMN, e.g. question=query")
         out[field] = column
     return out
+
+
+def parse_prompts(items: Iterable[str], where: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """FAMILY=FILE items over base, e.g. --prompt over [prompts]: a prompt family's instruction text from a file."""
+    out = dict(base or {})
+    for item in items:
+        family, path = split_item(item, where, "FAMILY=FILE", "verify_statement=instruction.txt")
+        if not path:
+            raise ConfigError(f"{where}: '{item}' must look like FAMILY=FILE, e.g. verify_statement=instruction.txt")
+        out[family] = path
+    return out

@@ -159,3 +159,12 @@ class YesNo(Output):
 
     p_yes: float = Field(ge=0.0, le=1.0)
     mass: float = Field(ge=0.0, le=1.0)
+
+
+class Choices(Output):
+    """The judge's next-token probabilities over a few one-token options (a rubric's levels: "1" … "5"), normalised
+    over the options; read like YesNo (Judge.choice_probabilities, judges/yes_no.py), never generated. `mass`: the
+    options' share of the judge's probability among its top tokens."""
+
+    probabilities: dict[str, float]
+    mass: float = Field(ge=0.0, le=1.0)

@@ -26,6 +26,7 @@ from .language import check_language
 from .metrics import Metric, all_metrics, get_metrics
 from .metrics.base import uncalibrated
 from .progress import progress_for
+from .prompts.overrides import PromptOverrides, load_overrides, template_hashes
 from .scoring import Scoring
 from .schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow, calls_by_prompt
 from .stats import by_category, ci_settings, summarise
@@ -74,6 +75,7 @@ def evaluate(
     columns: Mapping[str, str] | None = None,
     cache: bool = True,
     judge_options: Mapping[str, Any] | None = None,
+    prompts: Mapping[str, str | Path] | None = None,
 ) -> Report:
     """Score samples with the RAGAS metrics and apply the quality gate.
 
@@ -92,6 +94,8 @@ def evaluate(
     checkpoint: a file each finished sample is appended to; results found there for unchanged samples are reused.
     gate_on: 'mean' (default) or 'lower-bound': hold each metric's 95% CI lower bound against its threshold.
     language: 'auto' (each sample's prompts in the language of its script), 'en' or 'zh' for every sample.
+    prompts: prompt family -> a file whose text replaces the family's instruction block (prompts/overrides.py,
+    docs/custom-metrics.md), e.g. {"verify_statement": "instruction.txt"}; set on the judge.
     metric_options: per metric, settings such as {"answer_correctness": {"weights": (0.5, 0.5)}}.
     max_error_rate: the share of a metric's samples an error (judge, embedder, I/O) may leave unscored; beyond it,
     or with no scored sample, the metric could not be evaluated: report.gate.evaluated is False, the gate fails.
@@ -111,10 +115,25 @@ def evaluate(
     chosen = get_metrics(metrics, metric_options)
     check_cache_choice(cache, cache_dir)
     judge = set_calibration(judge, judge_options) if isinstance(judge, Judge) else get_judge(judge, judge_options)
+    set_prompts(judge, prompts)
     check_window(judge, [p for m in chosen for p in m.prompts])  # a window too small for one item: refused now
     with judge_cache(judge, cache, cache_dir):
         return _run(samples, chosen, judge, embedder, thresholds, gate, progress, skipped, checkpoint, gate_on,
                     concurrency, language, max_error_rate)
+
+
+def set_prompts(judge: Judge, prompts: Mapping[str, str | Path] | None) -> None:
+    """The judge asks with the user's instruction texts for these families (none given: as it was)."""
+    if prompts:
+        judge.prompts = load_overrides(dict(prompts))
+
+
+def prompt_meta(chosen: list[Metric], overrides: PromptOverrides | None) -> dict[str, Any]:
+    """report.meta["prompts"]: the template sha256 of each family the metrics ask, as used, and the files of the
+    overridden ones."""
+    own = {p: m.template for m in chosen if m.template is not None for p in m.prompts}
+    return {"sha256": template_hashes([p for m in chosen for p in m.prompts], overrides, own),
+            "overridden": dict(overrides.sources) if overrides else {}}
 
 
 def check_cache_choice(cache: bool, cache_dir: str | Path | None) -> None:
@@ -212,6 +231,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
         "judge_cache": str(judge.cache.path) if judge.cache else None,
         "embedder": embedder.describe() if isinstance(embedder, Embedder) else None,
         "thresholds": limits,
+        "prompts": prompt_meta(chosen, judge.prompts),
         "versions": _versions(),
     }
     report = Report(meta=meta, metrics=names, gate=Gate(enabled=gate, passed=True, max_error_rate=max_error_rate),

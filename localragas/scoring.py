@@ -8,7 +8,7 @@ made for the sample. One context is used by one thread; samples scored in parall
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .judges.base import CallLog
@@ -43,6 +43,10 @@ class Asking:
     def p_yes(self, prompt: "Prompt") -> float:
         """The judge's P(yes) for the yes/no question `prompt` (a graded verdict), recorded in the sample's call log."""
         return self.judge.p_yes(prompt, log=self.log)
+
+    def choices(self, prompt: "Prompt", options: "Sequence[str]") -> dict[str, float]:
+        """The judge's probability of each one-token option (a rubric's levels), recorded in the sample's call log."""
+        return self.judge.choice_probabilities(prompt, options, log=self.log)
 
     def warn(self, message: str) -> None:
         """Note a split or truncation in the evidence of the metric being scored."""

@@ -46,7 +46,7 @@ class Judged:
         return {flag: v >= YES, f"p_{flag}": round(v, 4), f"p_{flag}_raw": round(self.raw[i], 4)}
 
 
-def _graded(ctx: "Scoring", family: str, raw: list[float], judged: bool = True) -> Judged:
+def graded(ctx: "Scoring", family: str, raw: list[float], judged: bool = True) -> Judged:
     """The raw P(yes) of `family` and their calibrated values (unchanged without a map for the family). judged=False:
     no call was made (no texts to judge against), the zeros are not P(yes) and are not mapped."""
     cal = ctx.judge.calibration
@@ -81,10 +81,10 @@ class ProbabilityVerdicts(Verdicts):
 
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
                 notes: list[dict] | None = None) -> Judged:
-        return _graded(ctx, way.family, support_probabilities(ctx, items, against, way, notes), judged=bool(against))
+        return graded(ctx, way.family, support_probabilities(ctx, items, against, way, notes), judged=bool(against))
 
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> Judged:
-        return _graded(ctx, RELEVANCE_FAMILY, chunk_probabilities(ctx, question, target, kind, chunks))
+        return graded(ctx, RELEVANCE_FAMILY, chunk_probabilities(ctx, question, target, kind, chunks))
 
 
 class JsonVerdicts(Verdicts):

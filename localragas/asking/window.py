@@ -108,6 +108,8 @@ def check_window(judge: "Judge", prompt_names: Sequence[str]) -> None:
     if n_ctx is None:
         return
     for name in dict.fromkeys(prompt_names):
+        if name not in _SMALLEST:  # a custom metric's prompt (prompts/custom.py): the user's short question
+            continue
         make, item, reply = _SMALLEST[name]
         p = make()
         if len(p.system.encode("utf-8")) + len(p.user.encode("utf-8")) + OVERHEAD + item + reply <= n_ctx:

@@ -67,11 +67,15 @@ _FACTORIES: dict[str, Callable[[str, dict[str, Any]], Judge]] = {
 
 def get_judge(spec: str | None = None, options: dict[str, Any] | None = None) -> Judge:
     """A judge from a spec: a catalogue name, a .gguf path, 'fake', 'BACKEND:NAME_OR_PATH', or 'openai:MODEL'
-    (with options["base_url"]: an OpenAI-compatible server). options["calibration"] (a file, or "none") chooses its
-    calibration, else the catalogue's (judges/calibrated.py); the other options are the backend's settings."""
+    (with options["base_url"]: an OpenAI-compatible server), or 'PLUGIN:MODEL' for a backend a package adds (entry
+    point group localragas.judges: a factory(MODEL, options) -> Judge). options["calibration"] (a file, or "none")
+    chooses its calibration, else the catalogue's (judges/calibrated.py); the other options are the backend's
+    settings."""
     options, calibration = split_calibration(options)
     spec = spec or models.DEFAULT_JUDGE
     backend, sep, target = spec.partition(":")
+    if sep and backend not in BACKENDS and (plugin := _plugin_factory(backend)) is not None:
+        return calibrate_judge(_made_by_plugin(plugin, backend, target, options), calibration)
     if not (sep and backend in BACKENDS):
         backend, target = ("fake", "") if spec == "fake" else ("llamacpp", spec)
         if backend == "llamacpp" and target not in models.CATALOGUE and not Path(target).expanduser().is_file():
@@ -82,6 +86,25 @@ def get_judge(spec: str | None = None, options: dict[str, Any] | None = None) ->
                 f"or BACKEND:MODEL with BACKEND in {', '.join(BACKENDS)}"
             )
     return calibrate_judge(_FACTORIES[backend](target, options), calibration)
+
+
+def _plugin_factory(backend: str) -> Callable[[str, dict[str, Any]], Judge] | None:
+    """The factory a `localragas.judges` entry point named `backend` gives (localragas.plugins), loaded now."""
+    from ..plugins import JUDGES, found, load  # noqa: PLC0415
+
+    ep = found(JUDGES).get(backend)
+    return None if ep is None else load(ep, JUDGES, "a judge backend")
+
+
+def _made_by_plugin(factory: Callable[[str, dict[str, Any]], Judge], backend: str, target: str,
+                    options: dict[str, Any]) -> Judge:
+    from ..plugins import PluginError  # noqa: PLC0415
+
+    judge = factory(target, options)
+    if not isinstance(judge, Judge):
+        raise PluginError(f"the {backend!r} judge plugin (entry point group localragas.judges) made a "
+                          f"{type(judge).__name__}, not a localragas Judge")
+    return judge
 
 
 def _settings(cls: type[_Settings], options: dict[str, Any]) -> _Settings:

@@ -4,19 +4,21 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import ValidationError
 
 from ..errors import JudgeError
-from ..outputs import Output, YesNo, json_schema, schema_text
+from ..outputs import Choices, Output, YesNo, json_schema, schema_text
 from ..prompts import Prompt
 from .cache import JudgeCache, cache_key
 
 if TYPE_CHECKING:
     from ..calibration_map import CalibrationMap
+    from ..prompts.overrides import PromptOverrides
+    from .yes_no import NextTokens
 
 T = TypeVar("T", bound=Output)
 
@@ -79,6 +81,9 @@ class Judge(ABC):
     # the map of its graded verdicts' P(yes) (localragas.calibration_map; set by get_judge, judges/calibrated.py);
     # None: uncalibrated. Applied by asking.verdicts, never here: the cache keeps raw P(yes).
     calibration: "CalibrationMap | None" = None
+    # the user's instruction texts for built-in prompt families (prompts/overrides.py; set by the run from
+    # `[prompts]` / `--prompt`), applied to every prompt before it is asked or cached; None: the built-in texts
+    prompts: "PromptOverrides | None" = None
 
     def __init__(self) -> None:
         self.stats = JudgeStats()  # run totals, all threads
@@ -106,21 +111,56 @@ class Judge(ABC):
     def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
         """Run the model with decoding constrained to `schema`; raise JudgeError when no reply can be had."""
 
+    def _next_tokens(self, prompt: Prompt) -> "NextTokens":
+        """The judge's top next-token candidates after `prompt` (judges/yes_no.py), nothing generated. Backends that
+        can read them override this."""
+        raise JudgeError(f"the {self.name} judge cannot give token probabilities for graded verdicts or rubrics; "
+                         "use --metric-option METRIC.verdicts=json")
+
     def _yes_no(self, prompt: Prompt) -> Completion:
         """A graded verdict: the prompt asks a yes/no question; the Completion's text is the YesNo JSON built from the
-        judge's next-token probabilities (judges/yes_no.py). Backends that can read them override this."""
-        raise JudgeError(f"the {self.name} judge cannot give token probabilities for graded verdicts; "
-                         "use --metric-option METRIC.verdicts=json")
+        judge's next-token probabilities (judges/yes_no.py)."""
+        from .yes_no import completion, yes_no_reply  # noqa: PLC0415
+
+        top = self._next_tokens(prompt)
+        return completion(yes_no_reply(top.candidates, prompt.name), top.prompt_tokens, top.cached_tokens)
+
+    def _choices(self, prompt: Prompt, options: tuple[str, ...]) -> Completion:
+        """The Choices JSON of the judge's next-token probabilities over one-token `options` (judges/yes_no.py)."""
+        from .yes_no import choice_reply, completion  # noqa: PLC0415
+
+        top = self._next_tokens(prompt)
+        return completion(choice_reply(top.candidates, options, prompt.name), top.prompt_tokens, top.cached_tokens)
 
     def generate(self, prompt: Prompt, output: type[T], log: CallLog | None = None) -> T:
         """Ask the judge, its decoding constrained to `output`'s JSON schema; return a validated `output`. Raises
         JudgeError (never returns a guess). The call is recorded in `log` (default: the judge's own)."""
+        prompt = self.with_overrides(prompt)
         return self._ask(prompt, output, log, lambda: self._complete(prompt, json_schema(output), output))
 
     def p_yes(self, prompt: Prompt, log: CallLog | None = None) -> float:
         """A graded verdict: P(yes) / (P(yes) + P(no)) of the judge's next token after `prompt`, a yes/no question
         (`_yes_no`, judges/yes_no.py: no token is generated). Cached like any reply (as a YesNo); recorded in `log`."""
+        prompt = self.with_overrides(prompt)
         return self._ask(prompt, YesNo, log, lambda: self._yes_no(prompt)).p_yes
+
+    def choice_probabilities(self, prompt: Prompt, options: Sequence[str],
+                             log: CallLog | None = None) -> dict[str, float]:
+        """The judge's probability of each one-token option (a rubric's levels) as the first token of its reply to
+        `prompt`, normalised over the options: read like p_yes, nothing generated; JudgeError when none of them is
+        among its top next tokens. The prompt must list the options (the cache keys on its text)."""
+        options = tuple(str(o).strip().lower() for o in options)
+        prompt = self.with_overrides(prompt)
+        got = self._ask(prompt, Choices, log, lambda: self._choices(prompt, options))
+        if set(got.probabilities) != set(options):
+            raise JudgeError(f"{prompt.name}: the judge's probabilities are for {sorted(got.probabilities)}, not the "
+                             f"options {list(options)}")
+        return {o: got.probabilities[o] for o in options}
+
+    def with_overrides(self, prompt: Prompt) -> Prompt:
+        """The prompt as asked: with the user's instruction text for its family (`prompts`), if any. The judge cache
+        keys on the text asked, so an override needs no other key."""
+        return self.prompts.apply(prompt) if self.prompts else prompt
 
     def _ask(self, prompt: Prompt, output: type[T], log: CallLog | None, run: Callable[[], Completion]) -> T:
         """The cache, else run(): counted, recorded, validated as `output`, cached."""
@@ -174,8 +214,9 @@ class Judge(ABC):
     @property
     def scoring_fingerprint(self) -> str:
         """What decides the judge's scores: its fingerprint and its calibration's content hash (the resume checkpoint
-        keys; the judge cache's key is the fingerprint alone, its replies raw)."""
-        return self.fingerprint + (f"+calibration:{self.calibration.sha256[:16]}" if self.calibration else "")
+        keys; the judge cache's key is the fingerprint alone, its replies raw), and the prompt overrides' hash."""
+        return (self.fingerprint + (f"+calibration:{self.calibration.sha256[:16]}" if self.calibration else "")
+                + (f"+prompts:{self.prompts.sha256[:16]}" if self.prompts else ""))
 
     def describe(self) -> dict:
         return {"name": self.name, "fingerprint": self.fingerprint}

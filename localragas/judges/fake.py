@@ -10,8 +10,9 @@ from typing import Any, Callable
 from pydantic import BaseModel
 
 from ..errors import JudgeError
-from ..outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_ENTITIES, MAX_ENTITY_CHARS, MAX_REFERENCE_CHARS, Claims,
-                       Entities, GeneratedItem, GeneratedQuestion, GeneratedQuestions, Output, Rating, Verdicts, YesNo)
+from ..outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_ENTITIES, MAX_ENTITY_CHARS, MAX_REFERENCE_CHARS, Choices,
+                       Claims, Entities, GeneratedItem, GeneratedQuestion, GeneratedQuestions, Output, Rating, Verdicts,
+                       YesNo)
 from ..prompts import Prompt
 from .base import Completion, Judge
 
@@ -65,6 +66,10 @@ class FakeJudge(Judge):
         """A graded verdict: the queued or responder reply for output YesNo ({"p_yes": …, "mass": …})."""
         return self._complete(prompt, {}, YesNo)
 
+    def _choices(self, prompt: Prompt, options: tuple[str, ...]) -> Completion:
+        """A rubric's level probabilities: the queued or responder reply for output Choices."""
+        return self._complete(prompt, {}, Choices)
+
 
 # --- a deterministic heuristic, so `--judge fake` gives plausible scores without a model -----------------
 
@@ -115,6 +120,27 @@ def _written_item(prompt: Prompt) -> dict[str, Any]:
     return {"question": asked, "reference": " ".join(firsts)[:MAX_REFERENCE_CHARS]}
 
 
+def _custom_share(text: str) -> float:
+    """A custom criterion or rubric (prompts/custom.py): the graded share of the answer's words (else the
+    reference's, else the question's) in the other fields shown; a dodge of an answer shares nothing."""
+    shown = {t: " ".join(_between(text, t)) for t in ("question", "answer", "reference", "context")}
+    target = next(t for t in ("answer", "reference", "question", "context") if shown[t] or t == "context")
+    if target == "answer" and _DODGE.search(shown["answer"]):
+        return 0.0
+    rest = " ".join(v for t, v in shown.items() if t != target)
+    return _graded_share(_words(shown[target]) - _ASKING, rest) if rest else 1.0
+
+
+def _levels(text: str) -> dict[str, Any]:
+    """A rubric's level probabilities: most on the level at the custom share's place along the levels, the rest on
+    its neighbours (deterministic)."""
+    levels = re.findall(r"^(\d): ", text, flags=re.M)
+    at = round(_custom_share(text) * (len(levels) - 1))
+    weights = [4.0 if i == at else 1.0 if abs(i - at) == 1 else 0.0 for i in range(len(levels))]
+    total = sum(weights)
+    return {"probabilities": {k: round(w / total, 6) for k, w in zip(levels, weights)}, "mass": 1.0}
+
+
 _DODGE = re.compile(r"\b(not sure|don't know|do not know|cannot answer)\b", re.I)  # a noncommittal answer
 _ENTITY = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|\d[\d,.]*\d|\d")
 
@@ -143,8 +169,12 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
         question = _words(" ".join(_between(text, "question")))
         share = len(question & _words(" ".join(_between(text, "context")))) / max(len(question), 1)
         return {"rating": 2 if share >= 0.6 else 1 if share >= 0.3 else 0}
+    if output is Choices:
+        return _levels(text)
     if output is YesNo:  # the same rules as the verdicts below, graded under "no": p >= 0.5 exactly when they say yes
-        if prompt.name == "judge_chunk":
+        if prompt.name.startswith("criterion:"):
+            p = _custom_share(text)
+        elif prompt.name == "judge_chunk":
             target = " ".join(_between(text, "reference") or _between(text, "answer") or _between(text, "question"))
             shared = len(_words(" ".join(_between(text, "context"))) & _words(target))
             p = 1.0 if shared >= 3 else shared / 6

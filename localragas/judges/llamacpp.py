@@ -16,7 +16,7 @@ from ..prompts import Prompt
 from .base import Completion, Judge
 from .llama_steps import LlamaSteps
 from .prefix_steps import PrefixSteps
-from .yes_no import completion, top_from_logits, yes_no_reply
+from .yes_no import NextTokens, top_from_logits
 
 
 class LlamaCppSettings(BaseModel):
@@ -170,11 +170,11 @@ class LlamaCppJudge(Judge):
         return Completion(text=text, prompt_tokens=len(tokens), completion_tokens=len(reply), cached_tokens=keep,
                           truncated=not finished)
 
-    def _yes_no(self, prompt: Prompt) -> Completion:
+    def _next_tokens(self, prompt: Prompt) -> NextTokens:
         with self._model_lock:
-            return self._yes_no_locked(prompt)
+            return self._next_tokens_locked(prompt)
 
-    def _yes_no_locked(self, prompt: Prompt) -> Completion:
+    def _next_tokens_locked(self, prompt: Prompt) -> NextTokens:
         """One forward pass, nothing generated: the logits after the prompt's last token are the distribution of the
         reply's first token. The prompt is evaluated in steps (judges/prefix_steps.py): the shared prefix of a
         sample's items (system prompt, contexts) is evaluated once as its own step and kept, or restored from a
@@ -196,8 +196,7 @@ class LlamaCppJudge(Judge):
             steps.forget()
             raise JudgeError(f"{prompt.name}: {e}") from None
         decode = lambda i: llm.detokenize([i]).decode("utf-8", "replace")  # noqa: E731
-        reply = yes_no_reply(top_from_logits(logits, decode), prompt.name)
-        return completion(reply, n_prompt, reused)
+        return NextTokens(top_from_logits(logits, decode), n_prompt, reused)
 
     def _prefix_steps(self) -> PrefixSteps:
         if self._steps is None:

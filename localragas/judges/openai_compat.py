@@ -32,7 +32,7 @@ from ..errors import ConfigError, JudgeError, MissingDependencyError
 from ..outputs import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
-from .yes_no import TOP_TOKENS, completion, yes_no_reply
+from .yes_no import TOP_TOKENS, NextTokens
 
 MAX_WAIT = 60.0  # longest single wait between two attempts, whatever Retry-After says
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -162,7 +162,7 @@ class OpenAIJudge(Judge):
                     self._sleep(self._wait(attempt, e.retry_after))
         raise JudgeError(f"server unreachable after {attempts} attempts: {last}")
 
-    def _yes_no(self, prompt: Prompt) -> Completion:
+    def _next_tokens(self, prompt: Prompt) -> NextTokens:
         """One unconstrained token with its top log-probabilities (the OpenAI `logprobs` / `top_logprobs` fields;
         llama.cpp's llama-server returns them, and so does llama-cpp-python's server while its logits_all setting is on,
         its default)."""
@@ -178,7 +178,7 @@ class OpenAIJudge(Judge):
             raise JudgeError(f"{_redact(url)} sent no token log-probabilities (the `logprobs` field) for "
                              f"{prompt.name}: graded verdicts need them; use --metric-option METRIC.verdicts=json, "
                              "or a server that returns them") from None
-        return completion(yes_no_reply(candidates, prompt.name), done.prompt_tokens, done.cached_tokens)
+        return NextTokens(candidates, done.prompt_tokens, done.cached_tokens)
 
     def _body(self, prompt: Prompt, schema: dict, output: type[Output]) -> dict[str, Any]:
         s = self.settings

@@ -26,7 +26,7 @@ from .transformers_batches import Batches, Rows
 from .transformers_device import resolve_device
 from .transformers_fingerprint import MAX_WHITESPACE, fingerprint
 from .targets import catalogue_judge, judge_names, looks_like_path, missing_model
-from .yes_no import completion, top_from_logits, yes_no_reply
+from .yes_no import NextTokens, top_from_logits
 
 T = TypeVar("T", bound=Output)
 
@@ -226,7 +226,7 @@ class TransformersJudge(Judge):
             ))
         return done
 
-    def _yes_no(self, prompt: Prompt) -> Completion:
+    def _next_tokens(self, prompt: Prompt) -> NextTokens:
         """One forward pass over the rendered prompt; the last position's logits are the first reply token's
         distribution (one prompt at a time: the calls of a graded verdict are short)."""
         with self._batches.lock:
@@ -243,8 +243,7 @@ class TransformersJudge(Judge):
             enc = {k: v.to(self._device) for k, v in enc.items()}
             with torch.inference_mode():
                 logits = model(**enc).logits[0, -1].float().cpu().numpy()
-        reply = yes_no_reply(top_from_logits(logits, lambda i: tok.decode([i])), prompt.name)
-        return completion(reply, n_prompt)
+        return NextTokens(top_from_logits(logits, lambda i: tok.decode([i])), n_prompt)
 
     def _key(self, prompt: Prompt, output: type[Output]) -> str:
         return cache_key(self.fingerprint, schema_text(output), prompt)
@@ -257,6 +256,7 @@ class TransformersJudge(Judge):
         that prompt's JudgeError. Batched greedy decoding may differ from one-by-one decoding in float rounding.
         """
         todo: dict[str, Prompt] = {}
+        prompts = [self.with_overrides(p) for p in prompts]  # as generate() will ask them (the batch's keys)
         for p in prompts:
             key = self._key(p, output)
             if key not in todo and not (self.cache is not None and self.cache.get(key) is not None):

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Iterable
+from dataclasses import dataclass
+from typing import Iterable, Sequence
 
 from ..errors import JudgeError
 from .base import Completion
@@ -37,6 +38,23 @@ def yes_no_reply(candidates: Iterable[tuple[str, float]], prompt_name: str) -> s
     return json.dumps({"p_yes": round(pooled["yes"] / mass, 6), "mass": round(min(mass, 1.0), 6)})
 
 
+def choice_reply(candidates: Iterable[tuple[str, float]], options: Sequence[str], prompt_name: str) -> str:
+    """The Choices JSON for the top next-token candidates: each option's pooled probability (any spacing or quotes)
+    normalised over the options; JudgeError when none of them is among the candidates."""
+    pooled = dict.fromkeys(options, 0.0)
+    seen: list[str] = []
+    for token, logprob in candidates:
+        seen.append(token)
+        word = token.strip(_STRIP).lower()
+        if word in pooled and logprob > -math.inf:
+            pooled[word] += math.exp(logprob)
+    mass = sum(pooled.values())
+    if mass <= 0.0:
+        raise JudgeError(f"{prompt_name}: none of {', '.join(options)} among the judge's top next tokens {seen[:8]!r}")
+    return json.dumps({"probabilities": {k: round(v / mass, 6) for k, v in pooled.items()},
+                       "mass": round(min(mass, 1.0), 6)})
+
+
 def top_from_logits(logits, decode, k: int = TOP_TOKENS) -> list[tuple[str, float]]:
     """The k most likely next tokens from a logits vector (numpy): (text, log-probability), best first."""
     import numpy as np  # noqa: PLC0415
@@ -47,6 +65,16 @@ def top_from_logits(logits, decode, k: int = TOP_TOKENS) -> list[tuple[str, floa
     top = np.argpartition(-logp, k)[:k]
     top = top[np.argsort(-logp[top])]
     return [(decode(int(i)), float(logp[i])) for i in top]
+
+
+@dataclass
+class NextTokens:
+    """A backend's top next-token candidates after a prompt (text, log-probability), best first, and the call's
+    token counts."""
+
+    candidates: list[tuple[str, float]]
+    prompt_tokens: int
+    cached_tokens: int = 0
 
 
 def completion(reply: str, prompt_tokens: int, cached_tokens: int = 0) -> Completion:

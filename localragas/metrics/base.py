@@ -27,6 +27,8 @@ class Metric(ABC):
     options: dict[str, Any] = {}  # settings and their defaults; a configured copy: with_options(...)
     threshold: float | None = None  # the default gate threshold (None: gated only when one is given)
     items: str | None = None  # the evidence list of its judged items (claims, statements, chunks), if it has one
+    source: str | None = None  # where a custom metric was declared (metrics/custom.py); None: built in
+    template: str | None = None  # a custom metric's own prompt text (its question, levels): hashed in report.meta
 
     def default_threshold(self, calibrated: Collection[str] = ()) -> float | None:
         """The default gate threshold for a judge whose calibration covers the prompt families `calibrated`."""
@@ -173,6 +175,47 @@ def register(metric: Metric) -> Metric:
     return metric
 
 
+def register_custom(metric: Metric) -> Metric:
+    """Register a user's metric (metrics/custom.py, a plugin); one of the same name declared before is replaced, a
+    built-in one's name is refused."""
+    known = all_metrics()
+    if metric.name in known and known[metric.name].source is None:
+        raise ConfigError(f"custom metric {metric.name!r} ({metric.source}) has the name of a built-in metric; "
+                          "choose another name")
+    return register(metric)
+
+
+_plugins = {"state": "new"}  # "loading" while the entry points load (their metrics register), then "done"
+
+
+def _load_plugins() -> None:
+    """The metrics of the `localragas.metrics` entry points (localragas.plugins), once; a plugin that fails is an
+    error each time metrics are asked for, never a run without it."""
+    if _plugins["state"] != "new":
+        return
+    _plugins["state"] = "loading"
+    try:
+        _register_plugins()
+    except BaseException:
+        _plugins["state"] = "new"
+        raise
+    _plugins["state"] = "done"
+
+
+def _register_plugins() -> None:
+    from ..plugins import METRICS, PluginError, describe, found, load  # noqa: PLC0415
+
+    for ep in found(METRICS).values():
+        got = load(ep, METRICS, "a metric")
+        if isinstance(got, type) and issubclass(got, Metric):
+            got = got()
+        if not isinstance(got, Metric):
+            raise PluginError(f"plugin {describe(ep, METRICS)} is a {type(got).__name__}, not a localragas Metric "
+                              "(a Criterion, a Rubric, a @localragas.metric function or a Metric subclass)")
+        got.source = f"plugin {ep.value}"
+        register_custom(got)
+
+
 def all_metrics() -> dict[str, Metric]:
     """Every metric, the four RAGAS core metrics first."""
     from . import (  # noqa: F401,PLC0415
@@ -188,6 +231,7 @@ def all_metrics() -> dict[str, Metric]:
         semantic_similarity,
     )
 
+    _load_plugins()
     return {n: _REGISTRY[n] for n in sorted(_REGISTRY, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))}
 
 
@@ -199,6 +243,9 @@ def get_metrics(names: "list[str | Metric] | None" = None,
     """
     known = all_metrics()
     names = list(names) if names else list(DEFAULT)
+    for n in names:  # a custom metric given as an object is known by name from now on (reports, compare)
+        if isinstance(n, Metric) and n.source is not None and known.get(n.name) is not n:
+            register_custom(n)
     unknown = [n for n in names if not isinstance(n, Metric) and n not in known]
     if unknown:
         raise ConfigError(f"unknown metric(s) {', '.join(unknown)}; valid: {', '.join(known)}")

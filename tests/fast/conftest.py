@@ -26,3 +26,15 @@ def models_dir(tmp_path, monkeypatch) -> Path:
     d.mkdir()
     monkeypatch.setenv(models.MODELS_DIR_ENV, str(d))
     return d
+
+
+@pytest.fixture
+def own_metrics():
+    """The metric registry restored after the test: the custom metrics it declares are gone for the next one."""
+    from localragas.metrics import all_metrics, base
+
+    all_metrics()  # the built-ins registered first: their modules register them only when first imported
+    saved = dict(base._REGISTRY)
+    yield base._REGISTRY
+    base._REGISTRY.clear()
+    base._REGISTRY.update(saved)

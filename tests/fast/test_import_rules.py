@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "localragas"
 # Bottom first. An entry names a module ("gate") or a package with every module in it ("judges").
 LAYERS: list[tuple[str, list[str]]] = [
     ("foundation", ["errors", "atomic_write", "paths", "printable", "offline", "inputs", "key_values", "number_text", "outputs",
-                    "sentences"]),
+                    "sentences", "plugins"]),
     ("schema", ["schema", "language"]),
     ("data", ["column_map", "sample_record", "text_readers", "table_readers", "dataset", "sample_inputs",
               "ragas_compat"]),

@@ -566,3 +566,11 @@ def test_cli_config_file_lists_urls_for_round_robin(stub, stub2, tmp_path):
                                        "--no-gate", "--no-progress", "--no-cache"])
     assert result.exit_code == 0, result.output
     assert len(stub.requests) == len(stub2.requests) >= 2
+
+
+def test_choice_probabilities_read_the_same_top_logprobs_as_graded_verdicts(stub):
+    judge = judge_for(stub.url)
+    got = judge.choice_probabilities(verify_statement("Paris is the capital of France.", CTX), ["yes", "no"])
+    assert got == {"yes": pytest.approx(0.75), "no": pytest.approx(0.25)}  # " No" and "no" pooled, "{" left out
+    (req,) = stub.requests
+    assert (req["body"]["max_tokens"], req["body"]["logprobs"], req["body"]["top_logprobs"]) == (1, True, 20)

@@ -1,0 +1,114 @@
+"""A user's own instruction text for a built-in prompt family, read from a file (`[prompts] FAMILY = FILE`,
+`--prompt FAMILY=FILE`): it replaces the family's instruction block, in every language, and nothing else (the data
+layout, the tags and the reply line stay, so the output schema is fixed); `support_examples` replaces the worked
+examples of the `shots` prompts. The report records each family's template hash (`template_hashes`)."""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..errors import ConfigError
+from . import claims, entities, mentions, questions, rating, relevance, verdicts
+from .base import Prompt
+from .support_examples import examples_block
+
+EXAMPLES = "support_examples"  # the worked examples of verify_statement / contradict_statement with shots=N
+
+
+def _targets(texts: dict[str, str]) -> list[str]:
+    kinds = {"en": ("reference answer", "answer"), "zh": ("参考答案", "回答")}
+    return [t.format(target=k) for lang, t in texts.items() for k in kinds[lang]]
+
+
+# family -> its built-in instruction block, every language and variant (what an override replaces)
+TEMPLATES: dict[str, list[str]] = {
+    "extract_claims": list(claims.INSTRUCTIONS.values()),
+    "extract_entities": list(entities.INSTRUCTIONS.values()),
+    "entities_in_contexts": list(mentions.INSTRUCTIONS.values()),
+    "generate_questions": list(questions.INSTRUCTIONS.values()),
+    "check_question": list(questions.CHECK.values()),
+    "rate_context_relevance": [t for pair in rating.INSTRUCTIONS.values() for t in pair],
+    "judge_chunk": _targets(relevance.ONE) + list(relevance.ONE_QUESTION_ONLY.values()),
+    "judge_chunks": _targets(relevance.INSTRUCTIONS) + list(relevance.QUESTION_ONLY.values()),
+    "verify_statements": list(verdicts.INSTRUCTIONS.values()),
+    "verify_statement": list(verdicts.ONE.values()),
+    "verify_statement_reworded": list(verdicts.REWORDED.values()),
+    "contradict_statement": list(verdicts.CONTRADICT.values()),
+    EXAMPLES: [examples_block(lang, n, c) for n in (3, 2, 1) for c in (False, True) for lang in ("en", "zh")],
+}
+
+
+def family_of(prompt_name: str) -> str:
+    """The family an override is given for: the prompt's name without a `_Nshot` suffix."""
+    base, _, shots = prompt_name.rpartition("_")
+    return base if base and shots.endswith("shot") and shots[:-4].isdigit() else prompt_name
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class PromptOverrides:
+    """family -> the user's text, and the file each came from."""
+
+    texts: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.texts)
+
+    @property
+    def sha256(self) -> str:
+        """The overrides' content hash (part of the judge's scoring fingerprint: the resume checkpoint's key)."""
+        return _sha(json.dumps(self.texts, sort_keys=True, ensure_ascii=False))
+
+    def apply(self, prompt: Prompt) -> Prompt:
+        """The prompt with its family's instruction block (and worked examples) replaced by the user's; the split
+        offsets after a replaced block moved with it."""
+        for family in (family_of(prompt.name), EXAMPLES):
+            text = self.texts.get(family)
+            if text is None:
+                continue
+            found = next((t for t in TEMPLATES[family] if t in prompt.user), None)
+            if found is None:
+                continue
+            at = prompt.user.index(found)
+            delta = len(text) - len(found)
+            user = prompt.user[:at] + text + prompt.user[at + len(found):]
+            prompt = replace(prompt, user=user, splits=tuple(s + delta if s > at else s for s in prompt.splits))
+        return prompt
+
+
+def template_hashes(families: list[str], overrides: PromptOverrides | None = None,
+                    own: dict[str, str] | None = None) -> dict[str, str]:
+    """sha256 of each family's template as used: the override, else a custom metric's own text (`own`: family ->
+    its question and levels), else the built-in instruction blocks (a family with none hashes its name)."""
+    texts = {**(own or {}), **(overrides.texts if overrides else {})}
+    out = {}
+    for family in sorted({family_of(f) for f in families}):
+        if family in texts:
+            out[family] = _sha(texts[family])
+        else:
+            out[family] = _sha(json.dumps(TEMPLATES.get(family, [family]), ensure_ascii=False))
+    return out
+
+
+def load_overrides(files: dict[str, str | Path], where: str = "--prompt") -> PromptOverrides:
+    """The overrides from family -> file (UTF-8 text); a ConfigError names an unknown family (listing the valid
+    ones), a missing or empty file."""
+    texts, sources = {}, {}
+    for family, path in files.items():
+        if family not in TEMPLATES:
+            raise ConfigError(f"{where}: unknown prompt family {family!r}; valid: {', '.join(TEMPLATES)}")
+        p = Path(path).expanduser()
+        try:
+            text = p.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(f"{where}: {family}: cannot read {p}: {e}") from None
+        if not text:
+            raise ConfigError(f"{where}: {family}: {p} is empty")
+        texts[family], sources[family] = text, str(p)
+    return PromptOverrides(texts, sources)
