@@ -14,6 +14,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Iterator
 
+from ..metrics.report_definitions import definitions_of
 from ..schema import Report
 from . import html_sections as sections
 from ..atomic_write import write_atomic
@@ -54,7 +55,9 @@ def render_html(report: Report) -> str:
 
 def html_pieces(report: Report) -> Iterator[str]:
     """The page of render_html() in pieces, its embedded data one sample at a time (a large report is never one
-    string in memory)."""
+    string in memory). The metric cards and the drill-down read the report's metric definitions; one without them
+    (made in Python, or written before reports stored them) gets the registry's (metrics.definitions_of)."""
+    report = report.model_copy(update={"definitions": definitions_of(report)})
     style, script = _asset("style.css"), _asset("app.js")
     if "</" in style + script:  # an inlined asset must not be able to close its own element
         raise RuntimeError("localragas/report/html assets must not contain '</'")

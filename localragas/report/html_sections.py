@@ -32,15 +32,6 @@ def _ci(obj: object) -> tuple[float, float] | None:
     return None if lo is None or hi is None else (lo, hi)
 
 
-def _definitions() -> dict[str, str]:
-    try:
-        from ..metrics import all_metrics  # noqa: PLC0415
-
-        return {n: m.definition for n, m in all_metrics().items()}
-    except Exception:  # noqa: BLE001 - a definition is a nicety; the report must render regardless
-        return {}
-
-
 def header(report: Report) -> str:
     m = report.meta
     facts = [f"{len(report.samples)} sample{'s' if len(report.samples) != 1 else ''}"]
@@ -152,8 +143,9 @@ def metric_card(report: Report, s: MetricSummary, g: GateResult | None, definiti
 
 def metric_cards(report: Report) -> str:
     gate = {g.metric: g for g in report.gate.results}
-    defs = _definitions()
-    cards = "".join(metric_card(report, s, gate.get(s.metric), defs.get(s.metric, "")) for s in report.summary)
+    defs = report.definitions  # html_pieces completed them (metrics.definitions_of)
+    cards = "".join(metric_card(report, s, gate.get(s.metric), defs[s.metric].definition if s.metric in defs else "")
+                    for s in report.summary)
     if not cards:
         cards = '<p class="empty">No metric was computed.</p>'
     return f'<section id="metrics"><h2>Metrics</h2><div class="cards">{cards}</div></section>'
