@@ -92,7 +92,7 @@ def test_a_metric_the_registry_does_not_know_renders_and_gates_from_its_definiti
     assert r.exit_code == 1, r.output
     assert "plugin_metric" in r.output and "the plugin is unhappy" in r.output
     page = html.read_text(encoding="utf-8")
-    assert 'id="metric-plugin_metric"' in page and "a plugin&#x27;s own metric" in page
+    assert 'id="metric-plugin_metric"' in page and "a plugin&#39;s own metric" in page
     assert _embedded(page)["definitions"]["plugin_metric"]["renderer"]["kind"] == "verdicts"
     assert "unsupported" in md.read_text(encoding="utf-8")  # its stored summary: the item summary of claims
     named = json.loads(ragas.read_text(encoding="utf-8"))
