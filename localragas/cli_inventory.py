@@ -17,14 +17,14 @@ from .printable import printable
 def metrics_cmd() -> None:
     """List every metric: the fields it needs, its direction, whether it is computed by default, its definition."""
     from .metrics import all_metrics  # noqa: PLC0415
-    from .metrics.base import DEFAULT  # noqa: PLC0415
 
     for m in all_metrics().values():
+        d = m.describe()
         extra = ", embedder" if m.uses_embedder else ""
-        default = "default; " if m.name in DEFAULT else ""
+        default = "default; " if d.default else ""
         options = "; options " + ", ".join(f"{k}={v}" for k, v in m.options.items()) if m.options else ""
-        click.echo(f"{m.name:<29} {default}{m.direction}; needs {', '.join(m.needs)}{extra}{options}\n"
-                   f"{'':<29} {m.definition}")
+        click.echo(f"{d.name:<29} {default}{d.direction}; needs {', '.join(d.needs)}{extra}{options}\n"
+                   f"{'':<29} {d.definition}")
     click.echo("default: the four RAGAS core metrics; choose others with -m NAME[,NAME]")
 
 

@@ -1,5 +1,5 @@
-"""What a metric is, as data: the definition each metric declares (metrics/) and each report stores (Report.definitions),
-so the gate, `compare`, the evidence summaries, the ragas names and the HTML report read a stored report with the
+"""What a metric is, as data: the definition each metric declares (metrics/) and each report stores
+(Report.definitions), so the gate, `compare`, the evidence summaries, the ragas names and the HTML report read a stored report with the
 definitions it was made with, and a metric the registry does not know (a plugin's) renders from its own."""
 from __future__ import annotations
 

@@ -215,7 +215,8 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
         "thresholds": limits,
         "versions": _versions(),
     }
-    report = Report(meta=meta, metrics=names, definitions={m.name: m.describe() for m in chosen}, gate=Gate(enabled=gate, passed=True, max_error_rate=max_error_rate),
+    report = Report(meta=meta, metrics=names, definitions={m.name: m.describe() for m in chosen},
+                    gate=Gate(enabled=gate, passed=True, max_error_rate=max_error_rate),
                     samples=results, skipped=list(skipped or []))
     return regate(report, limits, gate_on=gate_on, enabled=gate)
 

@@ -36,8 +36,8 @@ class Metric(ABC):
         """This metric, as configured, as data: what a report stores and its readers use (metric_definition.py)."""
         return MetricDefinition(
             name=self.name, definition=self.definition, problem=self.problem, needs=list(self.needs),
-            higher_is_better=self.higher_is_better, default=self.name in DEFAULT, ragas_name=self.ragas_name or self.name,
-            items=self.items, summary=self.summary, renderer=self.renderer, **self.threshold_settings())
+            higher_is_better=self.higher_is_better, default=self.name in DEFAULT,
+            ragas_name=self.ragas_name or self.name, items=self.items, summary=self.summary, renderer=self.renderer, **self.threshold_settings())
 
     def threshold_settings(self) -> dict[str, Any]:
         """The definition's default gate thresholds (MetricDefinition.thresholds, mode, graded_family)."""
@@ -63,10 +63,6 @@ class Metric(ABC):
     def measure(self, ctx: "Scoring") -> MetricResult:
         """Score ctx.sample (asking the judge through localragas.asking with ctx); return
         MetricResult.unscored_because(reason) when it cannot be scored."""
-
-    @property
-    def direction(self) -> str:
-        return "higher is better" if self.higher_is_better else "lower is better"
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """Validated option values (ConfigError on a bad one); subclasses with options override this."""

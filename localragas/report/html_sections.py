@@ -74,8 +74,8 @@ def verdict(report: Report) -> dict[str, Any]:
         text = (f"Errors (judge, cache, embedder, I/O) left samples unscored beyond the max error rate "
                 f"({gate.max_error_rate:.0%}), or left no scored sample: the gate fails closed."
                 + (f" {text}" if gate.enabled and failed else ""))
-    items = [("not_evaluated", "! errors accepted", x.message) if x.allowed else ("error", "! could not evaluate", x.message)
-             for x in gate.errors]
+    items = [("not_evaluated", "! errors accepted", x.message) if x.allowed
+             else ("error", "! could not evaluate", x.message) for x in gate.errors]
     items += [("failed", "✗ failed", g.message) for g in failed]
     items += [("neutral", "? not evaluated", g.message) for g in pending]
     return {"cls": cls, "icon": icon, "title": title, "text": text, "items": items}
@@ -129,10 +129,12 @@ def categories(report: Report) -> dict[str, Any] | None:
         for s in summaries:
             t = limits.get(s.metric)
             ci = _ci(s)
-            cells.append({"mean": num(s.mean), "unscored": s.unscored, "ci": f"{ci[0]:.3f}–{ci[1]:.3f}" if ci else None,
-                          "low": s.mean is not None and t is not None and (s.mean < t if s.higher_is_better else s.mean > t)})
+            low = s.mean is not None and t is not None and (s.mean < t if s.higher_is_better else s.mean > t)
+            cells.append({"mean": num(s.mean), "unscored": s.unscored, "low": low,
+                          "ci": f"{ci[0]:.3f}–{ci[1]:.3f}" if ci else None})
         rows.append({"category": cat, "samples": sum(1 for r in report.samples if r.category == cat), "cells": cells})
-    return {"metrics": report.metrics, "rows": rows}
+    head = [("category", ""), ("samples", "num"), *((m, "num") for m in report.metrics)]  # (label, class)
+    return {"head": head, "rows": rows}
 
 
 def samples_section(report: Report) -> dict[str, Any] | None:

@@ -125,3 +125,13 @@ def test_compare_reads_the_direction_from_the_reports(stored, tmp_path):
     base, new = read_json(_write(tmp_path, stored, "b.json")), read_json(_write(tmp_path, data, "n.json"))
     got = {c.metric: c for c in compare_reports(base, new).metrics}
     assert got["faithfulness"].higher_is_better is False and got["context_recall"].higher_is_better is True
+
+
+def test_a_stored_definition_is_text_in_the_page_never_markup(stored, tmp_path):
+    data = json.loads(json.dumps(stored))
+    data["definitions"]["faithfulness"]["definition"] = '<img src=x onerror="alert(1)"> & co'
+    data["definitions"]["faithfulness"]["renderer"] = {"kind": "toString", "keys": ["claims"]}  # not a renderer
+    page = render_html(read_json(_write(tmp_path, data)))
+    assert '<p class="definition">&lt;img src=x onerror=&#34;alert(1)&#34;&gt; &amp; co</p>' in page
+    assert "<img" not in page.split('id="report-data"')[0]
+    assert _embedded(page)["definitions"]["faithfulness"]["renderer"]["kind"] == "toString"  # app.js: key/value list
