@@ -22,15 +22,15 @@ def metrics_cmd(config_path: Path | None) -> None:
     custom ones (a settings file's, a plugin's) marked with where they were declared."""
     from .config import load_settings  # noqa: PLC0415
     from .metrics import all_metrics  # noqa: PLC0415
-    from .metrics.base import DEFAULT  # noqa: PLC0415
 
     load_settings(config_path)  # registers its custom metrics
     for m in all_metrics().values():
+        d = m.describe()
         extra = ", embedder" if m.uses_embedder else ""
-        default = "default; " if m.name in DEFAULT else f"custom ({m.source}); " if m.source else ""
+        default = "default; " if d.default else f"custom ({m.source}); " if m.source else ""
         options = "; options " + ", ".join(f"{k}={v}" for k, v in m.options.items()) if m.options else ""
-        click.echo(f"{m.name:<29} {default}{m.direction}; needs {', '.join(m.needs)}{extra}{options}\n"
-                   f"{'':<29} {m.definition}")
+        click.echo(f"{d.name:<29} {default}{d.direction}; needs {', '.join(d.needs)}{extra}{options}\n"
+                   f"{'':<29} {d.definition}")
     click.echo("default: the four RAGAS core metrics; choose others with -m NAME[,NAME]")
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from .metrics.report_definitions import definitions_of
 from .schema import Report
 from .stats import CI_LEVEL, paired_difference
 
@@ -92,13 +93,6 @@ def _warnings(base: Report, new: Report) -> list[str]:
     return out
 
 
-def _higher_is_better(metric: str) -> bool:
-    from .metrics import all_metrics  # noqa: PLC0415
-
-    m = all_metrics().get(metric)
-    return m.higher_is_better if m else True
-
-
 def compare_reports(base: Report, new: Report, base_name: str = "base", new_name: str = "new",
                     top: int = 5) -> Comparison:
     """Pair samples by id; for each metric in both runs, the paired change, its interval and a verdict."""
@@ -111,6 +105,7 @@ def compare_reports(base: Report, new: Report, base_name: str = "base", new_name
         warnings.append(f"{len(common)} samples in both runs; {len(only_b)} only in the base, {len(only_n)} only in "
                         f"the new run (left out of the paired changes)")
     changes, largest = [], {}
+    defined = {**definitions_of(base), **definitions_of(new)}  # a metric's direction: the new run's definition
     for name in [m for m in base.metrics if m in new.metrics]:
         pairs, became_unscored, became_scored = [], [], []
         for i in common:
@@ -124,7 +119,7 @@ def compare_reports(base: Report, new: Report, base_name: str = "base", new_name
             elif nv is not None:
                 became_scored.append(i)
         d = paired_difference([p[1] for p in pairs], [p[2] for p in pairs])
-        hib = _higher_is_better(name)
+        hib = defined[name].higher_is_better
         bs, ns = _mean_of(base, name), _mean_of(new, name)
         changes.append(MetricChange(
             metric=name, base_mean=bs, new_mean=ns, pairs=d["pairs"], diff=d["diff"], ci_low=d["ci_low"],

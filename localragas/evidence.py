@@ -1,11 +1,15 @@
 """Short, human-readable reasons behind a sample's score: for gate messages, Markdown, JUnit and assert_gate.
 
-Only pydantic models are touched here (importing it is cheap: the pytest plugin uses it).
+How a metric's evidence is summed up is its definition's `summary` (metric_definition.py): a kind of SUMMARIES
+with its parameters, read from the report, so a stored report is summarised as it was made.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from .metric_definition import MetricDefinition
+from .metrics.report_definitions import definitions_of, known_definition
 from .schema import MetricResult, Report, SampleResult
 
 _SNIPPET = 90  # characters of one claim / statement / question shown
@@ -22,73 +26,90 @@ def _quoted(items: list[str]) -> str:
     return shown + (f" (+{len(items) - _PER_SAMPLE} more)" if len(items) > _PER_SAMPLE else "")
 
 
-def brief(metric: str, m: MetricResult) -> str:
-    """One line of evidence behind a sample's score, by metric; a generic summary for other metrics."""
+def _items(ev: dict[str, Any], spec: dict[str, Any], note: str) -> str | None:
+    rows = ev.get(spec["items"])
+    if not isinstance(rows, list):
+        return None
+    bad = [c.get(spec["text"], "") for c in rows if bool(c.get(spec["flag"])) == spec.get("bad_when", False)]
+    if not bad:
+        return spec["all_good"].format(total=len(rows)) + note
+    return f"{spec['some_bad'].format(bad=len(bad), total=len(rows))}: {_quoted(bad)}{note}"
+
+
+def _chunks(ev: dict[str, Any], spec: dict[str, Any], note: str) -> str | None:
+    if not isinstance(ev.get("chunks"), list):
+        return None
+    chunks = ev["chunks"]
+    bad = [str(c.get("rank")) for c in chunks if not c.get("relevant")]
+    against = f" (judged against the {ev['judged_against']})" if ev.get("judged_against") else ""
+    if not bad:
+        return f"all {len(chunks)} chunk(s) relevant{against}{note}"
+    return f"irrelevant chunk rank(s) {', '.join(bad)} of {len(chunks)}{against}{note}"
+
+
+def _claim_counts(ev: dict[str, Any], spec: dict[str, Any], note: str) -> str | None:
+    if "tp" not in ev:
+        return None
+    wrong = [c.get("claim", "") for c in ev.get("answer_claims") or [] if not c.get("in_reference")]
+    missed = [c.get("claim", "") for c in ev.get("reference_claims") or [] if not c.get("in_answer")]
+    parts = [f"TP {ev['tp']}, FP {ev['fp']}, FN {ev['fn']}"]
+    if isinstance(ev.get("similarity"), float):
+        parts.append(f"similarity {ev['similarity']:.2f}")
+    if wrong:
+        parts.append(f"not in the reference: {_quoted(wrong)}")
+    if missed:
+        parts.append(f"missed: {_quoted(missed)}")
+    return "; ".join(parts) + note
+
+
+def _ratings(ev: dict[str, Any], spec: dict[str, Any], note: str) -> str | None:
+    if not isinstance(ev.get("ratings"), list):
+        return None
+    return f"ratings {', '.join(map(str, ev['ratings']))} of 2{note}"
+
+
+def _questions(ev: dict[str, Any], spec: dict[str, Any], note: str) -> str | None:
+    if "noncommittal" not in ev and "generated_questions" not in ev:
+        return None
+    if ev.get("noncommittal"):
+        return f"noncommittal answer (scored 0){note}"
+    qs = ev.get("generated_questions") or []
+    if not qs:
+        return note.strip()
+    sims = ", ".join(f"{q.get('similarity', 0):.2f}" for q in qs)
+    if ev.get("noncommittal_overruled"):
+        note = f"; flagged noncommittal, overruled: the answer replies to the question{note}"
+    unanswered = [q.get("question", "") for q in qs if q.get("answered") is False]  # questions=checked
+    if unanswered:
+        return f"similarities {sims}; not replied to by the answer (counted 0): {_quoted(unanswered)}{note}"
+    low = min(qs, key=lambda q: q.get("similarity", 0))
+    return f"similarities {sims}; least similar: \"{_short(low.get('question', ''), 70)}\"{note}"
+
+
+# MetricDefinition.summary["kind"] -> the summariser; each returns None for evidence not of its shape
+SUMMARIES: dict[str, Callable[[dict[str, Any], dict[str, Any], str], str | None]] = {
+    "items": _items,  # metric_definition.item_summary
+    "chunks": _chunks,
+    "claim_counts": _claim_counts,
+    "ratings": _ratings,
+    "questions": _questions,
+}
+
+
+def brief(metric: str | MetricDefinition, m: MetricResult) -> str:
+    """One line of evidence behind a sample's score, as the metric's definition says to sum it up (a name: the
+    registry's definition); a generic summary for a metric without one, or for evidence of another shape."""
     if m.value is None:
         return f"unscored: {m.unscored}"
+    spec = (known_definition(metric) if isinstance(metric, str) else metric).summary
     ev = m.evidence or {}
     note = f" [{_short(ev['note'], 60)}]" if ev.get("note") else ""
+    summarise = SUMMARIES.get(spec.get("kind", ""))
     try:
-        if metric == "faithfulness" and isinstance(ev.get("claims"), list):
-            bad = [c.get("claim", "") for c in ev["claims"] if not c.get("supported")]
-            total = len(ev["claims"])
-            if not bad:
-                return f"all {total} claim(s) supported{note}"
-            return f"unsupported {len(bad)}/{total}: {_quoted(bad)}{note}"
-        if metric == "context_recall" and isinstance(ev.get("statements"), list):
-            bad = [c.get("statement", "") for c in ev["statements"] if not c.get("attributed")]
-            total = len(ev["statements"])
-            if not bad:
-                return f"all {total} reference statement(s) attributed{note}"
-            return f"not in the contexts {len(bad)}/{total}: {_quoted(bad)}{note}"
-        if metric == "context_precision" and isinstance(ev.get("chunks"), list):
-            chunks = ev["chunks"]
-            bad = [str(c.get("rank")) for c in chunks if not c.get("relevant")]
-            against = f" (judged against the {ev['judged_against']})" if ev.get("judged_against") else ""
-            if not bad:
-                return f"all {len(chunks)} chunk(s) relevant{against}{note}"
-            return f"irrelevant chunk rank(s) {', '.join(bad)} of {len(chunks)}{against}{note}"
-        if metric.startswith("noise_sensitivity") and isinstance(ev.get("claims"), list):
-            bad = [c.get("claim", "") for c in ev["claims"] if c.get("counted")]
-            where = "a relevant" if ev.get("mode") == "relevant" else "only an irrelevant"
-            if not bad:
-                return f"no incorrect claim supported by {where} context{note}"
-            return f"incorrect claims supported by {where} context {len(bad)}/{len(ev['claims'])}: {_quoted(bad)}{note}"
-        if metric.startswith(("factual_correctness", "answer_correctness")) and "tp" in ev:
-            wrong = [c.get("claim", "") for c in ev.get("answer_claims") or [] if not c.get("in_reference")]
-            missed = [c.get("claim", "") for c in ev.get("reference_claims") or [] if not c.get("in_answer")]
-            parts = [f"TP {ev['tp']}, FP {ev['fp']}, FN {ev['fn']}"]
-            if isinstance(ev.get("similarity"), float):
-                parts.append(f"similarity {ev['similarity']:.2f}")
-            if wrong:
-                parts.append(f"not in the reference: {_quoted(wrong)}")
-            if missed:
-                parts.append(f"missed: {_quoted(missed)}")
-            return "; ".join(parts) + note
-        if metric == "context_entity_recall" and isinstance(ev.get("entities"), list):
-            bad = [c.get("entity", "") for c in ev["entities"] if not c.get("in_contexts")]
-            if not bad:
-                return f"all {len(ev['entities'])} entities in the contexts{note}"
-            return f"entities not in the contexts {len(bad)}/{len(ev['entities'])}: {_quoted(bad)}{note}"
-        if metric == "context_relevance" and isinstance(ev.get("ratings"), list):
-            return f"ratings {', '.join(map(str, ev['ratings']))} of 2{note}"
-        if metric == "answer_relevancy" and ("noncommittal" in ev or "generated_questions" in ev):
-            if ev.get("noncommittal"):
-                return f"noncommittal answer (scored 0){note}"
-            qs = ev.get("generated_questions") or []
-            if not qs:
-                return note.strip()
-            sims = ", ".join(f"{q.get('similarity', 0):.2f}" for q in qs)
-            if ev.get("noncommittal_overruled"):
-                note = f"; flagged noncommittal, overruled: the answer replies to the question{note}"
-            unanswered = [q.get("question", "") for q in qs if q.get("answered") is False]  # questions=checked
-            if unanswered:
-                return f"similarities {sims}; not replied to by the answer (counted 0): {_quoted(unanswered)}{note}"
-            low = min(qs, key=lambda q: q.get("similarity", 0))
-            return f"similarities {sims}; least similar: \"{_short(low.get('question', ''), 70)}\"{note}"
-    except (AttributeError, TypeError, KeyError, ValueError):
-        pass  # evidence of an unexpected shape: fall through to the generic summary
-    return _generic(ev)
+        got = summarise(ev, spec, note) if summarise else None
+    except (AttributeError, TypeError, KeyError, ValueError, IndexError):
+        got = None  # evidence (or a stored summary) of an unexpected shape: the generic summary
+    return _generic(ev) if got is None else got
 
 
 def _generic(ev: dict[str, Any]) -> str:
@@ -105,9 +126,14 @@ def _generic(ev: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def definition_in(report: Report, metric: str) -> MetricDefinition:
+    """The report's definition of one of its metrics (definitions_of), or the registry's for another name."""
+    return definitions_of(report).get(metric) or known_definition(metric)
+
+
 def lower_is_better(report: Report, metric: str) -> bool:
-    """Is a lower score better for this metric of the report (noise sensitivity)?"""
-    return any(s.metric == metric and not s.higher_is_better for s in report.summary)
+    """Is a lower score better for this metric of the report (noise sensitivity), by the report's definition?"""
+    return not definition_in(report, metric).higher_is_better
 
 
 def metric_label(report: Report, metric: str) -> str:

@@ -25,6 +25,7 @@ from .judges.calibrated import set_calibration
 from .language import check_language
 from .metrics import Metric, all_metrics, get_metrics
 from .metrics.base import uncalibrated
+from .metrics.report_definitions import definitions_of
 from .progress import progress_for
 from .prompts.overrides import PromptOverrides, load_overrides, template_hashes
 from .scoring import Scoring
@@ -234,7 +235,8 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
         "prompts": prompt_meta(chosen, judge.prompts),
         "versions": _versions(),
     }
-    report = Report(meta=meta, metrics=names, gate=Gate(enabled=gate, passed=True, max_error_rate=max_error_rate),
+    report = Report(meta=meta, metrics=names, definitions={m.name: m.describe() for m in chosen},
+                    gate=Gate(enabled=gate, passed=True, max_error_rate=max_error_rate),
                     samples=results, skipped=list(skipped or []))
     return regate(report, limits, gate_on=gate_on, enabled=gate)
 
@@ -302,14 +304,13 @@ class _Serialised(Embedder):
 
 def run_thresholds(report: Report) -> dict[str, float]:
     """The thresholds a report's run recorded (meta.thresholds: eval's flags over localragas.toml over the defaults,
-    recorded with --no-gate too); a report that records none gets the defaults of its metrics, never an empty gate."""
+    recorded with --no-gate too); a report that records none gets the defaults of its metrics' definitions, never an
+    empty gate."""
     if "thresholds" in report.meta:
         return dict(report.meta["thresholds"] or {})
-    known = all_metrics()
-    names = [n for n in report.metrics if n in known]
-    options = {n: o for n, o in (report.meta.get("metric_options") or {}).items() if n in names}
     covered = list(((report.meta.get("calibration") or {}).get("families")) or {})
-    return default_thresholds(get_metrics(names, options), covered) if names else {}
+    chosen = {n: d.default_threshold(covered) for n, d in definitions_of(report).items()}
+    return {n: t for n, t in chosen.items() if t is not None}
 
 
 def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: str | None = None,
@@ -318,16 +319,17 @@ def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: 
     """Recompute a report's aggregates, intervals and gate from its per-sample results (no judging).
 
     thresholds: the full set to apply (default: the run's own, run_thresholds); overrides: thresholds over that set
-    (`report -t`, `merge -t`); gate_on / enabled / max_error_rate: default the report's own.
+    (`report -t`, `merge -t`); gate_on / enabled / max_error_rate: default the report's own. The metrics'
+    directions and gate messages are the report's definitions (definitions_of), which the result then stores.
     """
     names = report.metrics
     limits = {**(run_thresholds(report) if thresholds is None else thresholds), **(overrides or {})}
     unknown = sorted(set(limits) - set(names))
     if unknown:
         raise ConfigError(f"threshold for metric(s) not in this report: {', '.join(unknown)}; it has {', '.join(names)}")
-    known = all_metrics()
-    problems = {n: known[n].problem for n in names if n in known}
-    lower = {n for n in names if n in known and not known[n].higher_is_better}
+    definitions = definitions_of(report)
+    problems = {n: d.problem for n, d in definitions.items() if d.problem}
+    lower = {n for n, d in definitions.items() if not d.higher_is_better}
     summary = summarise(report.samples, names)
     categories = by_category(report.samples, names)
     for s in [*summary, *(s for rows in categories.values() for s in rows)]:
@@ -336,7 +338,7 @@ def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: 
                     on=gate_on or report.gate.on, lower_is_better=lower,
                     max_error_rate=report.gate.max_error_rate if max_error_rate is None else max_error_rate)
     meta = {**report.meta, "thresholds": limits, "ci": ci_settings()}
-    return report.model_copy(update={"summary": summary, "by_category": categories,
+    return report.model_copy(update={"definitions": definitions, "summary": summary, "by_category": categories,
                                      "gate": gate, "meta": meta})
 
 

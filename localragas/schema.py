@@ -7,6 +7,8 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .metric_definition import MetricDefinition
+
 # Canonical field -> the other names it is read under: ragas's, deepeval's (input, actual_output, retrieval_context,
 # expected_output), promptfoo-style (query, context) and common variants. The one table for files
 # (localragas.dataset), Python inputs (localragas.sample_inputs) and Sample(...) itself.
@@ -253,6 +255,9 @@ class Report(BaseModel):
 
     meta: dict[str, Any] = Field(default_factory=dict)
     metrics: list[str]
+    # each metric's definition as the run used it (metric_definition.py); a report written before this field has
+    # none, and its readers take the registry's for a metric it knows (metrics.definitions_of)
+    definitions: dict[str, MetricDefinition] = Field(default_factory=dict)
     summary: list[MetricSummary] = Field(default_factory=list)
     by_category: dict[str, list[MetricSummary]] = Field(default_factory=dict)
     gate: Gate

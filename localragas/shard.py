@@ -64,6 +64,11 @@ def merge(reports: list[Report], overrides: dict[str, float] | None = None, gate
     _same(reports, "thresholds", lambda r: r.meta.get("thresholds"))
     _same(reports, "language", lambda r: r.meta.get("language", "auto"))
     _same(reports, "metric options", lambda r: r.meta.get("metric_options") or {})
+    defined = reports[0].definitions
+    differ = sorted({n for r in reports[1:] for n in {*r.definitions, *defined}
+                     if r.definitions.get(n) != defined.get(n)})
+    if differ:
+        raise LocalragasError(f"cannot merge: the shards differ in the definitions of {', '.join(differ)}")
     _same(reports, "gate settings", lambda r: (r.gate.on, r.gate.max_error_rate))  # --no-gate or not: merge gates
     count = shards[0]["count"]
     got = sorted(s["index"] for s in shards)
@@ -108,5 +113,6 @@ def merge(reports: list[Report], overrides: dict[str, float] | None = None, gate
                         for r in sorted(reports, key=lambda r: r.meta["shard"]["index"])],
     }
     meta.pop("share_of_wall_in_judge", None)  # wall time of parallel shards is not one clock
-    merged = Report(meta=meta, metrics=reports[0].metrics, gate=reports[0].gate, samples=samples, skipped=skipped)
+    merged = Report(meta=meta, metrics=reports[0].metrics, definitions=reports[0].definitions, gate=reports[0].gate,
+                    samples=samples, skipped=skipped)
     return regate(merged, overrides=overrides, gate_on=gate_on, enabled=enabled, max_error_rate=max_error_rate)

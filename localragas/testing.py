@@ -13,7 +13,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .evidence import _short, brief, lower_is_better
+from .evidence import _short, brief, definition_in, lower_is_better
 from .printable import printable
 from .schema import MetricResult, MetricSummary, Report
 
@@ -150,7 +150,7 @@ def _sample_lines(report: Report, metric: str, threshold: float | None, worst: i
         out.append(f"  worst {len(shown)} of {len(scored)} scored sample(s) ({below} {side} {_threshold(threshold)}):")
         width = max(len(sid) for _, sid, _ in shown)
         for value, sid, m in shown:
-            ev = brief(metric, m)
+            ev = brief(definition_in(report, metric), m)
             out.append(f"    {sid:<{width}}  {value:.3f}" + (f"  {ev}" if ev else ""))
     if unscored:
         out.append(f"  unscored ({len(unscored)}; left out of the mean):")

@@ -46,6 +46,8 @@ class AnswerRelevancy(Metric):
                   "noncommittal (by default each generated question is checked against the answer: one the answer's "
                   "own statements do not reply to counts 0)")
     problem = "answers drift off-topic or dodge the question"
+    summary = {"kind": "questions"}
+    renderer = {"kind": "questions", "keys": ["generated_questions", "noncommittal"]}
     options = {"questions": DEFAULT_QUESTIONS}
     threshold = 0.75
 

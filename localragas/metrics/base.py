@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..asking.verdicts import DEFAULT_VERDICTS, VERDICTS
 from ..errors import ConfigError
+from ..metric_definition import NO_MODE, MetricDefinition
 from ..schema import MetricResult
 
 if TYPE_CHECKING:
@@ -29,10 +30,25 @@ class Metric(ABC):
     items: str | None = None  # the evidence list of its judged items (claims, statements, chunks), if it has one
     source: str | None = None  # where a custom metric was declared (metrics/custom.py); None: built in
     template: str | None = None  # a custom metric's own prompt text (its question, levels): hashed in report.meta
+    ragas_name: str | None = None  # the column name ragas gives the metric (None: its own name)
+    summary: dict[str, Any] = {}  # how evidence.brief sums up its evidence (metric_definition.item_summary, ...)
+    renderer: dict[str, Any] = {}  # how the HTML report shows its evidence (report/html/app.js RENDERERS)
+
+    def describe(self) -> MetricDefinition:
+        """This metric, as configured, as data: what a report stores and its readers use (metric_definition.py)."""
+        return MetricDefinition(
+            name=self.name, definition=self.definition, problem=self.problem, needs=list(self.needs),
+            higher_is_better=self.higher_is_better, default=self.name in DEFAULT,
+            ragas_name=self.ragas_name or self.name, items=self.items, summary=self.summary, renderer=self.renderer,
+            **self.threshold_settings())
+
+    def threshold_settings(self) -> dict[str, Any]:
+        """The definition's default gate thresholds (MetricDefinition.thresholds, mode, graded_family)."""
+        return {"thresholds": {} if self.threshold is None else {NO_MODE: self.threshold}}
 
     def default_threshold(self, calibrated: Collection[str] = ()) -> float | None:
         """The default gate threshold for a judge whose calibration covers the prompt families `calibrated`."""
-        return self.threshold
+        return self.describe().default_threshold(calibrated)
 
     def score(self, ctx: "Scoring") -> MetricResult:
         """Score the context's sample: measure() it; the splits and truncations that shaped the result (this metric's
@@ -50,10 +66,6 @@ class Metric(ABC):
     def measure(self, ctx: "Scoring") -> MetricResult:
         """Score ctx.sample (asking the judge through localragas.asking with ctx); return
         MetricResult.unscored_because(reason) when it cannot be scored."""
-
-    @property
-    def direction(self) -> str:
-        return "higher is better" if self.higher_is_better else "lower is better"
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """Validated option values (ConfigError on a bad one); subclasses with options override this."""
@@ -104,10 +116,9 @@ class WithVerdicts(Metric):
         """The default threshold of the mode, uncalibrated (default_threshold: with a calibration)."""
         return self.thresholds.get(self.options["verdicts"])
 
-    def default_threshold(self, calibrated: Collection[str] = ()) -> float | None:
-        if self.graded and self.graded_family in calibrated:
-            return self.thresholds["calibrated"]
-        return self.threshold
+    def threshold_settings(self) -> dict[str, Any]:
+        return {"thresholds": dict(self.thresholds), "mode": self.options["verdicts"],
+                "graded_family": self.graded_family if self.graded else None}
 
     @property
     def prompts(self) -> tuple[str, ...]:  # type: ignore[override]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ..asking import check_items, entities_of
+from ..metric_definition import item_summary
 from ..prompts import entities_in_contexts
 from ..schema import MetricResult
 from ..scoring import Scoring
@@ -36,6 +37,8 @@ class ContextEntityRecall(Metric):
     prompts = ("extract_entities", "entities_in_contexts")
     definition = "share of the reference answer's named entities that the retrieved contexts mention"
     problem = "retrieval misses entities (names, dates, numbers) the reference answer needs"
+    summary = item_summary("entities", "entity", "in_contexts", "all {total} entities in the contexts",
+                           "entities not in the contexts {bad}/{total}")
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample

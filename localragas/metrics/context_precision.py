@@ -30,6 +30,8 @@ class ContextPrecision(WithVerdicts):
     problem = "retrieval returns noise: irrelevant chunks, or relevant ones ranked low"
     verdict_prompts = (RELEVANCE_FAMILY, "judge_chunks")
     item_fields = ("chunks", "rank", "relevant")
+    summary = {"kind": "chunks"}
+    renderer = {"kind": "chunks", "keys": ["chunks", "fraction_relevant", "judged_against"]}
     thresholds = {"probability": 0.50, "calibrated": 0.70, "json": 0.65}
 
     def measure(self, ctx: Scoring) -> MetricResult:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from ..metric_definition import item_summary, verdict_renderer
 from ..schema import MetricResult
 from ..scoring import Scoring
 from .base import register, support_result
@@ -13,6 +14,9 @@ class ContextRecall(StatementSupport):
                   "default graded: the mean of the judge's P(yes) per statement)")
     problem = "retrieval misses information the answer needs"
     item_fields = ("statements", "statement", "attributed")
+    summary = item_summary(*item_fields, "all {total} reference statement(s) attributed",
+                           "not in the contexts {bad}/{total}")
+    renderer = verdict_renderer(*item_fields, "attributed", "not attributed")
     thresholds = {"probability": 0.50, "calibrated": 0.65, "json": 0.70}
 
     def measure(self, ctx: Scoring) -> MetricResult:

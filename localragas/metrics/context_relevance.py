@@ -15,6 +15,8 @@ class ContextRelevance(Metric):
     prompts = ("rate_context_relevance",)
     definition = "judge's rating of whether the retrieved contexts hold what the question needs: 0, 1 or 2, / 2"
     problem = "retrieved contexts do not address the question"
+    ragas_name = "nv_context_relevance"
+    summary = {"kind": "ratings"}
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample

@@ -63,10 +63,12 @@ class FactualCorrectness(Metric):
     prompts = ("extract_claims", "verify_statements")
     options = {"beta": 1.0}
     problem = "answers state wrong facts or miss facts of the reference answers"
+    summary = {"kind": "claim_counts"}
 
     def __init__(self, mode: str):
         self.mode = mode
         self.name = "factual_correctness" if mode == "f1" else f"factual_correctness_{mode}"
+        self.ragas_name = f"factual_correctness(mode={mode})"
         if mode == "precision":
             self.options = {}  # no F-beta
         self.definition = {
@@ -100,6 +102,7 @@ class AnswerCorrectness(Metric):
     options = {"weights": (0.75, 0.25), "beta": 1.0}
     definition = "weighted mean of the claim F-beta (answer vs reference) and their semantic similarity (0.75/0.25)"
     problem = "answers are wrong or incomplete compared with the reference answers"
+    summary = {"kind": "claim_counts"}
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         weights = options["weights"]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..asking.custom import criterion_verdict, rubric_levels
 from ..asking.verdicts import VERDICTS, Verdicts
 from ..errors import ConfigError
+from ..metric_definition import NO_MODE
 from ..prompts.custom import FIELDS
 from ..schema import MetricResult
 from .base import Metric, WithVerdicts, register_custom
@@ -92,8 +93,10 @@ class Criterion(Custom, WithVerdicts):
     def threshold(self) -> float | None:  # type: ignore[override]
         return self._threshold
 
-    def default_threshold(self, calibrated=()) -> float | None:
-        return self._threshold
+    def threshold_settings(self) -> dict[str, Any]:
+        """The user's one threshold, whether or not a calibration covers the criterion's family."""
+        return {"thresholds": {} if self._threshold is None else {NO_MODE: self._threshold}, "mode": None,
+                "graded_family": self.graded_family}
 
     @property
     def prompts(self) -> tuple[str, ...]:  # type: ignore[override]

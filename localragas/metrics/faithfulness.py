@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from ..metric_definition import item_summary, verdict_renderer
 from ..schema import MetricResult
 from ..scoring import Scoring
 from .base import register, support_result
@@ -13,6 +14,8 @@ class Faithfulness(StatementSupport):
                   "the judge's P(yes) per claim)")
     problem = "answers state things the retrieved contexts do not support (hallucination risk)"
     item_fields = ("claims", "claim", "supported")
+    summary = item_summary(*item_fields, "all {total} claim(s) supported", "unsupported {bad}/{total}")
+    renderer = verdict_renderer(*item_fields, "supported", "not supported")
     thresholds = {"probability": 0.50, "calibrated": 0.80, "json": 0.80}
 
     def measure(self, ctx: Scoring) -> MetricResult:

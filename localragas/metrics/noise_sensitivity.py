@@ -9,6 +9,7 @@ Both modes share the same judge calls (one pass per sample).
 """
 from __future__ import annotations
 
+from ..metric_definition import item_summary
 from ..schema import MetricResult
 from ..scoring import Scoring
 from .base import Metric, register
@@ -25,6 +26,10 @@ class NoiseSensitivity(Metric):
     def __init__(self, mode: str):
         self.mode = mode
         self.name = f"noise_sensitivity_{mode}"
+        self.ragas_name = f"noise_sensitivity(mode={mode})"
+        where = "a relevant" if mode == "relevant" else "only an irrelevant"
+        self.summary = item_summary("claims", "claim", "counted", f"no incorrect claim supported by {where} context",
+                                    f"incorrect claims supported by {where} context {{bad}}/{{total}}", bad_when=True)
         if mode == "relevant":
             self.definition = ("share of the answer's claims that are incorrect (not in the reference) yet supported "
                                "by a relevant retrieved context; lower is better")

@@ -38,14 +38,17 @@ def write_json(report: Report, path: str | Path) -> None:
 
 
 def read_json(path: str | Path, max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> Report:
-    """A JSON report; one written with --ragas-names comes back under localragas's metric names.
+    """A JSON report; one written with --ragas-names comes back under localragas's metric names, and one written
+    before reports stored their metrics' definitions gets the registry's (metrics.definitions_of).
 
     A path that is not a regular file (a FIFO, a device, also through a symlink) or a file over max_input_bytes is
     refused before it is opened (localragas.inputs), as a dataset is."""
+    from ..metrics.report_definitions import definitions_of  # noqa: PLC0415
     from ..ragas_compat import from_ragas_names  # noqa: PLC0415
 
     raw = read_input(Path(path), max_input_bytes, failing(path), REPORT_LIMIT_HINT)
     try:
-        return from_ragas_names(Report.model_validate_json(raw))
+        report = from_ragas_names(Report.model_validate_json(raw))
     except ValidationError as e:
         raise LocalragasError(f"{path}: not a localragas JSON report: {e}") from None
+    return report.model_copy(update={"definitions": definitions_of(report)})

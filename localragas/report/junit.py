@@ -9,7 +9,7 @@ from pathlib import Path
 from ..number_text import threshold_text
 from ..schema import Report
 from ..atomic_write import write_atomic
-from ..evidence import brief, lower_is_better, worst_samples
+from ..evidence import brief, definition_in, lower_is_better, worst_samples
 
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -30,7 +30,7 @@ def _details(report: Report, metric: str) -> str:
     if worst:
         lines.append("highest-scoring samples (lower is better):" if lower_is_better(report, metric)
                      else "lowest-scoring samples:")
-        lines += [f"  {smp.id}: {r.value:.3f} - {brief(metric, r)}" for smp, r in worst]
+        lines += [f"  {smp.id}: {r.value:.3f} - {brief(definition_in(report, metric), r)}" for smp, r in worst]
     return xml_text("\n".join(x for x in lines if x))
 
 

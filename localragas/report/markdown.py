@@ -7,7 +7,7 @@ from ..calibration_map import uncalibrated_note
 from ..number_text import threshold_text
 from ..schema import Report
 from ..atomic_write import write_atomic
-from ..evidence import brief, metric_label, worst_samples
+from ..evidence import brief, definition_in, metric_label, worst_samples
 
 _ICON = {"passed": "✅ pass", "failed": "❌ FAIL", "not_evaluated": "⚠️ not evaluated", "error": "🛑 ERROR"}
 
@@ -57,10 +57,10 @@ def render_markdown(report: Report, worst: int = 3) -> str:
     failed = [g for g in report.gate.results if g.status == "failed"] if report.gate.enabled else []
     for g in failed:
         lines += ["", f"**{cell(g.metric)}**: {cell(g.message)}", ""]
-        rows = worst_samples(report, g.metric, worst)
+        rows, defined = worst_samples(report, g.metric, worst), definition_in(report, g.metric)
         if rows:
             lines += ["| sample | score | why |", "|---|---:|---|"]
-            lines += [f"| {cell(s.id)} | {r.value:.3f} | {cell(brief(g.metric, r))} |" for s, r in rows]
+            lines += [f"| {cell(s.id)} | {r.value:.3f} | {cell(brief(defined, r))} |" for s, r in rows]
     if report.by_category:
         lines += ["", "<details><summary>by category</summary>", "",
                   "| category | " + " | ".join(cell(m) for m in report.metrics) + " |",

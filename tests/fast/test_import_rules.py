@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "localragas"
 LAYERS: list[tuple[str, list[str]]] = [
     ("foundation", ["errors", "atomic_write", "paths", "printable", "offline", "inputs", "key_values", "number_text", "outputs",
                     "sentences", "plugins"]),
-    ("schema", ["schema", "language"]),
+    ("schema", ["schema", "language", "metric_definition"]),
     ("data", ["column_map", "sample_record", "text_readers", "table_readers", "dataset", "sample_inputs",
               "ragas_compat"]),
     ("prompts", ["prompts"]),

@@ -229,64 +229,54 @@
     return [el("p", "summary-line", n + " of " + (items || []).length + " " + yes), ol];
   }
 
-  var EVIDENCE = {
-    faithfulness: {
-      keys: ["claims"],
-      render: function (ev) { return verdictList(ev.claims, "claim", "supported", "supported", "not supported"); }
+  /* How a metric's evidence is shown: the renderer its definition in the report names (data.definitions[name].renderer,
+     {kind, keys: the evidence keys it shows, parameters}); a metric without one gets the key/value list. */
+  var RENDERERS = {
+    verdicts: function (ev, spec) { return verdictList(ev[spec.items], spec.text, spec.flag, spec.yes, spec.no); },
+    questions: function (ev) {
+      var out = [];
+      var nc = !!ev.noncommittal;
+      out.push(add(el("p", "summary-line"), el("span", "tag " + (nc ? "failed" : "neutral"), nc ? "noncommittal: yes" : "noncommittal: no"),
+        document.createTextNode(nc ? " the judge found the answer evasive, so the score is 0" : " the answer commits to a reply")));
+      var qs = ev.generated_questions || [];
+      // questions=checked: do the answer's own statements reply to each question (P(yes))? If not, it counts 0.
+      var checked = qs.some(function (q) { return typeof q.p_answered === "number"; });
+      var t = el("table", "data compact");
+      var hr = add(el("tr"), el("th", null, "generated question"),
+        el("th", "num", "cosine similarity to the question"));
+      if (checked) add(hr, el("th", null, "the answer replies to it (else counted 0)"));
+      add(t, add(el("thead"), hr));
+      var tb = add(t, el("tbody"));
+      qs.forEach(function (q) {
+        var sim = typeof q.similarity === "number" ? q.similarity : null;
+        var meter = el("span", "meter");
+        var fill = el("span", "fill");
+        add(meter, fill);
+        fill.style.width = Math.max(0, Math.min(1, sim || 0)) * 100 + "%";
+        var row = add(el("tr"), el("td", "text", q.question),
+          add(el("td", "num sim"), el("span", null, fmt(sim)), meter));
+        if (checked) {
+          add(row, add(el("td"), tag(!!q.answered, "answered", "not answered"), probability(q, "answered")));
+        }
+        add(tb, row);
+      });
+      out.push(t);
+      return out;
     },
-    context_recall: {
-      keys: ["statements"],
-      render: function (ev) { return verdictList(ev.statements, "statement", "attributed", "attributed", "not attributed"); }
-    },
-    answer_relevancy: {
-      keys: ["generated_questions", "noncommittal"],
-      render: function (ev) {
-        var out = [];
-        var nc = !!ev.noncommittal;
-        out.push(add(el("p", "summary-line"), el("span", "tag " + (nc ? "failed" : "neutral"), nc ? "noncommittal: yes" : "noncommittal: no"),
-          document.createTextNode(nc ? " the judge found the answer evasive, so the score is 0" : " the answer commits to a reply")));
-        var qs = ev.generated_questions || [];
-        // questions=checked: do the answer's own statements reply to each question (P(yes))? If not, it counts 0.
-        var checked = qs.some(function (q) { return typeof q.p_answered === "number"; });
-        var t = el("table", "data compact");
-        var hr = add(el("tr"), el("th", null, "generated question"),
-          el("th", "num", "cosine similarity to the question"));
-        if (checked) add(hr, el("th", null, "the answer replies to it (else counted 0)"));
-        add(t, add(el("thead"), hr));
-        var tb = add(t, el("tbody"));
-        qs.forEach(function (q) {
-          var sim = typeof q.similarity === "number" ? q.similarity : null;
-          var meter = el("span", "meter");
-          var fill = el("span", "fill");
-          add(meter, fill);
-          fill.style.width = Math.max(0, Math.min(1, sim || 0)) * 100 + "%";
-          var row = add(el("tr"), el("td", "text", q.question),
-            add(el("td", "num sim"), el("span", null, fmt(sim)), meter));
-          if (checked) {
-            add(row, add(el("td"), tag(!!q.answered, "answered", "not answered"), probability(q, "answered")));
-          }
-          add(tb, row);
-        });
-        out.push(t);
-        return out;
-      }
-    },
-    context_precision: {
-      keys: ["chunks", "fraction_relevant", "judged_against"],
-      render: function (ev) {
-        var chunks = (ev.chunks || []).slice().sort(function (a, b) { return a.rank - b.rank; });
-        var rel = chunks.filter(function (c) { return c.relevant; }).length;
-        var line = rel + " of " + chunks.length + " chunks relevant";
-        if (typeof ev.fraction_relevant === "number") line += " (fraction " + fmt(ev.fraction_relevant) + ")";
-        if (ev.judged_against) line += ", judged against the " + ev.judged_against;
-        var ol = el("ol", "chunks");
-        chunks.forEach(function (c) {
-          add(ol, add(el("li", c.relevant ? "yes" : "no"), el("span", "rank", "rank " + c.rank), tag(!!c.relevant, "relevant", "not relevant"), probability(c, "relevant")));
-        });
-        return [el("p", "summary-line", line + ". Retrieval order, best rank first:"), ol];
-      }
+    chunks: function (ev) {
+      var chunks = (ev.chunks || []).slice().sort(function (a, b) { return a.rank - b.rank; });
+      var rel = chunks.filter(function (c) { return c.relevant; }).length;
+      var line = rel + " of " + chunks.length + " chunks relevant";
+      if (typeof ev.fraction_relevant === "number") line += " (fraction " + fmt(ev.fraction_relevant) + ")";
+      if (ev.judged_against) line += ", judged against the " + ev.judged_against;
+      var ol = el("ol", "chunks");
+      chunks.forEach(function (c) {
+        add(ol, add(el("li", c.relevant ? "yes" : "no"), el("span", "rank", "rank " + c.rank), tag(!!c.relevant, "relevant", "not relevant"), probability(c, "relevant")));
+      });
+      return [el("p", "summary-line", line + ". Retrieval order, best rank first:"), ol];
     }
   };
+  var definitions = data.definitions || {};
 
   function metricBlock(name, r) {
     var box = el("section", "metric-detail");
@@ -312,14 +302,15 @@
       add(box, head);
     }
     var ev = r.evidence || {};
-    var spec = EVIDENCE[name];
+    var spec = (definitions[name] || {}).renderer || {};
+    if (!Object.prototype.hasOwnProperty.call(RENDERERS, spec.kind) || !Array.isArray(spec.keys)) spec = null;
     var rest = {};
     Object.keys(ev).forEach(function (k) {
       if (!(spec && spec.keys.indexOf(k) >= 0) && k !== "note") rest[k] = ev[k];
     });
     if (ev.note) add(box, el("p", "note", ev.note));
     if (spec && spec.keys.some(function (k) { return k in ev; })) {
-      spec.render(ev).forEach(function (node) { add(box, node); });
+      RENDERERS[spec.kind](ev, spec).forEach(function (node) { add(box, node); });
     }
     if (Object.keys(rest).length) add(box, kvList(rest));
     return box;
