@@ -31,6 +31,7 @@ from .dataset import DEFAULT_MAX_INPUT_BYTES, read_records
 from .errors import DatasetError
 from .gate import default_thresholds
 from .metrics import all_metrics, get_metrics
+from .metrics.base import WithVerdicts
 from .sample_record import SampleIds, sample_from_dict
 from .schema import Sample, SampleResult
 from .stats import ci_settings, reason_kind
@@ -88,6 +89,9 @@ class Calibration(BaseModel):
     cache_hits: int = 0
     judge: dict[str, Any] = Field(default_factory=dict)
     embedder: dict[str, Any] | None = None
+    # graded verdicts: whether the scores went through the judge's calibration map (False: its raw P(yes));
+    # None for a metric without graded verdicts
+    calibrated: bool | None = None
     notes: list[str] = Field(default_factory=list)
     per_row: list[RowOutcome] = Field(default_factory=list)
 
@@ -323,6 +327,7 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
             c = _calibration(source.name, source.sha256, scored_with, kind, of_kind, results,
                              limits.get(scored_with), report.meta)
             c.metric_options = (report.meta.get("metric_options") or {}).get(scored_with) or {}
+            c.calibrated = _calibrated(scored_with, options, report.meta)
             if scored_with != labelled:
                 c.label_metric = labelled
                 c.notes.insert(0, f"labels for {labelled}, scored with {scored_with} (--metric)")
@@ -330,6 +335,15 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
         if checkpoint:
             checkpoint.remove()
     return out
+
+
+def _calibrated(metric: str, options: dict | None, meta: dict) -> bool | None:
+    """Whether the metric's graded scores were calibrated in the run whose report meta is `meta`; None when it has no
+    graded verdicts."""
+    chosen = get_metrics([metric], options)[0]
+    if not (isinstance(chosen, WithVerdicts) and chosen.graded):
+        return None
+    return metric not in (meta.get("uncalibrated") or [])
 
 
 def _calibration(file: str, digest: str | None, metric: str, kind: str, rows: list[LabelledRow],
@@ -446,6 +460,7 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
         "judge": judge.describe(),
         "embedder": next((r.embedder for r in results if r.embedder), None),
         "calibration": judge.calibration.describe() if judge.calibration else None,
+        "uncalibrated": list(dict.fromkeys(r.metric for r in results if r.calibrated is False)),
         "thresholds": {**default_thresholds((all_metrics()[n].with_options(**(metric_options or {}).get(n, {}))
                                              for n in all_metrics()),
                                             calibrated_families(judge)),
