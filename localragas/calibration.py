@@ -396,7 +396,8 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
               cache: bool = True, cache_dir: str | Path | None = None, resume: bool = True,
               progress: bool | None = None, metric_options: Mapping[str, dict] | None = None,
               max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
-              judge_options: Mapping[str, Any] | None = None) -> CalibrationRun:
+              judge_options: Mapping[str, Any] | None = None,
+              prompts: Mapping[str, str | Path] | None = None) -> CalibrationRun:
     """Measure how well metrics agree with human labels: score each labelled row with its label's metric, then the
     agreement per source, metric and label kind (`localragas calibrate`; the same CalibrationRun its --out writes).
 
@@ -418,10 +419,12 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
     max_input_bytes: a larger file is refused (as by load_samples).
     judge_options: as for evaluate(): the judge's settings, and "calibration" (a file, or "none"); with a Judge
     instance only "calibration" applies.
+    prompts: as for evaluate(): prompt family -> a file whose text replaces the family's instruction block (like
+    `calibrate --prompt FAMILY=FILE`), e.g. {"verify_statement": "instruction.txt"}; set on the judge.
     """
     from .judges import Judge, get_judge  # noqa: PLC0415
     from .judges.calibrated import set_calibration  # noqa: PLC0415
-    from .runner import calibrated_families, check_cache_choice, judge_cache  # noqa: PLC0415
+    from .runner import calibrated_families, check_cache_choice, judge_cache, set_prompts  # noqa: PLC0415
 
     if metric is not None:
         get_metrics([metric])
@@ -433,12 +436,13 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
                for s in _sources(data)]  # every source fails now, not in an hour
     if isinstance(judge, Judge):
         set_calibration(judge, judge_options)
+        set_prompts(judge, prompts)  # a bad family or file: ConfigError before any judging
     else:
         judge = get_judge(judge, dict(judge_options or {}))
         try:
             return calibrate(sources, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
                              cache=cache, cache_dir=cache_dir, resume=resume, progress=progress,
-                             metric_options=metric_options, max_input_bytes=max_input_bytes)
+                             metric_options=metric_options, max_input_bytes=max_input_bytes, prompts=prompts)
         finally:
             judge.close()
     started = datetime.now(timezone.utc)
