@@ -116,7 +116,9 @@ def evaluate(
     check_cache_choice(cache, cache_dir)
     judge = set_calibration(judge, judge_options) if isinstance(judge, Judge) else get_judge(judge, judge_options)
     set_prompts(judge, prompts)
-    check_window(judge, [p for m in chosen for p in m.prompts])  # a window too small for one item: refused now
+    # a window too small for one item, with the instruction texts as asked (overrides, custom metrics): refused now
+    own = {family: smallest for m in chosen for family, smallest in m.window_prompts.items()}
+    check_window(judge, [p for m in chosen for p in m.prompts], own)
     with judge_cache(judge, cache, cache_dir):
         return _run(samples, chosen, judge, embedder, thresholds, gate, progress, skipped, checkpoint, gate_on,
                     concurrency, language, max_error_rate)

@@ -12,6 +12,7 @@ from ..schema import MetricResult
 
 if TYPE_CHECKING:
     from ..asking.verdicts import Verdicts
+    from ..asking.window import Smallest
     from ..scoring import Scoring
 
 
@@ -33,6 +34,12 @@ class Metric(ABC):
     def default_threshold(self, calibrated: Collection[str] = ()) -> float | None:
         """The default gate threshold for a judge whose calibration covers the prompt families `calibrated`."""
         return self.threshold
+
+    @property
+    def window_prompts(self) -> "dict[str, Smallest]":
+        """Its own prompt families (a custom metric's) -> (the prompt with empty data, one item's data tokens, the
+        reply's): what the judge's window check sizes (asking.window.check_window; the built-ins' are known there)."""
+        return {}
 
     def score(self, ctx: "Scoring") -> MetricResult:
         """Score the context's sample: measure() it; the splits and truncations that shaped the result (this metric's
