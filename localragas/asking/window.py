@@ -57,11 +57,17 @@ class Window:
         return self.judge.count_tokens(text) if text else 0
 
     def prompt_tokens(self, prompt: Prompt) -> int:
+        """Tokens of the prompt as the judge asks it: with the user's instruction text for its family, if any."""
+        return self.asked_tokens(self.judge.with_overrides(prompt))
+
+    def asked_tokens(self, prompt: Prompt) -> int:
+        """Tokens of a prompt already as asked (its overrides applied)."""
         return self.tokens(prompt.system) + self.tokens(prompt.user) + OVERHEAD
 
     def fits(self, prompt: Prompt, reply: int) -> bool:
         if self.n_ctx is None:
             return True
+        prompt = self.judge.with_overrides(prompt)
         limit = self.n_ctx - reply
         if len(prompt.system.encode("utf-8")) + len(prompt.user.encode("utf-8")) + OVERHEAD <= limit:
             return True  # an upper bound of the token count already fits: no tokenizer needed
@@ -120,7 +126,7 @@ def needed_window(judge: "Judge", prompt_name: str, own: Mapping[str, Smallest] 
     if got is None:
         raise KeyError(prompt_name)
     prompt, item, reply = got
-    return Window(judge).prompt_tokens(prompt) + item + reply
+    return Window(judge).asked_tokens(prompt) + item + reply
 
 
 def _what(judge: "Judge", name: str, own: Mapping[str, Smallest] | None) -> tuple[str, str]:

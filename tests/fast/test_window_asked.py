@@ -68,3 +68,24 @@ def test_a_too_long_criterion_or_rubric_is_refused_naming_it():
 
 def test_check_window_skips_a_family_of_unknown_size():
     check_window(FakeJudge(n_ctx=64), ["a_plugins_prompt"])  # a plugin metric's prompt: nothing known to size
+
+
+def test_during_the_run_the_contexts_are_fitted_around_the_overridden_text(tmp_path):
+    """A window that holds the built-in support question with all the contexts, but not the user's longer one: the
+    contexts are judged in groups (a warning in the evidence) rather than sent past the window."""
+    instruction = tmp_path / "long.txt"
+    instruction.write_text("Say yes only when a context states the statement word for word. " * 20)
+    contexts = [f"Fact {i}: the sky over the town of Ash was blue on day {i} of the long summer." * 2 for i in range(8)]
+    rows = [{**ROWS[0], "contexts": contexts}]
+    budget = needed_window(FakeJudge(), "verify_statement") + 500
+
+    def asked(prompts=None):
+        judge = FakeJudge(n_ctx=budget)
+        report = localragas.evaluate(rows, metrics=["faithfulness"], judge=judge, cache=False, progress=False,
+                                     metric_options=SENTENCES, prompts=prompts)
+        return len(judge.asked("verify_statement")), report.samples[0].metrics["faithfulness"].evidence
+
+    plain, evidence = asked()
+    assert plain == 1 and "warnings" not in evidence
+    split, evidence = asked({"verify_statement": instruction})
+    assert split > 1 and evidence["warnings"]
