@@ -419,7 +419,7 @@ def test_cal(localragas_judge, evaluate):
     assert _line(r, "CAL") == "CAL cal.json {'faithfulness': 0.8} []"
 
 
-def test_the_project_configs_prompt_overrides_and_custom_metrics_reach_the_judge(pytester):
+def test_the_project_configs_prompt_overrides_and_custom_metrics_reach_the_judge(pytester, own_metrics):
     (pytester.path / "mine.txt").write_text("Say yes only when a context states the statement word for word.")
     (pytester.path / "other.txt").write_text("Say yes when a context implies the statement.")
     pytester.makefile(".toml", localragas='[prompts]\nverify_statement = "mine.txt"\n\n'
