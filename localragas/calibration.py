@@ -311,7 +311,8 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
         group = [r for r in rows if r.metric == labelled]
         scored_with = metric or labelled
         options = {scored_with: dict(metric_options[scored_with])} if scored_with in (metric_options or {}) else None
-        defaults = default_thresholds(get_metrics([scored_with], options), calibrated_families(judge))
+        chosen = get_metrics([scored_with], options)
+        defaults = default_thresholds(chosen, calibrated_families(judge, chosen))
         limits = {**defaults, **(thresholds or {})}
         checkpoint = None
         if resume:
@@ -424,7 +425,7 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
     """
     from .judges import Judge, get_judge  # noqa: PLC0415
     from .judges.calibrated import set_calibration  # noqa: PLC0415
-    from .runner import calibrated_families, check_cache_choice, judge_cache, set_prompts  # noqa: PLC0415
+    from .runner import calibration_in_effect, check_cache_choice, judge_cache, set_prompts  # noqa: PLC0415
 
     if metric is not None:
         get_metrics([metric])
@@ -453,6 +454,9 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
         for source in sources:
             results += calibrate_source(source, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
                                         resume=resume, progress=progress, metric_options=metric_options)
+    every = [all_metrics()[n].with_options(**(metric_options or {}).get(n, {})) for n in all_metrics()]
+    scored = [get_metrics([r.metric], {r.metric: r.metric_options})[0] for r in results]
+    in_effect = calibration_in_effect(judge, scored)  # the families whose prompts changed since the fit left out
     meta = {
         "localragas": __version__,
         "started": started.isoformat(timespec="seconds"),
@@ -463,11 +467,9 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
         "metric_options": {k: dict(v) for k, v in (metric_options or {}).items()},
         "judge": judge.describe(),
         "embedder": next((r.embedder for r in results if r.embedder), None),
-        "calibration": judge.calibration.describe() if judge.calibration else None,
+        "calibration": in_effect.describe() if in_effect else None,
         "uncalibrated": list(dict.fromkeys(r.metric for r in results if r.calibrated is False)),
-        "thresholds": {**default_thresholds((all_metrics()[n].with_options(**(metric_options or {}).get(n, {}))
-                                             for n in all_metrics()),
-                                            calibrated_families(judge)),
+        "thresholds": {**default_thresholds(every, list(in_effect.families) if in_effect else []),
                        **(thresholds or {})},
         "ci": {**ci_settings(), "method": "percentile bootstrap of each figure",
                "resampled": "rows (pairs, for pairwise labels)"},

@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..asking.verdicts import DEFAULT_VERDICTS, VERDICTS
 from ..errors import ConfigError
+from ..prompts.overrides import template_hashes
 from ..schema import MetricResult
 
 if TYPE_CHECKING:
     from ..asking.verdicts import Verdicts
     from ..asking.window import Smallest
+    from ..prompts.overrides import PromptOverrides
     from ..scoring import Scoring
 
 
@@ -110,6 +112,18 @@ class WithVerdicts(Metric):
     def threshold(self) -> float | None:  # type: ignore[override]
         """The default threshold of the mode, uncalibrated (default_threshold: with a calibration)."""
         return self.thresholds.get(self.options["verdicts"])
+
+    @property
+    def graded_prompts(self) -> tuple[str, ...]:
+        """The prompt families whose text decides its graded P(yes): a calibration of graded_family holds only under
+        them (calibration_map.CalibrationMap.for_prompts)."""
+        return (self.verdict_prompts[0],)
+
+    def prompt_hashes(self, overrides: "PromptOverrides | None") -> dict[str, str]:
+        """The template sha256 of each of graded_prompts as the judge asks them (with the user's overrides), as a
+        report's meta.prompts.sha256 has them: what a fitted calibration records and a run compares."""
+        own = {p: self.template for p in self.graded_prompts} if self.template is not None else None
+        return template_hashes(list(self.graded_prompts), overrides, own)
 
     def default_threshold(self, calibrated: Collection[str] = ()) -> float | None:
         if self.graded and self.graded_family in calibrated:

@@ -96,6 +96,10 @@ class Criterion(Custom, WithVerdicts):
         return f"criterion:{self.name}"
 
     @property
+    def graded_prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+        return (self.graded_family,)
+
+    @property
     def threshold(self) -> float | None:  # type: ignore[override]
         return self._threshold
 
