@@ -31,6 +31,7 @@ from .dataset import DEFAULT_MAX_INPUT_BYTES, read_records
 from .errors import DatasetError
 from .gate import default_thresholds
 from .metrics import all_metrics, get_metrics
+from .metrics.base import WithVerdicts
 from .sample_record import SampleIds, sample_from_dict
 from .schema import Sample, SampleResult
 from .stats import ci_settings, reason_kind
@@ -88,6 +89,9 @@ class Calibration(BaseModel):
     cache_hits: int = 0
     judge: dict[str, Any] = Field(default_factory=dict)
     embedder: dict[str, Any] | None = None
+    # graded verdicts: whether the scores went through the judge's calibration map (False: its raw P(yes));
+    # None for a metric without graded verdicts
+    calibrated: bool | None = None
     notes: list[str] = Field(default_factory=list)
     per_row: list[RowOutcome] = Field(default_factory=list)
 
@@ -307,7 +311,8 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
         group = [r for r in rows if r.metric == labelled]
         scored_with = metric or labelled
         options = {scored_with: dict(metric_options[scored_with])} if scored_with in (metric_options or {}) else None
-        defaults = default_thresholds(get_metrics([scored_with], options), calibrated_families(judge))
+        chosen = get_metrics([scored_with], options)
+        defaults = default_thresholds(chosen, calibrated_families(judge, chosen))
         limits = {**defaults, **(thresholds or {})}
         checkpoint = None
         if resume:
@@ -323,6 +328,7 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
             c = _calibration(source.name, source.sha256, scored_with, kind, of_kind, results,
                              limits.get(scored_with), report.meta)
             c.metric_options = (report.meta.get("metric_options") or {}).get(scored_with) or {}
+            c.calibrated = _calibrated(scored_with, options, report.meta)
             if scored_with != labelled:
                 c.label_metric = labelled
                 c.notes.insert(0, f"labels for {labelled}, scored with {scored_with} (--metric)")
@@ -330,6 +336,15 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
         if checkpoint:
             checkpoint.remove()
     return out
+
+
+def _calibrated(metric: str, options: dict | None, meta: dict) -> bool | None:
+    """Whether the metric's graded scores were calibrated in the run whose report meta is `meta`; None when it has no
+    graded verdicts."""
+    chosen = get_metrics([metric], options)[0]
+    if not (isinstance(chosen, WithVerdicts) and chosen.graded):
+        return None
+    return metric not in (meta.get("uncalibrated") or [])
 
 
 def _calibration(file: str, digest: str | None, metric: str, kind: str, rows: list[LabelledRow],
@@ -382,7 +397,8 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
               cache: bool = True, cache_dir: str | Path | None = None, resume: bool = True,
               progress: bool | None = None, metric_options: Mapping[str, dict] | None = None,
               max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
-              judge_options: Mapping[str, Any] | None = None) -> CalibrationRun:
+              judge_options: Mapping[str, Any] | None = None,
+              prompts: Mapping[str, str | Path] | None = None) -> CalibrationRun:
     """Measure how well metrics agree with human labels: score each labelled row with its label's metric, then the
     agreement per source, metric and label kind (`localragas calibrate`; the same CalibrationRun its --out writes).
 
@@ -404,10 +420,12 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
     max_input_bytes: a larger file is refused (as by load_samples).
     judge_options: as for evaluate(): the judge's settings, and "calibration" (a file, or "none"); with a Judge
     instance only "calibration" applies.
+    prompts: as for evaluate(): prompt family -> a file whose text replaces the family's instruction block (like
+    `calibrate --prompt FAMILY=FILE`), e.g. {"verify_statement": "instruction.txt"}; set on the judge.
     """
     from .judges import Judge, get_judge  # noqa: PLC0415
     from .judges.calibrated import set_calibration  # noqa: PLC0415
-    from .runner import calibrated_families, check_cache_choice, judge_cache  # noqa: PLC0415
+    from .runner import calibration_in_effect, check_cache_choice, judge_cache, set_prompts  # noqa: PLC0415
 
     if metric is not None:
         get_metrics([metric])
@@ -419,12 +437,13 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
                for s in _sources(data)]  # every source fails now, not in an hour
     if isinstance(judge, Judge):
         set_calibration(judge, judge_options)
+        set_prompts(judge, prompts)  # a bad family or file: ConfigError before any judging
     else:
         judge = get_judge(judge, dict(judge_options or {}))
         try:
             return calibrate(sources, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
                              cache=cache, cache_dir=cache_dir, resume=resume, progress=progress,
-                             metric_options=metric_options, max_input_bytes=max_input_bytes)
+                             metric_options=metric_options, max_input_bytes=max_input_bytes, prompts=prompts)
         finally:
             judge.close()
     started = datetime.now(timezone.utc)
@@ -435,6 +454,9 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
         for source in sources:
             results += calibrate_source(source, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
                                         resume=resume, progress=progress, metric_options=metric_options)
+    every = [all_metrics()[n].with_options(**(metric_options or {}).get(n, {})) for n in all_metrics()]
+    scored = [get_metrics([r.metric], {r.metric: r.metric_options})[0] for r in results]
+    in_effect = calibration_in_effect(judge, scored)  # the families whose prompts changed since the fit left out
     meta = {
         "localragas": __version__,
         "started": started.isoformat(timespec="seconds"),
@@ -445,10 +467,9 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
         "metric_options": {k: dict(v) for k, v in (metric_options or {}).items()},
         "judge": judge.describe(),
         "embedder": next((r.embedder for r in results if r.embedder), None),
-        "calibration": judge.calibration.describe() if judge.calibration else None,
-        "thresholds": {**default_thresholds((all_metrics()[n].with_options(**(metric_options or {}).get(n, {}))
-                                             for n in all_metrics()),
-                                            calibrated_families(judge)),
+        "calibration": in_effect.describe() if in_effect else None,
+        "uncalibrated": list(dict.fromkeys(r.metric for r in results if r.calibrated is False)),
+        "thresholds": {**default_thresholds(every, list(in_effect.families) if in_effect else []),
                        **(thresholds or {})},
         "ci": {**ci_settings(), "method": "percentile bootstrap of each figure",
                "resampled": "rows (pairs, for pairwise labels)"},

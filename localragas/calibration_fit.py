@@ -5,7 +5,8 @@ exactly one item (one claim, one statement, one chunk); rows with more items are
 does not say which of its items a person rejected. A labelled file of single-statement rows (one row per sentence)
 gives the most items. One prompt family per metric scored (faithfulness and context recall share verify_statement:
 their items are pooled). The fit reads each item's RAW P(yes) (`p_<flag>_raw`): the calibration in effect during
-the run is not applied to the fit data, so refitting never compounds a map.
+the run is not applied to the fit data, so refitting never compounds a map. Each family records the template sha256
+of the prompts its P(yes) were asked with (prompt_sha256): a run asking them differently does not apply its map.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from .metrics.base import WithVerdicts
 if TYPE_CHECKING:
     from .calibration import CalibrationRun
     from .judges import Judge
+    from .prompts.overrides import PromptOverrides
 
 MIN_PER_CLASS = 10  # items of each class (supported / not) a fit needs
 
@@ -34,6 +36,7 @@ class FamilyItems:
     raw: list[float] = field(default_factory=list)
     labels: list[int] = field(default_factory=list)
     rows: int = 0  # labelled binary rows seen, single-item or not
+    prompt_sha256: dict[str, str] = field(default_factory=dict)  # the templates its P(yes) were asked with
 
 
 @dataclass
@@ -60,9 +63,10 @@ class FamilyFit:
                 f"share supported {self.share_positive:.3f}")
 
 
-def family_items(run: "CalibrationRun") -> dict[str, FamilyItems]:
+def family_items(run: "CalibrationRun", overrides: "PromptOverrides | None" = None) -> dict[str, FamilyItems]:
     """The fit data of each prompt family: the binary-labelled rows of graded-verdict metrics whose metric scored
-    exactly one item, with that item's raw P(yes)."""
+    exactly one item, with that item's raw P(yes), and the template hashes of the prompts they were asked with (the
+    run's prompt overrides, `overrides`, applied)."""
     known = all_metrics()
     out: dict[str, FamilyItems] = {}
     for c in run.results:
@@ -72,7 +76,8 @@ def family_items(run: "CalibrationRun") -> dict[str, FamilyItems]:
         metric = metric.with_options(**c.metric_options)
         if not metric.graded:
             continue
-        got = out.setdefault(metric.graded_family, FamilyItems(metric.graded_family))
+        got = out.setdefault(metric.graded_family,
+                             FamilyItems(metric.graded_family, prompt_sha256=metric.prompt_hashes(overrides)))
         if c.metric not in got.metrics:
             got.metrics.append(c.metric)
         raw_key = f"p_{metric.item_fields[2]}_raw"
@@ -110,10 +115,11 @@ def fit_family(items: FamilyItems) -> FamilyFit:
 
 def fit_calibration(run: "CalibrationRun", judge: "Judge") -> tuple[CalibrationMap, list[FamilyFit]]:
     """A calibration map for `judge` fitted on the run's labelled rows, and what each family's fit found."""
-    fits = [fit_family(items) for items in family_items(run).values()]
+    items = family_items(run, judge.prompts)
+    fits = [fit_family(i) for i in items.values()]
     source: Any = run.meta.get("files") or []
     families = {f.family: FamilyMap(f.a, f.b, {"items": f.items, "positives": f.positives, "metrics": f.metrics,
-                                               "source": source})
+                                               "source": source}, items[f.family].prompt_sha256)
                 for f in fits}
     identity = {"name": judge.name, "fingerprint": judge.fingerprint}
     if getattr(judge, "sha256", None):

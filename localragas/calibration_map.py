@@ -18,8 +18,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,11 +44,14 @@ def sigmoid(x: float) -> float:
 
 @dataclass(frozen=True)
 class FamilyMap:
-    """The logistic map of one prompt family; fitted_on: what it was fitted on (items, positives, source)."""
+    """The logistic map of one prompt family; fitted_on: what it was fitted on (items, positives, source);
+    prompt_sha256: the template sha256 of each prompt family its P(yes) were asked with when it was fitted (as a
+    report's meta.prompts.sha256 has them; empty in files from before they were recorded: applied under any prompt)."""
 
     a: float
     b: float
     fitted_on: dict[str, Any] = field(default_factory=dict)
+    prompt_sha256: dict[str, str] = field(default_factory=dict)
 
     def __call__(self, p: float) -> float:
         return sigmoid(self.a * logit(p) + self.b)
@@ -62,6 +65,8 @@ class CalibrationMap:
     judge: dict[str, Any] = field(default_factory=dict)
     created: str | None = None
     source: str | None = None
+    # family -> why the file's map of it is not applied in this run (for_prompts: its prompt changed since the fit)
+    not_applied: dict[str, str] = field(default_factory=dict)
 
     def covers(self, family: str) -> bool:
         return family in self.families
@@ -71,10 +76,28 @@ class CalibrationMap:
         m = self.families.get(family)
         return list(raw) if m is None else [m(p) for p in raw]
 
+    def for_prompts(self, asked: Mapping[str, Mapping[str, str]], overridden: Collection[str] = ()) -> "CalibrationMap":
+        """The map a run applies: without the families whose prompts the run asks differently from those the map was
+        fitted under, each with its reason in not_applied. asked: calibration family -> {prompt family: template
+        sha256} as the run asks it; overridden: the prompt families the run's user overrides (the reason's wording).
+        A family with no recorded prompt hashes (an older file) is kept."""
+        kept, dropped = dict(self.families), dict(self.not_applied)
+        for family, m in self.families.items():
+            now = asked.get(family, {})
+            changed = [p for p, sha in m.prompt_sha256.items() if p in now and now[p] != sha]
+            if changed:
+                del kept[family]
+                dropped[family] = "; ".join(
+                    f"prompt for {p} {'overridden' if p in overridden else 'changed'} since the calibration was fitted"
+                    for p in changed)
+        return replace(self, families=kept, not_applied=dropped) if dropped != self.not_applied else self
+
     def document(self) -> dict[str, Any]:
         """The file's content (what `calibrate --fit` writes)."""
         return {"format": FORMAT, "judge": dict(self.judge),
-                "families": {k: {"a": m.a, "b": m.b, "fitted_on": dict(m.fitted_on)} for k, m in self.families.items()},
+                "families": {k: {"a": m.a, "b": m.b, "fitted_on": dict(m.fitted_on),
+                                 **({"prompt_sha256": dict(m.prompt_sha256)} if m.prompt_sha256 else {})}
+                             for k, m in self.families.items()},
                 "created": self.created}
 
     @property
@@ -87,7 +110,8 @@ class CalibrationMap:
     def describe(self) -> dict[str, Any]:
         """What a report records (meta.calibration)."""
         return {"source": self.source, "sha256": self.sha256,
-                "families": {k: {"a": round(m.a, 6), "b": round(m.b, 6)} for k, m in self.families.items()}}
+                "families": {k: {"a": round(m.a, 6), "b": round(m.b, 6)} for k, m in self.families.items()},
+                **({"not_applied": dict(self.not_applied)} if self.not_applied else {})}
 
     def write(self, path: str | Path) -> None:
         from .atomic_write import write_atomic  # noqa: PLC0415
@@ -99,6 +123,15 @@ def _number(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ConfigError(f"{where}: expected a finite number, got {value!r}")
     return float(value)
+
+
+def _prompt_hashes(value: Any, where: str) -> dict[str, str]:
+    """A family's prompt_sha256: prompt family -> a sha256 in hex."""
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) and len(v) == 64
+                                              and all(c in "0123456789abcdef" for c in v) for k, v in value.items()):
+        raise ConfigError(f"{where}.prompt_sha256': expected an object of prompt family -> sha256 (64 hex digits), "
+                          f"got {value!r}")
+    return dict(value)
 
 
 def parse_calibration(doc: Any, shown: str, source: str | None = None) -> CalibrationMap:
@@ -128,7 +161,7 @@ def parse_calibration(doc: Any, shown: str, source: str | None = None) -> Calibr
         fitted_on = entry.get("fitted_on", {})
         if not isinstance(fitted_on, dict):
             raise ConfigError(f"{where}.fitted_on': expected an object, got {type(fitted_on).__name__}")
-        maps[str(name)] = FamilyMap(a, b, fitted_on)
+        maps[str(name)] = FamilyMap(a, b, fitted_on, _prompt_hashes(entry.get("prompt_sha256", {}), where))
     created = doc.get("created")
     return CalibrationMap(maps, judge, created if isinstance(created, str) else None, source)
 
@@ -154,8 +187,10 @@ def uncalibrated_note(meta: dict[str, Any]) -> str | None:
     if not names:
         return None
     judge = (meta.get("judge") or {}).get("name", "?")
-    return (f"judge {judge} is uncalibrated for {', '.join(names)}: graded scores are its raw P(yes), default gate "
-            "thresholds 0.50; fit a calibration with `localragas calibrate --fit FILE` (docs/calibration.md)")
+    why = list(dict.fromkeys(((meta.get("calibration") or {}).get("not_applied") or {}).values()))
+    because = f" ({'; '.join(why)})" if why else ""
+    return (f"judge {judge} is uncalibrated for {', '.join(names)}{because}: graded scores are its raw P(yes), default "
+            "gate thresholds 0.50; fit a calibration with `localragas calibrate --fit FILE` (docs/calibration.md)")
 
 
 # --- the fit ----------------------------------------------------------------------------------------------------------

@@ -417,8 +417,8 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
                         resume=resume, progress=progress, metric_options=metric_options)
     finally:
         judge_obj.close()
-    write_calibration(run, out, md)
-    print_calibration(run)
+    write_calibration(run, out, md, fit=bool(fit_path))
+    print_calibration(run, fit=bool(fit_path))
     if fit_path:
         from .calibration_fit import fit_calibration  # noqa: PLC0415
 

@@ -16,8 +16,8 @@ Settings, first found wins: command line (`--localragas-judge`, `--localragas-em
 `--localragas-judge-option KEY=VALUE`, `--localragas-cache-dir`, `--localragas-no-cache`,
 `--localragas-gate-on`), environment (LOCALRAGAS_JUDGE, LOCALRAGAS_EMBEDDER, LOCALRAGAS_JUDGE_OPTIONS,
 LOCALRAGAS_CACHE_DIR), ini options (localragas_judge, localragas_embedder, localragas_judge_options,
-localragas_cache_dir), the project's localragas.toml / [tool.localragas] (also its thresholds and metrics), the
-library defaults. Judge options from every layer are merged, the command line winning per key.
+localragas_cache_dir), the project's localragas.toml / [tool.localragas] (also its thresholds, metrics, custom
+metrics and [prompts] overrides), the library defaults. Judge options from every layer are merged, the command line winning per key.
 
 This module is imported in every pytest session of everyone who has localragas installed: it imports nothing
 heavy at module level; judges, embedders and the runner are imported inside the fixtures.
@@ -55,6 +55,8 @@ class LocalragasConfig:
     thresholds: dict[str, float] = field(default_factory=dict)  # from the project config
     metrics: list[str] | None = None  # from the project config
     columns: dict[str, str] = field(default_factory=dict)  # from the project config: field -> the data's column
+    # from the project config's [prompts]: prompt family -> the file of its instruction text (set on the judge)
+    prompts: dict[str, str] = field(default_factory=dict)
     config_file: str | None = None
 
 
@@ -161,6 +163,7 @@ def localragas_config(pytestconfig: pytest.Config) -> LocalragasConfig:
         thresholds=dict(project.thresholds),
         metrics=list(project.metrics) if project.metrics else None,
         columns=dict(project.columns),
+        prompts=dict(project.prompts),
         config_file=project.source,
     )
 
@@ -169,11 +172,11 @@ def localragas_config(pytestconfig: pytest.Config) -> LocalragasConfig:
 def localragas_judge(localragas_config: LocalragasConfig, pytestconfig: pytest.Config):
     """The judge (a model loads on its first uncached call); its cache is closed at the end of the session."""
     from .judges import get_judge  # noqa: PLC0415
-
-    from .runner import judge_cache  # noqa: PLC0415
+    from .runner import judge_cache, set_prompts  # noqa: PLC0415
 
     cfg = localragas_config
     judge = get_judge(cfg.judge, dict(cfg.judge_options))
+    set_prompts(judge, cfg.prompts)  # the project config's [prompts], as eval applies them
     used = pytestconfig.stash[_USED]
     used.update(judge=judge.name, cache=str(cfg.cache_dir) if cfg.cache_dir else None)
     try:
@@ -201,8 +204,9 @@ def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig
 
     samples: anything localragas.evaluate takes (Sample objects, dicts with localragas, ragas or deepeval field
     names, a pandas DataFrame, a datasets.Dataset, a ragas EvaluationDataset, a file path). kwargs: any keyword of
-    localragas.evaluate (metrics, thresholds, gate, gate_on, judge, embedder, columns, ...); thresholds are merged
-    over the project config's thresholds.
+    localragas.evaluate (metrics, thresholds, gate, gate_on, judge, embedder, columns, prompts, ...); thresholds
+    are merged over the project config's thresholds. The session judge asks with the project config's [prompts];
+    prompts=... replaces them for this call only.
     """
     from .runner import evaluate as run  # noqa: PLC0415
 
@@ -222,7 +226,11 @@ def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig
             kwargs["gate_on"] = cfg.gate_on
         if kwargs.get("embedder") is None and _needs_embedder(kwargs.get("metrics"), kwargs.get("metric_options")):
             kwargs["embedder"] = request.getfixturevalue("localragas_embedder")
-        report = run(samples, **kwargs)
+        held = localragas_judge.prompts  # evaluate(prompts=...) sets them on the judge: the session's are restored
+        try:
+            report = run(samples, **kwargs)
+        finally:
+            localragas_judge.prompts = held
         _record(request, report)
         return report
 

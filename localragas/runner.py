@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 from . import __version__, paths
 from .asking import check_window
+from .calibration_map import CalibrationMap
 from .checkpoint import Checkpoint, sample_hash
 from .embeddings import CachedEmbedder, Embedder, get_embedder
 from .errors import CacheError, ConfigError, JudgeError, MissingDependencyError, ModelLoadError
@@ -24,7 +25,7 @@ from .judges.cache import JudgeCache
 from .judges.calibrated import set_calibration
 from .language import check_language
 from .metrics import Metric, all_metrics, get_metrics
-from .metrics.base import uncalibrated
+from .metrics.base import WithVerdicts, uncalibrated
 from .metrics.report_definitions import definitions_of
 from .progress import progress_for
 from .prompts.overrides import PromptOverrides, load_overrides, template_hashes
@@ -35,10 +36,12 @@ from .stats import by_category, ci_settings, summarise
 log = logging.getLogger("localragas")
 
 
-def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: Embedder | None) -> SampleResult:
-    """All metrics on one sample. A failing metric becomes unscored with its reason; the others go on."""
+def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: Embedder | None,
+                 calibration: CalibrationMap | None = None) -> SampleResult:
+    """All metrics on one sample (calibration: the map in effect, calibration_in_effect; None: the judge's). A failing
+    metric becomes unscored with its reason; the others go on."""
     started = time.perf_counter()
-    ctx = Scoring(sample, judge, embedder)  # its own languages, shared work and call log: safe in parallel
+    ctx = Scoring(sample, judge, embedder, calibration)  # its own languages, shared work, call log: safe in parallel
     out = SampleResult(id=sample.id, category=sample.category)
     for m in metrics:
         try:
@@ -117,7 +120,9 @@ def evaluate(
     check_cache_choice(cache, cache_dir)
     judge = set_calibration(judge, judge_options) if isinstance(judge, Judge) else get_judge(judge, judge_options)
     set_prompts(judge, prompts)
-    check_window(judge, [p for m in chosen for p in m.prompts])  # a window too small for one item: refused now
+    # a window too small for one item, with the instruction texts as asked (overrides, custom metrics): refused now
+    own = {family: smallest for m in chosen for family, smallest in m.window_prompts.items()}
+    check_window(judge, [p for m in chosen for p in m.prompts], own)
     with judge_cache(judge, cache, cache_dir):
         return _run(samples, chosen, judge, embedder, thresholds, gate, progress, skipped, checkpoint, gate_on,
                     concurrency, language, max_error_rate)
@@ -177,7 +182,8 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
     unknown = sorted(set(thresholds or {}) - set(all_metrics()))
     if unknown:
         raise ConfigError(f"threshold for unknown metric(s) {', '.join(unknown)}; valid: {', '.join(all_metrics())}")
-    covered = calibrated_families(judge)
+    calibration = calibration_in_effect(judge, chosen)
+    covered = list(calibration.families) if calibration else []
     limits = {k: v for k, v in {**default_thresholds(chosen, covered), **(thresholds or {})}.items() if k in names}
 
     workers = _workers(concurrency, judge)
@@ -205,11 +211,11 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
                 resumed += 1
                 finish(i, None, previous[1])  # already in the checkpoint
             elif workers == 1:
-                finish(i, digest, score_sample(sample, chosen, judge, emb))
+                finish(i, digest, score_sample(sample, chosen, judge, emb, calibration))
             else:
                 todo.append((i, sample, digest))
         if todo:
-            _score_in_threads(todo, workers, finish, chosen, judge, emb)
+            _score_in_threads(todo, workers, finish, chosen, judge, emb, calibration)
     results = [r for r in slots if r is not None]
     wall = time.perf_counter() - t0
 
@@ -224,7 +230,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
         "metric_options": {m.name: dict(m.options) for m in chosen if m.options},
         "resumed_samples": resumed,
         "judge": judge.describe(),
-        "calibration": judge.calibration.describe() if judge.calibration else None,
+        "calibration": calibration.describe() if calibration else None,
         "uncalibrated": uncalibrated(chosen, covered),
         "judge_stats": judge.stats.as_dict(),
         "judge_totals": {k: round(sum(r.judge.get(k, 0) for r in results), 3) for k in judge.stats.counters()},
@@ -241,9 +247,21 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
     return regate(report, limits, gate_on=gate_on, enabled=gate)
 
 
-def calibrated_families(judge: Judge) -> list[str]:
-    """The prompt families the judge's calibration covers (none when uncalibrated)."""
-    return list(judge.calibration.families) if judge.calibration else []
+def calibration_in_effect(judge: Judge, metrics: list[Metric]) -> CalibrationMap | None:
+    """The judge's calibration as a run of `metrics` applies it: a family whose map was fitted under other prompts
+    than the run asks (its recorded prompt_sha256, e.g. the user overrode verify_statement since) is left out, with the
+    reason in not_applied; None when the judge is uncalibrated."""
+    if judge.calibration is None:
+        return None
+    asked = {m.graded_family: m.prompt_hashes(judge.prompts)
+             for m in metrics if isinstance(m, WithVerdicts) and m.graded}
+    return judge.calibration.for_prompts(asked, judge.prompts.texts if judge.prompts else ())
+
+
+def calibrated_families(judge: Judge, metrics: list[Metric]) -> list[str]:
+    """The prompt families the judge's calibration covers in a run of `metrics` (none when uncalibrated)."""
+    calibration = calibration_in_effect(judge, metrics)
+    return list(calibration.families) if calibration else []
 
 
 def _workers(concurrency: int, judge: Judge) -> int:
@@ -255,7 +273,7 @@ def _workers(concurrency: int, judge: Judge) -> int:
     return concurrency
 
 
-def _score_in_threads(todo, workers, finish, metrics, judge, embedder) -> None:
+def _score_in_threads(todo, workers, finish, metrics, judge, embedder, calibration) -> None:
     """Score samples in `workers` threads; `finish` (checkpoint, progress) runs here, in the calling thread.
 
     If one sample stops the run (a ConfigError, Ctrl-C), samples not started are dropped and the ones in flight
@@ -266,7 +284,7 @@ def _score_in_threads(todo, workers, finish, metrics, judge, embedder) -> None:
     finished: set[int] = set()
     try:
         for i, sample, digest in todo:
-            futures[pool.submit(score_sample, sample, metrics, judge, embedder)] = (i, digest)
+            futures[pool.submit(score_sample, sample, metrics, judge, embedder, calibration)] = (i, digest)
         for f in as_completed(futures):
             i, digest = futures[f]
             finish(i, digest, f.result())

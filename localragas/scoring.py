@@ -15,6 +15,7 @@ from .judges.base import CallLog
 from .language import Scope, scope_of
 
 if TYPE_CHECKING:
+    from .calibration_map import CalibrationMap
     from .embeddings import Embedder
     from .judges import Judge
     from .outputs import Output
@@ -30,9 +31,12 @@ class Asking:
     of the work in hand and the log of the calls. A Scoring (one sample's) is one; `localragas generate` asks through
     one per generated item (localragas.asking.generation)."""
 
-    def __init__(self, judge: "Judge", language: Scope):
+    def __init__(self, judge: "Judge", language: Scope, calibration: "CalibrationMap | None" = None):
         self.judge = judge
         self.language = language
+        # the calibration map the run applies (runner.calibration_in_effect: the judge's, less the families whose
+        # prompts changed since it was fitted); None: the judge's own
+        self.calibration = judge.calibration if calibration is None else calibration
         self.warnings: list[str] = []
         self.log = CallLog()
 
@@ -56,8 +60,9 @@ class Asking:
 class Scoring(Asking):
     """One (sample, judge, embedder): its languages, its shared work, the current metric's warnings, its call log."""
 
-    def __init__(self, sample: "Sample", judge: "Judge", embedder: "Embedder | None" = None):
-        super().__init__(judge, scope_of(sample))
+    def __init__(self, sample: "Sample", judge: "Judge", embedder: "Embedder | None" = None,
+                 calibration: "CalibrationMap | None" = None):
+        super().__init__(judge, scope_of(sample), calibration)
         self.sample = sample
         self.embedder = embedder
         self.memo: dict[str, tuple[Any, list[str]]] = {}

@@ -6,8 +6,9 @@ number in [0, 1] per item; an item counts as "yes" from YES.
 - json: all items in one call (or a few, to fit the window), a constrained-JSON yes/no each (`Judge.generate`):
   1.0 or 0.0.
 
-The judge's calibration (Judge.calibration, localragas.calibration_map) is applied here and only here, by prompt
-family, to the graded P(yes) the metrics use: the judge cache below keeps raw P(yes), and the graded items' evidence
+The judge's calibration (Judge.calibration, localragas.calibration_map; the run's, Scoring.calibration, without the
+families whose prompts changed since the fit) is applied here and only here, by prompt family, to the graded P(yes)
+the metrics use: the judge cache below keeps raw P(yes), and the graded items' evidence
 keeps the raw value beside the calibrated one (Judged.item).
 """
 from __future__ import annotations
@@ -49,7 +50,7 @@ class Judged:
 def graded(ctx: "Scoring", family: str, raw: list[float], judged: bool = True) -> Judged:
     """The raw P(yes) of `family` and their calibrated values (unchanged without a map for the family). judged=False:
     no call was made (no texts to judge against), the zeros are not P(yes) and are not mapped."""
-    cal = ctx.judge.calibration
+    cal = ctx.calibration
     if not (judged and cal is not None and cal.covers(family)):
         return Judged(list(raw), list(raw))
     return Judged(cal.apply(family, raw), list(raw), calibrated=True)

@@ -6,12 +6,13 @@ prompt's UTF-8 size already fits: a token covers at least one byte, so a cached 
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from .ways import SHOTS
+from ..prompts.overrides import EXAMPLES, family_of
 from ..prompts import (Prompt, check_question, contradict_statement, entities_in_contexts, extract_claims,
                        extract_entities, generate_questions, judge_chunk, judge_chunks, rate_context_relevance,
                        verify_statement, verify_statement_reworded, verify_statements)
@@ -56,11 +57,17 @@ class Window:
         return self.judge.count_tokens(text) if text else 0
 
     def prompt_tokens(self, prompt: Prompt) -> int:
+        """Tokens of the prompt as the judge asks it: with the user's instruction text for its family, if any."""
+        return self.asked_tokens(self.judge.with_overrides(prompt))
+
+    def asked_tokens(self, prompt: Prompt) -> int:
+        """Tokens of a prompt already as asked (its overrides applied)."""
         return self.tokens(prompt.system) + self.tokens(prompt.user) + OVERHEAD
 
     def fits(self, prompt: Prompt, reply: int) -> bool:
         if self.n_ctx is None:
             return True
+        prompt = self.judge.with_overrides(prompt)
         limit = self.n_ctx - reply
         if len(prompt.system.encode("utf-8")) + len(prompt.user.encode("utf-8")) + OVERHEAD <= limit:
             return True  # an upper bound of the token count already fits: no tokenizer needed
@@ -81,7 +88,8 @@ def _graded_support() -> dict[str, tuple[Callable[[], Prompt], int, int]]:
 
 
 # Per prompt family: the prompt with empty data, the data tokens of one item, the reply tokens for one item.
-_SMALLEST: dict[str, tuple[Callable[[], Prompt], int, int]] = {
+Smallest = tuple[Callable[[], Prompt], int, int]
+_SMALLEST: dict[str, Smallest] = {
     "extract_claims": (lambda: extract_claims("", "?"), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
     "verify_statements": (lambda: verify_statements([], []), 2 * (MIN_ITEM + TAG_TOKENS), verdicts_reply(1)),
     **_graded_support(),
@@ -96,28 +104,65 @@ _SMALLEST: dict[str, tuple[Callable[[], Prompt], int, int]] = {
 }
 
 
-def needed_window(judge: "Judge", prompt_name: str) -> int:
-    """Tokens a prompt family needs at least: its instructions, one item, and the reply for one item."""
-    make, item, reply = _SMALLEST[prompt_name]
-    return Window(judge).prompt_tokens(make()) + item + reply
+def fields_item(fields: int) -> int:
+    """The data tokens of the smallest sample a custom metric showing `fields` sample fields is asked about."""
+    return fields * (MIN_ITEM + TAG_TOKENS)
 
 
-def check_window(judge: "Judge", prompt_names: Sequence[str]) -> None:
-    """Refuse a judge whose context window cannot hold a prompt's instructions and one item (ConfigError)."""
+def _smallest(judge: "Judge", name: str, own: Mapping[str, Smallest] | None) -> tuple[Prompt, int, int] | None:
+    """The family's prompt with empty data as the judge asks it (with the user's instruction text for the family, if
+    overridden), one item's data tokens and its reply's; None for a family of unknown size (a plugin's)."""
+    entry = (own or {}).get(name) or _SMALLEST.get(name)
+    if entry is None:
+        return None
+    make, item, reply = entry
+    return judge.with_overrides(make()), item, reply
+
+
+def needed_window(judge: "Judge", prompt_name: str, own: Mapping[str, Smallest] | None = None) -> int:
+    """Tokens a prompt family needs at least: its instructions (as the judge asks them), one item, and the reply for
+    one item. own: the smallest prompts of custom metrics' families (Metric.window_prompts)."""
+    got = _smallest(judge, prompt_name, own)
+    if got is None:
+        raise KeyError(prompt_name)
+    prompt, item, reply = got
+    return Window(judge).asked_tokens(prompt) + item + reply
+
+
+def _what(judge: "Judge", name: str, own: Mapping[str, Smallest] | None) -> tuple[str, str]:
+    """How an error names the prompt (its family, and where its text came from when it is the user's), and what to
+    do about it."""
+    sources = judge.prompts.sources if judge.prompts else {}
+    family = family_of(name)
+    texts = [f"its instruction text from {sources[family]}"] if family in sources else []
+    if family != name and EXAMPLES in sources:  # a prompt with worked examples (shots=N)
+        texts.append(f"its worked examples from {sources[EXAMPLES]}")
+    if texts:
+        return f"the {name} prompt ({', '.join(texts)})", "shorten that text, or raise it"
+    if name in (own or {}):
+        return f"the {name} prompt (the custom metric's own question)", "shorten the question, or raise it"
+    return f"the {name} prompt", "raise it"
+
+
+def check_window(judge: "Judge", prompt_names: Sequence[str], own: Mapping[str, Smallest] | None = None) -> None:
+    """Refuse a judge whose context window cannot hold a prompt's instructions and one item (ConfigError), sizing what
+    is really asked: an overridden family's instruction text (Judge.prompts), a custom metric's own prompt (`own`:
+    family -> its smallest prompt, Metric.window_prompts)."""
     n_ctx = getattr(judge, "n_ctx", None)
     if n_ctx is None:
         return
     for name in dict.fromkeys(prompt_names):
-        if name not in _SMALLEST:  # a custom metric's prompt (prompts/custom.py): the user's short question
+        got = _smallest(judge, name, own)
+        if got is None:  # a plugin metric's prompt: its size is not known here
             continue
-        make, item, reply = _SMALLEST[name]
-        p = make()
+        p, item, reply = got
         if len(p.system.encode("utf-8")) + len(p.user.encode("utf-8")) + OVERHEAD + item + reply <= n_ctx:
             continue  # fits by an upper bound: no tokenizer needed
-        needed = needed_window(judge, name)
+        needed = needed_window(judge, name, own)
         if needed > n_ctx:
+            what, advice = _what(judge, name, own)
             raise ConfigError(
-                f"the judge's context window is too small: n_ctx={n_ctx} tokens, but the {name} prompt needs at "
-                f"least {needed} (its instructions, one item and the reply); raise it, e.g. "
+                f"the judge's context window is too small: n_ctx={n_ctx} tokens, but {what} needs at least {needed} "
+                f"(its instructions, one item and the reply); {advice}, e.g. "
                 f"--judge-option n_ctx={max(2048, 1 << (needed - 1).bit_length())}"
             )

@@ -9,10 +9,13 @@ from typing import TYPE_CHECKING, Any
 from ..asking.verdicts import DEFAULT_VERDICTS, VERDICTS
 from ..errors import ConfigError
 from ..metric_definition import NO_MODE, MetricDefinition
+from ..prompts.overrides import template_hashes
 from ..schema import MetricResult
 
 if TYPE_CHECKING:
     from ..asking.verdicts import Verdicts
+    from ..asking.window import Smallest
+    from ..prompts.overrides import PromptOverrides
     from ..scoring import Scoring
 
 
@@ -49,6 +52,12 @@ class Metric(ABC):
     def default_threshold(self, calibrated: Collection[str] = ()) -> float | None:
         """The default gate threshold for a judge whose calibration covers the prompt families `calibrated`."""
         return self.describe().default_threshold(calibrated)
+
+    @property
+    def window_prompts(self) -> "dict[str, Smallest]":
+        """Its own prompt families (a custom metric's) -> (the prompt with empty data, one item's data tokens, the
+        reply's): what the judge's window check sizes (asking.window.check_window; the built-ins' are known there)."""
+        return {}
 
     def score(self, ctx: "Scoring") -> MetricResult:
         """Score the context's sample: measure() it; the splits and truncations that shaped the result (this metric's
@@ -119,6 +128,18 @@ class WithVerdicts(Metric):
     def threshold_settings(self) -> dict[str, Any]:
         return {"thresholds": dict(self.thresholds), "mode": self.options["verdicts"],
                 "graded_family": self.graded_family if self.graded else None}
+
+    @property
+    def graded_prompts(self) -> tuple[str, ...]:
+        """The prompt families whose text decides its graded P(yes): a calibration of graded_family holds only under
+        them (calibration_map.CalibrationMap.for_prompts)."""
+        return (self.verdict_prompts[0],)
+
+    def prompt_hashes(self, overrides: "PromptOverrides | None") -> dict[str, str]:
+        """The template sha256 of each of graded_prompts as the judge asks them (with the user's overrides), as a
+        report's meta.prompts.sha256 has them: what a fitted calibration records and a run compares."""
+        own = {p: self.template for p in self.graded_prompts} if self.template is not None else None
+        return template_hashes(list(self.graded_prompts), overrides, own)
 
     @property
     def prompts(self) -> tuple[str, ...]:  # type: ignore[override]

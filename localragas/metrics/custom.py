@@ -10,13 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..asking.custom import criterion_verdict, rubric_levels
 from ..asking.verdicts import VERDICTS, Verdicts
+from ..asking.window import YES_NO_REPLY, Smallest, fields_item
 from ..errors import ConfigError
 from ..metric_definition import NO_MODE
-from ..prompts.custom import FIELDS
+from ..prompts.custom import FIELDS, criterion_prompt, rubric_prompt
 from ..schema import MetricResult
 from .base import Metric, WithVerdicts, register_custom
 
 if TYPE_CHECKING:
+    from ..prompts import Prompt
     from ..scoring import Scoring
 
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
@@ -59,6 +61,11 @@ class Custom:
     source: str = "python"
 
 
+def _empty(fields: tuple[str, ...]) -> "dict[str, str | list[str]]":
+    """The fields with no data: the smallest prompt a criterion or rubric asks (the judge's window check)."""
+    return {f: [] if f == "contexts" else "" for f in fields}
+
+
 class Criterion(Custom, WithVerdicts):
     """A yes/no question to the judge about some of the sample's fields, scored by P(yes) (calibrated when the
     judge's map covers `criterion:NAME`). higher_is_better=False: a "yes" is the bad outcome (e.g. "Is the answer
@@ -90,6 +97,10 @@ class Criterion(Custom, WithVerdicts):
         return f"criterion:{self.name}"
 
     @property
+    def graded_prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+        return (self.graded_family,)
+
+    @property
     def threshold(self) -> float | None:  # type: ignore[override]
         return self._threshold
 
@@ -104,6 +115,13 @@ class Criterion(Custom, WithVerdicts):
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         return options
+
+    @property
+    def window_prompts(self) -> dict[str, Smallest]:
+        def smallest() -> Prompt:
+            return criterion_prompt(self.name, self.question, _empty(self.needs), lang="en")
+
+        return {self.graded_family: (smallest, fields_item(len(self.needs)), YES_NO_REPLY)}
 
     def measure(self, ctx: "Scoring") -> MetricResult:
         shown = _shown(ctx.sample, self.needs)
@@ -134,6 +152,13 @@ class Rubric(Custom, Metric):
         low, high = min(self.levels), max(self.levels)
         self.definition = definition or f"judge's probability-weighted level {low}-{high}, normalised: {self.question}"
         self.problem = f"low levels on: {self.question}" if higher_is_better else f"high levels on: {self.question}"
+
+    @property
+    def window_prompts(self) -> dict[str, Smallest]:
+        def smallest() -> Prompt:
+            return rubric_prompt(self.name, self.question, self.levels, _empty(self.needs), lang="en")
+
+        return {self.prompts[0]: (smallest, fields_item(len(self.needs)), YES_NO_REPLY)}
 
     def measure(self, ctx: "Scoring") -> MetricResult:
         shown = _shown(ctx.sample, self.needs)

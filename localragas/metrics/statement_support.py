@@ -9,6 +9,7 @@ from ..asking.statements import DEFAULT_STATEMENTS, STATEMENT_MODES, statements_
 from ..asking.verdicts import DEFAULT_VERDICTS
 from ..asking.ways import PLAIN, WAY_OPTIONS, Way
 from ..errors import ConfigError
+from ..prompts.overrides import EXAMPLES
 from .base import WithVerdicts, check_choice
 
 if TYPE_CHECKING:
@@ -30,6 +31,11 @@ class StatementSupport(WithVerdicts):
     def graded_family(self) -> str:  # type: ignore[override]
         """The family a calibration map knows this metric's graded scores by: its way of asking's (Way.family)."""
         return self.way.family
+
+    @property
+    def graded_prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+        """The support questions its way of asking asks, and their worked examples (shots=N)."""
+        return (*self.way.families, *((EXAMPLES,) if self.way.shots else ()))
 
     @property
     def uses_embedder(self) -> bool:  # type: ignore[override]

@@ -8,6 +8,7 @@ from rich.table import Table
 
 from ..agreement import MEASURES, Estimate
 from ..calibration import Calibration, CalibrationRun
+from ..calibration_map import uncalibrated_note
 from ..inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input
 from ..number_text import threshold_text
 from .console import console_text as escape, report_console
@@ -70,11 +71,41 @@ def _value(e: Estimate | None) -> str:
     return "—" if e is None or e.value is None else f"{e.value:.3f}"
 
 
-def print_calibration(run: CalibrationRun, console: Console | None = None) -> None:
-    """Per file and metric: a line of counts, then each agreement figure with its CI, over the scored rows and
-    with the unscored rows counted wrong."""
+def calibration_source(meta: dict) -> str:
+    """The calibration in effect during the run (meta.calibration): catalogue:NAME, its file, or none."""
+    cal = meta.get("calibration")
+    if not cal:
+        return "none"
+    return cal.get("source") or "a map given in Python"
+
+
+def fit_note(run: CalibrationRun) -> str | None:
+    """With --fit: whether the scores shown are calibrated or raw (the fit itself always reads raw P(yes))."""
+    calibrated = list(dict.fromkeys(c.metric for c in run.results if c.calibrated))
+    raw = list(dict.fromkeys(c.metric for c in run.results if c.calibrated is False))
+    parts = ([f"calibrated (by {calibration_source(run.meta)}) for {', '.join(calibrated)}"] if calibrated else []) + \
+        ([f"the judge's raw P(yes) for {', '.join(raw)}"] if raw else [])
+    if not parts:
+        return None
+    return (f"--fit: the scores shown are {'; '.join(parts)}; the fit reads each item's raw P(yes), so the calibration "
+            "in effect is not compounded")
+
+
+def _warnings(run: CalibrationRun, fit: bool) -> list[str]:
+    """The uncalibrated line (as eval shows it) and, with --fit, which scores are raw or calibrated."""
+    return [n for n in (uncalibrated_note(run.meta), fit_note(run) if fit else None) if n]
+
+
+def print_calibration(run: CalibrationRun, console: Console | None = None, fit: bool = False) -> None:
+    """The judge and the calibration in effect (the uncalibrated line when it applies, as eval prints it; with fit,
+    whether the scores are raw or calibrated), then per file and metric a line of counts and each agreement figure
+    with its CI, over the scored rows and with the unscored rows counted wrong."""
     console = console or report_console()
     level = run.meta.get("ci", {}).get("level", 0.95)
+    name = (run.meta.get("judge") or {}).get("name", "?")
+    console.print(f"judge {escape(str(name))}, calibration: {escape(calibration_source(run.meta))}")
+    for line in _warnings(run, fit):
+        console.print(f"[yellow]{escape(line)}[/]")
     for c in run.results:
         t = Table(title=f"{escape(c.file)}: {escape(c.metric)} ({escape(c.kind)} labels)", title_justify="left")
         for col, just in [("agreement", "left"), ("value", "right"), (f"{level:.0%} CI", "right"),
@@ -104,7 +135,9 @@ def calibration_text(item: CalibrationRun | Calibration) -> str:
     lines = []
     if isinstance(item, CalibrationRun):
         judge = (item.meta.get("judge") or {}).get("name", "?")
-        lines.append(f"<localragas CalibrationRun: {len(results)} result{'s' * (len(results) != 1)}, judge {judge}>")
+        lines.append(f"<localragas CalibrationRun: {len(results)} result{'s' * (len(results) != 1)}, judge {judge}, "
+                     f"calibration: {calibration_source(item.meta)}>")
+        lines += [f"  {note}" for note in _warnings(item, False)]
     for c in results:
         head = f"{c.file}: {c.metric} ({c.kind} labels), rows {_rows(c)}, scored {c.scored}, unscored {_unscored(c)}"
         if c.kind == "binary":
@@ -116,16 +149,18 @@ def calibration_text(item: CalibrationRun | Calibration) -> str:
     return "\n".join(lines)
 
 
-def render_calibration_markdown(run: CalibrationRun) -> str:
+def render_calibration_markdown(run: CalibrationRun, fit: bool = False) -> str:
     meta = run.meta
     judge = meta.get("judge") or {}
     ci = meta.get("ci") or {}
     level = ci.get("level", 0.95)
     lines = [f"### localragas calibrate: judge {cell(judge.get('name', '?'))}", "",
              f"Judge fingerprint `{cell(judge.get('fingerprint', '?'))}`; "
+             f"calibration `{cell(calibration_source(meta))}`; "
              f"{level:.0%} CIs: percentile bootstrap, {ci.get('resamples', '?')} resamples, seed {ci.get('seed', '?')}"
-             + (f"; first {meta['limit']} rows of each file" if meta.get("limit") else "") + ".", "",
-             f"| file | metric | kind | rows | scored | unscored | agreement | value [{level:.0%} CI] | "
+             + (f"; first {meta['limit']} rows of each file" if meta.get("limit") else "") + ".", ""]
+    lines += [x for note in _warnings(run, fit) for x in (f"⚠️ {cell(note)}", "")]
+    lines += [f"| file | metric | kind | rows | scored | unscored | agreement | value [{level:.0%} CI] | "
              "unscored counted wrong | suggested threshold | s/sample |",
              "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|"]
     notes: list[str] = []
@@ -141,11 +176,12 @@ def render_calibration_markdown(run: CalibrationRun) -> str:
 
 
 def write_calibration(run: CalibrationRun, json_path: str | Path | None = None,
-                      md_path: str | Path | None = None) -> None:
+                      md_path: str | Path | None = None, fit: bool = False) -> None:
+    """The JSON (--out) and the Markdown (--md; fit: it says whether the scores are raw or calibrated)."""
     if json_path:
         write_atomic(json_path, run.model_dump_json(indent=2) + "\n")
     if md_path:
-        write_atomic(md_path, render_calibration_markdown(run))
+        write_atomic(md_path, render_calibration_markdown(run, fit))
 
 
 def read_calibration(path: str | Path, max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> CalibrationRun:

@@ -147,3 +147,17 @@ def test_a_report_from_before_prompt_hashes_compares_without_a_prompt_warning():
     new = make_report({"s1": {"faithfulness": 0.5}})
     new.meta["prompts"] = {"sha256": {"verify_statement": "ab"}, "overridden": {}}
     assert not any("different prompts" in w for w in compare_reports(old, new).warnings)
+
+
+def test_calibrate_from_python_takes_prompts_as_evaluate_does(tmp_path):
+    instruction = write_file(tmp_path, "mine.txt", MINE)
+    labelled = [{**ROWS[0], "label": {"metric": "faithfulness", "kind": "binary", "value": 1}}]
+    judge = FakeJudge()
+    run = localragas.calibrate(labelled, judge, cache=False, progress=False, resume=False,
+                               prompts={"verify_statement": instruction})
+    (asked,) = judge.asked("verify_statement")
+    assert MINE in asked.user and "Do not use your own knowledge." not in asked.user
+    assert run.results[0].scored == 1
+    with pytest.raises(ConfigError, match="unknown prompt family 'verify_statemnt'"):
+        localragas.calibrate(labelled, "fake", cache=False, progress=False, resume=False,
+                             prompts={"verify_statemnt": instruction})

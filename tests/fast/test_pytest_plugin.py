@@ -417,3 +417,33 @@ def test_cal(localragas_judge, evaluate):
     r = pytester.runpytest("-s", *FAKE, "--localragas-judge-option", "calibration=cal.json")
     r.assert_outcomes(passed=1)
     assert _line(r, "CAL") == "CAL cal.json {'faithfulness': 0.8} []"
+
+
+def test_the_project_configs_prompt_overrides_and_custom_metrics_reach_the_judge(pytester, own_metrics):
+    (pytester.path / "mine.txt").write_text("Say yes only when a context states the statement word for word.")
+    (pytester.path / "other.txt").write_text("Say yes when a context implies the statement.")
+    pytester.makefile(".toml", localragas='[prompts]\nverify_statement = "mine.txt"\n\n'
+                                          '[custom_metrics.on_topic]\nquestion = "Does the answer reply?"\n')
+    pytester.makepyfile(test_prompts="""
+import hashlib
+from pathlib import Path
+
+ROWS = [{"question": "Capital?", "contexts": ["Paris is the capital of France."],
+         "answer": "Paris is the capital of France."}]
+
+
+def sha(name):
+    return hashlib.sha256(Path(name).read_text().strip().encode()).hexdigest()
+
+
+def test_config_prompts(localragas_judge, evaluate):
+    report = evaluate(ROWS, metrics=["faithfulness", "on_topic"])
+    assert report.meta["prompts"]["overridden"] == {"verify_statement": str(Path("mine.txt").resolve())}
+    assert report.meta["prompts"]["sha256"]["verify_statement"] == sha("mine.txt")
+    assert report.samples[0].metrics["on_topic"].value is not None
+    other = evaluate(ROWS, metrics=["faithfulness"], prompts={"verify_statement": "other.txt"})
+    assert other.meta["prompts"]["sha256"]["verify_statement"] == sha("other.txt")
+    assert localragas_judge.prompts.texts["verify_statement"].startswith("Say yes only")  # the session's again
+""")
+    r = pytester.runpytest("-s", *FAKE)
+    r.assert_outcomes(passed=1)
