@@ -162,3 +162,17 @@ def test_shards_of_different_calibrations_are_not_merged_and_compare_warns(tmp_p
     assert r.exit_code == 2 and "the shards differ in judge calibration (sha256)" in r.output
     r = cli("compare", tmp_path / "1.json", tmp_path / "2.json")
     assert f"different calibrations: {cal} vs none" in " ".join(r.output.split())
+
+
+def test_a_map_of_the_plain_question_is_not_applied_to_another_way_of_asking(tmp_path):
+    """shots=3 (or any way other than the plain support question) gives P(yes) on another scale: its family is
+    verify_statement:shots=3, which a map fitted on verify_statement does not cover, so its scores stay raw."""
+    judge = FakeJudge(responder=scripted)
+    report = run(judge, tmp_path, both_families(tmp_path / "c.json"), metrics=("faithfulness",),
+                 metric_options={"faithfulness": {"shots": 3}}, gate=False)
+    faith = report.samples[0].metrics["faithfulness"]
+    assert faith.evidence["calibrated"] is False
+    assert [c["p_supported"] for c in faith.evidence["claims"]] == [c["p_supported_raw"]
+                                                                   for c in faith.evidence["claims"]]
+    assert faith.value == pytest.approx(sum(CLAIMS.values()) / 2)
+    assert "faithfulness" in report.meta["uncalibrated"]
