@@ -7,6 +7,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..asking.verdicts import DEFAULT_VERDICTS, VERDICTS
+from ..asking.ways import PLAIN
 from ..errors import ConfigError
 from ..metric_definition import NO_MODE, MetricDefinition
 from ..prompts.overrides import template_hashes
@@ -171,13 +172,12 @@ def support_result(ctx: "Scoring", metric: WithVerdicts, items: list[str], conte
                    **evidence: Any) -> MetricResult:
     """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the
     metric's verdict strategy: the mean verdict (graded: the mean calibrated P(yes), or raw without a calibration;
-    json: supported / total). Each item is listed under the metric's item_fields with its verdict (Judged.item) and what the metric's way of
-    asking (StatementSupport.way, asking/ways.py) noted for it."""
+    json: supported / total). Each item is listed under the metric's item_fields with its verdict (Judged.item) and
+    what the metric's way of asking (StatementSupport.way, asking/ways.py; the plain question otherwise) noted for it."""
     plural, name, flag = metric.item_fields
     verdicts = metric.verdicts
-    way = getattr(metric, "way", None)
     notes: list[dict] = [{} for _ in items]
-    got = verdicts.support(ctx, items, contexts, way, notes) if way is not None else verdicts.support(ctx, items, contexts)
+    got = verdicts.support(ctx, items, contexts, getattr(metric, "way", PLAIN), notes)
     rows = [{name: t, **got.item(i, flag), **note} for i, (t, note) in enumerate(zip(items, notes))]
     graded = {"calibrated": got.calibrated} if verdicts.graded else {}
     return MetricResult.of(sum(got.values) / len(got.values), verdicts=verdicts.name, **graded, **{plural: rows},
