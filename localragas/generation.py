@@ -15,8 +15,10 @@ The documents are split into chunks (localragas.documents). `size` items are pla
   reference contexts.
 A candidate is kept when its question copies no COPY_WORDS-word run of its chunks (CJK: COPY_CJK_CHARS characters;
 else dropped "copied_wording"), is no near-duplicate of a kept question (cosine >= DUPLICATE_SIMILARITY: "duplicate"),
-and, for the answerable kinds, its reference is supported by its chunks (P(yes) >= SUPPORT_THRESHOLD for each
-sentence: "reference_unsupported") and its chunks answer its question (P(yes) >= ANSWERABLE_THRESHOLD:
+and, for the answerable kinds, its reference is supported by its chunks (the calibrated P(yes) of verify_statement >=
+SUPPORT_THRESHOLD for each sentence, as faithfulness scores a claim; a judge without a calibration of
+verify_statement: its raw P(yes) >= UNCALIBRATED_SUPPORT_THRESHOLD, as the gate's uncalibrated thresholds: else
+"reference_unsupported") and its chunks answer its question (P(yes) >= ANSWERABLE_THRESHOLD:
 "not_answerable"); an unanswerable question is dropped ("answerable") when its chunk and the NEIGHBOURS chunks most
 similar to it answer it. At most ATTEMPTS_PER_ITEM candidates per planned item are tried. Greedy decoding and the
 seeded order make a run deterministic; each candidate's outcome is appended to a checkpoint, so a killed run resumes.
@@ -37,13 +39,15 @@ from typing import Any
 import numpy as np
 
 from . import paths
+from .asking.verdicts import SUPPORT_FAMILY
 from .documents import CHUNK_CHARS, Chunk, load_chunks
 from .errors import ConfigError
 from .language import check_language, detect
 
 KINDS = ("single", "multi", "abstract", "unanswerable")
 DEFAULT_MIX = {"single": 0.5, "multi": 0.25, "abstract": 0.15, "unanswerable": 0.1}
-SUPPORT_THRESHOLD = 0.7  # P(yes) the reference's chunks support each of its sentences
+SUPPORT_THRESHOLD = 0.7  # calibrated P(yes) the reference's chunks support each of its sentences
+UNCALIBRATED_SUPPORT_THRESHOLD = 0.5  # the same, a judge's raw P(yes) when no calibration of verify_statement applies
 ANSWERABLE_THRESHOLD = 0.5  # P(yes) the chunks state the answer: kept from here (unanswerable: dropped from here)
 DUPLICATE_SIMILARITY = 0.9  # cosine of two questions' embeddings from which the later one is a duplicate
 MIN_LINK_SIMILARITY = 0.3  # a multi-chunk partner of another document is preferred from this similarity
@@ -90,6 +94,19 @@ def plan(size: int, mix: Mapping[str, float]) -> dict[str, int]:
     for k in sorted(KINDS, key=lambda k: (-(exact[k] - counts[k]), KINDS.index(k)))[:size - sum(counts.values())]:
         counts[k] += 1
     return counts
+
+
+def support_calibration(judge):
+    """The judge's calibration as generate applies it: its verify_statement map, unless the user's prompt override
+    changed that family since the map was fitted (as an eval run decides, runner.calibration_in_effect); None when the
+    judge is uncalibrated."""
+    from .prompts.overrides import template_hashes  # noqa: PLC0415
+
+    if judge.calibration is None:
+        return None
+    overrides = judge.prompts
+    asked = {SUPPORT_FAMILY: template_hashes([SUPPORT_FAMILY], overrides)}
+    return judge.calibration.for_prompts(asked, overrides.texts if overrides else ())
 
 
 def copied_run(question: str, texts: list[str]) -> int:
@@ -234,7 +251,7 @@ class Generation:
         digest = hashlib.sha256(json.dumps([[c.id, c.text] for c in chunks]).encode("utf-8")).hexdigest()
         done: dict[str, dict] = {}
         if spec.resume:
-            key = run_key("generate", digest, spec.size, spec.mix, spec.seed, spec.language, judge.fingerprint,
+            key = run_key("generate", digest, spec.size, spec.mix, spec.seed, spec.language, judge.scoring_fingerprint,
                           embedder.describe(), spec.chunk_chars)
             self.checkpoint = RecordCheckpoint(paths.runs_dir() / f"generate-{key}.jsonl")
             done = self.checkpoint.load()
@@ -264,6 +281,9 @@ class _State:
 
     def __init__(self, corpus: _Corpus, judge, embedder, language: str):
         self.corpus, self.judge, self.embedder, self.language = corpus, judge, embedder, language
+        self.calibration = support_calibration(judge)
+        self.calibrated = self.calibration is not None and self.calibration.covers(SUPPORT_FAMILY)
+        self.support_threshold = SUPPORT_THRESHOLD if self.calibrated else UNCALIBRATED_SUPPORT_THRESHOLD
         self.rows: list[dict[str, Any]] = []
         self.vectors: list[np.ndarray] = []
         self.kept: Counter[str] = Counter()
@@ -300,7 +320,7 @@ class _State:
         chunks = [corpus.chunks[i] for i in indices]
         texts = [c.text for c in chunks]
         lang = self.language if self.language != "auto" else detect(texts[0])
-        ctx = asking(self.judge, lang)
+        ctx = asking(self.judge, lang, self.calibration)
         got = write(ctx, kind, texts)
         question = " ".join(got.question.split())
         base = {"kind": kind, "chunk_ids": [c.id for c in chunks], "question": question}
@@ -327,7 +347,7 @@ class _State:
         else:
             reference = " ".join(got.reference.split())
             support = reference_support(ctx, reference, texts)
-            if support < SUPPORT_THRESHOLD:
+            if support < self.support_threshold:
                 return dropped("reference_unsupported", reference=reference, reference_support=round(support, 4))
             p = answerable(ctx, question, texts)
             checks = {"reference_support": round(support, 4), "answerable": round(p, 4)}
@@ -356,7 +376,8 @@ class _State:
             "documents_read": len({c.document for c in chunks}),
             "judge": judge.describe(), "judge_stats": judge.stats.as_dict(), "embedder": embedder.describe(),
             "resumed_candidates": resumed,
-            "thresholds": {"support": SUPPORT_THRESHOLD, "answerable": ANSWERABLE_THRESHOLD,
+            "thresholds": {"support": self.support_threshold, "support_calibrated": self.calibrated,
+                           "answerable": ANSWERABLE_THRESHOLD,
                            "duplicate_similarity": DUPLICATE_SIMILARITY, "copy_words": COPY_WORDS,
                            "copy_cjk_chars": COPY_CJK_CHARS},
             "dropped_items": self.dropped_items,

@@ -5,6 +5,7 @@ do not fit the judge's window are left out from the end (more than one) or cut (
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..language import Scope
 from ..outputs import GeneratedItem, GeneratedQuestion
@@ -13,14 +14,19 @@ from ..scoring import Asking
 from ..sentences import sentences
 from .support import support_probabilities
 from .text import truncate
+from .verdicts import SUPPORT_FAMILY, graded
 from .window import MIN_ITEM, YES_NO_REPLY, Window
+
+if TYPE_CHECKING:
+    from ..calibration_map import CalibrationMap
 
 WRITE_REPLY = 400  # {"question": … at most 200 characters, "reference": … at most 600}
 
 
-def asking(judge, lang: str) -> Asking:
-    """The context one generated item is asked through, its prompts in `lang`."""
-    return Asking(judge, Scope(lang, True, lang))
+def asking(judge, lang: str, calibration: "CalibrationMap | None" = None) -> Asking:
+    """The context one generated item is asked through, its prompts in `lang`; calibration: the map its graded
+    support is read through (generation.support_calibration; None: the judge's own)."""
+    return Asking(judge, Scope(lang, True, lang), calibration)
 
 
 def _fitted(ctx: Asking, chunks: list[str], make: Callable[[list[str]], Prompt], reply: int) -> list[str]:
@@ -49,9 +55,11 @@ def write(ctx: Asking, kind: str, chunks: list[str]) -> GeneratedItem | Generate
 
 
 def reference_support(ctx: Asking, reference: str, chunks: list[str]) -> float:
-    """P(yes) that the chunks support the reference: the lowest over its sentences (each must be supported)."""
+    """P(yes) that the chunks support the reference, calibrated as faithfulness's claims are (asking.verdicts.graded:
+    raw when the context's calibration has no verify_statement map): the lowest over its sentences (each must be
+    supported)."""
     parts = sentences(reference) or [reference]
-    return min(support_probabilities(ctx, parts, chunks))
+    return min(graded(ctx, SUPPORT_FAMILY, support_probabilities(ctx, parts, chunks)).values)
 
 
 def answerable(ctx: Asking, question: str, chunks: list[str]) -> float:

@@ -22,7 +22,7 @@ from .support import check_items, support_probabilities
 from .ways import PLAIN, Way
 
 if TYPE_CHECKING:
-    from ..scoring import Scoring
+    from ..scoring import Asking, Scoring
 
 YES = 0.5  # a verdict from which an item counts as supported (relevant)
 SUPPORT_FAMILY = PLAIN.family  # the graded prompt families (Prompt.name) a calibration map is keyed by
@@ -47,7 +47,7 @@ class Judged:
         return {flag: v >= YES, f"p_{flag}": round(v, 4), f"p_{flag}_raw": round(self.raw[i], 4)}
 
 
-def graded(ctx: "Scoring", family: str, raw: list[float], judged: bool = True) -> Judged:
+def graded(ctx: "Asking", family: str, raw: list[float], judged: bool = True) -> Judged:
     """The raw P(yes) of `family` and their calibrated values (unchanged without a map for the family). judged=False:
     no call was made (no texts to judge against), the zeros are not P(yes) and are not mapped."""
     cal = ctx.calibration

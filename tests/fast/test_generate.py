@@ -205,3 +205,49 @@ def test_chinese_documents_get_chinese_prompts(tmp_path):
     assert all("只回复 JSON 对象" in p.user for p in judge.asked("write_unanswerable"))
     assert {r["meta"]["language"] for r in ts.rows} == {"zh"}
     assert [r["reference"] for r in ts.rows if r["meta"]["kind"] == "unanswerable"] == [UNANSWERABLE_REFERENCE["zh"]]
+
+
+def test_the_reference_support_is_read_on_the_calibrated_scale():
+    """A judge calibrated for verify_statement: the support kept in meta is the calibrated value (as faithfulness
+    scores a claim), checked against SUPPORT_THRESHOLD; uncalibrated, the raw P(yes) against
+    UNCALIBRATED_SUPPORT_THRESHOLD."""
+    from localragas.calibration_map import CalibrationMap, FamilyMap, logit
+    from localragas.generation import SUPPORT_THRESHOLD, UNCALIBRATED_SUPPORT_THRESHOLD
+
+    raw = generate_testset(spec(FakeJudge(), size=4, **one_kind("single")))
+    assert raw.summary["thresholds"]["support"] == UNCALIBRATED_SUPPORT_THRESHOLD
+    assert raw.summary["thresholds"]["support_calibrated"] is False
+    raw_support = [r["meta"]["reference_support"] for r in raw.rows]
+
+    assert min(raw_support) >= UNCALIBRATED_SUPPORT_THRESHOLD
+    # a flat map (a=0) sends every P(yes) to one value: 0.8 keeps every item, 0.6 (above the raw threshold, below the
+    # calibrated one) drops every reference
+    judge = FakeJudge()
+    judge.calibration = CalibrationMap({"verify_statement": FamilyMap(0.0, logit(0.8))})
+    cal = generate_testset(spec(judge, size=4, **one_kind("single")))
+    assert cal.summary["thresholds"] == {**raw.summary["thresholds"], "support": SUPPORT_THRESHOLD,
+                                         "support_calibrated": True}
+    assert [r["question"] for r in cal.rows] == [r["question"] for r in raw.rows]
+    assert [r["meta"]["reference_support"] for r in cal.rows] == [0.8] * 4
+
+    judge = FakeJudge()
+    judge.calibration = CalibrationMap({"verify_statement": FamilyMap(0.0, logit(0.6))})
+    dropped = generate_testset(spec(judge, size=2, **one_kind("single")))
+    assert dropped.rows == [] and set(dropped.summary["dropped_by_reason"]) == {"reference_unsupported"}
+    assert all(d["checks"]["reference_support"] == 0.6 for d in dropped.summary["dropped_items"])
+
+
+def test_a_calibration_fitted_under_another_support_prompt_is_not_applied():
+    from localragas.calibration_map import CalibrationMap, FamilyMap
+    from localragas.generation import UNCALIBRATED_SUPPORT_THRESHOLD, support_calibration
+    from localragas.prompts.overrides import template_hashes
+
+    judge = FakeJudge()
+    fitted = {"verify_statement": template_hashes(["verify_statement"])["verify_statement"]}
+    judge.calibration = CalibrationMap({"verify_statement": FamilyMap(1.0, -8.0, prompt_sha256=fitted)})
+    assert support_calibration(judge).covers("verify_statement")
+    judge.calibration = CalibrationMap({"verify_statement": FamilyMap(1.0, -8.0, prompt_sha256={"verify_statement": "0" * 64})})
+    in_effect = support_calibration(judge)
+    assert not in_effect.covers("verify_statement") and "verify_statement" in in_effect.not_applied
+    ts = generate_testset(spec(judge, size=2, **one_kind("single")))
+    assert ts.summary["thresholds"]["support"] == UNCALIBRATED_SUPPORT_THRESHOLD and len(ts.rows) == 2
