@@ -1,6 +1,6 @@
 """A toy RAG pipeline over examples/docs, for trying `localragas run-rag` without a model.
 
-Retrieval: the chunks localragas generate makes of examples/docs (localragas.documents.load_chunks, so the ids match
+Retrieval: the chunks localragas generate makes of examples/docs (localragas.testset.documents.load_chunks, so the ids match
 a generated test set's reference_context_ids), ranked by BM25 over lower-cased words. The "answer": the two sentences
 of the retrieved chunks that share the most words with the question, in their order. A pipeline of yours returns the
 same shape:
@@ -16,8 +16,8 @@ from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
-from localragas.documents import load_chunks
-from localragas.sentences import sentences
+from localragas.testset.documents import load_chunks
+from localragas.core.sentences import sentences
 
 DOCS = Path(__file__).resolve().parent / "docs"
 TOP_K = 2

@@ -12,32 +12,32 @@ _EXPORTS = {
     "Criterion": "metrics.custom",
     "Rubric": "metrics.custom",
     "metric": "metrics.custom",
-    "LocalragasError": "errors",
-    "MetricResult": "schema",
-    "Report": "schema",
-    "Sample": "schema",
-    "SampleResult": "schema",
-    "as_samples": "sample_inputs",
+    "LocalragasError": "core.errors",
+    "MetricResult": "data.schema",
+    "Report": "data.schema",
+    "Sample": "data.schema",
+    "SampleResult": "data.schema",
+    "as_samples": "data.sample_inputs",
     "assert_gate": "testing",
-    "calibrate": "calibration",
-    "evaluate": "runner",
+    "calibrate": "quality.calibration",
+    "evaluate": "run.runner",
     "get_embedder": "embeddings",
     "get_judge": "judges",
-    "load_samples": "dataset",
+    "load_samples": "data.dataset",
 }
 
 __all__ = sorted(_EXPORTS)
 
 if _TYPE_CHECKING:
-    from .calibration import calibrate
-    from .dataset import load_samples
+    from .quality.calibration import calibrate
+    from .data.dataset import load_samples
     from .embeddings import get_embedder
-    from .errors import LocalragasError
+    from .core.errors import LocalragasError
     from .judges import get_judge
     from .metrics.custom import Criterion, Rubric, metric
-    from .runner import evaluate
-    from .sample_inputs import as_samples
-    from .schema import MetricResult, Report, Sample, SampleResult
+    from .run.runner import evaluate
+    from .data.sample_inputs import as_samples
+    from .data.schema import MetricResult, Report, Sample, SampleResult
     from .testing import assert_gate
 
 

@@ -17,10 +17,10 @@ from .cli_generate import generate_cmd, run_rag_cmd
 from .cli_inventory import cache_group, metrics_cmd, models_group
 from .cli_options import (EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_INTERNAL_ERROR,  # noqa: F401 - tests import them
                           EXIT_NOT_EVALUATED, model_options as _model_options)
-from .errors import LocalragasError, environment_message
-from .inputs import DEFAULT_MAX_INPUT_BYTES
-from .printable import printable
-from .gate import GATE_ON
+from .core.errors import LocalragasError, environment_message
+from .core.inputs import DEFAULT_MAX_INPUT_BYTES
+from .core.printable import printable
+from .run.gate import GATE_ON
 
 
 def _gate_exit(report) -> int:
@@ -78,7 +78,7 @@ def _format_options(fn):
 def _write_and_print(report, ragas_names: bool = False, **paths) -> None:
     """Write each requested format, print the terminal report, and list what was written.
 
-    ragas_names: the JSON and CSV files name the metrics as ragas does (localragas.ragas_compat.RAGAS_NAMES)."""
+    ragas_names: the JSON and CSV files name the metrics as ragas does (localragas.data.ragas_compat.RAGAS_NAMES)."""
     from . import report as fmt  # noqa: PLC0415
 
     writers = {"out": fmt.write_json, "csv": fmt.write_csv, "md": fmt.write_markdown, "junit": fmt.write_junit}
@@ -91,7 +91,7 @@ def _write_and_print(report, ragas_names: bool = False, **paths) -> None:
 
             write_html(report, path)
         elif ragas_names and key in ("out", "csv"):
-            from .ragas_compat import to_ragas_names  # noqa: PLC0415
+            from .data.ragas_compat import to_ragas_names  # noqa: PLC0415
 
             renamed = renamed or to_ragas_names(report)
             writers[key](renamed, path)
@@ -214,7 +214,7 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
     Example:
       localragas eval examples/rag_samples.jsonl --out report.json --csv scores.csv
     """
-    from .evaluation import Evaluation, spec_from_flags  # noqa: PLC0415
+    from .run.evaluation import Evaluation, spec_from_flags  # noqa: PLC0415
 
     spec = spec_from_flags(
         data, config=config_path, metrics=metrics, metric_option=metric_option, language=language, judge=judge,
@@ -259,9 +259,9 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
     Example:
       localragas report report.json --html report.html --md summary.md --junit junit.xml
     """
-    from .gate import parse_thresholds  # noqa: PLC0415
+    from .run.gate import parse_thresholds  # noqa: PLC0415
     from .report import read_json  # noqa: PLC0415
-    from .runner import regate  # noqa: PLC0415
+    from .run.runner import regate  # noqa: PLC0415
 
     _check_outputs([report_path], out=out, csv=csv_path, html=html, md=md, junit=junit)
     overrides = parse_thresholds(threshold)
@@ -297,9 +297,9 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit, threshold, gate_on, n
     Example:
       localragas merge shard-*.json --out report.json --html report.html --junit junit.xml
     """
-    from .gate import parse_thresholds  # noqa: PLC0415
+    from .run.gate import parse_thresholds  # noqa: PLC0415
     from .report import read_json  # noqa: PLC0415
-    from .shard import merge  # noqa: PLC0415
+    from .run.shard import merge  # noqa: PLC0415
 
     _check_outputs(shard_paths, out=out, csv=csv_path, html=html, md=md, junit=junit)
     overrides = parse_thresholds(threshold)
@@ -327,7 +327,7 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md, max_input
     Example:
       localragas compare main.json branch.json --fail-on-regression --md compare.md
     """
-    from .compare import compare_reports  # noqa: PLC0415
+    from .quality.compare import compare_reports  # noqa: PLC0415
     from .report import read_json  # noqa: PLC0415
     from .report.comparison import print_comparison, write_comparison  # noqa: PLC0415
 
@@ -388,14 +388,14 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
       localragas calibrate labelled.jsonl --judge qwen2.5-1.5b --limit 100 --out calib.json --md calib.md
       localragas calibrate sentences.jsonl --fit my-judge.calibration.json
     """
-    from .calibration import calibrate, read_labelled  # noqa: PLC0415
-    from .config import load_settings  # noqa: PLC0415
-    from .evaluation import cache_folder, layered  # noqa: PLC0415
+    from .quality.calibration import calibrate, read_labelled  # noqa: PLC0415
+    from .run.config import load_settings  # noqa: PLC0415
+    from .run.evaluation import cache_folder, layered  # noqa: PLC0415
     from .judges import get_judge  # noqa: PLC0415
-    from .key_values import parse_columns  # noqa: PLC0415
+    from .core.key_values import parse_columns  # noqa: PLC0415
     from .metrics import get_metrics  # noqa: PLC0415
     from .report.calibration import print_calibration, write_calibration  # noqa: PLC0415
-    from .runner import set_prompts  # noqa: PLC0415
+    from .run.runner import set_prompts  # noqa: PLC0415
 
     settings = load_settings(config_path)
     chosen = layered(settings, judge=judge, judge_option=judge_option, embedder=embedder, threshold=threshold,
@@ -420,7 +420,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     write_calibration(run, out, md, fit=bool(fit_path))
     print_calibration(run, fit=bool(fit_path))
     if fit_path:
-        from .calibration_fit import fit_calibration  # noqa: PLC0415
+        from .quality.calibration_fit import fit_calibration  # noqa: PLC0415
 
         fitted, fits = fit_calibration(run, judge_obj)
         fitted.write(fit_path)

@@ -1,5 +1,5 @@
-"""The commands that close the loop: `generate` (a test set from your documents, localragas.generation) and `run-rag`
-(your pipeline over it, localragas.rag_run). Added to the command group in localragas.cli, whose one error-to-exit
+"""The commands that close the loop: `generate` (a test set from your documents, localragas.testset.generation) and `run-rag`
+(your pipeline over it, localragas.testset.rag_run). Added to the command group in localragas.cli, whose one error-to-exit
 mapping they run through."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from .cli_options import EXIT_NOT_EVALUATED, model_options
-from .printable import printable
+from .core.printable import printable
 
 
 def _check_outputs(inputs, **outputs) -> None:
@@ -49,11 +49,11 @@ def generate_cmd(documents, out, size, language, mix, seed, judge, judge_option,
     Example:
       localragas generate examples/docs --out testset.jsonl --size 20
     """
-    from .config import load_settings  # noqa: PLC0415
-    from .errors import JudgeError  # noqa: PLC0415
-    from .evaluation import cache_folder  # noqa: PLC0415
-    from .generation import GenerateSpec, Generation, summary_lines, summary_path  # noqa: PLC0415
-    from .key_values import parse_options  # noqa: PLC0415
+    from .run.config import load_settings  # noqa: PLC0415
+    from .core.errors import JudgeError  # noqa: PLC0415
+    from .run.evaluation import cache_folder  # noqa: PLC0415
+    from .testset.generation import GenerateSpec, Generation, summary_lines, summary_path  # noqa: PLC0415
+    from .core.key_values import parse_options  # noqa: PLC0415
 
     settings = load_settings(None)
     spec = GenerateSpec(documents=list(documents), size=size, mix=mix, seed=seed, language=language,
@@ -105,7 +105,7 @@ def run_rag_cmd(data, target, url, out, concurrency, timeout, retries, progress)
     Example:
       localragas run-rag testset.jsonl --target examples/toy_rag.py:answer --out filled.jsonl
     """
-    from .rag_run import RagRunSpec, run_rag  # noqa: PLC0415
+    from .testset.rag_run import RagRunSpec, run_rag  # noqa: PLC0415
 
     spec = RagRunSpec(data, target=target, url=url, concurrency=concurrency, timeout=timeout, retries=retries,
                       progress=progress)

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import click
 
-from . import models, paths
-from .errors import LocalragasError
+from . import models
+from .core import paths
+from .core.errors import LocalragasError
 from .judges.cache import JudgeCache
-from .printable import printable
+from .core.printable import printable
 
 
 @click.command("metrics")
@@ -20,7 +21,7 @@ from .printable import printable
 def metrics_cmd(config_path: Path | None) -> None:
     """List every metric: the fields it needs, its direction, whether it is computed by default, its definition;
     custom ones (a settings file's, a plugin's) marked with where they were declared."""
-    from .config import load_settings  # noqa: PLC0415
+    from .run.config import load_settings  # noqa: PLC0415
     from .metrics import all_metrics  # noqa: PLC0415
 
     load_settings(config_path)  # registers its custom metrics
@@ -59,7 +60,7 @@ def cache_info(cache_dir) -> None:
 @_cache_dir_option
 def cache_clear(cache_dir) -> None:
     """Delete every cached reply (a cache too corrupt to open: its files)."""
-    from .errors import CacheError  # noqa: PLC0415
+    from .core.errors import CacheError  # noqa: PLC0415
     from .judges.cache import remove_cache  # noqa: PLC0415
 
     folder = cache_dir or paths.cache_dir()

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from . import models
-from .errors import ConfigError, MissingDependencyError
-from .offline import ensure_offline
+from .core.errors import ConfigError, MissingDependencyError
+from .core.offline import ensure_offline
 
 
 class Embedder:

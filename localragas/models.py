@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .errors import ConfigError, ModelIntegrityError, ModelNotFoundError
-from .paths import state_dir
+from .core.errors import ConfigError, ModelIntegrityError, ModelNotFoundError
+from .core.paths import state_dir
 
 MODELS_DIR_ENV = "LOCALRAGAS_MODELS_DIR"
 

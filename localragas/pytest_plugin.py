@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 import pytest
 
 if TYPE_CHECKING:
-    from .schema import Report
+    from .data.schema import Report
 
 ENV_JUDGE = "LOCALRAGAS_JUDGE"
 ENV_EMBEDDER = "LOCALRAGAS_EMBEDDER"
@@ -89,8 +89,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _parse_options(items: Iterable[str], where: str) -> dict[str, Any]:
-    from .errors import ConfigError  # noqa: PLC0415
-    from .key_values import parse_options  # noqa: PLC0415
+    from .core.errors import ConfigError  # noqa: PLC0415
+    from .core.key_values import parse_options  # noqa: PLC0415
 
     try:
         return parse_options(items, where)
@@ -148,8 +148,8 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 @pytest.fixture(scope="session")
 def localragas_config(pytestconfig: pytest.Config) -> LocalragasConfig:
     """The resolved settings (see the module docstring for the order)."""
-    from .config import find_config, load_settings  # noqa: PLC0415
-    from .evaluation import cache_folder  # noqa: PLC0415
+    from .run.config import find_config, load_settings  # noqa: PLC0415
+    from .run.evaluation import cache_folder  # noqa: PLC0415
 
     given = _explicit(pytestconfig)
     project = load_settings(find_config(Path(pytestconfig.rootpath)))  # else ./localragas.toml, else none
@@ -172,7 +172,7 @@ def localragas_config(pytestconfig: pytest.Config) -> LocalragasConfig:
 def localragas_judge(localragas_config: LocalragasConfig, pytestconfig: pytest.Config):
     """The judge (a model loads on its first uncached call); its cache is closed at the end of the session."""
     from .judges import get_judge  # noqa: PLC0415
-    from .runner import judge_cache, set_prompts  # noqa: PLC0415
+    from .run.runner import judge_cache, set_prompts  # noqa: PLC0415
 
     cfg = localragas_config
     judge = get_judge(cfg.judge, dict(cfg.judge_options))
@@ -208,7 +208,7 @@ def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig
     are merged over the project config's thresholds. The session judge asks with the project config's [prompts];
     prompts=... replaces them for this call only.
     """
-    from .runner import evaluate as run  # noqa: PLC0415
+    from .run.runner import evaluate as run  # noqa: PLC0415
 
     cfg = localragas_config
 

@@ -1,7 +1,7 @@
 """The scoring context: one sample scored with one judge and one embedder, passed to every metric
 (`Metric.score(ctx)`) and through it to every judge call (localragas.asking).
 
-It carries what used to be hidden state: the sample's languages (localragas.language.Scope), the memo of judge work
+It carries what used to be hidden state: the sample's languages (localragas.data.language.Scope), the memo of judge work
 several metrics of the sample share (the answer's and the reference's claims and their checks: done once), the
 warnings of the metric being scored (each split or truncation that shaped its result) and the log of the judge calls
 made for the sample. One context is used by one thread; samples scored in parallel each have their own.
@@ -12,15 +12,15 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .judges.base import CallLog
-from .language import Scope, scope_of
+from .data.language import Scope, scope_of
 
 if TYPE_CHECKING:
     from .calibration_map import CalibrationMap
     from .embeddings import Embedder
     from .judges import Judge
-    from .outputs import Output
+    from .core.outputs import Output
     from .prompts import Prompt
-    from .schema import Sample
+    from .data.schema import Sample
 
 T = TypeVar("T")
 O = TypeVar("O", bound="Output")

@@ -13,9 +13,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .evidence import _short, brief, definition_in, lower_is_better
-from .printable import printable
-from .schema import MetricResult, MetricSummary, Report
+from .report.evidence import _short, brief, definition_in, lower_is_better
+from .core.printable import printable
+from .data.schema import MetricResult, MetricSummary, Report
 
 __all__ = ["GateNotEvaluatedWarning", "assert_gate", "gate_failure_message"]
 

@@ -214,7 +214,7 @@ def cache_off(fn: Any) -> dict[str, Any]:
 def run_localragas(args: argparse.Namespace, jobs: list[tuple[dict, str]]) -> dict[str, Any]:
     """localragas in this process: one judge (loaded once), evaluate() per (sample, metric), stats as deltas."""
     from localragas import __version__, evaluate, get_embedder, get_judge  # noqa: PLC0415
-    from localragas.schema import Sample  # noqa: PLC0415
+    from localragas.data.schema import Sample  # noqa: PLC0415
 
     judge_kwargs, eval_kwargs = cache_off(get_judge), cache_off(evaluate)
     t0 = time.perf_counter()

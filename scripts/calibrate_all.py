@@ -18,15 +18,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from localragas.calibration import CalibrationRun, calibrate  # noqa: E402
-from localragas.errors import LocalragasError  # noqa: E402
+from localragas.quality.calibration import CalibrationRun, calibrate  # noqa: E402
+from localragas.core.errors import LocalragasError  # noqa: E402
 from localragas.judges import get_judge  # noqa: E402
-from localragas.key_values import parse_metric_options, parse_options, split_item  # noqa: E402
+from localragas.core.key_values import parse_metric_options, parse_options, split_item  # noqa: E402
 from localragas.report.calibration import print_calibration, write_calibration  # noqa: E402
 
 
 def _parsed(parse, *args):
-    """A localragas.key_values parser's result; a malformed item ends the script with the parser's message."""
+    """A localragas.core.key_values parser's result; a malformed item ends the script with the parser's message."""
     try:
         return parse(*args)
     except LocalragasError as e:

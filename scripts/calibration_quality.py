@@ -28,7 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from localragas.agreement import balanced_accuracy, bootstrap_statistic, roc_auc  # noqa: E402
+from localragas.quality.agreement import balanced_accuracy, bootstrap_statistic, roc_auc  # noqa: E402
 from localragas.calibration_map import FamilyMap, brier, fit_logistic  # noqa: E402
 
 RAW_KEYS = ("p_supported_raw", "p_attributed_raw", "p_relevant_raw")

@@ -21,7 +21,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from localragas.agreement import bootstrap_statistic, roc_auc  # noqa: E402
+from localragas.quality.agreement import bootstrap_statistic, roc_auc  # noqa: E402
 from localragas.calibration_map import FamilyMap  # noqa: E402
 
 SOFT_MIN_K = 5.0  # -log(mean(exp(-k p))) / k: between the mean (k -> 0) and the minimum (k -> infinity)

@@ -25,15 +25,15 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from localragas import paths
+from localragas.core import paths
 from localragas.embeddings import get_embedder
-from localragas.errors import LocalragasError
+from localragas.core.errors import LocalragasError
 from localragas.judges import get_judge
-from localragas.key_values import parse_metric_options, parse_options
+from localragas.core.key_values import parse_metric_options, parse_options
 from localragas.metrics import all_metrics
-from localragas.atomic_write import write_atomic
-from localragas.runner import evaluate
-from localragas.schema import Sample
+from localragas.core.atomic_write import write_atomic
+from localragas.run.runner import evaluate
+from localragas.data.schema import Sample
 
 CASES = Path(__file__).resolve().parent.parent / "tests" / "data" / "hostile_cases.jsonl"
 PASS_AT = 0.5
@@ -131,7 +131,7 @@ def print_result(result: dict, out=sys.stdout) -> None:
 
 
 def _parsed(parse, items: list[str], flag: str):
-    """A localragas.key_values parser's result; a malformed item ends the script with the parser's message."""
+    """A localragas.core.key_values parser's result; a malformed item ends the script with the parser's message."""
     try:
         return parse(items, flag)
     except LocalragasError as e:

@@ -19,7 +19,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from localragas.agreement import bootstrap_statistic, roc_auc, spearman  # noqa: E402
+from localragas.quality.agreement import bootstrap_statistic, roc_auc, spearman  # noqa: E402
 
 FIGURES = {"binary": ("ROC AUC", roc_auc), "graded": ("Spearman", spearman)}
 

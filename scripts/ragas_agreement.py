@@ -5,8 +5,8 @@
         --limit-for answer_relevancy_haluquestqa=30 \\
         --out-dir calibration/ragas-qwen2.5-1.5b --ours calibration/qwen2.5-1.5b
 
-Rows. Each labelled .jsonl file of --benchmarks (filtered by --only) is read with localragas.calibration.load_labelled
-and cut with localragas.calibration.take (pairs kept whole), with the --limit / --limit-for rules of
+Rows. Each labelled .jsonl file of --benchmarks (filtered by --only) is read with localragas.quality.calibration.load_labelled
+and cut with localragas.quality.calibration.take (pairs kept whole), with the --limit / --limit-for rules of
 scripts/calibrate_all.py: the same arguments select the same rows as calibrate_all.py does.
 
 Judge. ragas runs as in scripts/bench_vs_ragas.py, on the machinery both share (scripts/_ragas_harness.py): a
@@ -38,8 +38,8 @@ Which ragas metric scores a row (label.metric -> ragas 0.4.3 class; the sample f
 A row that lacks a field its variant needs is not sent to ragas and counts as unscored (missing_input).
 
 Unscored rows. A row for which ragas returns NaN, or whose run ends in an exception or a timeout (--ragas-timeout),
-is unscored, with its reason (nan / timeout / error). Agreement is computed with localragas.agreement's
-binary_agreement / graded_agreement / pairwise_agreement exactly as localragas.calibration does it (unscored rows get
+is unscored, with its reason (nan / timeout / error). Agreement is computed with localragas.quality.agreement's
+binary_agreement / graded_agreement / pairwise_agreement exactly as localragas.quality.calibration does it (unscored rows get
 score None): each figure over the scored rows, and with the unscored rows counted wrong; binary balanced accuracy
 @ gate uses localragas's gate threshold of the label's metric.
 
@@ -76,7 +76,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(SCRIPTS))
 
 import _ragas_harness as harness  # noqa: E402
-from localragas.agreement import (  # noqa: E402
+from localragas.quality.agreement import (  # noqa: E402
     MEASURES,
     Agreement,
     Estimate,
@@ -84,12 +84,12 @@ from localragas.agreement import (  # noqa: E402
     graded_agreement,
     pairwise_agreement,
 )
-from localragas.calibration import Calibration, CalibrationRun, LabelledRow, RowOutcome, load_labelled, take  # noqa: E402
-from localragas.errors import ConfigError  # noqa: E402
-from localragas.key_values import split_item  # noqa: E402
+from localragas.quality.calibration import Calibration, CalibrationRun, LabelledRow, RowOutcome, load_labelled, take  # noqa: E402
+from localragas.core.errors import ConfigError  # noqa: E402
+from localragas.core.key_values import split_item  # noqa: E402
 from localragas.metrics import all_metrics  # noqa: E402
 from localragas.report.markdown import cell  # noqa: E402
-from localragas.stats import CI_LEVEL, RESAMPLES, SEED, reason_kind  # noqa: E402
+from localragas.run.stats import CI_LEVEL, RESAMPLES, SEED, reason_kind  # noqa: E402
 
 ROWS_FILE = "ragas_rows.jsonl"
 ROWS_META = "ragas_rows.meta.json"
@@ -264,7 +264,7 @@ def json_threshold(metric: str) -> float | None:
 
 def agreement_of(kind: str, per_row: list[RowOutcome], threshold: float | None, level: float = CI_LEVEL,
                  resamples: int = RESAMPLES, seed: int = SEED) -> Agreement:
-    """As localragas.calibration._calibration: unscored rows have score None."""
+    """As localragas.quality.calibration._calibration: unscored rows have score None."""
     scores = [o.score for o in per_row]
     if kind == "binary":
         return binary_agreement([int(o.label) for o in per_row], scores, threshold, level, resamples, seed)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..outputs import Rating, verdicts_for
+from ..core.outputs import Rating, verdicts_for
 from ..prompts import Prompt, judge_chunk, judge_chunks, rate_context_relevance
 from ..prompts.rating import VARIANTS
 from .text import context_pieces, number_list, pack, split_text, truncate

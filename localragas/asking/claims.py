@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..outputs import MAX_CLAIMS, Claims, Entities
+from ..core.outputs import MAX_CLAIMS, Claims, Entities
 from ..prompts import Prompt, extract_claims, extract_entities
 from .text import split_text, truncate
 from .window import CLAIM_PIECE_CHARS, MIN_ITEM, Window, claims_reply

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import ConfigError
-from ..sentences import sentences
+from ..core.errors import ConfigError
+from ..core.sentences import sentences
 
 if TYPE_CHECKING:
     from ..scoring import Scoring

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..language import Scope
-from ..outputs import GeneratedItem, GeneratedQuestion
+from ..data.language import Scope
+from ..core.outputs import GeneratedItem, GeneratedQuestion
 from ..prompts import Prompt, question_answerable, write_item, write_unanswerable
 from ..scoring import Asking
-from ..sentences import sentences
+from ..core.sentences import sentences
 from .support import support_probabilities
 from .text import truncate
 from .verdicts import SUPPORT_FAMILY, graded

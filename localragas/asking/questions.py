@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..outputs import GeneratedQuestions
+from ..core.outputs import GeneratedQuestions
 from ..prompts import Prompt, check_question, generate_questions
 from .text import truncate
 from .window import MIN_ITEM, QUESTIONS_REPLY, YES_NO_REPLY, Window

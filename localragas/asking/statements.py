@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..sentences import sentences
+from ..core.sentences import sentences
 from .claims import claims_of
 
 if TYPE_CHECKING:

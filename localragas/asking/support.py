@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..outputs import verdicts_for
+from ..core.outputs import verdicts_for
 from ..prompts import Prompt, verify_statements
 from .focus import focused_contexts
 from .text import context_pieces, number_list, pack

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ..errors import ConfigError
+from ..core.errors import ConfigError
 from .ways import SHOTS
 from ..prompts.overrides import EXAMPLES, family_of
 from ..prompts import (Prompt, check_question, contradict_statement, entities_in_contexts, extract_claims,

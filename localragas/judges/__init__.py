@@ -7,7 +7,7 @@ from typing import Any, Callable, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .. import models
-from ..errors import ConfigError
+from ..core.errors import ConfigError
 from .base import Completion, Judge, JudgeStats
 from .calibrated import calibrate_judge, split_calibration
 from .fake import FakeJudge
@@ -89,8 +89,8 @@ def get_judge(spec: str | None = None, options: dict[str, Any] | None = None) ->
 
 
 def _plugin_factory(backend: str) -> Callable[[str, dict[str, Any]], Judge] | None:
-    """The factory a `localragas.judges` entry point named `backend` gives (localragas.plugins), loaded now."""
-    from ..plugins import JUDGES, found, load  # noqa: PLC0415
+    """The factory a `localragas.judges` entry point named `backend` gives (localragas.core.plugins), loaded now."""
+    from ..core.plugins import JUDGES, found, load  # noqa: PLC0415
 
     ep = found(JUDGES).get(backend)
     return None if ep is None else load(ep, JUDGES, "a judge backend")
@@ -98,7 +98,7 @@ def _plugin_factory(backend: str) -> Callable[[str, dict[str, Any]], Judge] | No
 
 def _made_by_plugin(factory: Callable[[str, dict[str, Any]], Judge], backend: str, target: str,
                     options: dict[str, Any]) -> Judge:
-    from ..plugins import PluginError  # noqa: PLC0415
+    from ..core.plugins import PluginError  # noqa: PLC0415
 
     judge = factory(target, options)
     if not isinstance(judge, Judge):

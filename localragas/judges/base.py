@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import ValidationError
 
-from ..errors import JudgeError
-from ..outputs import Choices, Output, YesNo, json_schema, schema_text
+from ..core.errors import JudgeError
+from ..core.outputs import Choices, Output, YesNo, json_schema, schema_text
 from ..prompts import Prompt
 from .cache import JudgeCache, cache_key
 

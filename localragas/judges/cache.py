@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from .. import paths
-from ..errors import CacheError
+from ..core import paths
+from ..core.errors import CacheError
 from ..prompts import Prompt
 
 DB_NAME = "judge-cache.sqlite3"

@@ -51,7 +51,7 @@ def set_calibration(judge: "Judge", options: dict[str, Any] | None) -> "Judge":
     without it, the judge keeps the calibration it has."""
     rest, chosen = split_calibration(options)
     if rest:
-        from ..errors import ConfigError  # noqa: PLC0415
+        from ..core.errors import ConfigError  # noqa: PLC0415
 
         raise ConfigError(f"judge options {', '.join(sorted(rest))} are for building a judge; this judge is already "
                           f"built (an instance): only '{OPTION}' applies to it")

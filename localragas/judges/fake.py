@@ -9,8 +9,8 @@ from typing import Any, Callable
 
 from pydantic import BaseModel
 
-from ..errors import JudgeError
-from ..outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_ENTITIES, MAX_ENTITY_CHARS, MAX_REFERENCE_CHARS, Choices,
+from ..core.errors import JudgeError
+from ..core.outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_ENTITIES, MAX_ENTITY_CHARS, MAX_REFERENCE_CHARS, Choices,
                        Claims, Entities, GeneratedItem, GeneratedQuestion, GeneratedQuestions, Output, Rating, Verdicts,
                        YesNo)
 from ..prompts import Prompt

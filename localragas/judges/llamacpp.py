@@ -10,8 +10,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import models
-from ..errors import JudgeError, MissingDependencyError, ModelLoadError
-from ..outputs import Output, schema_text
+from ..core.errors import JudgeError, MissingDependencyError, ModelLoadError
+from ..core.outputs import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
 from .llama_steps import LlamaSteps

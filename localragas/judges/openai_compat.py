@@ -28,8 +28,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..errors import ConfigError, JudgeError, MissingDependencyError
-from ..outputs import Output, schema_text
+from ..core.errors import ConfigError, JudgeError, MissingDependencyError
+from ..core.outputs import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
 from .yes_no import TOP_TOKENS, NextTokens

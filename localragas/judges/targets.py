@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import models
-from ..errors import ConfigError, ModelNotFoundError
+from ..core.errors import ConfigError, ModelNotFoundError
 
 
 def judge_names() -> list[str]:

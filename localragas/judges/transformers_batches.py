@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from typing import Callable, Sequence
 
-from ..errors import JudgeError
-from ..outputs import Output
+from ..core.errors import JudgeError
+from ..core.outputs import Output
 from ..prompts import Prompt
 from .base import Completion
 

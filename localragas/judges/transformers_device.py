@@ -1,7 +1,7 @@
 """Where the transformers judge runs: the device and the dtype that `auto` resolves to (imports torch)."""
 from __future__ import annotations
 
-from ..errors import ConfigError
+from ..core.errors import ConfigError
 
 
 def resolve_device(device: str, dtype: str) -> tuple[str, str]:

@@ -16,9 +16,9 @@ from typing import Any, Literal, Sequence, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import models
-from ..errors import ConfigError, JudgeError, MissingDependencyError, ModelLoadError
-from ..offline import ensure_offline
-from ..outputs import Output, schema_text
+from ..core.errors import ConfigError, JudgeError, MissingDependencyError, ModelLoadError
+from ..core.offline import ensure_offline
+from ..core.outputs import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
 from .cache import cache_key

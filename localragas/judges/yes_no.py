@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from ..errors import JudgeError
+from ..core.errors import JudgeError
 from .base import Completion
 
 TOP_TOKENS = 20  # candidates asked of each backend (the OpenAI API's maximum for top_logprobs)

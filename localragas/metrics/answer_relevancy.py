@@ -3,8 +3,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..asking import answered_probabilities, questions_for
-from ..errors import ConfigError
-from ..schema import MetricResult
+from ..core.errors import ConfigError
+from ..data.schema import MetricResult
 from ..scoring import Scoring
 from .base import Metric, register
 

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..asking.verdicts import DEFAULT_VERDICTS, VERDICTS
 from ..asking.ways import PLAIN
-from ..errors import ConfigError
-from ..metric_definition import NO_MODE, MetricDefinition
+from ..core.errors import ConfigError
+from ..data.metric_definition import NO_MODE, MetricDefinition
 from ..prompts.overrides import template_hashes
-from ..schema import MetricResult
+from ..data.schema import MetricResult
 
 if TYPE_CHECKING:
     from ..asking.verdicts import Verdicts
@@ -39,7 +39,7 @@ class Metric(ABC):
     renderer: dict[str, Any] = {}  # how the HTML report shows its evidence (report/html/app.js RENDERERS)
 
     def describe(self) -> MetricDefinition:
-        """This metric, as configured, as data: what a report stores and its readers use (metric_definition.py)."""
+        """This metric, as configured, as data: what a report stores and its readers use (data/metric_definition.py)."""
         return MetricDefinition(
             name=self.name, definition=self.definition, problem=self.problem, needs=list(self.needs),
             higher_is_better=self.higher_is_better, default=self.name in DEFAULT,
@@ -221,7 +221,7 @@ _plugins = {"state": "new"}  # "loading" while the entry points load (their metr
 
 
 def _load_plugins() -> None:
-    """The metrics of the `localragas.metrics` entry points (localragas.plugins), once; a plugin that fails is an
+    """The metrics of the `localragas.metrics` entry points (localragas.core.plugins), once; a plugin that fails is an
     error each time metrics are asked for, never a run without it."""
     if _plugins["state"] != "new":
         return
@@ -235,7 +235,7 @@ def _load_plugins() -> None:
 
 
 def _register_plugins() -> None:
-    from ..plugins import METRICS, PluginError, describe, found, load  # noqa: PLC0415
+    from ..core.plugins import METRICS, PluginError, describe, found, load  # noqa: PLC0415
 
     for ep in found(METRICS).values():
         got = load(ep, METRICS, "a metric")

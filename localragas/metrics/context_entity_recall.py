@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 from ..asking import check_items, entities_of
-from ..metric_definition import item_summary
+from ..data.metric_definition import item_summary
 from ..prompts import entities_in_contexts
-from ..schema import MetricResult
+from ..data.schema import MetricResult
 from ..scoring import Scoring
 from .base import Metric, register
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from ..asking.verdicts import RELEVANCE_FAMILY
-from ..schema import MetricResult
+from ..data.schema import MetricResult
 from ..scoring import Scoring
 from .base import WithVerdicts, register
 

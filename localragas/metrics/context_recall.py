@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from ..metric_definition import item_summary, verdict_renderer
-from ..schema import MetricResult
+from ..data.metric_definition import item_summary, verdict_renderer
+from ..data.schema import MetricResult
 from ..scoring import Scoring
 from .base import register, support_result
 from .statement_support import StatementSupport

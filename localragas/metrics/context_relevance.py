@@ -4,7 +4,7 @@ the mean rating / 2."""
 from __future__ import annotations
 
 from ..asking import context_ratings
-from ..schema import MetricResult
+from ..data.schema import MetricResult
 from ..scoring import Scoring
 from .base import Metric, register
 

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 from ..asking.custom import criterion_verdict, rubric_levels
 from ..asking.verdicts import VERDICTS, Verdicts
 from ..asking.window import YES_NO_REPLY, Smallest, fields_item
-from ..errors import ConfigError
-from ..metric_definition import NO_MODE
+from ..core.errors import ConfigError
+from ..data.metric_definition import NO_MODE
 from ..prompts.custom import FIELDS, criterion_prompt, rubric_prompt
-from ..schema import MetricResult
+from ..data.schema import MetricResult
 from .base import Metric, WithVerdicts, register_custom
 
 if TYPE_CHECKING:

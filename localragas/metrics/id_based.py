@@ -8,7 +8,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from typing import Any
 
-from ..schema import MetricResult
+from ..data.schema import MetricResult
 from ..scoring import Scoring
 from .base import Metric, register
 from .context_precision import average_precision

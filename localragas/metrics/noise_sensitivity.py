@@ -9,8 +9,8 @@ Both modes share the same judge calls (one pass per sample).
 """
 from __future__ import annotations
 
-from ..metric_definition import item_summary
-from ..schema import MetricResult
+from ..data.metric_definition import item_summary
+from ..data.schema import MetricResult
 from ..scoring import Scoring
 from .base import Metric, register
 from .shared import answer_claims, answer_claims_in_reference, claims_in_context, reference_claims

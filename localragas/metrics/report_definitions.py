@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..metric_definition import MetricDefinition
-from ..schema import Report
+from ..data.metric_definition import MetricDefinition
+from ..data.schema import Report
 from .base import all_metrics
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..asking.statements import DEFAULT_STATEMENTS, STATEMENT_MODES, statements_of
 from ..asking.verdicts import DEFAULT_VERDICTS
 from ..asking.ways import PLAIN, WAY_OPTIONS, Way
-from ..errors import ConfigError
+from ..core.errors import ConfigError
 from ..prompts.overrides import EXAMPLES
 from .base import WithVerdicts, check_choice
 

@@ -1,7 +1,7 @@
 """Split a text (an answer or a reference) into atomic, self-contained claims, in the text's own language."""
 from __future__ import annotations
 
-from ..language import detect
+from ..data.language import detect
 from .base import SYSTEMS, Prompt, closing, tagged
 
 INSTRUCTIONS = {

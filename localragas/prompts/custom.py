@@ -3,7 +3,7 @@ each level's digit) about the sample fields it names (metrics/custom.py). The da
 then the reply line; the family is `criterion:NAME` / `rubric:NAME`, so a calibration map can cover a criterion."""
 from __future__ import annotations
 
-from ..language import detect
+from ..data.language import detect
 from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, contexts_block, tagged
 
 FIELDS = ("question", "answer", "contexts", "reference")  # the sample fields a criterion may show the judge

@@ -1,8 +1,8 @@
 """List the named entities of a text (context entity recall: the reference's entities), in the text's language."""
 from __future__ import annotations
 
-from ..language import detect
-from ..outputs import MAX_ENTITIES
+from ..data.language import detect
+from ..core.outputs import MAX_ENTITIES
 from .base import SYSTEMS, Prompt, closing, tagged
 
 INSTRUCTIONS = {

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..core.errors import ConfigError
 from . import claims, entities, mentions, questions, rating, relevance, verdicts
 from .base import Prompt
 from .support_examples import examples_block

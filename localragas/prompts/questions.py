@@ -2,8 +2,8 @@
 answer replies to each generated question."""
 from __future__ import annotations
 
-from ..language import NAMES, detect
-from ..outputs import N_QUESTIONS
+from ..data.language import NAMES, detect
+from ..core.outputs import N_QUESTIONS
 from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, tagged
 
 INSTRUCTIONS = {

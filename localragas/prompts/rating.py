@@ -5,7 +5,7 @@ so that one wording's bias weighs less.
 """
 from __future__ import annotations
 
-from ..language import detect
+from ..data.language import detect
 from .base import SYSTEMS, Prompt, closing, contexts_block, tagged
 
 VARIANTS = 2

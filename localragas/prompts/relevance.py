@@ -1,7 +1,7 @@
 """Is each retrieved chunk useful for the expected answer? (context precision)"""
 from __future__ import annotations
 
-from ..language import detect
+from ..data.language import detect
 from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, contexts_block, tagged
 from .verdicts import PER_CONTEXT, reply_line
 

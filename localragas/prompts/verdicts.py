@@ -2,7 +2,7 @@
 the reference or the answer as the only "context": factual and answer correctness, noise sensitivity)"""
 from __future__ import annotations
 
-from ..language import detect
+from ..data.language import detect
 from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, contexts_block, numbered, tagged
 from .support_examples import examples_block
 

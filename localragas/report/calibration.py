@@ -6,13 +6,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..agreement import MEASURES, Estimate
-from ..calibration import Calibration, CalibrationRun
+from ..quality.agreement import MEASURES, Estimate
+from ..quality.calibration import Calibration, CalibrationRun
 from ..calibration_map import uncalibrated_note
-from ..inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input
-from ..number_text import threshold_text
+from ..core.inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input
+from ..core.number_text import threshold_text
 from .console import console_text as escape, report_console
-from ..atomic_write import write_atomic
+from ..core.atomic_write import write_atomic
 from .markdown import cell
 
 
@@ -186,6 +186,6 @@ def write_calibration(run: CalibrationRun, json_path: str | Path | None = None,
 
 def read_calibration(path: str | Path, max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> CalibrationRun:
     """A JSON file written by `calibrate --out`; a path that is not a regular file, or one over max_input_bytes, is
-    refused before it is opened (localragas.inputs)."""
+    refused before it is opened (localragas.core.inputs)."""
     raw = read_input(Path(path), max_input_bytes, failing(path), "raise the limit with max_input_bytes")
     return CalibrationRun.model_validate_json(raw)

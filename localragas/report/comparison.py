@@ -6,9 +6,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..compare import Comparison
+from ..quality.compare import Comparison
 from .console import console_text as escape, report_console
-from ..atomic_write import write_atomic
+from ..core.atomic_write import write_atomic
 from .markdown import cell
 
 _LABEL = {"improved": "improved", "regressed": "REGRESSED", "within_noise": "within noise",

@@ -10,7 +10,7 @@ import os
 from rich.console import Console
 from rich.markup import escape
 
-from ..printable import printable
+from ..core.printable import printable
 
 LOG_WIDTH = 120
 

@@ -4,8 +4,8 @@ import csv
 import io
 from pathlib import Path
 
-from ..schema import Report
-from ..atomic_write import write_atomic
+from ..data.schema import Report
+from ..core.atomic_write import write_atomic
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 

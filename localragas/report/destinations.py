@@ -6,7 +6,7 @@ import os
 import stat
 from pathlib import Path
 
-from ..errors import OutputError
+from ..core.errors import OutputError
 
 
 def _real(path: Path) -> Path:

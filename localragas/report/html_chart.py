@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ..number_text import threshold_text
+from ..core.number_text import threshold_text
 
 BINS = 10
 _W, _H = 260, 140

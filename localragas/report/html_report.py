@@ -20,9 +20,9 @@ from jinja2 import Environment, FunctionLoader, StrictUndefined
 from markupsafe import Markup
 
 from ..metrics.report_definitions import definitions_of
-from ..schema import Report
+from ..data.schema import Report
 from . import html_sections
-from ..atomic_write import write_atomic
+from ..core.atomic_write import write_atomic
 from .json_report import json_pieces
 
 

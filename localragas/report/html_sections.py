@@ -8,8 +8,8 @@ from typing import Any
 from markupsafe import Markup
 
 from ..calibration_map import uncalibrated_note
-from ..number_text import threshold_text
-from ..schema import GateResult, MetricSummary, Report
+from ..core.number_text import threshold_text
+from ..data.schema import GateResult, MetricSummary, Report
 from .html_chart import histogram_svg
 
 STATUS = {  # gate status -> (symbol, words): colour is never the only carrier of meaning

@@ -6,10 +6,10 @@ from typing import Iterator
 
 from pydantic import ValidationError
 
-from ..errors import LocalragasError
-from ..inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input
-from ..schema import Report
-from ..atomic_write import write_atomic
+from ..core.errors import LocalragasError
+from ..core.inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input
+from ..data.schema import Report
+from ..core.atomic_write import write_atomic
 
 REPORT_LIMIT_HINT = "raise the limit with --max-input-bytes (max_input_bytes in the Python API)"
 
@@ -42,9 +42,9 @@ def read_json(path: str | Path, max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) 
     before reports stored their metrics' definitions gets the registry's (metrics.definitions_of).
 
     A path that is not a regular file (a FIFO, a device, also through a symlink) or a file over max_input_bytes is
-    refused before it is opened (localragas.inputs), as a dataset is."""
+    refused before it is opened (localragas.core.inputs), as a dataset is."""
     from ..metrics.report_definitions import definitions_of  # noqa: PLC0415
-    from ..ragas_compat import from_ragas_names  # noqa: PLC0415
+    from ..data.ragas_compat import from_ragas_names  # noqa: PLC0415
 
     raw = read_input(Path(path), max_input_bytes, failing(path), REPORT_LIMIT_HINT)
     try:

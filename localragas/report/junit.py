@@ -6,10 +6,10 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ..number_text import threshold_text
-from ..schema import Report
-from ..atomic_write import write_atomic
-from ..evidence import brief, definition_in, lower_is_better, worst_samples
+from ..core.number_text import threshold_text
+from ..data.schema import Report
+from ..core.atomic_write import write_atomic
+from .evidence import brief, definition_in, lower_is_better, worst_samples
 
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..calibration_map import uncalibrated_note
-from ..number_text import threshold_text
-from ..schema import Report
-from ..atomic_write import write_atomic
-from ..evidence import brief, definition_in, metric_label, worst_samples
+from ..core.number_text import threshold_text
+from ..data.schema import Report
+from ..core.atomic_write import write_atomic
+from .evidence import brief, definition_in, metric_label, worst_samples
 
 _ICON = {"passed": "✅ pass", "failed": "❌ FAIL", "not_evaluated": "⚠️ not evaluated", "error": "🛑 ERROR"}
 

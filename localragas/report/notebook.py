@@ -8,11 +8,11 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MissingDependencyError
-from ..number_text import threshold_text
+from ..core.errors import MissingDependencyError
+from ..core.number_text import threshold_text
 
 if TYPE_CHECKING:
-    from ..schema import Report
+    from ..data.schema import Report
 
 
 def _pandas() -> Any:

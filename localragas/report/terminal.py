@@ -4,8 +4,8 @@ from rich.console import Console
 from rich.table import Table
 
 from ..calibration_map import uncalibrated_note
-from ..number_text import threshold_text
-from ..schema import Report
+from ..core.number_text import threshold_text
+from ..data.schema import Report
 from .console import console_text as _t, report_console
 
 _STYLE = {"passed": "green", "failed": "bold red", "not_evaluated": "yellow", "error": "bold red"}

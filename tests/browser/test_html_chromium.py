@@ -27,7 +27,7 @@ except ImportError as exc:  # missing or broken: skip, never fail
 
 from localragas import evaluate, load_samples  # noqa: E402
 from localragas.report.html_report import write_html  # noqa: E402
-from localragas.schema import Report, Sample  # noqa: E402
+from localragas.data.schema import Report, Sample  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
 SCRIPT = "<script>__pwned=1;alert(1)</script>"  # no '.': the fake judge splits claims at sentence ends

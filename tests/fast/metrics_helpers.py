@@ -6,7 +6,7 @@ from typing import Callable
 import numpy as np
 
 from localragas.embeddings import Embedder
-from localragas.schema import Sample
+from localragas.data.schema import Sample
 
 
 def sampler(question: str, contexts: list[str], answer: str, reference: str) -> Callable[..., Sample]:

@@ -1,8 +1,8 @@
 """Build Reports from plain per-sample values, for tests of aggregates, gate, compare and report formats."""
 from __future__ import annotations
 
-from localragas.runner import regate
-from localragas.schema import Gate, MetricResult, Report, SampleResult
+from localragas.run.runner import regate
+from localragas.data.schema import Gate, MetricResult, Report, SampleResult
 
 
 def make_report(values: dict[str, dict[str, float | None]], thresholds: dict[str, float] | None = None,

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from localragas.agreement import (
+from localragas.quality.agreement import (
     average_ranks,
     balanced_accuracy,
     best_balanced_accuracy,
@@ -20,7 +20,7 @@ from localragas.agreement import (
     roc_auc,
     spearman,
 )
-from localragas.stats import bootstrap_ci
+from localragas.run.stats import bootstrap_ci
 
 # good/bad labels with tied scores across and within the classes
 Y = [1, 1, 0, 0, 1, 0]
@@ -179,7 +179,7 @@ def test_intervals_are_seeded_and_bracket_the_value():
 
 
 def test_bootstrap_of_the_mean_matches_stats():
-    """Same seed and draws as localragas.stats: the interval of a mean is the one reports show."""
+    """Same seed and draws as localragas.run.stats: the interval of a mean is the one reports show."""
     x = np.array(_fixture()[1])
     ci, note = bootstrap_statistic(lambda v: float(v.mean()), [x])
     assert ci == bootstrap_ci(x) and note is None
@@ -198,7 +198,7 @@ def test_resamples_where_a_figure_is_undefined_are_left_out():
 
 
 def test_the_formulas_agree_with_scipy_and_sklearn():
-    """agreement.py computes ranks, ROC AUC and Spearman itself (vectorised, for 2,000 resamples a figure); scipy's
+    """quality/agreement.py computes ranks, ROC AUC and Spearman itself (vectorised, for 2,000 resamples a figure); scipy's
     rankdata / spearmanr and sklearn's roc_auc_score give the same, ties and the counted-wrong rows' infinities
     included, and are undefined (one class, a constant side) where localragas says None."""
     scipy_stats = pytest.importorskip("scipy.stats")

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from localragas.cli import main
-from localragas.dataset import load_samples
-from localragas.errors import DatasetError
-from localragas.schema import Report, Sample
+from localragas.data.dataset import load_samples
+from localragas.core.errors import DatasetError
+from localragas.data.schema import Report, Sample
 
 from cli_helpers import write_file as write
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from localragas.errors import CacheError
+from localragas.core.errors import CacheError
 from localragas.judges import FakeJudge
 from localragas.judges.cache import DB_NAME, JudgeCache
-from localragas.runner import evaluate
-from localragas.schema import Sample
+from localragas.run.runner import evaluate
+from localragas.data.schema import Sample
 
 from cli_helpers import cli, write_jsonl
 

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from localragas import evaluate, load_samples
-from localragas.checkpoint import Checkpoint, sample_hash
+from localragas.run.checkpoint import Checkpoint, sample_hash
 from localragas.judges import FakeJudge
 from localragas.judges.cache import JudgeCache, cache_key
-from localragas.outputs import Claims, verdicts_for
+from localragas.core.outputs import Claims, verdicts_for
 from localragas.prompts import Prompt
-from localragas.schema import Report
+from localragas.data.schema import Report
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
 
@@ -38,7 +38,7 @@ def test_cache_hit_and_misses(tmp_path):
 
 def test_cache_key_depends_on_schema():
     p = Prompt("verify_statements", "x")
-    from localragas.outputs import schema_text
+    from localragas.core.outputs import schema_text
 
     assert cache_key("f", schema_text(verdicts_for(2)), p) != cache_key("f", schema_text(verdicts_for(3)), p)
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import localragas.judges as judges
-from localragas.calibration import load_labelled, take
-from localragas.errors import DatasetError
+from localragas.quality.calibration import load_labelled, take
+from localragas.core.errors import DatasetError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 
@@ -271,8 +271,8 @@ def test_take_keeps_pairs_whole_and_order():
 
 
 def load_rows_for_take():
-    from localragas.calibration import LabelledRow
-    from localragas.schema import Sample
+    from localragas.quality.calibration import LabelledRow
+    from localragas.data.schema import Sample
 
     def row(i, kind="binary", pair=None, better=None):
         return LabelledRow(None, Sample(id=i, question="q", answer="a"), "faithfulness", kind, 1.0, pair, better)

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 import localragas
-from localragas.calibration import Calibration, CalibrationRun, read_labelled
+from localragas.quality.calibration import Calibration, CalibrationRun, read_labelled
 from localragas.cli import main
-from localragas.errors import ConfigError, DatasetError
+from localragas.core.errors import ConfigError, DatasetError
 from localragas.judges import FakeJudge
 from cli_helpers import write_jsonl as write_rows
 from test_calibrate import faith_row, pair_rows
@@ -203,9 +203,9 @@ def test_the_run_and_each_result_print_in_a_few_lines():
 
 
 def test_the_name_is_the_function_whatever_was_imported_before():
-    import localragas.calibration  # noqa: F401, PLC0415
+    import localragas.quality.calibration  # noqa: F401, PLC0415
 
-    assert localragas.calibrate is localragas.calibration.calibrate and "calibrate" in localragas.__all__
+    assert localragas.calibrate is localragas.quality.calibration.calibrate and "calibrate" in localragas.__all__
 
 
 def test_nothing_given_or_one_dict_is_refused():

@@ -9,14 +9,14 @@ import pytest
 
 from localragas import evaluate
 from localragas.calibration_map import FamilyMap
-from localragas.evaluation import checkpoint_key, spec_from_flags
+from localragas.run.evaluation import checkpoint_key, spec_from_flags
 from localragas.judges import FakeJudge, get_judge
 from localragas.metrics.context_precision import average_precision
-from localragas.outputs import Claims, YesNo
+from localragas.core.outputs import Claims, YesNo
 from localragas.report import read_json
 from localragas.report.html_report import render_html
 from localragas.report.markdown import render_markdown
-from localragas.schema import Sample
+from localragas.data.schema import Sample
 
 from cli_helpers import cli, write_jsonl
 from test_calibration_map import calibration_file

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from localragas import models
 from localragas.calibration_map import (FORMAT, CalibrationMap, FamilyMap, fit_logistic, load_calibration, logit,
                                         sigmoid)
-from localragas.errors import ConfigError
+from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge, get_judge
 from localragas.judges import calibrated as calibrated_module
 from localragas.judges.calibrated import catalogue_calibration, set_calibration

@@ -10,12 +10,12 @@ import sys
 
 from click.testing import CliRunner
 
-import localragas.checkpoint
+import localragas.run.checkpoint
 from localragas import evaluate
-from localragas.checkpoint import Checkpoint, sample_hash
+from localragas.run.checkpoint import Checkpoint, sample_hash
 from localragas.cli import main
 from localragas.judges import FakeJudge
-from localragas.schema import Report, Sample
+from localragas.data.schema import Report, Sample
 
 AGAIN = "the line is discarded and its sample will be judged again"
 DEEP = "[" * 200_000 + "]" * 200_000
@@ -47,7 +47,7 @@ def test_a_line_nested_200k_deep_is_discarded_with_a_warning_and_its_sample_judg
 
 
 def test_an_over_long_line_is_skipped_without_being_parsed(tmp_path, monkeypatch, caplog):
-    monkeypatch.setattr(localragas.checkpoint, "MAX_LINE_BYTES", 4096)
+    monkeypatch.setattr(localragas.run.checkpoint, "MAX_LINE_BYTES", 4096)
     ck = tmp_path / "run.jsonl"
     report = evaluate(samples(), judge=FakeJudge(), embedder="fake", checkpoint=ck)
     first, second = lines_of(ck)

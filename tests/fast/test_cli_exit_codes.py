@@ -5,7 +5,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from localragas import runner
+from localragas.run import runner
 from localragas.cli import EXIT_INTERNAL_ERROR, main
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"

@@ -7,11 +7,11 @@ import json
 import pandas as pd
 import pytest
 
-from localragas.calibration import load_labelled
-from localragas.column_map import ColumnCheck
-from localragas.dataset import load_samples
-from localragas.errors import DatasetError
-from localragas.sample_inputs import as_samples
+from localragas.quality.calibration import load_labelled
+from localragas.data.column_map import ColumnCheck
+from localragas.data.dataset import load_samples
+from localragas.core.errors import DatasetError
+from localragas.data.sample_inputs import as_samples
 
 LABEL = {"metric": "faithfulness", "kind": "binary", "value": 1}
 ROWS = [{"id": f"s{i}", "prompt": f"Question {i}?", "contexts": ["Some context."], "answer": "An answer.",

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from localragas.cli import main
-from localragas.compare import compare_reports, verdict_of
+from localragas.quality.compare import compare_reports, verdict_of
 from localragas.report import write_json
 from localragas.report.comparison import render_comparison_markdown
 

@@ -11,13 +11,13 @@ import pytest
 import localragas
 from localragas import Criterion, MetricResult, Rubric
 from localragas.calibration_map import CalibrationMap, FamilyMap
-from localragas.config import load_settings
-from localragas.errors import ConfigError, JudgeError
+from localragas.run.config import load_settings
+from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge, Judge
 from localragas.judges.base import Completion
 from localragas.judges.yes_no import NextTokens, choice_reply, yes_no_reply
 from localragas.metrics import all_metrics
-from localragas.outputs import Choices, YesNo
+from localragas.core.outputs import Choices, YesNo
 
 from cli_helpers import cli, write_file, write_jsonl
 

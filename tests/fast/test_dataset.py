@@ -1,4 +1,4 @@
-"""Tests for localragas.dataset: formats, aliases, error locations, encodings, skip_invalid."""
+"""Tests for localragas.data.dataset: formats, aliases, error locations, encodings, skip_invalid."""
 from __future__ import annotations
 
 import hashlib
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from localragas.dataset import load_samples
-from localragas.errors import DatasetError
-from localragas.sample_record import KNOWN_FIELDS, SampleIds, content_id, sample_from_dict
-from localragas.schema import Sample, SkippedRow
+from localragas.data.dataset import load_samples
+from localragas.core.errors import DatasetError
+from localragas.data.sample_record import KNOWN_FIELDS, SampleIds, content_id, sample_from_dict
+from localragas.data.schema import Sample, SkippedRow
 
 from cli_helpers import write_file as write
 

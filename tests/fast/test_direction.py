@@ -9,13 +9,13 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from localragas.cli import main
-from localragas.evidence import worst_samples
-from localragas.gate import run_gate
+from localragas.report.evidence import worst_samples
+from localragas.run.gate import run_gate
 from localragas.report.html_report import render_html
 from localragas.report.junit import render_junit
 from localragas.report.markdown import render_markdown
 from localragas.report.terminal import print_report
-from localragas.schema import MetricSummary
+from localragas.data.schema import MetricSummary
 from localragas.testing import gate_failure_message
 
 from reports_helpers import make_report

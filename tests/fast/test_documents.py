@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from localragas.documents import CHUNK_CHARS, html_text, load_chunks, split_document
-from localragas.errors import DatasetError, MissingDependencyError
+from localragas.testset.documents import CHUNK_CHARS, html_text, load_chunks, split_document
+from localragas.core.errors import DatasetError, MissingDependencyError
 
 EXAMPLE_DOCS = Path(__file__).resolve().parents[2] / "examples" / "docs"
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-import localragas.calibration
-import localragas.config
+import localragas.quality.calibration
+import localragas.run.config
 import localragas.judges.cache
 import localragas.metrics
 import localragas.models
 import localragas.report
-import localragas.atomic_write
-from localragas.errors import environment_message
+import localragas.core.atomic_write
+from localragas.core.errors import environment_message
 
 from cli_helpers import cli, write_jsonl
 
@@ -41,7 +41,7 @@ def check_environment_error(r, path="/srv/locked/file"):
 
 
 @pytest.mark.parametrize("module, name, args", [
-    (localragas.config, "_read", ["eval", "{data}", "--no-progress", "--config", "{data}"]),
+    (localragas.run.config, "_read", ["eval", "{data}", "--no-progress", "--config", "{data}"]),
     (localragas.models, "verify", ["models", "verify", "qwen2.5-1.5b"]),
     (localragas.models, "models_dir_source", ["models", "list"]),
     (localragas.models, "path", ["models", "path", "qwen2.5-1.5b"]),
@@ -53,9 +53,9 @@ def check_environment_error(r, path="/srv/locked/file"):
     (localragas.report, "read_json", ["report", "{stored}"]),
     (localragas.report, "read_json", ["merge", "{stored}"]),
     (localragas.report, "read_json", ["compare", "{stored}", "{stored}"]),
-    (localragas.calibration, "read_labelled", ["calibrate", "{data}", "--judge", "fake"]),
-    (localragas.atomic_write.os, "replace", ["eval", "{data}", *FAST, "--out", "{tmp}/r2.json"]),
-    (localragas.atomic_write.os, "replace", ["calibrate", "{labelled}", *FAST, "--out", "{tmp}/c.json"]),
+    (localragas.quality.calibration, "read_labelled", ["calibrate", "{data}", "--judge", "fake"]),
+    (localragas.core.atomic_write.os, "replace", ["eval", "{data}", *FAST, "--out", "{tmp}/r2.json"]),
+    (localragas.core.atomic_write.os, "replace", ["calibrate", "{labelled}", *FAST, "--out", "{tmp}/c.json"]),
 ])
 def test_every_command_maps_an_os_error_to_exit_2(monkeypatch, tmp_path, data, stored, module, name, args):
     monkeypatch.setattr(module, name, denied)
@@ -100,9 +100,9 @@ def test_a_state_folder_in_the_way_exits_2_before_judging(data, tmp_path):
 
 
 def test_a_checkpoint_that_is_a_folder_exits_2(data, tmp_path, monkeypatch):
-    import localragas.evaluation
+    import localragas.run.evaluation
 
-    monkeypatch.setattr(localragas.evaluation, "checkpoint_key", lambda *parts: "fixed")
+    monkeypatch.setattr(localragas.run.evaluation, "checkpoint_key", lambda *parts: "fixed")
     runs = tmp_path / "state" / "runs"
     (runs / "fixed.jsonl").mkdir(parents=True)
     r = cli("eval", data, *FAST, "--no-cache", LOCALRAGAS_STATE_DIR=str(tmp_path / "state"))

@@ -1,4 +1,4 @@
-"""localragas.evaluation: one run as a library call. spec_from_flags layers flag over settings file over default;
+"""localragas.run.evaluation: one run as a library call. spec_from_flags layers flag over settings file over default;
 run_eval fills the report's metadata; `localragas eval` is spec_from_flags + run_eval + the outputs."""
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from localragas.errors import ConfigError
-from localragas.evaluation import RunSpec, run_eval, spec_from_flags
-from localragas.gate import parse_thresholds
-from localragas.key_values import parse_columns, parse_metric_options, parse_options, split_item
+from localragas.core.errors import ConfigError
+from localragas.run.evaluation import RunSpec, run_eval, spec_from_flags
+from localragas.run.gate import parse_thresholds
+from localragas.core.key_values import parse_columns, parse_metric_options, parse_options, split_item
 from localragas.report import read_json
 
 from cli_helpers import cli, write_file

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from localragas.errors import ConfigError
+from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.scoring import Scoring

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from localragas.cli import EXIT_NOT_EVALUATED
-from localragas.errors import JudgeError
-from localragas.gate import run_gate
+from localragas.core.errors import JudgeError
+from localragas.run.gate import run_gate
 from localragas.judges import fake
-from localragas.schema import MetricSummary, Report
-from localragas.stats import is_error_reason
+from localragas.data.schema import MetricSummary, Report
+from localragas.run.stats import is_error_reason
 
 from cli_helpers import cli, write_jsonl
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from localragas.errors import ConfigError, JudgeError
-from localragas.generation import (KINDS, UNANSWERABLE_REFERENCE, GenerateSpec, Generation, generate_testset, parse_mix,
+from localragas.core.errors import ConfigError, JudgeError
+from localragas.testset.generation import (KINDS, UNANSWERABLE_REFERENCE, GenerateSpec, Generation, generate_testset, parse_mix,
                                    plan)
 from localragas.judges.fake import FakeJudge, heuristic_reply
-from localragas.outputs import GeneratedItem, GeneratedQuestion
+from localragas.core.outputs import GeneratedItem, GeneratedQuestion
 from localragas.prompts.base import neutralise
 
 from cli_helpers import cli
@@ -212,7 +212,7 @@ def test_the_reference_support_is_read_on_the_calibrated_scale():
     scores a claim), checked against SUPPORT_THRESHOLD; uncalibrated, the raw P(yes) against
     UNCALIBRATED_SUPPORT_THRESHOLD."""
     from localragas.calibration_map import CalibrationMap, FamilyMap, logit
-    from localragas.generation import SUPPORT_THRESHOLD, UNCALIBRATED_SUPPORT_THRESHOLD
+    from localragas.testset.generation import SUPPORT_THRESHOLD, UNCALIBRATED_SUPPORT_THRESHOLD
 
     raw = generate_testset(spec(FakeJudge(), size=4, **one_kind("single")))
     assert raw.summary["thresholds"]["support"] == UNCALIBRATED_SUPPORT_THRESHOLD
@@ -239,7 +239,7 @@ def test_the_reference_support_is_read_on_the_calibrated_scale():
 
 def test_a_calibration_fitted_under_another_support_prompt_is_not_applied():
     from localragas.calibration_map import CalibrationMap, FamilyMap
-    from localragas.generation import UNCALIBRATED_SUPPORT_THRESHOLD, support_calibration
+    from localragas.testset.generation import UNCALIBRATED_SUPPORT_THRESHOLD, support_calibration
     from localragas.prompts.overrides import template_hashes
 
     judge = FakeJudge()

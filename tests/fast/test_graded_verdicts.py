@@ -6,14 +6,14 @@ import math
 
 import pytest
 
-from localragas.errors import ConfigError, JudgeError
+from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge
 from localragas.judges.base import Judge
 from localragas.judges.cache import JudgeCache
 from localragas.judges.yes_no import top_from_logits, word_of, yes_no_reply
 from localragas.metrics import all_metrics
 from localragas.metrics.context_precision import average_precision
-from localragas.outputs import Claims, YesNo
+from localragas.core.outputs import Claims, YesNo
 from localragas.prompts import judge_chunk, verify_statement
 from localragas.prompts.base import ONE_WORD, YES_NO_SYSTEMS
 from localragas.scoring import Scoring

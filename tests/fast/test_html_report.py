@@ -12,7 +12,7 @@ import pytest
 from localragas import evaluate
 from localragas.report.html_chart import bin_counts, histogram_svg
 from localragas.report.html_report import embed_json, render_html, write_html
-from localragas.schema import Gate, GateResult, MetricResult, MetricSummary, Report, Sample, SampleResult, SkippedRow
+from localragas.data.schema import Gate, GateResult, MetricResult, MetricSummary, Report, Sample, SampleResult, SkippedRow
 
 SCRIPT = "<script>__pwned=1;alert(1)</script>"  # no '.': the fake judge splits claims at sentence ends
 IMG = '"><img src=x onerror=__pwned=2>'

@@ -15,7 +15,7 @@ from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.prompts import entities_in_contexts, judge_chunks, verify_statements
 from localragas.prompts.base import _SPECIAL_TOKEN, REMINDER, TAGS, neutralise
-from localragas.schema import Sample
+from localragas.data.schema import Sample
 from localragas.scoring import Scoring
 
 from cli_helpers import load_script

@@ -1,7 +1,7 @@
 """Inputs that never end or never open: a FIFO, a device, a file over --max-input-bytes is refused (exit 2) before it
 is read, in well under a second; JSON Lines are read line by line with the same errors as before. The same rule holds
 for every file a user names: datasets, labelled files, stored reports (`report`, `merge`, `compare`) and settings
-files (localragas.inputs)."""
+files (localragas.core.inputs)."""
 from __future__ import annotations
 
 import inspect
@@ -16,19 +16,19 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import localragas.compare  # noqa: F401 - these are imported by `compare`, `eval`, `merge` and `report`: loaded here
-import localragas.inputs
+import localragas.quality.compare  # noqa: F401 - these are imported by `compare`, `eval`, `merge` and `report`: loaded here
+import localragas.core.inputs
 import localragas.report.comparison  # noqa: F401 - so that the timings measure the refusal only
-import localragas.runner  # noqa: F401
-import localragas.shard  # noqa: F401
-from localragas.calibration import load_labelled
+import localragas.run.runner  # noqa: F401
+import localragas.run.shard  # noqa: F401
+from localragas.quality.calibration import load_labelled
 from localragas.cli import main
-from localragas.config import CONFIG_MAX_BYTES, load_settings
-from localragas.dataset import DEFAULT_MAX_INPUT_BYTES, load_samples, read_records
-from localragas.errors import ConfigError, DatasetError, LocalragasError
+from localragas.run.config import CONFIG_MAX_BYTES, load_settings
+from localragas.data.dataset import DEFAULT_MAX_INPUT_BYTES, load_samples, read_records
+from localragas.core.errors import ConfigError, DatasetError, LocalragasError
 from localragas.report import read_json, write_json
 from localragas.report.calibration import read_calibration
-from localragas.sample_record import content_id
+from localragas.data.sample_record import content_id
 from reports_helpers import make_report
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-gate", "--no-cache", "--no-resume"]
@@ -151,7 +151,7 @@ def test_the_default_limit_is_4_gib_and_a_larger_file_is_refused_before_it_is_op
     def never(*a):
         raise AssertionError("the file was opened")
 
-    monkeypatch.setattr(localragas.inputs, "open_input", never)
+    monkeypatch.setattr(localragas.core.inputs, "open_input", never)
     with pytest.raises(DatasetError) as e:
         load_samples(p)
     assert str(e.value) == f"{p}: the file is 4,294,967,297 bytes, over the input limit of 4,294,967,296 bytes: {RAISE}"
@@ -242,7 +242,7 @@ def test_dev_zero_as_a_report_exits_2_at_once_for_report_merge_and_compare(tmp_p
     code = (
         "import json, resource, sys, time\n"
         "from click.testing import CliRunner\n"
-        "import localragas.compare, localragas.report.comparison, localragas.runner, localragas.shard\n"
+        "import localragas.quality.compare, localragas.report.comparison, localragas.run.runner, localragas.run.shard\n"
         "from localragas.cli import main\n"
         "vm = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()\n"
         "resource.setrlimit(resource.RLIMIT_AS, (vm + (1 << 30), resource.getrlimit(resource.RLIMIT_AS)[1]))\n"

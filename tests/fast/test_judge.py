@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from localragas import models
-from localragas.errors import ConfigError, JudgeError, ModelIntegrityError, ModelNotFoundError
+from localragas.core.errors import ConfigError, JudgeError, ModelIntegrityError, ModelNotFoundError
 from localragas.judges import Completion, FakeJudge, Judge, get_judge, judge_names
-from localragas.outputs import (
+from localragas.core.outputs import (
     MAX_CLAIM_CHARS, MAX_CLAIMS, N_QUESTIONS, Claims, GeneratedQuestions, _check_bounded, json_schema, verdicts_for,
 )
 from localragas.prompts import Prompt, extract_claims

@@ -12,12 +12,12 @@ from click.testing import CliRunner
 
 from localragas import models
 from localragas.cli import main
-from localragas.errors import ModelIntegrityError
+from localragas.core.errors import ModelIntegrityError
 from localragas.judges import get_judge
 from localragas.judges import llamacpp
 from localragas.judges import transformers_judge as tj
 from localragas.judges.cache import cache_key
-from localragas.outputs import Claims, schema_text
+from localragas.core.outputs import Claims, schema_text
 from localragas.prompts import Prompt
 
 HEADER = b"GGUF" + (3).to_bytes(4, "little") + (0).to_bytes(8, "little") * 2  # magic, version 3, no tensors

@@ -7,17 +7,17 @@ import pytest
 
 from localragas import evaluate
 from localragas.embeddings import get_embedder
-from localragas.errors import ConfigError
+from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.asking import claims_of
-from localragas.language import check_language, cjk_share, detect
+from localragas.data.language import check_language, cjk_share, detect
 from localragas.metrics import all_metrics, get_metrics
 from localragas.prompts import extract_claims, generate_questions, judge_chunks, verify_statements
 from localragas.prompts.base import ONE_WORD, SYSTEM, SYSTEM_ZH, YES_NO_SYSTEMS
 from localragas.prompts.claims import INSTRUCTIONS as CLAIMS
 from localragas.prompts.verdicts import INSTRUCTIONS as VERIFY
 from localragas.prompts.verdicts import ONE as VERIFY_ONE
-from localragas.schema import Sample
+from localragas.data.schema import Sample
 from localragas.scoring import Scoring
 
 M = all_metrics()

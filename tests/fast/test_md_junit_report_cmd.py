@@ -169,7 +169,7 @@ def test_reports_get_normal_file_permissions(tmp_path):
     import os
     import stat
 
-    from localragas.atomic_write import write_atomic
+    from localragas.core.atomic_write import write_atomic
 
     old = os.umask(0o022)
     try:

@@ -9,15 +9,16 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from localragas import evaluate, stats
-from localragas.checkpoint import Checkpoint
+from localragas import evaluate
+from localragas.run import stats
+from localragas.run.checkpoint import Checkpoint
 from localragas.cli import main
 from localragas.judges import FakeJudge, get_judge
 from localragas.metrics import get_metrics
 from localragas.report import read_json, write_json
 from localragas.report.html_report import embed_json, render_html, write_html
 from localragas.report.json_report import json_pieces
-from localragas.schema import Sample, SkippedRow
+from localragas.data.schema import Sample, SkippedRow
 
 METRICS = ["faithfulness", "answer_relevancy", "context_precision", "context_recall"]
 COUNTERS = {"calls", "cache_hits", "prompt_tokens", "completion_tokens", "cached_tokens", "seconds"}

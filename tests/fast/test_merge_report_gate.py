@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from localragas.errors import JudgeError
+from localragas.core.errors import JudgeError
 from localragas.judges import fake
 
 from cli_helpers import code_and_output as cli, write_jsonl

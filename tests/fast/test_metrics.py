@@ -5,11 +5,11 @@ import math
 
 import pytest
 
-from localragas.errors import ConfigError, JudgeError
+from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics, get_metrics
 from localragas.metrics.context_precision import average_precision
-from localragas.outputs import Claims, GeneratedQuestions, Verdicts
+from localragas.core.outputs import Claims, GeneratedQuestions, Verdicts
 from localragas.prompts import judge_chunks, verify_statements
 from localragas.prompts.relevance import QUESTION_ONLY
 from localragas.scoring import Scoring

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from localragas import models
-from localragas.errors import ConfigError, ModelIntegrityError, ModelNotFoundError
+from localragas.core.errors import ConfigError, ModelIntegrityError, ModelNotFoundError
 from localragas.models import ModelSpec
 
 HEX64 = re.compile(r"[0-9a-f]{64}")

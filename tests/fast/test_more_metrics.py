@@ -6,12 +6,12 @@ import math
 
 import pytest
 
-from localragas.errors import ConfigError
+from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics, get_metrics
 from localragas.metrics.base import DEFAULT
 from localragas.metrics.correctness import f_beta
-from localragas.outputs import Claims, Entities, Rating, Verdicts
+from localragas.core.outputs import Claims, Entities, Rating, Verdicts
 from localragas.scoring import Scoring
 
 from metrics_helpers import StubEmbedder, sampler, verdict_count, verdicts
@@ -344,7 +344,7 @@ def test_context_relevance_unscored_and_echo_cases():
 
 
 def test_context_relevance_rejects_a_rating_outside_0_1_2():
-    from localragas.errors import JudgeError
+    from localragas.core.errors import JudgeError
 
     with pytest.raises(JudgeError):
         M["context_relevance"].score(Scoring(sample(), FakeJudge([{"rating": 3}])))

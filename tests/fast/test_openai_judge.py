@@ -20,13 +20,13 @@ from click.testing import CliRunner
 
 from localragas.cli import main
 from localragas.embeddings import HashingEmbedder
-from localragas.errors import ConfigError, JudgeError
+from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge, get_judge
 from localragas.judges.openai_compat import OpenAIJudge
-from localragas.outputs import Claims, GeneratedQuestions, YesNo, json_schema, verdicts_for
+from localragas.core.outputs import Claims, GeneratedQuestions, YesNo, json_schema, verdicts_for
 from localragas.prompts import extract_claims, verify_statement
-from localragas.runner import evaluate
-from localragas.schema import Sample
+from localragas.run.runner import evaluate
+from localragas.data.schema import Sample
 
 CTX = ["Paris is the capital of France.", "Berlin is the capital of Germany.", "The Seine flows through Paris."]
 
@@ -252,7 +252,7 @@ def test_other_structured_modes(stub, mode, key):
 def test_grammar_mode_sends_gbnf_built_from_the_schema():
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    from localragas.outputs import schema_text
+    from localragas.core.outputs import schema_text
 
     judge = judge_for("http://127.0.0.1:9/v1", structured="grammar")
     body = judge._body(extract_claims("x"), json_schema(verdicts_for(2)), verdicts_for(2))

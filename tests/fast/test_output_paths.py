@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import localragas.runner as runner
-from localragas.atomic_write import write_atomic
+import localragas.run.runner as runner
+from localragas.core.atomic_write import write_atomic
 
 from cli_helpers import cli
 

@@ -11,7 +11,7 @@ import pytest
 import localragas
 from localragas.judges import FakeJudge, get_judge
 from localragas.metrics import all_metrics, base
-from localragas.plugins import PluginError
+from localragas.core.plugins import PluginError
 
 from cli_helpers import cli
 

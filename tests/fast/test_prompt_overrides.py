@@ -8,8 +8,8 @@ import json
 import pytest
 
 import localragas
-from localragas.compare import compare_reports
-from localragas.errors import ConfigError
+from localragas.quality.compare import compare_reports
+from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.prompts import (check_question, contradict_statement, entities_in_contexts, extract_claims,
                                 extract_entities, generate_questions, judge_chunk, judge_chunks,
@@ -135,7 +135,7 @@ def test_a_bad_override_is_refused(tmp_path, monkeypatch, files, message):
 
 
 def test_an_unknown_family_in_the_settings_file_names_the_key(tmp_path):
-    from localragas.config import load_settings
+    from localragas.run.config import load_settings
 
     path = write_file(tmp_path, "localragas.toml", '[prompts]\nverify = "m.txt"\n')
     with pytest.raises(ConfigError, match=r"key 'prompts.verify': unknown prompt family"):

@@ -12,17 +12,17 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from localragas.dataset import load_samples
+from localragas.data.dataset import load_samples
 from localragas.embeddings import HashingEmbedder
-from localragas.errors import DatasetError
+from localragas.core.errors import DatasetError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
-from localragas.outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_QUESTION_CHARS, N_QUESTIONS, Claims,
+from localragas.core.outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_QUESTION_CHARS, N_QUESTIONS, Claims,
                                 GeneratedQuestions, YesNo)
 from localragas.prompts.base import _SPECIAL_TOKEN, TAGS, neutralise, tagged
-from localragas.runner import score_sample
-from localragas.sample_record import KNOWN_FIELDS
-from localragas.schema import Sample
+from localragas.run.runner import score_sample
+from localragas.data.sample_record import KNOWN_FIELDS
+from localragas.data.schema import Sample
 from localragas.scoring import Scoring
 
 CORE = [all_metrics()[n] for n in ("faithfulness", "answer_relevancy", "context_precision", "context_recall")]

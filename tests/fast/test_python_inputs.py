@@ -17,10 +17,10 @@ from pydantic import BaseModel, ValidationError
 import localragas
 from localragas import Sample, evaluate, load_samples
 from localragas.cli import main
-from localragas.errors import ConfigError, DatasetError
+from localragas.core.errors import ConfigError, DatasetError
 from localragas.judges.fake import FakeJudge
-from localragas.progress import Progress, _Tqdm, progress_for
-from localragas.sample_record import content_id
+from localragas.run.progress import Progress, _Tqdm, progress_for
+from localragas.data.sample_record import content_id
 
 pytest_plugins = ["pytester"]
 
@@ -174,7 +174,7 @@ def test_promptfoo_context_text_is_one_chunk_in_files_dicts_and_samples(tmp_path
                   answer="In France.")
     assert load_samples(tmp_path / "p.jsonl")[0] == [want]
     assert load_samples(tmp_path / "p.csv")[0] == [want]
-    assert localragas.sample_inputs.as_samples([row]) == [want]
+    assert localragas.data.sample_inputs.as_samples([row]) == [want]
     assert Sample(**row).contexts == ["Paris is in France."]
 
 

@@ -9,15 +9,15 @@ import pytest
 
 from localragas import evaluate
 from localragas.asking import needed_window
-from localragas.errors import ConfigError
-from localragas.evidence import brief
+from localragas.core.errors import ConfigError
+from localragas.report.evidence import brief
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
-from localragas.outputs import GeneratedQuestions, YesNo
+from localragas.core.outputs import GeneratedQuestions, YesNo
 from localragas.prompts import generate_questions
 from localragas.prompts.base import ONE_WORD, YES_NO_SYSTEMS, tagged
 from localragas.prompts.questions import CHECK, SELF_DESCRIPTION
-from localragas.schema import Sample
+from localragas.data.schema import Sample
 from localragas.scoring import Scoring
 
 from metrics_helpers import StubEmbedder

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from localragas.agreement import binary_agreement, graded_agreement, pairwise_agreement
-from localragas.calibration import CalibrationRun, load_labelled, take
+from localragas.quality.agreement import binary_agreement, graded_agreement, pairwise_agreement
+from localragas.quality.calibration import CalibrationRun, load_labelled, take
 
 from cli_helpers import load_script, write_jsonl
 

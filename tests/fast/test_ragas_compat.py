@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-from localragas.dataset import load_samples
-from localragas.errors import DatasetError, MissingDependencyError
+from localragas.data.dataset import load_samples
+from localragas.core.errors import DatasetError, MissingDependencyError
 from localragas.metrics import all_metrics
-from localragas.ragas_compat import from_ragas_names, to_ragas_names
-from localragas.sample_record import content_id, sample_from_dict
+from localragas.data.ragas_compat import from_ragas_names, to_ragas_names
+from localragas.data.sample_record import content_id, sample_from_dict
 
 from cli_helpers import cli, write_jsonl
 

@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 from localragas import evaluate
-from localragas.errors import MissingDependencyError
+from localragas.core.errors import MissingDependencyError
 from localragas.report import write_csv
-from localragas.sample_record import content_id
-from localragas.schema import MetricResult, Report
+from localragas.data.sample_record import content_id
+from localragas.data.schema import MetricResult, Report
 
 from test_python_inputs import ROWS  # the three samples the Python-input tests score
 

@@ -17,11 +17,11 @@ from click.testing import CliRunner
 
 from localragas import models
 from localragas.cli import main
-from localragas.errors import ModelIntegrityError
+from localragas.core.errors import ModelIntegrityError
 from localragas.judges import FakeJudge, get_judge
-from localragas.offline import OFFLINE_ENV, ensure_offline
-from localragas.runner import evaluate
-from localragas.schema import Report, Sample
+from localragas.core.offline import OFFLINE_ENV, ensure_offline
+from localragas.run.runner import evaluate
+from localragas.data.schema import Report, Sample
 
 ROOT = Path(__file__).resolve().parents[2]
 ROW = {"id": "a", "question": "What colour is the sky?", "contexts": ["The sky is blue on a clear day."],
@@ -197,7 +197,7 @@ def test_only_the_openai_backend_imports_a_network_module():
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
             if any(n.split(".")[0] in NETWORK_MODULES for n in names):
                 importers.add(path.relative_to(ROOT).as_posix())
-    assert importers <= {"localragas/judges/openai_compat.py", "localragas/rag_targets.py"}, importers
+    assert importers <= {"localragas/judges/openai_compat.py", "localragas/testset/rag_targets.py"}, importers
 
 
 GUARD = textwrap.dedent('''
@@ -295,7 +295,7 @@ def test_the_same_eval_twice_gives_identical_scores_with_the_fake_judge():
 
 KILLED_WRITER = textwrap.dedent('''
     import sys
-    from localragas.atomic_write import write_atomic
+    from localragas.core.atomic_write import write_atomic
     path, n = sys.argv[1], 0
     print("ready", flush=True)
     while True:
@@ -305,7 +305,7 @@ KILLED_WRITER = textwrap.dedent('''
 
 
 def test_a_report_write_killed_midway_leaves_a_whole_report(tmp_path, monkeypatch):
-    from localragas.atomic_write import write_atomic
+    from localragas.core.atomic_write import write_atomic
 
     target = tmp_path / "report.json"
     write_atomic(target, "old report")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from localragas.errors import ConfigError
-from localragas.rag_run import RagRunSpec, run_rag
+from localragas.core.errors import ConfigError
+from localragas.testset.rag_run import RagRunSpec, run_rag
 
 from cli_helpers import cli, write_jsonl
 

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import pytest
 
-import localragas.runner as runner
+import localragas.run.runner as runner
 from localragas.embeddings import HashingEmbedder
-from localragas.errors import ConfigError, JudgeError
+from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.metrics.base import DEFAULT
-from localragas.runner import evaluate, score_sample
-from localragas.schema import Report, Sample, SkippedRow
+from localragas.run.runner import evaluate, score_sample
+from localragas.data.schema import Report, Sample, SkippedRow
 
 CTX = ["Paris is the capital of France.", "Berlin is the capital of Germany."]
 

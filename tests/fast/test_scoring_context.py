@@ -7,7 +7,7 @@ import threading
 from localragas.embeddings import get_embedder
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
-from localragas.schema import Sample
+from localragas.data.schema import Sample
 from localragas.scoring import Scoring
 
 M = all_metrics()

@@ -1,12 +1,12 @@
-"""The local sentence splitter (localragas/sentences.py) and context recall's `statements=sentences` option."""
+"""The local sentence splitter (localragas/core/sentences.py) and context recall's `statements=sentences` option."""
 from __future__ import annotations
 
 import pytest
 
-from localragas.errors import ConfigError
+from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
-from localragas.sentences import sentences
+from localragas.core.sentences import sentences
 from localragas.scoring import Scoring
 
 from metrics_helpers import sampler

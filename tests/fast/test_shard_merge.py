@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from localragas.errors import ConfigError
-from localragas.shard import parse_shard, shard_positions
+from localragas.core.errors import ConfigError
+from localragas.run.shard import parse_shard, shard_positions
 
 from cli_helpers import code_and_output as run
 

@@ -8,7 +8,7 @@ import pytest
 
 from localragas.asking.statements import LONG_CJK_CHARS, LONG_WORDS, STATEMENT_MODES, is_long
 from localragas.asking.ways import WAY_OPTIONS
-from localragas.errors import ConfigError
+from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.scoring import Scoring

@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from localragas.errors import ConfigError
-from localragas.gate import run_gate
-from localragas.schema import MetricSummary
-from localragas.stats import bootstrap_ci, paired_difference, summarise
+from localragas.core.errors import ConfigError
+from localragas.run.gate import run_gate
+from localragas.data.schema import MetricSummary
+from localragas.run.stats import bootstrap_ci, paired_difference, summarise
 
 from reports_helpers import make_report
 

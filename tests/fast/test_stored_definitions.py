@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from localragas.compare import compare_reports
+from localragas.quality.compare import compare_reports
 from localragas.metrics import all_metrics
 from localragas.report import read_json
 from localragas.report.html_report import render_html

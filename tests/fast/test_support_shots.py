@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from localragas.asking import check_window
-from localragas.errors import ConfigError
+from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.prompts.support_examples import EXAMPLES

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from localragas.errors import JudgeError
+from localragas.core.errors import JudgeError
 from localragas.judges import fake
-from localragas.printable import printable
+from localragas.core.printable import printable
 
 from cli_helpers import cli, write_jsonl
 

@@ -10,10 +10,10 @@ import pytest
 from pydantic import Field, StringConstraints
 
 from localragas import models
-from localragas.errors import ConfigError, JudgeError, MissingDependencyError, ModelIntegrityError, ModelNotFoundError
+from localragas.core.errors import ConfigError, JudgeError, MissingDependencyError, ModelIntegrityError, ModelNotFoundError
 from localragas.judges import BACKENDS, get_judge
 from localragas.judges import transformers_judge as tj
-from localragas.outputs import Claims, Output, schema_text, verdicts_for
+from localragas.core.outputs import Claims, Output, schema_text, verdicts_for
 from localragas.prompts import Prompt
 
 HAVE_DEPS = all(importlib.util.find_spec(m) for m in ("torch", "transformers", "xgrammar"))

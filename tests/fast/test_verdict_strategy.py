@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from localragas.asking.verdicts import VERDICTS, YES
-from localragas.errors import JudgeError
-from localragas.gate import default_thresholds
+from localragas.core.errors import JudgeError
+from localragas.run.gate import default_thresholds
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
-from localragas.outputs import Verdicts, YesNo
+from localragas.core.outputs import Verdicts, YesNo
 from localragas.prompts import verify_statement
-from localragas.schema import Sample
+from localragas.data.schema import Sample
 from localragas.scoring import Scoring
 
 SAMPLE = Sample(id="s", question="Who developed Java?", answer="Java was developed by Sun Microsystems.",

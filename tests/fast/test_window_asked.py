@@ -8,7 +8,7 @@ import pytest
 import localragas
 from localragas import Criterion, Rubric
 from localragas.asking.window import check_window, needed_window
-from localragas.errors import ConfigError
+from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 
 ROWS = [{"id": "a", "question": "What colour is the sky?", "answer": "The sky is blue.",

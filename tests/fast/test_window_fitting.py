@@ -10,14 +10,14 @@ from localragas.asking import window
 from localragas.asking.text import split_text, truncate
 from localragas.asking.window import OVERHEAD, Window, check_window, needed_window
 from localragas.embeddings import HashingEmbedder
-from localragas.errors import ConfigError
+from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge, Judge
 from localragas.judges.fake import _between, heuristic_reply
 from localragas.metrics import all_metrics
-from localragas.outputs import Claims, GeneratedQuestions, YesNo
+from localragas.core.outputs import Claims, GeneratedQuestions, YesNo
 from localragas.prompts import extract_claims
-from localragas.runner import evaluate
-from localragas.schema import Sample
+from localragas.run.runner import evaluate
+from localragas.data.schema import Sample
 from localragas.scoring import Scoring
 
 # The batched RAGAS-style verdicts (verdicts=json); graded verdicts in a small window: test_graded_verdicts.py and

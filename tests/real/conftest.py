@@ -6,7 +6,7 @@ import os
 import pytest
 
 from localragas import models
-from localragas.errors import LocalragasError
+from localragas.core.errors import LocalragasError
 
 
 def pytest_collection_modifyitems(items):

@@ -7,7 +7,7 @@ import math
 import localragas
 from localragas import Criterion, Rubric
 from localragas.judges.yes_no import yes_no_reply
-from localragas.outputs import YesNo
+from localragas.core.outputs import YesNo
 from localragas.prompts.custom import criterion_prompt, rubric_prompt
 
 ON = {"question": "What is the capital of France?", "answer": "The capital of France is Paris.",

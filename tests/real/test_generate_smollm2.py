@@ -8,9 +8,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from localragas.cli import main
-from localragas.generation import KINDS
-from localragas.outputs import MAX_QUESTION_CHARS, MAX_REFERENCE_CHARS
-from localragas.schema import Sample
+from localragas.testset.generation import KINDS
+from localragas.core.outputs import MAX_QUESTION_CHARS, MAX_REFERENCE_CHARS
+from localragas.data.schema import Sample
 
 DOCS = Path(__file__).resolve().parents[2] / "examples" / "docs"
 

@@ -14,11 +14,11 @@ from click.testing import CliRunner
 
 from localragas import Sample, evaluate, load_samples
 from localragas.cli import main
-from localragas.language import detect
+from localragas.data.language import detect
 from localragas.asking import claims_of
 from localragas.scoring import Scoring
 from localragas.metrics.base import DEFAULT, all_metrics
-from localragas.schema import Report
+from localragas.data.schema import Report
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 NEW = [n for n in all_metrics() if n not in DEFAULT]

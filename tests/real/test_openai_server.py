@@ -26,9 +26,9 @@ from localragas import evaluate, load_samples, models
 from localragas.cli import main
 from localragas.embeddings import HashingEmbedder
 from localragas.judges import get_judge
-from localragas.errors import LocalragasError
+from localragas.core.errors import LocalragasError
 from localragas.judges.openai_compat import OpenAIJudge
-from localragas.outputs import YesNo
+from localragas.core.outputs import YesNo
 from localragas.prompts import verify_statement
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from localragas.cli import main
-from localragas.schema import Report
+from localragas.data.schema import Report
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from localragas.outputs import Claims, GeneratedQuestions, YesNo
+from localragas.core.outputs import Claims, GeneratedQuestions, YesNo
 from localragas.prompts import extract_claims, generate_questions, verify_statement
 
 CONTEXTS = ["Acme Cloud Storage offers three storage tiers: Standard, Infrequent Access and Archive. " * 3,

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from localragas import models
 from localragas.cli import main
-from localragas.outputs import Claims, GeneratedQuestions, YesNo
+from localragas.core.outputs import Claims, GeneratedQuestions, YesNo
 from localragas.prompts import extract_claims, generate_questions, verify_statement
-from localragas.schema import Report
+from localragas.data.schema import Report
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
 SPEC = "transformers:smollm2-135m"

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .errors import ConfigError
+from ..core.errors import ConfigError
 
 if TYPE_CHECKING:
     from .schema import Sample

@@ -11,7 +11,7 @@ from .metric_definition import MetricDefinition
 
 # Canonical field -> the other names it is read under: ragas's, deepeval's (input, actual_output, retrieval_context,
 # expected_output), promptfoo-style (query, context) and common variants. The one table for files
-# (localragas.dataset), Python inputs (localragas.sample_inputs) and Sample(...) itself.
+# (localragas.data.dataset), Python inputs (localragas.data.sample_inputs) and Sample(...) itself.
 FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("sample_id",),
     "question": ("user_input", "input", "query"),
@@ -255,7 +255,7 @@ class Report(BaseModel):
 
     meta: dict[str, Any] = Field(default_factory=dict)
     metrics: list[str]
-    # each metric's definition as the run used it (metric_definition.py); a report written before this field has
+    # each metric's definition as the run used it (data/metric_definition.py); a report written before this field has
     # none, and its readers take the registry's for a metric it knows (metrics.definitions_of)
     definitions: dict[str, MetricDefinition] = Field(default_factory=dict)
     summary: list[MetricSummary] = Field(default_factory=list)
@@ -273,26 +273,26 @@ class Report(BaseModel):
     def to_pandas(self) -> Any:
         """A pandas DataFrame, one row per sample: id, category, each metric's value (NaN when unscored), each
         metric's unscored reason (`{metric}_unscored`), seconds: the columns of the CSV report."""
-        from .report.notebook import sample_frame  # noqa: PLC0415
+        from ..report.notebook import sample_frame  # noqa: PLC0415
 
         return sample_frame(self)
 
     def summary_frame(self) -> Any:
         """A pandas DataFrame, one row per metric: mean, ci_low, ci_high, threshold, passed, status, scored,
         unscored."""
-        from .report.notebook import summary_frame  # noqa: PLC0415
+        from ..report.notebook import summary_frame  # noqa: PLC0415
 
         return summary_frame(self)
 
     def __repr__(self) -> str:
         """A few lines (verdict, each metric's mean and interval); the whole report is model_dump_json()."""
-        from .report.notebook import text  # noqa: PLC0415
+        from ..report.notebook import text  # noqa: PLC0415
 
         return text(self)
 
     __str__ = __repr__
 
     def _repr_html_(self) -> str:
-        from .report.notebook import html_table  # noqa: PLC0415
+        from ..report.notebook import html_table  # noqa: PLC0415
 
         return html_table(self)

@@ -5,7 +5,7 @@ import sys
 import time
 from typing import TextIO
 
-from .printable import printable
+from ..core.printable import printable
 
 
 def _clock(seconds: float) -> str:

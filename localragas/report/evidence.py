@@ -1,6 +1,6 @@
 """Short, human-readable reasons behind a sample's score: for gate messages, Markdown, JUnit and assert_gate.
 
-How a metric's evidence is summed up is its definition's `summary` (metric_definition.py): a kind of SUMMARIES
+How a metric's evidence is summed up is its definition's `summary` (data/metric_definition.py): a kind of SUMMARIES
 with its parameters, read from the report, so a stored report is summarised as it was made.
 """
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .metric_definition import MetricDefinition
-from .metrics.report_definitions import definitions_of, known_definition
-from .schema import MetricResult, Report, SampleResult
+from ..data.metric_definition import MetricDefinition
+from ..metrics.report_definitions import definitions_of, known_definition
+from ..data.schema import MetricResult, Report, SampleResult
 
 _SNIPPET = 90  # characters of one claim / statement / question shown
 _PER_SAMPLE = 3  # claims / statements shown per sample

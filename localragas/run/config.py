@@ -1,6 +1,6 @@
 """Project settings from localragas.toml or the [tool.localragas] table of pyproject.toml.
 
-A settings file is read as any file a user names (localragas.inputs): one that is not a regular file (a FIFO, a
+A settings file is read as any file a user names (localragas.core.inputs): one that is not a regular file (a FIFO, a
 device) is refused before it is opened, as is one over CONFIG_MAX_BYTES (16 MiB, far beyond any real settings file).
 """
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
-from .column_map import check_columns
-from .errors import ConfigError
+from ..data.column_map import check_columns
+from ..core.errors import ConfigError
 from .gate import check_max_error_rate, check_threshold
-from .inputs import check_max_input_bytes, failing, read_input
+from ..core.inputs import check_max_input_bytes, failing, read_input
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -98,8 +98,8 @@ def load_settings(path: Path | None = None) -> Settings:
 def _declare(settings: Settings, path: Path) -> None:
     """Register the file's custom metrics; its prompt files' paths taken from the file's folder, their families
     checked."""
-    from .metrics.custom import declared  # noqa: PLC0415
-    from .prompts.overrides import TEMPLATES  # noqa: PLC0415
+    from ..metrics.custom import declared  # noqa: PLC0415
+    from ..prompts.overrides import TEMPLATES  # noqa: PLC0415
 
     table = "tool.localragas.custom_metrics" if path.name == "pyproject.toml" else "custom_metrics"
     declared(settings.custom_metrics, str(path), table)

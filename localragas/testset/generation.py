@@ -5,7 +5,7 @@ before it is kept.
     testset = generate_testset(spec)
     testset.write("testset.jsonl")   # and testset.jsonl.meta.json: kept and dropped counts per kind and reason
 
-The documents are split into chunks (localragas.documents). `size` items are planned over the kinds by `mix`
+The documents are split into chunks (localragas.testset.documents). `size` items are planned over the kinds by `mix`
 (largest remainder); each kind's candidates are its chunks in an order shuffled by `seed`:
 - single: one chunk, a question on a specific fact and its reference;
 - multi: a chunk and the chunk most similar to it by the embedder (of another document when one is similar enough,
@@ -38,11 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from . import paths
-from .asking.verdicts import SUPPORT_FAMILY
+from ..core import paths
+from ..asking.verdicts import SUPPORT_FAMILY
 from .documents import CHUNK_CHARS, Chunk, load_chunks
-from .errors import ConfigError
-from .language import check_language, detect
+from ..core.errors import ConfigError
+from ..data.language import check_language, detect
 
 KINDS = ("single", "multi", "abstract", "unanswerable")
 DEFAULT_MIX = {"single": 0.5, "multi": 0.25, "abstract": 0.15, "unanswerable": 0.1}
@@ -65,7 +65,7 @@ _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W\u3400-\u4db
 
 def parse_mix(value: str | Mapping[str, float] | None) -> dict[str, float]:
     """'single=0.5,multi=0.25,…' (or a mapping) -> the share of each kind, summing to 1; a kind not named gets 0."""
-    from .key_values import split_item  # noqa: PLC0415
+    from ..core.key_values import split_item  # noqa: PLC0415
 
     if value is None:
         return dict(DEFAULT_MIX)
@@ -100,7 +100,7 @@ def support_calibration(judge):
     """The judge's calibration as generate applies it: its verify_statement map, unless the user's prompt override
     changed that family since the map was fitted (as an eval run decides, runner.calibration_in_effect); None when the
     judge is uncalibrated."""
-    from .prompts.overrides import template_hashes  # noqa: PLC0415
+    from ..prompts.overrides import template_hashes  # noqa: PLC0415
 
     if judge.calibration is None:
         return None
@@ -162,7 +162,7 @@ class Testset:
 
     def write(self, out: str | Path) -> Path:
         """The rows as JSON Lines at `out` and the summary at `out`.meta.json (both written atomically)."""
-        from .atomic_write import write_atomic  # noqa: PLC0415
+        from ..core.atomic_write import write_atomic  # noqa: PLC0415
 
         out = Path(out)
         write_atomic(out, (json.dumps(r, ensure_ascii=False) + "\n" for r in self.rows))
@@ -222,8 +222,8 @@ class Generation:
         self.resumed = 0
 
     def run(self) -> "Testset":
-        from .judges import Judge, get_judge  # noqa: PLC0415
-        from .runner import judge_cache  # noqa: PLC0415
+        from ..judges import Judge, get_judge  # noqa: PLC0415
+        from ..run.runner import judge_cache  # noqa: PLC0415
 
         spec = self.spec
         chunks = load_chunks(spec.documents, spec.chunk_chars)
@@ -240,9 +240,9 @@ class Generation:
             self.checkpoint.remove()
 
     def _run(self, chunks: list[Chunk], judge) -> Testset:
-        from .checkpoint import RecordCheckpoint, run_key  # noqa: PLC0415
-        from .embeddings import CachedEmbedder, Embedder, get_embedder  # noqa: PLC0415
-        from .progress import progress_for  # noqa: PLC0415
+        from ..run.checkpoint import RecordCheckpoint, run_key  # noqa: PLC0415
+        from ..embeddings import CachedEmbedder, Embedder, get_embedder  # noqa: PLC0415
+        from ..run.progress import progress_for  # noqa: PLC0415
 
         spec = self.spec
         embedder = spec.embedder if isinstance(spec.embedder, Embedder) else get_embedder(spec.embedder)
@@ -307,8 +307,8 @@ class _State:
 
     def attempt(self, kind: str, indices: list[int]) -> dict[str, Any]:
         """One candidate written and checked: {"status": "kept", "row": …} or {"status": "dropped", "reason": …}."""
-        from .asking.generation import answerable, asking, reference_support, write  # noqa: PLC0415
-        from .sample_record import content_id  # noqa: PLC0415
+        from ..asking.generation import answerable, asking, reference_support, write  # noqa: PLC0415
+        from ..data.sample_record import content_id  # noqa: PLC0415
 
         corpus = self.corpus
         if kind == "multi":

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from .column_map import type_name
-from .errors import DatasetError
+from ..core.errors import DatasetError
 from .schema import FALLBACK_ALIASES, FIELD_ALIASES, Sample, field_names
 
-# FIELD_ALIASES (canonical field -> the ragas, deepeval and promptfoo-style names also read) lives in schema.py,
+# FIELD_ALIASES (canonical field -> the ragas, deepeval and promptfoo-style names also read) lives in data/schema.py,
 # the one table Sample(...) uses too.
 KNOWN_FIELDS: frozenset[str] = frozenset(n for c, a in FIELD_ALIASES.items() for n in (c, *a))
 ID_FIELDS: frozenset[str] = frozenset(("retrieved_context_ids", "reference_context_ids"))
@@ -57,7 +57,7 @@ def _get(d: Mapping[str, Any], canonical: str, path: str, line: int | None,
     return names[0], value
 
 
-# Set by `localragas run-rag` on a row whose pipeline call failed (localragas.rag_run): such a row is refused.
+# Set by `localragas run-rag` on a row whose pipeline call failed (localragas.testset.rag_run): such a row is refused.
 RAG_ERROR_FIELD = "rag_error"
 
 

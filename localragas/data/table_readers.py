@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import DatasetError, MissingDependencyError
+from ..core.errors import DatasetError, MissingDependencyError
 
 
 def plain(value: Any) -> Any:

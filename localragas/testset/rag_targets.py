@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from ..core.errors import ConfigError
 
 MAX_REPLY_BYTES = 64 << 20  # an HTTP reply longer than this is malformed
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from .errors import ConfigError
-from .key_values import split_item
-from .number_text import threshold_text
-from .schema import Gate, GateResult, MetricErrors, MetricSummary
+from ..core.errors import ConfigError
+from ..core.key_values import split_item
+from ..core.number_text import threshold_text
+from ..data.schema import Gate, GateResult, MetricErrors, MetricSummary
 
 # Each metric declares its default threshold (`Metric.default_threshold`), by verdicts mode where it has one: for
 # graded verdicts the judge's calibration covers, the article's 0.80 / 0.70 / 0.65 (faithfulness, context precision,

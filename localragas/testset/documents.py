@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from .asking.text import pack, split_text
-from .errors import DatasetError, MissingDependencyError
+from ..asking.text import pack, split_text
+from ..core.errors import DatasetError, MissingDependencyError
 
 CHUNK_CHARS = 800  # the most characters in one chunk (a paragraph longer than this is cut at sentence ends)
 MIN_CHUNK_CHARS = 40  # a shorter paragraph is joined to the next one (headings, list stubs)

@@ -1,4 +1,4 @@
-"""`localragas run-rag` as a library call: the user's pipeline (localragas.rag_targets) asked every question of a
+"""`localragas run-rag` as a library call: the user's pipeline (localragas.testset.rag_targets) asked every question of a
 test set, a bounded number at once, and each row written back with its answer and contexts, or with `rag_error`.
 
     run = run_rag(RagRunSpec("testset.jsonl", target="examples/toy_rag.py:answer"))
@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .dataset import read_records
-from .sample_record import RAG_ERROR_FIELD as ERROR_FIELD
-from .sample_record import content_id
-from .errors import ConfigError, DatasetError
-from .inputs import DEFAULT_MAX_INPUT_BYTES
+from ..data.dataset import read_records
+from ..data.sample_record import RAG_ERROR_FIELD as ERROR_FIELD
+from ..data.sample_record import content_id
+from ..core.errors import ConfigError, DatasetError
+from ..core.inputs import DEFAULT_MAX_INPUT_BYTES
 from .rag_targets import CallableTarget, HttpTarget, RowFailure, load_callable, parse_reply
-from .schema import FIELD_ALIASES, field_names
+from ..data.schema import FIELD_ALIASES, field_names
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRIES = 2
@@ -67,7 +67,7 @@ class RagRun:
     failed: list[tuple[str, str]] = field(default_factory=list)  # (row id, why)
 
     def write(self, out: str | Path) -> None:
-        from .atomic_write import write_atomic  # noqa: PLC0415
+        from ..core.atomic_write import write_atomic  # noqa: PLC0415
 
         write_atomic(out, (json.dumps(r, ensure_ascii=False) + "\n" for r in self.rows))
 
@@ -116,7 +116,7 @@ def _filled(record: dict[str, Any], row_id: str, fields: dict[str, Any]) -> dict
 
 def run_rag(spec: RagRunSpec) -> RagRun:
     """Ask every question of spec.data; the rows in input order, each filled or with its rag_error."""
-    from .progress import progress_for  # noqa: PLC0415
+    from ..run.progress import progress_for  # noqa: PLC0415
 
     rows = read_questions(spec)
     pipeline = spec.pipeline()

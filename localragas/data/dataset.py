@@ -2,9 +2,9 @@
 file, line and field.
 
 An input that is not a regular file (a FIFO would block, a device never ends) or is larger than max_input_bytes is
-refused before it is opened (localragas.inputs, the rule for every file a user names); JSON Lines are read one line
-at a time. The readers by kind: text_readers.py (JSON Lines, JSON, CSV), table_readers.py (Parquet, `datasets`);
-each record becomes a Sample in sample_record.py; a column mapping is followed by column_map.py.
+refused before it is opened (localragas.core.inputs, the rule for every file a user names); JSON Lines are read one line
+at a time. The readers by kind: data/text_readers.py (JSON Lines, JSON, CSV), data/table_readers.py (Parquet, `datasets`);
+each record becomes a Sample in data/sample_record.py; a column mapping is followed by data/column_map.py.
 """
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from .column_map import ColumnCheck, check_columns
-from .errors import DatasetError
-from .inputs import DEFAULT_MAX_INPUT_BYTES, check_input, check_max_input_bytes
+from ..core.errors import DatasetError
+from ..core.inputs import DEFAULT_MAX_INPUT_BYTES, check_input, check_max_input_bytes
 from .sample_record import SampleIds, sample_from_dict
 from .schema import Sample, SkippedRow
 from .table_readers import hf_dataset_records, parquet_records

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import TypeVar
 
-from .errors import ConfigError, LocalragasError
-from .schema import Report
+from ..core.errors import ConfigError, LocalragasError
+from ..data.schema import Report
 
 T = TypeVar("T")
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")

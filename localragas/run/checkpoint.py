@@ -16,8 +16,8 @@ from typing import BinaryIO
 
 from pydantic import ValidationError
 
-from .errors import CheckpointError
-from .schema import Sample, SampleResult
+from ..core.errors import CheckpointError
+from ..data.schema import Sample, SampleResult
 
 log = logging.getLogger("localragas")
 MAX_LINE_BYTES = 64 << 20  # a longer line is no result of ours: read past in pieces, never loaded whole

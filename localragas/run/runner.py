@@ -13,24 +13,25 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import __version__, paths
-from .asking import check_window
-from .calibration_map import CalibrationMap
+from .. import __version__
+from ..core import paths
+from ..asking import check_window
+from ..calibration_map import CalibrationMap
 from .checkpoint import Checkpoint, sample_hash
-from .embeddings import CachedEmbedder, Embedder, get_embedder
-from .errors import CacheError, ConfigError, JudgeError, MissingDependencyError, ModelLoadError
+from ..embeddings import CachedEmbedder, Embedder, get_embedder
+from ..core.errors import CacheError, ConfigError, JudgeError, MissingDependencyError, ModelLoadError
 from .gate import check_gate_on, check_max_error_rate, default_thresholds, run_gate
-from .judges import Judge, get_judge
-from .judges.cache import JudgeCache
-from .judges.calibrated import set_calibration
-from .language import check_language
-from .metrics import Metric, all_metrics, get_metrics
-from .metrics.base import WithVerdicts, uncalibrated
-from .metrics.report_definitions import definitions_of
+from ..judges import Judge, get_judge
+from ..judges.cache import JudgeCache
+from ..judges.calibrated import set_calibration
+from ..data.language import check_language
+from ..metrics import Metric, all_metrics, get_metrics
+from ..metrics.base import WithVerdicts, uncalibrated
+from ..metrics.report_definitions import definitions_of
 from .progress import progress_for
-from .prompts.overrides import PromptOverrides, load_overrides, template_hashes
-from .scoring import Scoring
-from .schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow, calls_by_prompt
+from ..prompts.overrides import PromptOverrides, load_overrides, template_hashes
+from ..scoring import Scoring
+from ..data.schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow, calls_by_prompt
 from .stats import by_category, ci_settings, summarise
 
 log = logging.getLogger("localragas")
@@ -84,7 +85,7 @@ def evaluate(
     """Score samples with the RAGAS metrics and apply the quality gate.
 
     samples: Sample objects, dicts, a pandas DataFrame, a datasets.Dataset, a ragas EvaluationDataset, or a file
-    path (localragas.sample_inputs.as_samples); field names as in files (ragas's, deepeval's too).
+    path (localragas.data.sample_inputs.as_samples); field names as in files (ragas's, deepeval's too).
     columns: canonical field -> your column, e.g. {"question": "query", "answer": "response"}.
     judge / embedder: an instance, a catalogue name or path, or None for the defaults (the embedder is only
     loaded when a chosen metric needs it). thresholds override the defaults per metric.
@@ -106,7 +107,7 @@ def evaluate(
     concurrency: samples scored at once, in threads (for a judge server that serves requests in parallel).
     Results keep the input order; a backend that runs the model in-process (max_concurrency 1) gets 1.
     """
-    from .sample_inputs import as_samples  # noqa: PLC0415
+    from ..data.sample_inputs import as_samples  # noqa: PLC0415
 
     samples = as_samples(samples, columns)
     language = check_language(language)

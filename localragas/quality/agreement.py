@@ -13,7 +13,7 @@ Each figure is given twice: over the scored rows, and with the unscored rows cou
 the wrong class, i.e. ranked below every good row if the row is good and above every bad row if bad; graded:
 absolute error 1 and the rank farthest from its label's; pairwise: a pair with an unscored member is misordered).
 
-Intervals are percentile bootstraps with localragas.stats's settings (level, resamples, seed): rows are resampled
+Intervals are percentile bootstraps with localragas.run.stats's settings (level, resamples, seed): rows are resampled
 (pairs, for pairwise). A resample in which a figure is undefined (one class left, all ranks equal) is left out.
 The balanced accuracy at the best threshold re-picks its threshold in every resample, and being picked on the same
 rows it is measured on, it is optimistic; check a suggested threshold on data kept aside.
@@ -26,7 +26,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from .stats import CI_LEVEL, RESAMPLES, SEED, bootstrap_ci, percentile_interval, resample_rows
+from ..run.stats import CI_LEVEL, RESAMPLES, SEED, bootstrap_ci, percentile_interval, resample_rows
 
 Kind = Literal["binary", "graded", "pairwise"]
 KINDS: tuple[str, ...] = ("binary", "graded", "pairwise")

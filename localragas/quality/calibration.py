@@ -2,10 +2,10 @@
 and localragas.calibrate() from Python).
 
 A labelled file holds samples (the usual fields) plus `label: {metric, value, kind}`; pairwise rows add `pair`
-and `better` (see localragas.agreement for the figures). The same rows may be given in Python (a list of dicts, a
-pandas DataFrame, a datasets.Dataset; read as evaluate() reads them, localragas.sample_inputs), where a table may
+and `better` (see localragas.quality.agreement for the figures). The same rows may be given in Python (a list of dicts, a
+pandas DataFrame, a datasets.Dataset; read as evaluate() reads them, localragas.data.sample_inputs), where a table may
 hold the label as the columns label.metric, label.kind, label.value. Files and rows given in Python are checked by
-one reader (read_labelled). Rows are scored with localragas.runner.evaluate, so the judge cache and resume work as
+one reader (read_labelled). Rows are scored with localragas.run.runner.evaluate, so the judge cache and resume work as
 for `eval`; only the label's metric is computed.
 """
 from __future__ import annotations
@@ -23,18 +23,19 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from . import __version__, paths
+from .. import __version__
+from ..core import paths
 from .agreement import KINDS, Agreement, Kind, binary_agreement, graded_agreement, pairwise_agreement
-from .checkpoint import Checkpoint, run_key
-from .column_map import ColumnCheck, check_columns
-from .dataset import DEFAULT_MAX_INPUT_BYTES, read_records
-from .errors import DatasetError
-from .gate import default_thresholds
-from .metrics import all_metrics, get_metrics
-from .metrics.base import WithVerdicts
-from .sample_record import SampleIds, sample_from_dict
-from .schema import Sample, SampleResult
-from .stats import ci_settings, reason_kind
+from ..run.checkpoint import Checkpoint, run_key
+from ..data.column_map import ColumnCheck, check_columns
+from ..data.dataset import DEFAULT_MAX_INPUT_BYTES, read_records
+from ..core.errors import DatasetError
+from ..run.gate import default_thresholds
+from ..metrics import all_metrics, get_metrics
+from ..metrics.base import WithVerdicts
+from ..data.sample_record import SampleIds, sample_from_dict
+from ..data.schema import Sample, SampleResult
+from ..run.stats import ci_settings, reason_kind
 
 # what an unscored reason means for a labelled file (the rows lack an input the metric needs)
 _MISSING_INPUT = {
@@ -97,7 +98,7 @@ class Calibration(BaseModel):
 
     def __repr__(self) -> str:
         """The counts and each figure with its interval; every row is in per_row, the whole in model_dump_json()."""
-        from .report.calibration import calibration_text  # noqa: PLC0415
+        from ..report.calibration import calibration_text  # noqa: PLC0415
 
         return calibration_text(self)
 
@@ -113,7 +114,7 @@ class CalibrationRun(BaseModel):
 
     def __repr__(self) -> str:
         """A few lines per result; the whole run is model_dump_json() (or report.calibration.write_calibration)."""
-        from .report.calibration import calibration_text  # noqa: PLC0415
+        from ..report.calibration import calibration_text  # noqa: PLC0415
 
         return calibration_text(self)
 
@@ -192,13 +193,13 @@ def read_labelled(data: Any, *, any_metric: bool = False, max_input_bytes: int =
     (any name a file or evaluate() accepts, and `columns`), then the label (`label: {metric, kind, value}`, or in a
     table the columns label.metric, label.kind, label.value), pair and better.
 
-    data: a path (.jsonl, .json, .csv), or what localragas.sample_inputs.python_records reads (a list of dicts, a
+    data: a path (.jsonl, .json, .csv), or what localragas.data.sample_inputs.python_records reads (a list of dicts, a
     pandas DataFrame, a datasets.Dataset). Errors name the file and line, or the row (from 1), and the field. Pairs
     must hold exactly two rows of one metric, one of them better.
     any_metric: accept a label.metric localragas does not compute (the rows are scored with another metric).
     max_input_bytes: a larger file is refused, as is a path that is not a regular file (load_samples)."""
-    from . import models  # noqa: PLC0415
-    from .sample_inputs import numbered_rows, python_records  # noqa: PLC0415
+    from .. import models  # noqa: PLC0415
+    from ..data.sample_inputs import numbered_rows, python_records  # noqa: PLC0415
 
     columns = check_columns(columns)
     if isinstance(data, (str, os.PathLike)):
@@ -299,7 +300,7 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
     metric_options: per metric, settings as for evaluate (e.g. {"faithfulness": {"verdicts": "json"}}); those of
     metrics this source does not score are ignored here (`calibrate` checks them all).
     """
-    from .runner import calibrated_families, evaluate  # noqa: PLC0415
+    from ..run.runner import calibrated_families, evaluate  # noqa: PLC0415
 
     if metric is not None:
         get_metrics([metric])  # an unknown name: ConfigError listing the valid ones
@@ -423,9 +424,9 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
     prompts: as for evaluate(): prompt family -> a file whose text replaces the family's instruction block (like
     `calibrate --prompt FAMILY=FILE`), e.g. {"verify_statement": "instruction.txt"}; set on the judge.
     """
-    from .judges import Judge, get_judge  # noqa: PLC0415
-    from .judges.calibrated import set_calibration  # noqa: PLC0415
-    from .runner import calibration_in_effect, check_cache_choice, judge_cache, set_prompts  # noqa: PLC0415
+    from ..judges import Judge, get_judge  # noqa: PLC0415
+    from ..judges.calibrated import set_calibration  # noqa: PLC0415
+    from ..run.runner import calibration_in_effect, check_cache_choice, judge_cache, set_prompts  # noqa: PLC0415
 
     if metric is not None:
         get_metrics([metric])

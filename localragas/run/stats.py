@@ -10,7 +10,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from .schema import MetricSummary, SampleResult
+from ..data.schema import MetricSummary, SampleResult
 
 CI_LEVEL = 0.95
 RESAMPLES = 2000
@@ -27,7 +27,7 @@ def ci_settings() -> dict[str, object]:
 def resample_rows(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> Iterator[np.ndarray]:
     """The row indices of every bootstrap resample of n rows, as (k, n) arrays of a few resamples at a time
     (bounded memory). The same draws, in the same order, whatever the chunking (tested): the same rows always give
-    the same interval, here and in localragas.agreement."""
+    the same interval, here and in localragas.quality.agreement."""
     rng = np.random.default_rng(seed)
     step = max(1, min(_CHUNK, _DRAWN // n))
     for start in range(0, resamples, step):

@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from .calibration_map import CalibrationMap, FamilyMap, brier, fit_logistic
-from .errors import ConfigError
-from .metrics import all_metrics
-from .metrics.base import WithVerdicts
+from ..calibration_map import CalibrationMap, FamilyMap, brier, fit_logistic
+from ..core.errors import ConfigError
+from ..metrics import all_metrics
+from ..metrics.base import WithVerdicts
 
 if TYPE_CHECKING:
     from .calibration import CalibrationRun
-    from .judges import Judge
-    from .prompts.overrides import PromptOverrides
+    from ..judges import Judge
+    from ..prompts.overrides import PromptOverrides
 
 MIN_PER_CLASS = 10  # items of each class (supported / not) a fit needs
 

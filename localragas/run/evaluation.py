@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import paths
+from ..core import paths
 from .config import Settings, load_settings
 from .gate import parse_thresholds
-from .inputs import DEFAULT_MAX_INPUT_BYTES
-from .key_values import comma_items, parse_columns, parse_metric_options, parse_options, parse_prompts
-from .schema import Report
+from ..core.inputs import DEFAULT_MAX_INPUT_BYTES
+from ..core.key_values import comma_items, parse_columns, parse_metric_options, parse_options, parse_prompts
+from ..data.schema import Report
 
 
 @dataclass(frozen=True)
@@ -142,13 +142,13 @@ class Evaluation:
 
     def __init__(self, spec: RunSpec):
         self.spec = spec
-        self.checkpoint = None  # the resume checkpoint (a localragas.checkpoint.Checkpoint), once run() made it
+        self.checkpoint = None  # the resume checkpoint (a localragas.run.checkpoint.Checkpoint), once run() made it
 
     def run(self) -> Report:
-        from . import models  # noqa: PLC0415
+        from .. import models  # noqa: PLC0415
         from .checkpoint import Checkpoint  # noqa: PLC0415
-        from .dataset import load_samples  # noqa: PLC0415
-        from .judges import get_judge  # noqa: PLC0415
+        from ..data.dataset import load_samples  # noqa: PLC0415
+        from ..judges import get_judge  # noqa: PLC0415
         from .runner import evaluate, set_prompts  # noqa: PLC0415
         from .shard import take_shard  # noqa: PLC0415
 

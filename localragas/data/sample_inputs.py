@@ -30,7 +30,7 @@ from typing import Any
 
 from .column_map import ColumnCheck, check_columns, list_columns, type_name
 from .dataset import load_samples
-from .errors import DatasetError
+from ..core.errors import DatasetError
 from .sample_record import ID_FIELDS, SampleIds, sample_from_dict
 from .schema import Sample, field_names
 from .table_readers import plain
@@ -58,7 +58,7 @@ def python_records(data: Any, columns: Mapping[str, str],
                    samples: bool = True) -> tuple[str, Iterator[tuple[int, Any]]]:
     """(what to call `data` in errors, its rows numbered from 1): each a plain record (a dict, missing values left
     out, arrays as lists; a table's list cells given as text parsed) or, with `samples`, a Sample as it was given.
-    The readers of rows given in Python (as_samples, localragas.calibration's labelled rows) build their samples from
+    The readers of rows given in Python (as_samples, localragas.quality.calibration's labelled rows) build their samples from
     these with sample_from_dict, inside numbered_rows(). columns: checked (check_columns); a mapped column the data
     lacks is an error (for a table before any row, else at the end)."""
     source, known, records = _records(data)

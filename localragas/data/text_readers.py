@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from .column_map import list_columns, type_name
-from .errors import DatasetError
-from .inputs import read_bounded, read_lines
+from ..core.errors import DatasetError
+from ..core.inputs import read_bounded, read_lines
 from .sample_record import ID_FIELDS
 from .schema import FALLBACK_ALIASES
 
@@ -34,7 +34,7 @@ def _json_error(e: ValueError | RecursionError) -> str:
 
 
 def file_error(shown: str):
-    """How the input readers (localragas.inputs) raise a file-level DatasetError for `shown`."""
+    """How the input readers (localragas.core.inputs) raise a file-level DatasetError for `shown`."""
     return lambda message: DatasetError(shown, None, None, message)
 
 

@@ -2,8 +2,8 @@
 device such as /dev/zero never ends, a socket) is refused before it is opened, and so is a file over a limit; the
 read itself is bounded too (a file that grows, or one stat calls empty, as in /proc).
 
-One rule for every such file: datasets and labelled files (dataset.py), stored reports (report/json_report.py),
-settings files (config.py). Each caller passes `fail`, which builds its own error from a message about the file, so
+One rule for every such file: datasets and labelled files (data/dataset.py), stored reports (report/json_report.py),
+settings files (run/config.py). Each caller passes `fail`, which builds its own error from a message about the file, so
 the message reads "PATH: is not a regular file but a FIFO (named pipe): ..." everywhere.
 """
 from __future__ import annotations

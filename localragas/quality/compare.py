@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from .metrics.report_definitions import definitions_of
-from .schema import Report
-from .stats import CI_LEVEL, paired_difference
+from ..metrics.report_definitions import definitions_of
+from ..data.schema import Report
+from ..run.stats import CI_LEVEL, paired_difference
 
 VERDICTS = ("improved", "regressed", "within_noise", "not_comparable")
 

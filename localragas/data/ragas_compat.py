@@ -5,7 +5,7 @@
   `to_ragas_names(report)` renames a report's metrics (for `--ragas-names` CSV and JSON); `from_ragas_names` undoes
   it when such a JSON report is read back (`localragas report`, `merge`, `compare`).
 - ragas datasets as input: ragas's field names are read as localragas's (schema.FIELD_ALIASES); the Parquet and
-  `datasets` folder readers are in table_readers.py, Python objects in sample_inputs.py.
+  `datasets` folder readers are in data/table_readers.py, Python objects in data/sample_inputs.py.
 docs/ragas-compat.md lists every definitional difference.
 """
 from __future__ import annotations
