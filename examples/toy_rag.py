@@ -1,7 +1,7 @@
 """A toy RAG pipeline over examples/docs, for trying `localragas run-rag` without a model.
 
-Retrieval: the chunks localragas generate makes of examples/docs (localragas.testset.documents.load_chunks, so the ids match
-a generated test set's reference_context_ids), ranked by BM25 over lower-cased words. The "answer": the two sentences
+Retrieval: the chunks localragas generate makes of examples/docs (localragas.testset.documents.load_chunks, so the
+ids match a generated test set's reference_context_ids), ranked by BM25 over lower-cased words. The "answer": the two sentences
 of the retrieved chunks that share the most words with the question, in their order. A pipeline of yours returns the
 same shape:
 

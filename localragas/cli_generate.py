@@ -1,6 +1,6 @@
-"""The commands that close the loop: `generate` (a test set from your documents, localragas.testset.generation) and `run-rag`
-(your pipeline over it, localragas.testset.rag_run). Added to the command group in localragas.cli, whose one error-to-exit
-mapping they run through."""
+"""The commands that close the loop: `generate` (a test set from your documents, localragas.testset.generation)
+and `run-rag` (your pipeline over it, localragas.testset.rag_run). Added to the command group in localragas.cli,
+whose one error-to-exit mapping they run through."""
 from __future__ import annotations
 
 import sys

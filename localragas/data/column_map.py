@@ -1,6 +1,7 @@
 """A column mapping (`columns`: canonical field -> the user's column name, e.g. {"question": "query"}): checked,
 and followed over a reader's records, so a mapped column the data lacks is an error, never a field left unread.
-The one place for files (data/dataset.py), rows given in Python (data/sample_inputs.py) and labelled rows (quality/calibration.py)."""
+The one place for files (data/dataset.py), rows given in Python (data/sample_inputs.py) and labelled rows
+(quality/calibration.py)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping

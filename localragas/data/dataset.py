@@ -2,9 +2,10 @@
 file, line and field.
 
 An input that is not a regular file (a FIFO would block, a device never ends) or is larger than max_input_bytes is
-refused before it is opened (localragas.core.inputs, the rule for every file a user names); JSON Lines are read one line
-at a time. The readers by kind: data/text_readers.py (JSON Lines, JSON, CSV), data/table_readers.py (Parquet, `datasets`);
-each record becomes a Sample in data/sample_record.py; a column mapping is followed by data/column_map.py.
+refused before it is opened (localragas.core.inputs, the rule for every file a user names); JSON Lines are read one
+line at a time. The readers by kind: data/text_readers.py (JSON Lines, JSON, CSV), data/table_readers.py (Parquet,
+`datasets`); each record becomes a Sample in data/sample_record.py; a column mapping is followed by
+data/column_map.py.
 """
 from __future__ import annotations
 

@@ -58,9 +58,9 @@ def python_records(data: Any, columns: Mapping[str, str],
                    samples: bool = True) -> tuple[str, Iterator[tuple[int, Any]]]:
     """(what to call `data` in errors, its rows numbered from 1): each a plain record (a dict, missing values left
     out, arrays as lists; a table's list cells given as text parsed) or, with `samples`, a Sample as it was given.
-    The readers of rows given in Python (as_samples, localragas.quality.calibration's labelled rows) build their samples from
-    these with sample_from_dict, inside numbered_rows(). columns: checked (check_columns); a mapped column the data
-    lacks is an error (for a table before any row, else at the end)."""
+    The readers of rows given in Python (as_samples, localragas.quality.calibration's labelled rows) build their
+    samples from these with sample_from_dict, inside numbered_rows(). columns: checked (check_columns); a mapped
+    column the data lacks is an error (for a table before any row, else at the end)."""
     source, known, records = _records(data)
     mapped = ColumnCheck(columns, source, known)
 

@@ -1,5 +1,6 @@
-"""`localragas run-rag` as a library call: the user's pipeline (localragas.testset.rag_targets) asked every question of a
-test set, a bounded number at once, and each row written back with its answer and contexts, or with `rag_error`.
+"""`localragas run-rag` as a library call: the user's pipeline (localragas.testset.rag_targets) asked every
+question of a test set, a bounded number at once, and each row written back with its answer and contexts, or with
+`rag_error`.
 
     run = run_rag(RagRunSpec("testset.jsonl", target="examples/toy_rag.py:answer"))
     run.write("filled.jsonl")    # run.failed: the rows whose call failed
