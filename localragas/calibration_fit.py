@@ -20,7 +20,7 @@ from .metrics import all_metrics
 from .metrics.base import WithVerdicts
 
 if TYPE_CHECKING:
-    from .calibration import CalibrationRun
+    from .calibration_results import CalibrationRun
     from .judges import Judge
     from .prompts.overrides import PromptOverrides
 

@@ -388,11 +388,12 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
       localragas calibrate labelled.jsonl --judge qwen2.5-1.5b --limit 100 --out calib.json --md calib.md
       localragas calibrate sentences.jsonl --fit my-judge.calibration.json
     """
-    from .calibration import calibrate, read_labelled  # noqa: PLC0415
+    from .calibration import calibrate  # noqa: PLC0415
     from .config import load_settings  # noqa: PLC0415
     from .evaluation import cache_folder, layered  # noqa: PLC0415
     from .judges import get_judge  # noqa: PLC0415
     from .key_values import parse_columns  # noqa: PLC0415
+    from .labelled import read_labelled  # noqa: PLC0415
     from .metrics import get_metrics  # noqa: PLC0415
     from .report.calibration import print_calibration, write_calibration  # noqa: PLC0415
     from .runner import set_prompts  # noqa: PLC0415
