@@ -25,7 +25,8 @@ LAYERS: list[tuple[str, list[str]]] = [
              "generation", "rag_targets", "rag_run"]),
     ("quality", ["agreement", "compare", "labelled", "calibration_results", "calibration", "calibration_fit"]),
     ("report", ["report", "evidence"]),
-    ("front", ["cli", "cli_options", "cli_generate", "cli_inventory", "pytest_plugin", "testing", ""]),  # "": localragas/__init__.py, the exports
+    ("front", ["cli", "cli_options", "cli_output", "cli_reports", "cli_calibrate", "cli_generate", "cli_inventory",
+               "pytest_plugin", "testing", ""]),  # "": localragas/__init__.py, the exports
 ]
 
 # `from localragas import __version__` is the version string, not the package's lazy exports: allowed anywhere.
