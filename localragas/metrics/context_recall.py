@@ -3,7 +3,7 @@ from __future__ import annotations
 from ..metric_definition import item_summary, verdict_renderer
 from ..schema import MetricResult
 from ..scoring import Scoring
-from .base import register, support_result
+from .base import support_result
 from .statement_support import StatementSupport
 
 
@@ -28,6 +28,3 @@ class ContextRecall(StatementSupport):
             return MetricResult.unscored_because("no_claims", note="the reference holds no factual statement")
         note = {} if sample.contexts else {"note": "no contexts: no statement can be attributed"}
         return support_result(ctx, self, statements, sample.contexts, **note)
-
-
-register(ContextRecall())

@@ -3,7 +3,7 @@ from __future__ import annotations
 from ..metric_definition import item_summary, verdict_renderer
 from ..schema import MetricResult
 from ..scoring import Scoring
-from .base import register, support_result
+from .base import support_result
 from .statement_support import StatementSupport
 
 
@@ -25,6 +25,3 @@ class Faithfulness(StatementSupport):
             return MetricResult.unscored_because("no_claims")
         note = {} if sample.contexts else {"note": "no contexts: no claim can be supported"}
         return support_result(ctx, self, claims, sample.contexts, **note)
-
-
-register(Faithfulness())

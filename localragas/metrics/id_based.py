@@ -10,7 +10,7 @@ from typing import Any
 
 from ..schema import MetricResult
 from ..scoring import Scoring
-from .base import Metric, register
+from .base import Metric
 from .context_precision import average_precision
 
 
@@ -59,7 +59,3 @@ class IDBasedContextRecall(_IDBasedMetric):
 
     def evidence(self, ids: list[str], flags: list[bool]) -> dict[str, Any]:
         return {"reference": [{"id": i, "retrieved": f} for i, f in zip(ids, flags)]}
-
-
-register(IDBasedContextPrecision())
-register(IDBasedContextRecall())
