@@ -15,14 +15,15 @@ from .context_recall import ContextRecall
 from .context_relevance import ContextRelevance
 from .correctness import MODES, AnswerCorrectness, FactualCorrectness
 from .faithfulness import Faithfulness
-from .id_based import IDBasedContextPrecision, IDBasedContextRecall
+from .id_based import IDBasedContext
 from .noise_sensitivity import NoiseSensitivity
 from .semantic_similarity import SemanticSimilarity
 
 BUILT_IN: tuple[Metric, ...] = (
     Faithfulness(), AnswerRelevancy(), ContextPrecision(), ContextRecall(), ContextEntityRecall(),
     NoiseSensitivity("relevant"), NoiseSensitivity("irrelevant"), *(FactualCorrectness(mode) for mode in MODES),
-    AnswerCorrectness(), SemanticSimilarity(), ContextRelevance(), IDBasedContextPrecision(), IDBasedContextRecall(),
+    AnswerCorrectness(), SemanticSimilarity(), ContextRelevance(), IDBasedContext("retrieved"),
+    IDBasedContext("reference"),
 )
 _REGISTRY: dict[str, Metric] = {m.name: m for m in BUILT_IN}
 ORDER = (
