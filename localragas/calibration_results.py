@@ -134,5 +134,6 @@ def calibration_text(item: CalibrationRun | Calibration) -> str:
             head += f"; suggested threshold {suggested_text(c)}"
         lines.append(indent + head)
         width = max((len(measure_label(name)) for name in c.agreement.measures), default=0)
-        lines += [f"{indent}  {measure_label(name):<{width}}  {figure_text(e)}" for name, e in c.agreement.measures.items()]
+        lines += [f"{indent}  {measure_label(name):<{width}}  {figure_text(e)}"
+                  for name, e in c.agreement.measures.items()]
     return "\n".join(lines)

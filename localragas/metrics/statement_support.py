@@ -22,7 +22,7 @@ class StatementSupport(WithVerdicts):
 
     options = {"verdicts": DEFAULT_VERDICTS, "statements": DEFAULT_STATEMENTS, **asdict(PLAIN)}
     verdict_prompts = ("verify_statement", "verify_statements")
-    share: str  # what the score is the share of, e.g. "share of the answer's claims that the retrieved contexts support"
+    share: str  # what the score is the share of, e.g. "share of the answer's claims that the retrieved contexts ..."
 
     @property
     def definition(self) -> str:  # type: ignore[override]

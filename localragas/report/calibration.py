@@ -109,7 +109,8 @@ def render_calibration_markdown(run: CalibrationRun, fit: bool = False) -> str:
         for name, e in c.agreement.measures.items():
             lines.append(f"| {cell(Path(c.file).name)} | {cell(c.metric)} | {c.kind} | {rows_text(c)} | {c.scored} | "
                          f"{cell(unscored_text(c))} | {cell(measure_label(name))} | {figure_text(e)} | "
-                         f"{figure_text(c.agreement.counted_wrong.get(name))} | {cell(suggested_text(c))} | {_seconds(c)} |")
+                         f"{figure_text(c.agreement.counted_wrong.get(name))} | {cell(suggested_text(c))} | "
+                         f"{_seconds(c)} |")
         notes += [f"- {cell(Path(c.file).name)}, {cell(c.metric)} ({c.kind}): {cell(n)}" for n in _why(c)]
     if notes:
         lines += ["", *notes]
