@@ -15,7 +15,8 @@ from ..errors import ConfigError
 from ..metric_definition import NO_MODE
 from ..prompts.custom import FIELDS, criterion_prompt, rubric_prompt
 from ..schema import MetricResult
-from .base import Metric, WithVerdicts, register_custom
+from .base import Metric, WithVerdicts
+from .registry import register_custom
 
 if TYPE_CHECKING:
     from ..prompts import Prompt

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import localragas.judges as judges
-from localragas.calibration import load_labelled, take
+from localragas.labelled import load_labelled, take
 from localragas.errors import DatasetError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
@@ -271,7 +271,7 @@ def test_take_keeps_pairs_whole_and_order():
 
 
 def load_rows_for_take():
-    from localragas.calibration import LabelledRow
+    from localragas.labelled import LabelledRow
     from localragas.schema import Sample
 
     def row(i, kind="binary", pair=None, better=None):

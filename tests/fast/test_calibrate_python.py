@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 import localragas
-from localragas.calibration import Calibration, CalibrationRun, read_labelled
+from localragas.calibration_results import Calibration, CalibrationRun
+from localragas.labelled import read_labelled
 from localragas.cli import main
 from localragas.errors import ConfigError, DatasetError
 from localragas.judges import FakeJudge

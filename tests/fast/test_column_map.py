@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from localragas.calibration import load_labelled
+from localragas.labelled import load_labelled
 from localragas.column_map import ColumnCheck
 from localragas.dataset import load_samples
 from localragas.errors import DatasetError

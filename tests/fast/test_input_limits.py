@@ -21,7 +21,7 @@ import localragas.inputs
 import localragas.report.comparison  # noqa: F401 - so that the timings measure the refusal only
 import localragas.runner  # noqa: F401
 import localragas.shard  # noqa: F401
-from localragas.calibration import load_labelled
+from localragas.labelled import load_labelled
 from localragas.cli import main
 from localragas.config import CONFIG_MAX_BYTES, load_settings
 from localragas.dataset import DEFAULT_MAX_INPUT_BYTES, load_samples, read_records
