@@ -18,7 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from localragas.quality.calibration import CalibrationRun, calibrate  # noqa: E402
+from localragas.quality.calibration import calibrate  # noqa: E402
+from localragas.quality.calibration_results import CalibrationRun  # noqa: E402
 from localragas.core.errors import LocalragasError  # noqa: E402
 from localragas.judges import get_judge  # noqa: E402
 from localragas.core.key_values import parse_metric_options, parse_options, split_item  # noqa: E402

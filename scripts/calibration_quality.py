@@ -29,17 +29,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from localragas.quality.agreement import balanced_accuracy, bootstrap_statistic, roc_auc  # noqa: E402
+from localragas.asking.verdicts import raw_p_yes  # noqa: E402
 from localragas.calibration_map import FamilyMap, brier, fit_logistic  # noqa: E402
-
-RAW_KEYS = ("p_supported_raw", "p_attributed_raw", "p_relevant_raw")
 
 
 def _raw(item: dict) -> float:
-    for k in RAW_KEYS:
-        if k in item:
-            return float(item[k])
-    raise SystemExit(f"an item without a raw P(yes) ({', '.join(RAW_KEYS)}): {sorted(item)}; re-run calibrate with a "
-                     "localragas that records per-row items")
+    p = raw_p_yes(item)
+    if p is None:
+        raise SystemExit(f"an item without a raw P(yes) (p_<flag>_raw): {sorted(item)}; re-run calibrate with a "
+                         "localragas that records per-row items")
+    return p
 
 
 def _results(paths: list[Path]) -> list[dict]:

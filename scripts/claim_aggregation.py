@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from localragas.quality.agreement import bootstrap_statistic, roc_auc  # noqa: E402
+from localragas.asking.verdicts import raw_p_yes  # noqa: E402
 from localragas.calibration_map import FamilyMap  # noqa: E402
 
 SOFT_MIN_K = 5.0  # -log(mean(exp(-k p))) / k: between the mean (k -> 0) and the minimum (k -> infinity)
@@ -40,10 +41,10 @@ AGGREGATIONS = {
 
 
 def _raw(item: dict) -> float:
-    for k in ("p_supported_raw", "p_attributed_raw", "p_relevant_raw"):
-        if k in item:
-            return float(item[k])
-    raise SystemExit(f"an item without a raw P(yes): {sorted(item)}")
+    p = raw_p_yes(item)
+    if p is None:
+        raise SystemExit(f"an item without a raw P(yes): {sorted(item)}")
+    return p
 
 
 def _interval(stat, *arrays) -> str:

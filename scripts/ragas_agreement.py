@@ -5,8 +5,8 @@
         --limit-for answer_relevancy_haluquestqa=30 \\
         --out-dir calibration/ragas-qwen2.5-1.5b --ours calibration/qwen2.5-1.5b
 
-Rows. Each labelled .jsonl file of --benchmarks (filtered by --only) is read with localragas.quality.calibration.load_labelled
-and cut with localragas.quality.calibration.take (pairs kept whole), with the --limit / --limit-for rules of
+Rows. Each labelled .jsonl file of --benchmarks (filtered by --only) is read with localragas.quality.labelled.load_labelled
+and cut with localragas.quality.labelled.take (pairs kept whole), with the --limit / --limit-for rules of
 scripts/calibrate_all.py: the same arguments select the same rows as calibrate_all.py does.
 
 Judge. ragas runs as in scripts/bench_vs_ragas.py, on the machinery both share (scripts/_ragas_harness.py): a
@@ -84,7 +84,8 @@ from localragas.quality.agreement import (  # noqa: E402
     graded_agreement,
     pairwise_agreement,
 )
-from localragas.quality.calibration import Calibration, CalibrationRun, LabelledRow, RowOutcome, load_labelled, take  # noqa: E402
+from localragas.quality.calibration_results import Calibration, CalibrationRun, RowOutcome  # noqa: E402
+from localragas.quality.labelled import LabelledRow, load_labelled, take  # noqa: E402
 from localragas.core.errors import ConfigError  # noqa: E402
 from localragas.core.key_values import split_item  # noqa: E402
 from localragas.metrics import all_metrics  # noqa: E402

@@ -20,6 +20,7 @@ from .window import MIN_ITEM, YES_NO_REPLY, Window
 if TYPE_CHECKING:
     from ..calibration_map import CalibrationMap
 
+ANSWERABLE_FAMILY = "question_answerable"  # the prompt family (Prompt.name) of the answerability check
 WRITE_REPLY = 400  # {"question": … at most 200 characters, "reference": … at most 600}
 
 
@@ -63,7 +64,8 @@ def reference_support(ctx: Asking, reference: str, chunks: list[str]) -> float:
 
 
 def answerable(ctx: Asking, question: str, chunks: list[str]) -> float:
-    """P(yes) that the chunks state the answer to the question."""
+    """P(yes) that the chunks state the answer to the question, calibrated when the context's calibration has an
+    ANSWERABLE_FAMILY map (fitted on chunks people marked as answering a question or not: scripts/fit_answerable.py)."""
     lang = ctx.language.lang
     shown = _fitted(ctx, chunks, lambda c: question_answerable(c, question, lang), YES_NO_REPLY)
-    return ctx.p_yes(question_answerable(shown, question, lang))
+    return graded(ctx, ANSWERABLE_FAMILY, [ctx.p_yes(question_answerable(shown, question, lang))]).values[0]

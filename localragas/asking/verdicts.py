@@ -14,6 +14,7 @@ keeps the raw value beside the calibrated one (Judged.item).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +45,21 @@ class Judged:
         v = self.values[i]
         if self.raw is None:
             return {flag: v >= YES}
-        return {flag: v >= YES, f"p_{flag}": round(v, 4), f"p_{flag}_raw": round(self.raw[i], 4)}
+        return {flag: v >= YES, f"p_{flag}": round(v, 4), raw_key(flag): round(self.raw[i], 4)}
+
+
+def raw_key(flag: str) -> str:
+    """The evidence key of a graded item's raw P(yes) (Judged.item), e.g. p_supported_raw for the flag supported."""
+    return f"p_{flag}_raw"
+
+
+def raw_p_yes(item: Mapping[str, Any]) -> float | None:
+    """The judge's raw P(yes) a graded item of a metric's evidence kept (its raw_key, whatever its flag: supported,
+    attributed, relevant), e.g. an item of a `calibrate --out` row; None for an item without one (JSON verdicts)."""
+    for key, value in item.items():
+        if key.startswith("p_") and key.endswith("_raw"):
+            return float(value)
+    return None
 
 
 def graded(ctx: "Asking", family: str, raw: list[float], judged: bool = True) -> Judged:

@@ -1,4 +1,5 @@
-"""RAGAS metrics; one file per metric, registered in base.py."""
-from .base import Metric, all_metrics, get_metrics
+"""RAGAS metrics; one file per metric, registered in registry.py."""
+from .base import Metric
+from .registry import all_metrics, get_metrics
 
 __all__ = ["Metric", "all_metrics", "get_metrics"]

@@ -6,7 +6,7 @@ from ..asking import answered_probabilities, questions_for
 from ..core.errors import ConfigError
 from ..data.schema import MetricResult
 from ..scoring import Scoring
-from .base import Metric, register
+from .base import Metric
 
 # How the generated questions are had (the `questions` option).
 QUESTION_MODES = {
@@ -92,6 +92,3 @@ class AnswerRelevancy(Metric):
                 evidence.update(noncommittal=False, noncommittal_overruled=True)
             sims = [s if p >= 0.5 else min(s, 0.0) for s, p in zip(sims, probs)]
         return MetricResult.of(min(1.0, max(0.0, sum(sims) / len(sims))), **evidence)
-
-
-register(AnswerRelevancy())

@@ -1,4 +1,6 @@
-"""The Metric shape and the metric registry."""
+"""The Metric shape (Metric, WithVerdicts) and what metrics share: option checks, the uncalibrated list,
+support_result. The registry is metrics/registry.py, which imports the metric modules; they import this module,
+never the registry."""
 from __future__ import annotations
 
 import copy
@@ -18,6 +20,9 @@ if TYPE_CHECKING:
     from ..asking.window import Smallest
     from ..prompts.overrides import PromptOverrides
     from ..scoring import Scoring
+
+
+DEFAULT = ("faithfulness", "answer_relevancy", "context_precision", "context_recall")  # the RAGAS core metrics
 
 
 class Metric(ABC):
@@ -182,107 +187,3 @@ def support_result(ctx: "Scoring", metric: WithVerdicts, items: list[str], conte
     graded = {"calibrated": got.calibrated} if verdicts.graded else {}
     return MetricResult.of(sum(got.values) / len(got.values), verdicts=verdicts.name, **graded, **{plural: rows},
                            **evidence)
-
-
-_REGISTRY: dict[str, Metric] = {}
-DEFAULT = ("faithfulness", "answer_relevancy", "context_precision", "context_recall")  # the RAGAS core metrics
-ORDER = (
-    *DEFAULT,
-    "context_entity_recall",
-    "noise_sensitivity_relevant",
-    "noise_sensitivity_irrelevant",
-    "factual_correctness",
-    "factual_correctness_precision",
-    "factual_correctness_recall",
-    "answer_correctness",
-    "semantic_similarity",
-    "context_relevance",
-    "id_based_context_precision",
-    "id_based_context_recall",
-)
-
-
-def register(metric: Metric) -> Metric:
-    _REGISTRY[metric.name] = metric
-    return metric
-
-
-def register_custom(metric: Metric) -> Metric:
-    """Register a user's metric (metrics/custom.py, a plugin); one of the same name declared before is replaced, a
-    built-in one's name is refused."""
-    known = all_metrics()
-    if metric.name in known and known[metric.name].source is None:
-        raise ConfigError(f"custom metric {metric.name!r} ({metric.source}) has the name of a built-in metric; "
-                          "choose another name")
-    return register(metric)
-
-
-_plugins = {"state": "new"}  # "loading" while the entry points load (their metrics register), then "done"
-
-
-def _load_plugins() -> None:
-    """The metrics of the `localragas.metrics` entry points (localragas.core.plugins), once; a plugin that fails is an
-    error each time metrics are asked for, never a run without it."""
-    if _plugins["state"] != "new":
-        return
-    _plugins["state"] = "loading"
-    try:
-        _register_plugins()
-    except BaseException:
-        _plugins["state"] = "new"
-        raise
-    _plugins["state"] = "done"
-
-
-def _register_plugins() -> None:
-    from ..core.plugins import METRICS, PluginError, describe, found, load  # noqa: PLC0415
-
-    for ep in found(METRICS).values():
-        got = load(ep, METRICS, "a metric")
-        if isinstance(got, type) and issubclass(got, Metric):
-            got = got()
-        if not isinstance(got, Metric):
-            raise PluginError(f"plugin {describe(ep, METRICS)} is a {type(got).__name__}, not a localragas Metric "
-                              "(a Criterion, a Rubric, a @localragas.metric function or a Metric subclass)")
-        got.source = f"plugin {ep.value}"
-        register_custom(got)
-
-
-def all_metrics() -> dict[str, Metric]:
-    """Every metric, the four RAGAS core metrics first."""
-    from . import (  # noqa: F401,PLC0415
-        answer_relevancy,
-        context_entity_recall,
-        context_precision,
-        context_recall,
-        context_relevance,
-        correctness,
-        faithfulness,
-        id_based,
-        noise_sensitivity,
-        semantic_similarity,
-    )
-
-    _load_plugins()
-    return {n: _REGISTRY[n] for n in sorted(_REGISTRY, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))}
-
-
-def get_metrics(names: "list[str | Metric] | None" = None,
-                options: dict[str, dict[str, Any]] | None = None) -> list[Metric]:
-    """The named metrics (default: the four RAGAS core metrics), each configured with its `options`.
-
-    A name may also be a Metric instance (a configured copy, e.g. AnswerCorrectness().with_options(...)).
-    """
-    known = all_metrics()
-    names = list(names) if names else list(DEFAULT)
-    for n in names:  # a custom metric given as an object is known by name from now on (reports, compare)
-        if isinstance(n, Metric) and n.source is not None and known.get(n.name) is not n:
-            register_custom(n)
-    unknown = [n for n in names if not isinstance(n, Metric) and n not in known]
-    if unknown:
-        raise ConfigError(f"unknown metric(s) {', '.join(unknown)}; valid: {', '.join(known)}")
-    chosen = {m.name: m for m in (n if isinstance(n, Metric) else known[n] for n in names)}
-    stray = sorted(set(options or {}) - set(chosen))
-    if stray:
-        raise ConfigError(f"options for metric(s) not chosen: {', '.join(stray)}; chosen: {', '.join(chosen)}")
-    return [m.with_options(**(options or {})[n]) if n in (options or {}) else m for n, m in chosen.items()]

@@ -15,7 +15,7 @@ from ..data.metric_definition import item_summary
 from ..prompts import entities_in_contexts
 from ..data.schema import MetricResult
 from ..scoring import Scoring
-from .base import Metric, register
+from .base import Metric
 
 
 def _norm(text: str) -> str:
@@ -59,6 +59,3 @@ class ContextEntityRecall(Metric):
         rows = [{"entity": e, "in_contexts": True, "how": "verbatim"} if v else
                 {"entity": e, "in_contexts": next(answers), "how": "judge"} for e, v in zip(entities, verbatim)]
         return MetricResult.fraction([r["in_contexts"] for r in rows], entities=rows)
-
-
-register(ContextEntityRecall())

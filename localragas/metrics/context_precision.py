@@ -3,7 +3,7 @@ from __future__ import annotations
 from ..asking.verdicts import RELEVANCE_FAMILY
 from ..data.schema import MetricResult
 from ..scoring import Scoring
-from .base import WithVerdicts, register
+from .base import WithVerdicts
 
 
 def average_precision(relevant: list[bool] | list[float]) -> float:
@@ -56,6 +56,3 @@ class ContextPrecision(WithVerdicts):
             chunks=chunks,
             fraction_relevant=sum(weights) / len(weights),
         )
-
-
-register(ContextPrecision())

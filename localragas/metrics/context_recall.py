@@ -1,22 +1,20 @@
 from __future__ import annotations
 
-from ..data.metric_definition import item_summary, verdict_renderer
+from ..data.metric_definition import item_summary
 from ..data.schema import MetricResult
 from ..scoring import Scoring
-from .base import register, support_result
+from .base import support_result
 from .statement_support import StatementSupport
 
 
 class ContextRecall(StatementSupport):
     name = "context_recall"
     needs = ("reference", "contexts")
-    definition = ("share of the reference answer's statements that can be attributed to the retrieved contexts (by "
-                  "default graded: the mean of the judge's P(yes) per statement)")
-    problem = "retrieval misses information the answer needs"
     item_fields = ("statements", "statement", "attributed")
     summary = item_summary(*item_fields, "all {total} reference statement(s) attributed",
                            "not in the contexts {bad}/{total}")
-    renderer = verdict_renderer(*item_fields, "attributed", "not attributed")
+    share = "share of the reference answer's statements that can be attributed to the retrieved contexts"
+    problem = "retrieval misses information the answer needs"
     thresholds = {"probability": 0.50, "calibrated": 0.65, "json": 0.70}
 
     def measure(self, ctx: Scoring) -> MetricResult:
@@ -28,6 +26,3 @@ class ContextRecall(StatementSupport):
             return MetricResult.unscored_because("no_claims", note="the reference holds no factual statement")
         note = {} if sample.contexts else {"note": "no contexts: no statement can be attributed"}
         return support_result(ctx, self, statements, sample.contexts, **note)
-
-
-register(ContextRecall())

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..asking import context_ratings
 from ..data.schema import MetricResult
 from ..scoring import Scoring
-from .base import Metric, register
+from .base import Metric
 
 
 class ContextRelevance(Metric):
@@ -28,6 +28,3 @@ class ContextRelevance(Metric):
         ratings = context_ratings(ctx, sample.question, contexts)
         return MetricResult.of(sum(ratings) / (2 * len(ratings)), ratings=ratings,
                                              scale="0 no relevant information, 1 partly, 2 what the question needs")
-
-
-register(ContextRelevance())

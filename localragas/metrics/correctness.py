@@ -11,7 +11,7 @@ from typing import Any
 from ..core.errors import ConfigError
 from ..data.schema import MetricResult
 from ..scoring import Scoring
-from .base import Metric, register
+from .base import Metric
 from .semantic_similarity import similarity
 from .shared import answer_claims, answer_claims_in_reference, reference_claims, reference_claims_in_answer
 
@@ -137,8 +137,3 @@ class AnswerCorrectness(Metric):
         return MetricResult.of(
             min(1.0, max(0.0, value)), factuality=factuality, similarity=sim, weights=list(self.options["weights"]),
             beta=self.options["beta"], **got)
-
-
-for _mode in MODES:
-    register(FactualCorrectness(_mode))
-register(AnswerCorrectness())

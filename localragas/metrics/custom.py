@@ -15,7 +15,8 @@ from ..core.errors import ConfigError
 from ..data.metric_definition import NO_MODE
 from ..prompts.custom import FIELDS, criterion_prompt, rubric_prompt
 from ..data.schema import MetricResult
-from .base import Metric, WithVerdicts, register_custom
+from .base import Metric, WithVerdicts
+from .registry import register_custom
 
 if TYPE_CHECKING:
     from ..prompts import Prompt

@@ -5,25 +5,35 @@ Needs the sample fields `retrieved_context_ids` (ids of the retrieved chunks, in
 """
 from __future__ import annotations
 
-from abc import abstractmethod
-from typing import Any
-
 from ..data.schema import MetricResult
 from ..scoring import Scoring
-from .base import Metric, register
+from .base import Metric
 from .context_precision import average_precision
+
+# over -> (name, definition, problem): the ids whose share is measured, among the other list's
+_OVER = {
+    "retrieved": ("id_based_context_precision",
+                  "share of the retrieved chunk ids that are among the reference chunk ids (no judge)",
+                  "retrieval returns chunks that are not among the expected ones"),
+    "reference": ("id_based_context_recall", "share of the reference chunk ids that were retrieved (no judge)",
+                  "retrieval misses chunks that hold the answer"),
+}
 
 
 def _ids(ids: list[str] | None) -> list[str] | None:
     return None if ids is None else list(dict.fromkeys(i for i in ids if i))
 
 
-class _IDBasedMetric(Metric):
-    """The share of the `over` ids (retrieved or reference) that are among the other list's ids."""
+class IDBasedContext(Metric):
+    """The share of the `over` ids (retrieved: context precision; reference: context recall) that are among the
+    other list's ids."""
 
     needs = ("retrieved_context_ids", "reference_context_ids")
     uses_judge = False
-    over: str  # "retrieved" or "reference"
+
+    def __init__(self, over: str):
+        self.over = over
+        self.name, self.definition, self.problem = _OVER[over]
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
@@ -33,33 +43,8 @@ class _IDBasedMetric(Metric):
                 return MetricResult.unscored_because(f"no_{name}_context_ids")
         other = set(ids["reference" if self.over == "retrieved" else "retrieved"])
         flags = [i in other for i in ids[self.over]]
-        return MetricResult.fraction(flags, **self.evidence(ids[self.over], flags))
-
-    @abstractmethod
-    def evidence(self, ids: list[str], flags: list[bool]) -> dict[str, Any]:
-        """The evidence for the `over` ids and whether each is among the other list's."""
-
-
-class IDBasedContextPrecision(_IDBasedMetric):
-    name = "id_based_context_precision"
-    over = "retrieved"
-    definition = "share of the retrieved chunk ids that are among the reference chunk ids (no judge)"
-    problem = "retrieval returns chunks that are not among the expected ones"
-
-    def evidence(self, ids: list[str], flags: list[bool]) -> dict[str, Any]:
-        return {"retrieved": [{"rank": k, "id": i, "relevant": f} for k, (i, f) in enumerate(zip(ids, flags), 1)],
-                "average_precision": average_precision(flags)}
-
-
-class IDBasedContextRecall(_IDBasedMetric):
-    name = "id_based_context_recall"
-    over = "reference"
-    definition = "share of the reference chunk ids that were retrieved (no judge)"
-    problem = "retrieval misses chunks that hold the answer"
-
-    def evidence(self, ids: list[str], flags: list[bool]) -> dict[str, Any]:
-        return {"reference": [{"id": i, "retrieved": f} for i, f in zip(ids, flags)]}
-
-
-register(IDBasedContextPrecision())
-register(IDBasedContextRecall())
+        if self.over == "reference":
+            return MetricResult.fraction(flags, reference=[{"id": i, "retrieved": f}
+                                                           for i, f in zip(ids["reference"], flags)])
+        ranked = [{"rank": k, "id": i, "relevant": f} for k, (i, f) in enumerate(zip(ids["retrieved"], flags), 1)]
+        return MetricResult.fraction(flags, retrieved=ranked, average_precision=average_precision(flags))

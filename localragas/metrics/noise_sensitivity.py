@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..data.metric_definition import item_summary
 from ..data.schema import MetricResult
 from ..scoring import Scoring
-from .base import Metric, register
+from .base import Metric
 from .shared import answer_claims, answer_claims_in_reference, claims_in_context, reference_claims
 
 LOWER = "lower is better"
@@ -67,7 +67,3 @@ class NoiseSensitivity(Metric):
         return MetricResult.fraction(
             counted, mode=self.mode, direction=LOWER, claims=rows,
             contexts=[{"rank": k, "relevant": r} for k, r in zip(ranks, relevant)])
-
-
-register(NoiseSensitivity("relevant"))
-register(NoiseSensitivity("irrelevant"))

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..data.metric_definition import MetricDefinition
 from ..data.schema import Report
-from .base import all_metrics
+from .registry import all_metrics
 
 
 def known_definition(name: str, options: dict[str, Any] | None = None) -> MetricDefinition:

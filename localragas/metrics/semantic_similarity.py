@@ -6,7 +6,7 @@ from typing import Any
 from ..core.errors import ConfigError
 from ..data.schema import MetricResult
 from ..scoring import Scoring
-from .base import Metric, register
+from .base import Metric
 
 
 def similarity(embedder, answer: str, reference: str) -> float:
@@ -47,6 +47,3 @@ class SemanticSimilarity(Metric):
             ev["threshold"] = t
             return MetricResult.of(1.0 if sim >= t else 0.0, **ev)
         return MetricResult.of(sim, **ev)
-
-
-register(SemanticSimilarity())

@@ -9,6 +9,7 @@ from ..asking.statements import DEFAULT_STATEMENTS, STATEMENT_MODES, statements_
 from ..asking.verdicts import DEFAULT_VERDICTS
 from ..asking.ways import PLAIN, WAY_OPTIONS, Way
 from ..core.errors import ConfigError
+from ..data.metric_definition import verdict_renderer
 from ..prompts.overrides import EXAMPLES
 from .base import WithVerdicts, check_choice
 
@@ -21,6 +22,18 @@ class StatementSupport(WithVerdicts):
 
     options = {"verdicts": DEFAULT_VERDICTS, "statements": DEFAULT_STATEMENTS, **asdict(PLAIN)}
     verdict_prompts = ("verify_statement", "verify_statements")
+    share: str  # what the score is the share of, e.g. "share of the answer's claims that the retrieved contexts ..."
+
+    @property
+    def definition(self) -> str:  # type: ignore[override]
+        """The share, and how a statement counts by default (item_fields[1]: claim, statement)."""
+        return f"{self.share} (by default graded: the mean of the judge's P(yes) per {self.item_fields[1]})"
+
+    @property
+    def renderer(self) -> dict[str, Any]:  # type: ignore[override]
+        """Each statement with its verdict tag (its flag, e.g. supported / not supported) and, graded, its P(yes)."""
+        flag = self.item_fields[2]
+        return verdict_renderer(*self.item_fields, flag, f"not {flag}")
 
     @property
     def way(self) -> Way:

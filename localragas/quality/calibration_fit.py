@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from ..asking.verdicts import raw_key
 from ..calibration_map import CalibrationMap, FamilyMap, brier, fit_logistic
 from ..core.errors import ConfigError
 from ..metrics import all_metrics
 from ..metrics.base import WithVerdicts
 
 if TYPE_CHECKING:
-    from .calibration import CalibrationRun
+    from .calibration_results import CalibrationRun
     from ..judges import Judge
     from ..prompts.overrides import PromptOverrides
 
@@ -80,11 +81,11 @@ def family_items(run: "CalibrationRun", overrides: "PromptOverrides | None" = No
                              FamilyItems(metric.graded_family, prompt_sha256=metric.prompt_hashes(overrides)))
         if c.metric not in got.metrics:
             got.metrics.append(c.metric)
-        raw_key = f"p_{metric.item_fields[2]}_raw"
+        key = raw_key(metric.item_fields[2])
         for row in c.per_row:
             got.rows += 1
             if row.items is not None and len(row.items) == 1:
-                got.raw.append(float(row.items[0][raw_key]))
+                got.raw.append(float(row.items[0][key]))
                 got.labels.append(int(row.label))
     if not out:
         raise ConfigError("--fit: no binary-labelled rows of a metric with graded verdicts (faithfulness, "

@@ -6,49 +6,18 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..quality.agreement import MEASURES, Estimate
-from ..quality.calibration import Calibration, CalibrationRun
+from ..quality.agreement import Estimate
+from ..quality.calibration_results import (Calibration, CalibrationRun, calibration_source, figure_text, measure_label,
+                                   rows_text, suggested_text, unscored_text)
 from ..calibration_map import uncalibrated_note
 from ..core.inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input
-from ..core.number_text import threshold_text
 from .console import console_text as escape, report_console
 from ..core.atomic_write import write_atomic
 from .markdown import cell
 
 
-def _figure(e: Estimate | None) -> str:
-    if e is None or e.value is None:
-        return "—"
-    ci = "" if e.ci_low is None or e.ci_high is None else f" [{e.ci_low:.3f}, {e.ci_high:.3f}]"
-    return f"{e.value:.3f}{ci}"
-
-
-def _unscored(c: Calibration) -> str:
-    reasons = ", ".join(f"{k} {v}" for k, v in c.unscored_reasons.items())
-    return f"{c.unscored}" + (f" ({reasons})" if reasons else "")
-
-
-def _threshold(c: Calibration) -> str:
-    a = c.agreement
-    if c.kind != "binary":
-        return ""
-    if a.suggested_threshold is None:
-        return "—"
-    gate = f" (gate {threshold_text(a.gate_threshold)})" if a.gate_threshold is not None else ""
-    return f"{a.suggested_threshold:.3f}{gate}"
-
-
-def _rows(c: Calibration) -> str:
-    return f"{c.rows} ({c.pairs} pairs)" if c.pairs is not None else str(c.rows)
-
-
 def _seconds(c: Calibration) -> str:
     return "—" if c.seconds_per_sample is None else f"{c.seconds_per_sample:.2f}"
-
-
-def _label(name: str) -> str:
-    title, higher = MEASURES.get(name, (name, True))
-    return title if higher else f"{title} (lower is better)"
 
 
 def _why(c: Calibration) -> list[str]:
@@ -56,7 +25,7 @@ def _why(c: Calibration) -> list[str]:
     by_note: dict[str, list[str]] = {}
     for name, e in c.agreement.measures.items():
         if e.note:
-            by_note.setdefault(e.note, []).append(_label(name))
+            by_note.setdefault(e.note, []).append(measure_label(name))
     notes = [f"{', '.join(names)}: {note}" for note, names in by_note.items()]
     if c.agreement.suggested_note:
         notes.append(f"suggested threshold: {c.agreement.suggested_note}")
@@ -69,14 +38,6 @@ def _ci(e: Estimate | None) -> str:
 
 def _value(e: Estimate | None) -> str:
     return "—" if e is None or e.value is None else f"{e.value:.3f}"
-
-
-def calibration_source(meta: dict) -> str:
-    """The calibration in effect during the run (meta.calibration): catalogue:NAME, its file, or none."""
-    cal = meta.get("calibration")
-    if not cal:
-        return "none"
-    return cal.get("source") or "a map given in Python"
 
 
 def fit_note(run: CalibrationRun) -> str | None:
@@ -113,12 +74,12 @@ def print_calibration(run: CalibrationRun, console: Console | None = None, fit: 
             t.add_column(col, justify=just)
         for name, e in c.agreement.measures.items():
             wrong = c.agreement.counted_wrong.get(name)
-            t.add_row(_label(name), _value(e), _ci(e), f"{_value(wrong)} [{_ci(wrong)}]" if wrong and
+            t.add_row(measure_label(name), _value(e), _ci(e), f"{_value(wrong)} [{_ci(wrong)}]" if wrong and
                       wrong.value is not None else "—")
         console.print(t)
-        line = f"rows {_rows(c)}, scored {c.scored}, unscored {escape(_unscored(c))}"
+        line = f"rows {rows_text(c)}, scored {c.scored}, unscored {escape(unscored_text(c))}"
         if c.kind == "binary":
-            line += f"; suggested threshold {_threshold(c)}"
+            line += f"; suggested threshold {suggested_text(c)}"
         console.print(line + f"; {_seconds(c)} s/sample")
         for note in _why(c):
             console.print(f"  [yellow]note:[/] {escape(note)}")
@@ -127,26 +88,6 @@ def print_calibration(run: CalibrationRun, console: Console | None = None, fit: 
         console.print(f"judge {escape(str(judge.get('name')))} ({escape(str(judge.get('fingerprint')))}): "
                       f"{sum(c.judge_calls for c in run.results)} calls, "
                       f"{sum(c.cache_hits for c in run.results)} from the cache")
-
-
-def calibration_text(item: CalibrationRun | Calibration) -> str:
-    """A few plain lines for repr(): per result its counts, then each figure over the scored rows with its CI."""
-    results = item.results if isinstance(item, CalibrationRun) else [item]
-    lines = []
-    if isinstance(item, CalibrationRun):
-        judge = (item.meta.get("judge") or {}).get("name", "?")
-        lines.append(f"<localragas CalibrationRun: {len(results)} result{'s' * (len(results) != 1)}, judge {judge}, "
-                     f"calibration: {calibration_source(item.meta)}>")
-        lines += [f"  {note}" for note in _warnings(item, False)]
-    for c in results:
-        head = f"{c.file}: {c.metric} ({c.kind} labels), rows {_rows(c)}, scored {c.scored}, unscored {_unscored(c)}"
-        if c.kind == "binary":
-            head += f"; suggested threshold {_threshold(c)}"
-        lines.append(("  " if isinstance(item, CalibrationRun) else "") + head)
-        width = max((len(_label(name)) for name in c.agreement.measures), default=0)
-        lines += [f"{'    ' if isinstance(item, CalibrationRun) else '  '}{_label(name):<{width}}  {_figure(e)}"
-                  for name, e in c.agreement.measures.items()]
-    return "\n".join(lines)
 
 
 def render_calibration_markdown(run: CalibrationRun, fit: bool = False) -> str:
@@ -166,9 +107,10 @@ def render_calibration_markdown(run: CalibrationRun, fit: bool = False) -> str:
     notes: list[str] = []
     for c in run.results:
         for name, e in c.agreement.measures.items():
-            lines.append(f"| {cell(Path(c.file).name)} | {cell(c.metric)} | {c.kind} | {_rows(c)} | {c.scored} | "
-                         f"{cell(_unscored(c))} | {cell(_label(name))} | {_figure(e)} | "
-                         f"{_figure(c.agreement.counted_wrong.get(name))} | {cell(_threshold(c))} | {_seconds(c)} |")
+            lines.append(f"| {cell(Path(c.file).name)} | {cell(c.metric)} | {c.kind} | {rows_text(c)} | {c.scored} | "
+                         f"{cell(unscored_text(c))} | {cell(measure_label(name))} | {figure_text(e)} | "
+                         f"{figure_text(c.agreement.counted_wrong.get(name))} | {cell(suggested_text(c))} | "
+                         f"{_seconds(c)} |")
         notes += [f"- {cell(Path(c.file).name)}, {cell(c.metric)} ({c.kind}): {cell(n)}" for n in _why(c)]
     if notes:
         lines += ["", *notes]

@@ -35,14 +35,19 @@ def parse_thresholds(items: Iterable[str], base: Mapping[str, float] | None = No
     return {**(base or {}), **dict(parse_threshold(t, where) for t in items)}
 
 
-def check_threshold(name: str, value: object) -> float:
+def _share(value: object, what: str) -> float:
+    """`value` as a number in [0, 1], else a ConfigError naming `what` (a threshold, the max error rate)."""
     try:
         v = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise ConfigError(f"threshold for {name} must be a number in [0, 1], got {value!r}") from None
+        raise ConfigError(f"{what} must be a number in [0, 1], got {value!r}") from None
     if not 0.0 <= v <= 1.0:
-        raise ConfigError(f"threshold for {name} must be in [0, 1], got {v}")
+        raise ConfigError(f"{what} must be in [0, 1], got {v}")
     return v
+
+
+def check_threshold(name: str, value: object) -> float:
+    return _share(value, f"threshold for {name}")
 
 
 GATE_ON = ("mean", "lower-bound")
@@ -55,13 +60,7 @@ def check_gate_on(on: str) -> str:
 
 
 def check_max_error_rate(rate: object) -> float:
-    try:
-        r = float(rate)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ConfigError(f"max error rate must be a number in [0, 1], got {rate!r}") from None
-    if not 0.0 <= r <= 1.0:
-        raise ConfigError(f"max error rate must be in [0, 1], got {r}")
-    return r
+    return _share(rate, "max error rate")
 
 
 def _pct(x: float) -> str:

@@ -18,8 +18,8 @@ else dropped "copied_wording"), is no near-duplicate of a kept question (cosine 
 and, for the answerable kinds, its reference is supported by its chunks (the calibrated P(yes) of verify_statement >=
 SUPPORT_THRESHOLD for each sentence, as faithfulness scores a claim; a judge without a calibration of
 verify_statement: its raw P(yes) >= UNCALIBRATED_SUPPORT_THRESHOLD, as the gate's uncalibrated thresholds: else
-"reference_unsupported") and its chunks answer its question (P(yes) >= ANSWERABLE_THRESHOLD:
-"not_answerable"); an unanswerable question is dropped ("answerable") when its chunk and the NEIGHBOURS chunks most
+"reference_unsupported") and its chunks answer its question (P(yes) of question_answerable >= ANSWERABLE_THRESHOLD,
+calibrated when the judge's map has that family, else raw: "not_answerable"); an unanswerable question is dropped ("answerable") when its chunk and the NEIGHBOURS chunks most
 similar to it answer it. At most ATTEMPTS_PER_ITEM candidates per planned item are tried. Greedy decoding and the
 seeded order make a run deterministic; each candidate's outcome is appended to a checkpoint, so a killed run resumes.
 A judge, cache or embedder error stops the run (the checkpoint stays): never an item kept unchecked.
@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from ..core import paths
+from ..asking.generation import ANSWERABLE_FAMILY
 from ..asking.verdicts import SUPPORT_FAMILY
 from .documents import CHUNK_CHARS, Chunk, load_chunks
 from ..core.errors import ConfigError
@@ -48,7 +49,8 @@ KINDS = ("single", "multi", "abstract", "unanswerable")
 DEFAULT_MIX = {"single": 0.5, "multi": 0.25, "abstract": 0.15, "unanswerable": 0.1}
 SUPPORT_THRESHOLD = 0.7  # calibrated P(yes) the reference's chunks support each of its sentences
 UNCALIBRATED_SUPPORT_THRESHOLD = 0.5  # the same, a judge's raw P(yes) when no calibration of verify_statement applies
-ANSWERABLE_THRESHOLD = 0.5  # P(yes) the chunks state the answer: kept from here (unanswerable: dropped from here)
+ANSWERABLE_THRESHOLD = 0.5  # P(yes) the chunks state the answer (calibrated when the judge's map has the family):
+# kept from here (unanswerable: dropped from here)
 DUPLICATE_SIMILARITY = 0.9  # cosine of two questions' embeddings from which the later one is a duplicate
 MIN_LINK_SIMILARITY = 0.3  # a multi-chunk partner of another document is preferred from this similarity
 NEAR_COPY_SIMILARITY = 0.98  # a partner this similar is the same text, not a link
@@ -97,15 +99,15 @@ def plan(size: int, mix: Mapping[str, float]) -> dict[str, int]:
 
 
 def support_calibration(judge):
-    """The judge's calibration as generate applies it: its verify_statement map, unless the user's prompt override
-    changed that family since the map was fitted (as an eval run decides, runner.calibration_in_effect); None when the
+    """The judge's calibration as generate applies it: its verify_statement and question_answerable maps, each unless
+    the user's prompt override changed that family since the map was fitted (as an eval run decides, runner.calibration_in_effect); None when the
     judge is uncalibrated."""
     from ..prompts.overrides import template_hashes  # noqa: PLC0415
 
     if judge.calibration is None:
         return None
     overrides = judge.prompts
-    asked = {SUPPORT_FAMILY: template_hashes([SUPPORT_FAMILY], overrides)}
+    asked = {f: template_hashes([f], overrides) for f in (SUPPORT_FAMILY, ANSWERABLE_FAMILY)}
     return judge.calibration.for_prompts(asked, overrides.texts if overrides else ())
 
 
@@ -284,6 +286,7 @@ class _State:
         self.calibration = support_calibration(judge)
         self.calibrated = self.calibration is not None and self.calibration.covers(SUPPORT_FAMILY)
         self.support_threshold = SUPPORT_THRESHOLD if self.calibrated else UNCALIBRATED_SUPPORT_THRESHOLD
+        self.answerable_calibrated = self.calibration is not None and self.calibration.covers(ANSWERABLE_FAMILY)
         self.rows: list[dict[str, Any]] = []
         self.vectors: list[np.ndarray] = []
         self.kept: Counter[str] = Counter()
@@ -377,7 +380,7 @@ class _State:
             "judge": judge.describe(), "judge_stats": judge.stats.as_dict(), "embedder": embedder.describe(),
             "resumed_candidates": resumed,
             "thresholds": {"support": self.support_threshold, "support_calibrated": self.calibrated,
-                           "answerable": ANSWERABLE_THRESHOLD,
+                           "answerable": ANSWERABLE_THRESHOLD, "answerable_calibrated": self.answerable_calibrated,
                            "duplicate_similarity": DUPLICATE_SIMILARITY, "copy_words": COPY_WORDS,
                            "copy_cjk_chars": COPY_CJK_CHARS},
             "dropped_items": self.dropped_items,

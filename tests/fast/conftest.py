@@ -31,10 +31,9 @@ def models_dir(tmp_path, monkeypatch) -> Path:
 @pytest.fixture
 def own_metrics():
     """The metric registry restored after the test: the custom metrics it declares are gone for the next one."""
-    from localragas.metrics import all_metrics, base
+    from localragas.metrics import registry
 
-    all_metrics()  # the built-ins registered first: their modules register them only when first imported
-    saved = dict(base._REGISTRY)
-    yield base._REGISTRY
-    base._REGISTRY.clear()
-    base._REGISTRY.update(saved)
+    saved = dict(registry._REGISTRY)
+    yield registry._REGISTRY
+    registry._REGISTRY.clear()
+    registry._REGISTRY.update(saved)

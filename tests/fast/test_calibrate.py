@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import localragas.judges as judges
-from localragas.quality.calibration import load_labelled, take
+from localragas.quality.labelled import load_labelled, take
 from localragas.core.errors import DatasetError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
@@ -271,7 +271,7 @@ def test_take_keeps_pairs_whole_and_order():
 
 
 def load_rows_for_take():
-    from localragas.quality.calibration import LabelledRow
+    from localragas.quality.labelled import LabelledRow
     from localragas.data.schema import Sample
 
     def row(i, kind="binary", pair=None, better=None):

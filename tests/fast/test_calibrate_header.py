@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import localragas
-from localragas.quality.calibration import CalibrationRun
+from localragas.quality.calibration_results import CalibrationRun
 from localragas.calibration_map import CalibrationMap, FamilyMap
 from localragas.report.calibration import fit_note
 

@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 import localragas
-from localragas.quality.calibration import Calibration, CalibrationRun, read_labelled
+from localragas.quality.calibration_results import Calibration, CalibrationRun
+from localragas.quality.labelled import read_labelled
 from localragas.cli import main
 from localragas.core.errors import ConfigError, DatasetError
 from localragas.judges import FakeJudge

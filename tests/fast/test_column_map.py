@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from localragas.quality.calibration import load_labelled
+from localragas.quality.labelled import load_labelled
 from localragas.data.column_map import ColumnCheck
 from localragas.data.dataset import load_samples
 from localragas.core.errors import DatasetError

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-import localragas.quality.calibration
 import localragas.run.config
 import localragas.judges.cache
+import localragas.quality.labelled
 import localragas.metrics
 import localragas.models
 import localragas.report
@@ -53,7 +53,7 @@ def check_environment_error(r, path="/srv/locked/file"):
     (localragas.report, "read_json", ["report", "{stored}"]),
     (localragas.report, "read_json", ["merge", "{stored}"]),
     (localragas.report, "read_json", ["compare", "{stored}", "{stored}"]),
-    (localragas.quality.calibration, "read_labelled", ["calibrate", "{data}", "--judge", "fake"]),
+    (localragas.quality.labelled, "read_labelled", ["calibrate", "{data}", "--judge", "fake"]),
     (localragas.core.atomic_write.os, "replace", ["eval", "{data}", *FAST, "--out", "{tmp}/r2.json"]),
     (localragas.core.atomic_write.os, "replace", ["calibrate", "{labelled}", *FAST, "--out", "{tmp}/c.json"]),
 ])

@@ -251,3 +251,19 @@ def test_a_calibration_fitted_under_another_support_prompt_is_not_applied():
     assert not in_effect.covers("verify_statement") and "verify_statement" in in_effect.not_applied
     ts = generate_testset(spec(judge, size=2, **one_kind("single")))
     assert ts.summary["thresholds"]["support"] == UNCALIBRATED_SUPPORT_THRESHOLD and len(ts.rows) == 2
+
+
+def test_the_answerability_check_is_read_on_the_calibrated_scale_when_the_map_has_it():
+    """A question_answerable map (scripts/fit_answerable.py) is applied to the check's P(yes): a flat map at 0.3 makes
+    every question unanswerable: answerable kinds dropped "not_answerable", unanswerable ones kept with 0.3."""
+    from localragas.calibration_map import CalibrationMap, FamilyMap, logit
+
+    judge = FakeJudge()
+    judge.calibration = CalibrationMap({"question_answerable": FamilyMap(0.0, logit(0.3))})
+    ts = generate_testset(spec(judge, size=4, mix={"single": 0.5, "unanswerable": 0.5}))
+    assert ts.summary["thresholds"]["answerable_calibrated"] is True
+    assert ts.summary["thresholds"]["support_calibrated"] is False
+    assert {r["meta"]["kind"] for r in ts.rows} == {"unanswerable"}
+    assert all(r["meta"]["answerable"] == 0.3 for r in ts.rows)
+    assert set(ts.summary["by_kind"]["single"]["dropped"]) == {"not_answerable"}
+    assert all(d["checks"]["answerable"] == 0.3 for d in ts.summary["dropped_items"])

@@ -21,7 +21,7 @@ import localragas.core.inputs
 import localragas.report.comparison  # noqa: F401 - so that the timings measure the refusal only
 import localragas.run.runner  # noqa: F401
 import localragas.run.shard  # noqa: F401
-from localragas.quality.calibration import load_labelled
+from localragas.quality.labelled import load_labelled
 from localragas.cli import main
 from localragas.run.config import CONFIG_MAX_BYTES, load_settings
 from localragas.data.dataset import DEFAULT_MAX_INPUT_BYTES, load_samples, read_records

@@ -10,7 +10,7 @@ import pytest
 
 import localragas
 from localragas.judges import FakeJudge, get_judge
-from localragas.metrics import all_metrics, base
+from localragas.metrics import all_metrics, registry
 from localragas.core.plugins import PluginError
 
 from cli_helpers import cli
@@ -48,14 +48,14 @@ def install(tmp_path, monkeypatch, entry_points: str, module: str = PLUGIN):
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: my-plugin\nVersion: 0.1\n", encoding="utf-8")
     (dist / "entry_points.txt").write_text(textwrap.dedent(entry_points), encoding="utf-8")
     monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setitem(base._plugins, "state", "new")
+    monkeypatch.setitem(registry._plugins, "state", "new")
     monkeypatch.delitem(__import__("sys").modules, "my_plugin", raising=False)
 
 
 @pytest.fixture(autouse=True)
 def fresh(own_metrics, monkeypatch):
     yield
-    base._plugins["state"] = "new"  # the next test finds the entry points it has (none)
+    registry._plugins["state"] = "new"  # the next test finds the entry points it has (none)
 
 
 def test_a_plugins_metrics_are_registered_and_scored_by_name(tmp_path, monkeypatch):

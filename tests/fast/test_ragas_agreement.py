@@ -7,7 +7,8 @@ import json
 import pytest
 
 from localragas.quality.agreement import binary_agreement, graded_agreement, pairwise_agreement
-from localragas.quality.calibration import CalibrationRun, load_labelled, take
+from localragas.quality.calibration_results import CalibrationRun
+from localragas.quality.labelled import load_labelled, take
 
 from cli_helpers import load_script, write_jsonl
 

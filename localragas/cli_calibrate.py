@@ -1,0 +1,103 @@
+"""`localragas calibrate`: how well a metric agrees with human labels (localragas.quality.calibration), and with --fit a
+calibration map fitted (localragas.quality.calibration_fit). Added to the command group in localragas.cli, whose one
+error-to-exit mapping it runs through."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .cli_options import max_input_bytes_option, model_options, prompt_option
+from .cli_output import check_outputs
+from .core.printable import printable
+
+
+@click.command("calibrate")
+@click.argument("files", metavar="LABELLED.jsonl...", nargs=-1, required=True,
+                type=click.Path(dir_okay=False, path_type=Path))
+@model_options
+@click.option("--threshold", "-t", multiple=True, metavar="METRIC=VALUE",
+              help="Gate threshold for the binary figures 'at the gate', e.g. faithfulness=0.85. Repeatable.")
+@click.option("--metric", "-m", metavar="NAME",
+              help="Score every row with this metric instead of its label's (label.metric is kept in the output).")
+@click.option("--metric-option", multiple=True, metavar="METRIC.KEY=VALUE",
+              help="A metric setting, as for eval, e.g. faithfulness.verdicts=json (the RAGAS-style verdicts). "
+                   "Repeatable.")
+@click.option("--limit", "-n", type=click.IntRange(min=1),
+              help="Only the first N rows of each file (pairwise files: whole pairs, so up to N+1 rows).")
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the calibration as JSON here (figures, intervals, and every row's label and score).")
+@click.option("--md", type=click.Path(dir_okay=False, path_type=Path), help="Write a Markdown table here.")
+@click.option("--fit", "fit_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Fit a calibration map to the binary-labelled single-item rows (from the judge's raw P(yes)) and "
+                   "write it here, for --judge-option calibration=FILE (docs/calibration.md).")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress on stderr.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Persistent judge cache folder (default .localragas/cache, or $LOCALRAGAS_STATE_DIR/cache).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the judge cache.")
+@click.option("--resume/--no-resume", default=True, show_default=True,
+              help="Keep finished rows in a checkpoint under .localragas/runs, as `eval` does.")
+@click.option("--columns", multiple=True, metavar="FIELD=COLUMN[,FIELD=COLUMN]",
+              help="Read a sample field from a column of another name, e.g. question=query. Repeatable.")
+@max_input_bytes_option
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Settings file (default: ./localragas.toml, else [tool.localragas] in ./pyproject.toml): its judge, "
+                   "judge_options, embedder, thresholds, metric_options and max_input_bytes, under the flags.")
+@prompt_option
+def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metric_option, limit, out, md, fit_path,
+                  progress, cache_dir, no_cache, resume, columns, max_input_bytes, config_path, prompt):
+    """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
+    kind}): binary labels give ROC AUC and balanced accuracy at the gate and at the best threshold (suggested as
+    the gate threshold); graded labels Spearman correlation and mean absolute error; pairwise labels the fraction
+    of pairs ordered as the humans ordered them (ties count half). Each with a 95% bootstrap CI, over the scored
+    rows and with unscored rows counted wrong. --fit FILE also fits and writes a calibration map. Exit 0, or 2 on bad
+    input (or a fit that cannot be made).
+
+    \b
+    Example:
+      localragas calibrate labelled.jsonl --judge qwen2.5-1.5b --limit 100 --out calib.json --md calib.md
+      localragas calibrate sentences.jsonl --fit my-judge.calibration.json
+    """
+    from .quality.calibration import calibrate  # noqa: PLC0415
+    from .run.config import load_settings  # noqa: PLC0415
+    from .run.evaluation import cache_folder, layered  # noqa: PLC0415
+    from .judges import get_judge  # noqa: PLC0415
+    from .core.key_values import parse_columns  # noqa: PLC0415
+    from .quality.labelled import read_labelled  # noqa: PLC0415
+    from .metrics import get_metrics  # noqa: PLC0415
+    from .report.calibration import print_calibration, write_calibration  # noqa: PLC0415
+    from .run.runner import set_prompts  # noqa: PLC0415
+
+    settings = load_settings(config_path)
+    chosen = layered(settings, judge=judge, judge_option=judge_option, embedder=embedder, threshold=threshold,
+                     metric_option=metric_option, max_input_bytes=max_input_bytes, prompt=prompt)
+    check_outputs([*files, settings.source, cache_folder(not no_cache, cache_dir)], out=out, md=md, fit=fit_path)
+    metric_options = chosen["metric_options"]
+    if metric:
+        get_metrics([metric])
+    for name, opts in metric_options.items():
+        get_metrics([name], {name: opts})  # a bad option is refused before a model loads
+    column_map = parse_columns(columns, "--columns")  # not the config file's [columns]: eval's data's columns
+    sources = [read_labelled(f, any_metric=bool(metric), max_input_bytes=chosen["max_input_bytes"],
+                             columns=column_map) for f in files]  # refused before a model loads
+    judge_obj = get_judge(chosen["judge"], chosen["judge_options"])
+    try:
+        set_prompts(judge_obj, chosen["prompts"])
+        run = calibrate(sources, judge_obj, chosen["embedder"], metric=metric, limit=limit,
+                        thresholds=chosen["thresholds"], cache=not no_cache, cache_dir=None if no_cache else cache_dir,
+                        resume=resume, progress=progress, metric_options=metric_options)
+    finally:
+        judge_obj.close()
+    write_calibration(run, out, md, fit=bool(fit_path))
+    print_calibration(run, fit=bool(fit_path))
+    if fit_path:
+        from .quality.calibration_fit import fit_calibration  # noqa: PLC0415
+
+        fitted, fits = fit_calibration(run, judge_obj)
+        fitted.write(fit_path)
+        for f in fits:
+            click.echo("fitted " + printable(f.text()))
+    if out or md or fit_path:
+        click.echo("wrote " + printable(", ".join(str(p) for p in (out, md, fit_path) if p)))
+    sys.exit(0)

@@ -1,0 +1,52 @@
+"""What a command does around a finished run: refuse bad output paths before any judging, write and print the
+report in the formats asked for, and the exit code of its gate."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .cli_options import EXIT_GATE_FAILED, EXIT_NOT_EVALUATED
+from .core.printable import printable
+
+
+def gate_exit(report) -> int:
+    """4 when a metric could not be evaluated (even if another failed), else 1 when the gate failed, else 0."""
+    if not report.gate.evaluated:
+        return EXIT_NOT_EVALUATED
+    return 0 if report.gate.passed else EXIT_GATE_FAILED
+
+
+def check_outputs(inputs, **outputs) -> None:
+    """Refuse bad output paths before any judging (an input, a folder, one file for two outputs, unwritable)."""
+    from .report.destinations import check_outputs as check  # noqa: PLC0415
+
+    check({f"--{k}": v for k, v in outputs.items()}, [Path(p) for p in inputs if p])
+
+
+def write_and_print(report, ragas_names: bool = False, **paths) -> None:
+    """Write each requested format, print the terminal report, and list what was written.
+
+    ragas_names: the JSON and CSV files name the metrics as ragas does (localragas.data.ragas_compat.RAGAS_NAMES)."""
+    from . import report as fmt  # noqa: PLC0415
+
+    writers = {"out": fmt.write_json, "csv": fmt.write_csv, "md": fmt.write_markdown, "junit": fmt.write_junit}
+    renamed = None
+    for key, path in paths.items():
+        if path is None:
+            continue
+        if key == "html":
+            from .report.html_report import write_html  # noqa: PLC0415
+
+            write_html(report, path)
+        elif ragas_names and key in ("out", "csv"):
+            from .data.ragas_compat import to_ragas_names  # noqa: PLC0415
+
+            renamed = renamed or to_ragas_names(report)
+            writers[key](renamed, path)
+        else:
+            writers[key](report, path)
+    fmt.print_report(report)
+    written = [str(p) for p in paths.values() if p]
+    if written:
+        click.echo("wrote " + printable(", ".join(written)))

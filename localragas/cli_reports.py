@@ -1,0 +1,115 @@
+"""The commands over stored JSON reports, without judging: `report` (write a run again in other formats, gated
+anew), `merge` (join the shards of one run) and `compare` (two runs, paired by sample). Added to the command group
+in localragas.cli, whose one error-to-exit mapping they run through."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .cli_options import (EXIT_GATE_FAILED, max_input_bytes_option, ragas_names_option, regate_options,
+                          report_limit)
+from .cli_output import check_outputs, gate_exit, write_and_print
+from .core.printable import printable
+
+
+@click.command("report")
+@click.argument("report_path", metavar="REPORT.json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the JSON report again (with recomputed aggregates and gate) here.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write per-sample CSV here.")
+@regate_options
+@ragas_names_option
+@max_input_bytes_option
+def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, no_gate, max_error_rate, ragas_names,
+               max_input_bytes):
+    """Print REPORT.json and write it in other formats, without judging again.
+
+    Aggregates, confidence intervals and the gate are recomputed from the per-sample results, so thresholds and
+    --gate-on can be changed after the run. The gate is applied unless --no-gate is given here, also to a run made
+    with --no-gate, with the thresholds, --gate-on and --max-error-rate the run recorded (eval's flags over
+    localragas.toml over the defaults) under the ones given here. Exit 0 gate passed, 1 gate failed, 2 bad input,
+    4 could not evaluate.
+
+    \b
+    Example:
+      localragas report report.json --html report.html --md summary.md --junit junit.xml
+    """
+    from .run.gate import parse_thresholds  # noqa: PLC0415
+    from .report import read_json  # noqa: PLC0415
+    from .run.runner import regate  # noqa: PLC0415
+
+    check_outputs([report_path], out=out, csv=csv_path, html=html, md=md, junit=junit)
+    overrides = parse_thresholds(threshold)
+    stored = read_json(report_path, report_limit(max_input_bytes))
+    report = regate(stored, overrides=overrides, gate_on=gate_on, enabled=not no_gate, max_error_rate=max_error_rate)
+    write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
+    sys.exit(gate_exit(report))
+
+
+@click.command("merge")
+@click.argument("shard_paths", metavar="SHARD.json...", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the merged JSON report here.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write per-sample CSV here.")
+@regate_options
+@max_input_bytes_option
+def merge_cmd(shard_paths, out, csv_path, html, md, junit, threshold, gate_on, no_gate, max_error_rate,
+              max_input_bytes):
+    """Join the JSON reports of `eval --shard 1/N` … `N/N` into one report: samples in dataset order, aggregates,
+    intervals and gate computed over all of them, as an unsharded run would. Refuses shards of different runs
+    (judge, metrics, thresholds, dataset) and a missing or repeated shard.
+
+    The gate is applied unless --no-gate is given here, also to shards run with --no-gate (as the recipes in
+    docs/scale-out.md do), with the thresholds, --gate-on and --max-error-rate the shards recorded (eval's flags
+    over localragas.toml over the defaults) under the ones given here. Exit codes as for `eval`: 0 gate passed,
+    1 gate failed, 2 bad input, 4 could not evaluate.
+
+    \b
+    Example:
+      localragas merge shard-*.json --out report.json --html report.html --junit junit.xml
+    """
+    from .run.gate import parse_thresholds  # noqa: PLC0415
+    from .report import read_json  # noqa: PLC0415
+    from .run.shard import merge  # noqa: PLC0415
+
+    check_outputs(shard_paths, out=out, csv=csv_path, html=html, md=md, junit=junit)
+    overrides = parse_thresholds(threshold)
+    report = merge([read_json(p, report_limit(max_input_bytes)) for p in shard_paths], overrides=overrides,
+                   gate_on=gate_on, enabled=not no_gate, max_error_rate=max_error_rate)
+    write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
+    sys.exit(gate_exit(report))
+
+
+@click.command("compare")
+@click.argument("base_path", metavar="BASE.json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("new_path", metavar="NEW.json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--fail-on-regression", is_flag=True, help="Exit 1 when a metric regressed beyond noise.")
+@click.option("--top", type=click.IntRange(min=0), default=5, show_default=True,
+              help="How many most-changed samples to list per metric.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the comparison as JSON here.")
+@click.option("--md", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the comparison as Markdown (for a pull-request comment) here.")
+@max_input_bytes_option
+def compare_cmd(base_path, new_path, fail_on_regression, top, out, md, max_input_bytes):
+    """Compare two JSON reports: each metric's change over samples paired by id, with a 95% paired bootstrap
+    interval and a verdict (improved / regressed / within noise).
+
+    \b
+    Example:
+      localragas compare main.json branch.json --fail-on-regression --md compare.md
+    """
+    from .quality.compare import compare_reports  # noqa: PLC0415
+    from .report import read_json  # noqa: PLC0415
+    from .report.comparison import print_comparison, write_comparison  # noqa: PLC0415
+
+    check_outputs([base_path, new_path], out=out, md=md)
+    limit = report_limit(max_input_bytes)
+    base, new = read_json(base_path, limit), read_json(new_path, limit)
+    result = compare_reports(base, new, str(base_path), str(new_path), top=top)
+    print_comparison(result)
+    write_comparison(result, out, md)
+    if out or md:
+        click.echo("wrote " + printable(", ".join(str(p) for p in (out, md) if p)))
+    sys.exit(EXIT_GATE_FAILED if fail_on_regression and result.regressed else 0)
