@@ -1,9 +1,9 @@
 """A toy RAG pipeline over examples/docs, for trying `localragas run-rag` without a model.
 
 Retrieval: the chunks localragas generate makes of examples/docs (localragas.testset.documents.load_chunks, so the
-ids match a generated test set's reference_context_ids), ranked by BM25 over lower-cased words. The "answer": the two sentences
-of the retrieved chunks that share the most words with the question, in their order. A pipeline of yours returns the
-same shape:
+ids match a generated test set's reference_context_ids), ranked by BM25 over lower-cased words. The "answer": the two
+sentences of the retrieved chunks that share the most words with the question, in their order. A pipeline of yours
+returns the same shape:
 
     localragas run-rag testset.jsonl --target examples/toy_rag.py:answer --out filled.jsonl
     localragas run-rag testset.jsonl --target examples.toy_rag:answer --out filled.jsonl   # from the checkout's root

@@ -1,9 +1,9 @@
 """Measure a judge against human labels: score labelled rows with one metric, report agreement (`localragas calibrate`,
 and localragas.calibrate() from Python).
 
-The rows are read and checked by localragas.quality.labelled (files, or rows given in Python); what is measured is held by
-localragas.quality.calibration_results (Calibration, CalibrationRun). Rows are scored with localragas.run.runner.evaluate, so the
-judge cache and resume work as for `eval`; only the label's metric is computed.
+The rows are read and checked by localragas.quality.labelled (files, or rows given in Python); what is measured is
+held by localragas.quality.calibration_results (Calibration, CalibrationRun). Rows are scored with
+localragas.run.runner.evaluate, so the judge cache and resume work as for `eval`; only the label's metric is computed.
 """
 from __future__ import annotations
 
