@@ -1,7 +1,7 @@
 """The metric registry: the built-in metrics, the default set and the order they are listed in, a user's metrics
 (metrics/custom.py, plugins: localragas.core.plugins) registered by name, and the lookups every caller uses
-(all_metrics, get_metrics). The one module of metrics/ that imports the metric modules; they import only metrics/base.py (and
-each other's helpers), never this module back."""
+(all_metrics, get_metrics). The one module of metrics/ that imports the metric modules; they import only
+metrics/base.py (and each other's helpers), never this module back."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,7 +1,8 @@
 """Labelled rows for `localragas calibrate`: samples (the usual fields) plus `label: {metric, value, kind}`; pairwise
 rows add `pair` and `better` (localragas.quality.agreement says what each kind measures). Files and rows given in
 Python (a list of dicts, a pandas DataFrame, a datasets.Dataset, where a table may hold the label as the columns
-label.metric, label.kind, label.value) are checked by one reader, read_labelled: errors name the file and line (or row) and field.
+label.metric, label.kind, label.value) are checked by one reader, read_labelled: errors name the file and line (or
+row) and field.
 """
 from __future__ import annotations
 
