@@ -17,7 +17,8 @@ from localragas.cli import main
 from localragas.data.language import detect
 from localragas.asking import claims_of
 from localragas.scoring import Scoring
-from localragas.metrics.base import DEFAULT, all_metrics
+from localragas.metrics import all_metrics
+from localragas.metrics.base import DEFAULT
 from localragas.data.schema import Report
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
