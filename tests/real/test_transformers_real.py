@@ -7,13 +7,13 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from localragas import models
-from localragas.cli import main
 from localragas.outputs import Claims, GeneratedQuestions, YesNo
 from localragas.prompts import extract_claims, generate_questions, verify_statement
 from localragas.schema import Report
+
+from cli_helpers import cli
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
 SPEC = "transformers:smollm2-135m"
@@ -35,8 +35,8 @@ def tf_judge():
 def test_examples_through_the_cli_give_schema_valid_json_on_every_call(tmp_path):
     out = tmp_path / "report.json"
     started = time.perf_counter()
-    result = CliRunner().invoke(main, ["eval", str(EXAMPLES), "--judge", SPEC, "--judge-option", "device=cpu",
-                                       "--no-progress", "--no-cache", "--no-resume", "--out", str(out)])
+    result = cli("eval", str(EXAMPLES), "--judge", SPEC, "--judge-option", "device=cpu",
+                 "--no-progress", "--no-cache", "--no-resume", "--out", str(out))
     seconds = time.perf_counter() - started
     assert result.exit_code in (0, 1), result.output  # the gate may fail with a 135M judge; never an error
     assert "GGUF tensors" not in result.output  # --no-progress: no progress bar from the GGUF loader either
