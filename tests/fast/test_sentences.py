@@ -9,7 +9,7 @@ from localragas.metrics import all_metrics
 from localragas.sentences import sentences
 from localragas.scoring import Scoring
 
-from metrics_helpers import sampler
+from metrics_helpers import Texts
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -33,7 +33,7 @@ def test_sentences_keep_every_word():
 QUESTION = "Which storage tiers does Acme offer?"
 CONTEXTS = ["Acme offers three storage tiers: Standard, Infrequent Access and Archive."]
 REFERENCE = "Acme offers three tiers. They are Standard, Infrequent Access and Archive."
-sample = sampler(QUESTION, CONTEXTS, "Three tiers.", REFERENCE)
+sample = Texts(QUESTION, CONTEXTS, "Three tiers.", REFERENCE)
 RECALL = all_metrics()["context_recall"]
 
 

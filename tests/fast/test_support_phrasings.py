@@ -10,10 +10,10 @@ from localragas.metrics import all_metrics
 from localragas.prompts import verify_statement, verify_statement_reworded
 from localragas.scoring import Scoring
 
-from metrics_helpers import StubEmbedder, graded, sampler
+from metrics_helpers import StubEmbedder, Texts, graded
 
 FAITH = all_metrics()["faithfulness"]
-sample = sampler("Which tiers?", ["Acme offers three storage tiers. Archive is the cheapest."],
+sample = Texts("Which tiers?", ["Acme offers three storage tiers. Archive is the cheapest."],
                  "Acme offers three tiers. Archive is free.", "Acme offers three tiers.")
 
 
