@@ -16,9 +16,11 @@ from localragas.cli import main
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 
-def cli(*args: object, **env: str) -> Result:
-    """`localragas ARGS` (each str()-ed) in-process, on a 200-column console; env: more environment variables."""
-    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200", **env})
+def cli(*args: object, catch_exceptions: bool = True, **env: str) -> Result:
+    """`localragas ARGS` (each str()-ed) in-process, on a 200-column console; env: more environment variables.
+    catch_exceptions=False: an exception the CLI lets out is raised in the test (click's CliRunner option)."""
+    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200", **env},
+                              catch_exceptions=catch_exceptions)
 
 
 def code_and_output(*args: object) -> tuple[int, str]:

@@ -14,6 +14,8 @@ from localragas import models
 from localragas.errors import ConfigError, ModelIntegrityError, ModelNotFoundError
 from localragas.models import ModelSpec
 
+from cli_helpers import cli
+
 HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -271,18 +273,13 @@ def test_pip_failure_is_model_not_found(monkeypatch, tmp_path):
 
 
 def test_cli_models_verify(monkeypatch, models_dir, fake_pip):
-    from click.testing import CliRunner
-
-    from localragas.cli import main
-
     use_spec(monkeypatch, tiny_spec())
-    runner = CliRunner()
-    r = runner.invoke(main, ["models", "verify", "tiny"])
+    r = cli("models", "verify", "tiny")
     assert r.exit_code == 1 and "BAD" in r.output
     models.pull("tiny", log=lambda s: None)
-    r = runner.invoke(main, ["models", "verify", "tiny"])
+    r = cli("models", "verify", "tiny")
     assert r.exit_code == 0 and r.output.startswith("ok")
-    r = runner.invoke(main, ["models", "list"])
+    r = cli("models", "list")
     assert r.exit_code == 0
     assert str(models_dir) in r.output
     assert re.search(r"tiny\s+judge\s+present", r.output)

@@ -13,7 +13,7 @@ import pytest
 
 from localragas.gate import run_gate
 from localragas.metrics import all_metrics
-from localragas.schema import MetricResult, MetricSummary, Report, SampleResult
+from localragas.schema import MetricResult, Report, SampleResult
 from localragas.stats import summarise
 from localragas.evidence import brief as evidence_text
 from localragas.testing import GateNotEvaluatedWarning, assert_gate, gate_failure_message

@@ -30,12 +30,12 @@ from localragas.outputs import YesNo
 from localragas.prompts import verify_statement
 
 from cli_helpers import cli
+from real_helpers import EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 from _ragas_harness import free_port  # noqa: E402 - the scripts' server harness picks ports the same way
 
-EXAMPLES = ROOT / "examples" / "rag_samples.jsonl"
 MODEL = "smollm2-135m"
 METRICS = ["faithfulness", "answer_relevancy", "context_precision", "context_recall"]
 N_SAMPLES = 4  # the first four examples: three with a reference, one without

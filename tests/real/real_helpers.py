@@ -1,0 +1,21 @@
+"""What the real tier's end-to-end runs share: the example samples and the checks of the report a run of them wrote."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from localragas.schema import Report
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+
+
+def examples_report(out: Path) -> tuple[Report, int]:
+    """The report `localragas eval` of EXAMPLES wrote to `out`, and the number of samples, after checking one result a
+    sample and a clean judge: every call parsed, none failed, at least three calls a sample."""
+    report = Report.model_validate(json.loads(out.read_text()))
+    n = sum(1 for line in EXAMPLES.read_text().splitlines() if line.strip())
+    assert len(report.samples) == n
+    stats = report.meta["judge_stats"]
+    assert stats["parse_failures"] == 0 and stats["failed_calls"] == 0, stats["errors"]
+    assert stats["calls"] >= 3 * n  # claims + verdicts + questions + chunks (+ reference statements)
+    return report, n
