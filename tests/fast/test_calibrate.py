@@ -17,28 +17,13 @@ from localragas.errors import DatasetError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 
+from calibration_helpers import CTX, faith_row, pair_rows
 from cli_helpers import cli, write_jsonl
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
 # ../shared/benchmarks next to the checkout, or $LOCALRAGAS_BENCHMARKS
 BENCHMARKS = Path(os.environ.get("LOCALRAGAS_BENCHMARKS") or Path(__file__).resolve().parents[2].parent / "shared"
                   / "benchmarks")
-CTX = "The Eiffel Tower is in Paris. It was completed in 1889 for the World's Fair."
-
-
-def faith_row(i: int, answer: str, value: int, **extra) -> dict:
-    return {"id": f"f{i}", "question": "Where is the Eiffel Tower?", "contexts": [CTX], "answer": answer,
-            "reference": None, "label": {"metric": "faithfulness", "value": value, "kind": "binary"},
-            "source": "hand-written", "meta": {"n": i}, **extra}
-
-
-def pair_rows(pair: str, better_answer: str, worse_answer: str) -> list[dict]:
-    base = {"question": f"Question {pair}: what is the capital of France?", "contexts": [], "reference": None,
-            "label": {"metric": "answer_relevancy", "kind": "pairwise"}, "pair": pair}
-    return [{**base, "id": f"{pair}-a", "answer": worse_answer, "better": False,
-             "label": {**base["label"], "value": 0}},
-            {**base, "id": f"{pair}-b", "answer": better_answer, "better": True,
-             "label": {**base["label"], "value": 1}}]
 
 
 @pytest.fixture

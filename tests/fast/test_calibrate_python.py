@@ -12,9 +12,9 @@ import localragas
 from localragas.calibration import Calibration, CalibrationRun, read_labelled
 from localragas.errors import ConfigError, DatasetError
 from localragas.judges import FakeJudge
+from calibration_helpers import faith_row, pair_rows
 from cli_helpers import cli, write_jsonl as write_rows
-from test_calibrate import faith_row, pair_rows
-from test_python_inputs import FakeHFDataset
+from inputs_helpers import FakeHFDataset
 
 FAKE = {"judge": "fake", "embedder": "fake"}
 

@@ -21,17 +21,11 @@ from localragas.progress import Progress, _Tqdm, progress_for
 from localragas.sample_record import content_id
 
 from cli_helpers import cli
+from inputs_helpers import ROWS, FakeHFDataset
 
 pytest_plugins = ["pytester"]
 
 METRICS = ["faithfulness", "answer_relevancy", "context_precision", "context_recall", "semantic_similarity"]
-ROWS = [
-    {"question": "What colour is the sky?", "contexts": ["The sky is blue.", "Grass is green."],
-     "answer": "The sky is blue.", "reference": "The sky is blue.", "category": "nature"},
-    {"question": "Where is Paris?", "contexts": ["Paris is in France."], "answer": "Paris is in Spain."},
-    {"question": "How many legs has a spider?", "contexts": ["A spider has eight legs."],
-     "answer": "Eight.", "reference": "A spider has eight legs."},
-]
 RAGAS = {"question": "user_input", "contexts": "retrieved_contexts", "answer": "response", "reference": "reference"}
 DEEPEVAL = {"question": "input", "contexts": "retrieval_context", "answer": "actual_output",
             "reference": "expected_output"}
@@ -60,20 +54,6 @@ def from_file(tmp_path) -> list:
     got = scores(run(samples))
     assert got[0][2]["faithfulness"][0] is not None and got[1][2]["context_recall"] == (None, "no_reference")
     return got
-
-
-class FakeHFDataset:
-    """What evaluate() reads of a datasets.Dataset: column_names, len, iterating rows as dicts (Arrow gives lists)."""
-
-    def __init__(self, rows: list[dict]):
-        self.rows = rows
-        self.column_names = sorted({k for r in rows for k in r})
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __iter__(self):
-        return iter([{c: r.get(c) for c in self.column_names} for r in self.rows])
 
 
 class SingleTurnSample(BaseModel):  # ragas's sample (pydantic), the fields evaluate() reads

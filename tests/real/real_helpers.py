@@ -1,12 +1,26 @@
-"""What the real tier's end-to-end runs share: the example samples and the checks of the report a run of them wrote."""
+"""What the real tier's tests share: the example samples and the checks of the report a run of them wrote; the
+obvious Eiffel Tower cases the default judge is held to."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from localragas.schema import Report
+from localragas.schema import Report, Sample
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+
+CONTEXT = [
+    "The Eiffel Tower is a wrought-iron lattice tower in Paris, France. It was completed in 1889 "
+    "and is 330 metres tall. It was designed by the company of engineer Gustave Eiffel."
+]
+CLAIMS = [
+    "The Eiffel Tower is in Paris.",                 # stated
+    "The Eiffel Tower was completed in 1925.",       # contradicted (1889)
+    "The Eiffel Tower is 330 metres tall.",          # stated
+    "The Eiffel Tower is made of concrete.",         # contradicted (wrought iron)
+]
+FAITHFUL = Sample(id="ok", question="When was the Eiffel Tower completed?", contexts=CONTEXT,
+                  answer="The Eiffel Tower was completed in 1889.")
 
 
 def examples_report(out: Path) -> tuple[Report, int]:
