@@ -317,8 +317,9 @@ def test_cli_skip_invalid_records_the_row_and_exits_by_gate(tmp_path, thresholds
 @pytest.mark.parametrize("name, text, thresholds, code", [
     ("localragas.toml", 'judge = "fake"\nembedder = "fake"\nmetrics = ["faithfulness", "answer_relevancy"]\n'
      "[thresholds]\nfaithfulness = 0.0\nanswer_relevancy = 1.0\n", {"faithfulness": 0.0, "answer_relevancy": 1.0}, 1),
-    ("pyproject.toml", '[project]\nname = "demo"\n\n[tool.localragas]\njudge = "fake"\nmetrics = ["context_precision"]\n'
-     "[tool.localragas.thresholds]\ncontext_precision = 1.0\n", {"context_precision": 1.0}, 0),
+    ("pyproject.toml", '[project]\nname = "demo"\n\n[tool.localragas]\njudge = "fake"\n'
+     'metrics = ["context_precision"]\n[tool.localragas.thresholds]\ncontext_precision = 1.0\n',
+     {"context_precision": 1.0}, 0),
 ])
 def test_cli_a_settings_file_sets_judge_metrics_and_thresholds(tmp_path, monkeypatch, name, text, thresholds, code):
     """localragas.toml, or the [tool.localragas] table of pyproject.toml, in the working folder."""
