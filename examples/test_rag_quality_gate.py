@@ -11,10 +11,12 @@ The fake judge and embedder score by word overlap: they check the plumbing, not 
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -104,21 +106,9 @@ class ToyRag:
 
 # --- the test set and the quality gate ----------------------------------------------------------------------------
 
-# Usually 50-200 questions with reference answers, kept in a file (load it with localragas.load_samples).
-TEST_SET = [
-    {"id": "refund-window", "question": "What is the refund window for annual plans?",
-     "reference": "The refund window for annual plans is 30 days from the purchase date."},
-    {"id": "pro-storage", "question": "What is the storage limit of the Pro plan?",
-     "reference": "The Pro plan has 100 GB of storage per user."},
-    {"id": "offline-apps", "question": "What are the apps with offline mode?",
-     "reference": "The desktop app and the mobile app have offline mode; the web app does not."},
-    {"id": "two-factor", "question": "What are the supported two-factor methods?",
-     "reference": "Authenticator apps and hardware security keys are supported. SMS codes are not supported."},
-    {"id": "export-formats", "question": "What are the export formats for notes?",
-     "reference": "Notes can be exported as Markdown or PDF."},
-    {"id": "team-price", "question": "What is the Team plan price per user?",
-     "reference": "The Team plan costs 8 dollars per user per month, billed annually."},
-]
+# The test questions with their reference answers (usually 50-200 of them), kept in a file beside the test.
+CASES = Path(__file__).with_name("help_centre_cases.jsonl")
+TEST_SET = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 # The article's thresholds (also localragas's defaults; a project can set them in localragas.toml instead).
 QUALITY_GATE = {

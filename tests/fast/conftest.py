@@ -1,5 +1,5 @@
-"""Fixtures shared by the fast tier's tests; its plain helpers are in cli_helpers.py (the CLI runner, file writers),
-metrics_helpers.py and reports_helpers.py."""
+"""Fixtures shared by the fast tier's tests; the plain helpers are in ../cli_helpers.py (the CLI runner, file writers,
+shared by every tier), metrics_helpers.py (samples, scripted verdicts of both modes) and reports_helpers.py."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,15 +8,13 @@ import pytest
 
 from localragas import models
 
-from cli_helpers import write_jsonl
+from cli_helpers import sample_rows, write_jsonl
 
 
 @pytest.fixture
 def data(tmp_path) -> Path:
     """A valid two-sample JSONL dataset (d.jsonl) that every metric can score."""
-    rows = [{"id": f"s{i}", "question": f"What colour is item {i}?", "contexts": [f"Item {i} is red."],
-             "answer": f"Item {i} is red.", "reference": f"Item {i} is red."} for i in range(2)]
-    return write_jsonl(tmp_path / "d.jsonl", rows)
+    return write_jsonl(tmp_path / "d.jsonl", sample_rows(2))
 
 
 @pytest.fixture

@@ -1,27 +1,64 @@
-"""Helpers of the metric tests (test_metrics.py, test_more_metrics.py): samples, scripted verdicts, a stub embedder."""
+"""Helpers of the metric tests: samples, scripted verdicts of both modes (json: one verdicts array; probability: one
+P(yes) reply an item), a stub embedder."""
 from __future__ import annotations
 
-from typing import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
+from localragas.asking.verdicts import VERDICTS
 from localragas.embeddings import Embedder
 from localragas.data.schema import Sample
 
 
-def sampler(question: str, contexts: list[str], answer: str, reference: str) -> Callable[..., Sample]:
-    """sample(**fields): a Sample of these texts (id s1), with the given fields changed or added."""
+@dataclass(frozen=True)
+class Texts:
+    """A sample's texts; calling it gives a Sample of them (id s1) with the given fields changed or added."""
 
-    def sample(**kw) -> Sample:
-        base = dict(id="s1", question=question, contexts=list(contexts), answer=answer, reference=reference)
+    question: str
+    contexts: list[str]
+    answer: str
+    reference: str
+
+    def __call__(self, **kw) -> Sample:
+        base = dict(id="s1", question=self.question, contexts=list(self.contexts), answer=self.answer,
+                    reference=self.reference)
         base.update(kw)
         return Sample(**base)
 
-    return sample
+
+# The storage tiers of test_metrics.py and test_graded_verdicts.py: three claims in the answer, two of them supported.
+ACME = Texts("Which storage tiers does Acme offer?",
+             ["Acme offers three storage tiers: Standard, Infrequent Access and Archive.",
+              "The Archive tier restores data within 12 hours."],
+             "Acme offers Standard, Infrequent Access and Archive. Archive restores in 12 hours. It is free.",
+             "Three tiers: Standard, Infrequent Access and Archive.")
 
 
 def verdicts(*flags: str) -> dict:
+    """The reply of a JSON verdict call (verify_statements, judge_chunks): "yes"/"no" per item, in order."""
     return {"verdicts": [{"id": i, "verdict": v} for i, v in enumerate(flags, 1)]}
+
+
+def graded(*ps: float, mass: float = 1.0) -> list[dict]:
+    """The replies of graded verdict calls (verify_statement, judge_chunk, ...): one P(yes) reply a value."""
+    return [{"p_yes": p, "mass": mass} for p in ps]
+
+
+# The two verdict modes (metric option verdicts=): json, one constrained-JSON call with a yes/no per item;
+# probability, one call an item, read as the judge's P(yes). The prompt each asks, for claims and for chunks:
+MODES = tuple(VERDICTS)
+SUPPORT_CALL = {"json": "verify_statements", "probability": "verify_statement"}
+CHUNK_CALL = {"json": "judge_chunks", "probability": "judge_chunk"}
+
+
+def replies(mode: str, values: list[float]) -> list[dict]:
+    """The verdict replies that give the items these values: json, one array of yes (1) / no (0); probability, one
+    P(yes) reply a value."""
+    if mode == "json":
+        assert set(values) <= {0, 1}, values
+        return [verdicts(*("yes" if v else "no" for v in values))]
+    return graded(*values, mass=0.9)
 
 
 def verdict_count(output: type) -> int:

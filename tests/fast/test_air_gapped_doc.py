@@ -6,10 +6,9 @@ import re
 import shlex
 from pathlib import Path
 
-from click.testing import CliRunner
-
 from localragas import models
-from localragas.cli import main
+
+from cli_helpers import cli
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "air-gapped.md").read_text(encoding="utf-8")
 BASH = "\n".join(re.findall(r"```bash\n(.*?)```", DOC, flags=re.S))
@@ -31,7 +30,7 @@ def test_every_localragas_command_and_flag_in_the_doc_exists():
     for args in found:
         words = [a for a in args if not a.startswith("-")]
         path = words[:2] if words[0] in ("models", "cache") else words[:1]
-        r = CliRunner().invoke(main, [*path, "--help"])
+        r = cli(*path, "--help")
         assert r.exit_code == 0, (args, r.output)
         for flag in (a.split("=")[0] for a in args if a.startswith("--")):
             assert flag in r.output, (args, flag)

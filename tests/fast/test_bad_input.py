@@ -10,14 +10,12 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import pytest
-from click.testing import CliRunner
 
-from localragas.cli import main
-from localragas.data.dataset import load_samples
-from localragas.core.errors import DatasetError
-from localragas.data.schema import Report, Sample
+from localragas.dataset import load_samples
+from localragas.errors import DatasetError
+from localragas.schema import Report, Sample
 
-from cli_helpers import write_file as write
+from cli_helpers import cli, write_file as write
 
 ROW = {"id": "a", "question": "What colour is the sky?", "contexts": ["The sky is blue on a clear day."],
        "answer": "The sky is blue.", "reference": "The sky is blue."}
@@ -206,7 +204,7 @@ def test_bad_file_is_refused_naming_file_line_and_field(tmp_path, case: Bad):
         load_samples(p)
     assert str(e.value) == expected
 
-    r = CliRunner().invoke(main, ["eval", str(p), *FAST])
+    r = cli("eval", str(p), *FAST)
     assert r.exit_code == 2, r.output
     assert r.exception is None or isinstance(r.exception, SystemExit)  # a message, never a traceback
     assert f"Error: {expected}\n" in r.output
@@ -218,7 +216,7 @@ def test_odd_but_valid_file_is_evaluated(tmp_path, case: Ok):
     samples, skipped = load_samples(p)
     assert skipped == []
     out = tmp_path / "report.json"
-    r = CliRunner().invoke(main, ["eval", str(p), *FAST, "--out", str(out), "--csv", str(tmp_path / "s.csv")])
+    r = cli("eval", str(p), *FAST, "--out", str(out), "--csv", str(tmp_path / "s.csv"))
     assert r.exit_code == 0, r.output
     report = Report.model_validate_json(out.read_text(encoding="utf-8"))
     assert [s.id for s in report.samples] == [s.id for s in samples]
@@ -241,7 +239,7 @@ def test_every_bad_row_is_skipped_with_its_reason_and_the_good_ones_are_scored(t
         shown = str(DatasetError(sk.path, sk.line, sk.field, sk.reason))
         assert shown == c.message.format(p=p).replace(", line 1", f", line {sk.line}", 1)
     out = tmp_path / "r.json"
-    r = CliRunner().invoke(main, ["eval", str(p), *FAST, "--skip-invalid", "--out", str(out)])
+    r = cli("eval", str(p), *FAST, "--skip-invalid", "--out", str(out))
     assert r.exit_code == 0, r.output
     report = Report.model_validate_json(out.read_text(encoding="utf-8"))
     assert len(report.skipped) == len(row_cases) and len(report.samples) == 2

@@ -17,28 +17,14 @@ from localragas.core.errors import DatasetError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 
+from calibration_helpers import CTX, faith_row, pair_rows
 from cli_helpers import cli, write_jsonl
+from metrics_helpers import MODES, SUPPORT_CALL
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
 # ../shared/benchmarks next to the checkout, or $LOCALRAGAS_BENCHMARKS
 BENCHMARKS = Path(os.environ.get("LOCALRAGAS_BENCHMARKS") or Path(__file__).resolve().parents[2].parent / "shared"
                   / "benchmarks")
-CTX = "The Eiffel Tower is in Paris. It was completed in 1889 for the World's Fair."
-
-
-def faith_row(i: int, answer: str, value: int, **extra) -> dict:
-    return {"id": f"f{i}", "question": "Where is the Eiffel Tower?", "contexts": [CTX], "answer": answer,
-            "reference": None, "label": {"metric": "faithfulness", "value": value, "kind": "binary"},
-            "source": "hand-written", "meta": {"n": i}, **extra}
-
-
-def pair_rows(pair: str, better_answer: str, worse_answer: str) -> list[dict]:
-    base = {"question": f"Question {pair}: what is the capital of France?", "contexts": [], "reference": None,
-            "label": {"metric": "answer_relevancy", "kind": "pairwise"}, "pair": pair}
-    return [{**base, "id": f"{pair}-a", "answer": worse_answer, "better": False,
-             "label": {**base["label"], "value": 0}},
-            {**base, "id": f"{pair}-b", "answer": better_answer, "better": True,
-             "label": {**base["label"], "value": 1}}]
 
 
 @pytest.fixture
@@ -325,20 +311,24 @@ def test_no_cache_writes_no_cache(tmp_path, judge):
     assert judge.calls and not (tmp_path / "state" / "cache").exists()
 
 
-def test_metric_option_picks_the_verdicts_and_is_recorded(tmp_path, judge):
+@pytest.mark.parametrize("mode", MODES)
+def test_metric_option_picks_the_verdicts_and_is_recorded(tmp_path, judge, mode):
     data = write_jsonl(tmp_path / "faith.jsonl", [
         faith_row(1, "The Eiffel Tower is in Paris.", 1),
         faith_row(2, "The Eiffel Tower is in Rome, built by Caesar himself.", 0),
     ])
     out = tmp_path / "calib.json"
-    run([str(data), *FAST, "--metric-option", "faithfulness.verdicts=probability", "--out", str(out)])
-    assert {c.prompt.name for c in judge.calls} == {"extract_claims", "verify_statement"}
+    run([str(data), *FAST, "--metric-option", f"faithfulness.verdicts={mode}", "--out", str(out)])
+    assert {c.prompt.name for c in judge.calls} == {"extract_claims", SUPPORT_CALL[mode]}
     got = read(out)
     recorded = got["results"][0]["metric_options"]  # every option of the metric, the defaults too
-    assert recorded["verdicts"] == "probability" and recorded == dict(all_metrics()["faithfulness"].options)
-    assert got["meta"]["metric_options"] == {"faithfulness": {"verdicts": "probability"}}
+    assert recorded["verdicts"] == mode
+    assert recorded == dict(all_metrics()["faithfulness"].with_options(verdicts=mode).options)
+    assert got["meta"]["metric_options"] == {"faithfulness": {"verdicts": mode}}
     scores = {r["id"]: r["score"] for r in got["results"][0]["per_row"]}
-    assert 0 < scores["f2"] < scores["f1"] <= 1  # graded: the heuristic's word overlap
+    assert scores["f2"] < scores["f1"] <= 1
+    if mode == "probability":
+        assert 0 < scores["f2"]  # graded: the heuristic's word overlap
 
 
 def test_a_bad_metric_option_is_refused_before_any_judging(tmp_path, judge):

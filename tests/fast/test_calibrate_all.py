@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
+from calibration_helpers import faith_row
 from cli_helpers import load_script, write_jsonl
-from test_calibrate import faith_row
 
 
 def _script():

@@ -9,18 +9,10 @@ import pytest
 
 from localragas.calibration_map import FORMAT, FamilyMap, fit_logistic, load_calibration
 
+from calibration_helpers import overlap_row
 from cli_helpers import cli, write_jsonl
 
-WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet".split()
 TRUE_A, TRUE_B = 1.5, 2.0
-
-
-def row(i: int, shared: int, label: int, answer: str | None = None) -> dict:
-    """One claim (the answer's one sentence of ten words) against a context holding `shared` of its words: the fake
-    judge's P(yes) is 0.8 * shared / 10 (judges/fake.py)."""
-    context = " ".join(WORDS[:shared]) + " zulu yankee xray whiskey victor uniform tango sierra romeo."
-    return {"id": f"r{i}", "question": "What?", "answer": answer or " ".join(WORDS) + ".", "contexts": [context],
-            "label": {"metric": "faithfulness", "kind": "binary", "value": label}}
 
 
 def labelled(path, n: int, seed: int = 5, label=None):
@@ -31,7 +23,7 @@ def labelled(path, n: int, seed: int = 5, label=None):
     for i in range(n):
         shared = rng.randint(1, 5)
         p = 0.8 * shared / 10
-        rows.append(row(i, shared, label(p) if label else int(rng.random() < truth(p))))
+        rows.append(overlap_row(i, shared, label(p) if label else int(rng.random() < truth(p))))
     return write_jsonl(path, rows)
 
 
@@ -76,8 +68,9 @@ def test_fit_reads_the_raw_p_yes_not_the_calibration_in_effect(tmp_path):
 
 
 def test_fit_refuses_too_few_items_of_a_class_naming_the_counts(tmp_path):
-    rows = [row(i, 1 + i % 5, int(i < 4)) for i in range(30)]
-    rows += [row(30 + i, 3, 1, answer="Alpha bravo charlie. Delta echo foxtrot.") for i in range(6)]  # two claims
+    rows = [overlap_row(i, 1 + i % 5, int(i < 4)) for i in range(30)]
+    two_claims = "Alpha bravo charlie. Delta echo foxtrot."
+    rows += [overlap_row(30 + i, 3, 1, answer=two_claims) for i in range(6)]
     r, _, fitted = fit(tmp_path, write_jsonl(tmp_path / "few.jsonl", rows))
     assert r.exit_code == 2 and not fitted.exists()
     said = " ".join(r.output.split())

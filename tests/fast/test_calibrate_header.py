@@ -10,22 +10,10 @@ from localragas.quality.calibration_results import CalibrationRun
 from localragas.calibration_map import CalibrationMap, FamilyMap
 from localragas.report.calibration import fit_note
 
+from calibration_helpers import overlap_rows
 from cli_helpers import cli, write_jsonl
 
-WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet".split()
 UNCALIBRATED = "judge fake is uncalibrated for faithfulness: graded scores are its raw P(yes)"
-
-
-def rows(n: int = 40) -> list[dict]:
-    """One claim each against a context sharing 1-5 of its words (the fake judge's P(yes) grows with them), labelled
-    1 when it shares at least 3: both classes well over the fit's minimum."""
-    out = []
-    for i in range(n):
-        shared = 1 + i % 5
-        out.append({"id": f"r{i}", "question": "What?", "answer": " ".join(WORDS) + ".",
-                    "contexts": [" ".join(WORDS[:shared]) + " zulu yankee xray."],
-                    "label": {"metric": "faithfulness", "kind": "binary", "value": int(shared >= 3)}})
-    return out
 
 
 def calibration_file(tmp_path):
@@ -35,7 +23,7 @@ def calibration_file(tmp_path):
 
 
 def run(tmp_path, *extra):
-    data = write_jsonl(tmp_path / "lab.jsonl", rows())
+    data = write_jsonl(tmp_path / "lab.jsonl", overlap_rows())
     out, md = tmp_path / "out.json", tmp_path / "out.md"
     r = cli("calibrate", data, "--judge", "fake", "--no-progress", "--no-cache", "--out", out, "--md", md, *extra)
     assert r.exit_code == 0, r.output + str(r.exception)
@@ -81,7 +69,7 @@ def test_json_verdicts_are_neither_calibrated_nor_uncalibrated(tmp_path):
 def test_repr_of_a_run_names_the_calibration_of_a_map_given_in_python():
     judge = localragas.judges.FakeJudge()
     judge.calibration = CalibrationMap({"verify_statement": FamilyMap(1.0, 0.0)})
-    run = localragas.calibrate(rows(4), judge, cache=False, progress=False, resume=False)
+    run = localragas.calibrate(overlap_rows(4), judge, cache=False, progress=False, resume=False)
     assert repr(run).splitlines()[0] == ("<localragas CalibrationRun: 1 result, judge fake, calibration: a map given "
                                          "in Python>")
     assert "uncalibrated" not in repr(run)

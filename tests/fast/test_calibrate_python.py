@@ -7,17 +7,14 @@ import json
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import localragas
-from localragas.quality.calibration_results import Calibration, CalibrationRun
-from localragas.quality.labelled import read_labelled
-from localragas.cli import main
-from localragas.core.errors import ConfigError, DatasetError
+from localragas.calibration import Calibration, CalibrationRun, read_labelled
+from localragas.errors import ConfigError, DatasetError
 from localragas.judges import FakeJudge
-from cli_helpers import write_jsonl as write_rows
-from test_calibrate import faith_row, pair_rows
-from test_python_inputs import FakeHFDataset
+from calibration_helpers import faith_row, pair_rows
+from cli_helpers import cli, write_jsonl as write_rows
+from inputs_helpers import FakeHFDataset
 
 FAKE = {"judge": "fake", "embedder": "fake"}
 
@@ -40,8 +37,8 @@ def labelled_rows(graded: bool = False) -> list[dict]:
 
 def cli_run(path, *args) -> CalibrationRun:
     out = path.with_suffix(".out.json")
-    r = CliRunner().invoke(main, ["calibrate", str(path), "--judge", "fake", "--embedder", "fake", "--no-progress",
-                                  "--out", str(out), *args])
+    r = cli("calibrate", str(path), "--judge", "fake", "--embedder", "fake", "--no-progress",
+            "--out", str(out), *args)
     assert r.exit_code == 0, r.output
     return CalibrationRun.model_validate_json(out.read_text())
 

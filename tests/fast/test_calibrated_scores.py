@@ -18,8 +18,8 @@ from localragas.report.html_report import render_html
 from localragas.report.markdown import render_markdown
 from localragas.data.schema import Sample
 
-from cli_helpers import cli, write_jsonl
-from test_calibration_map import calibration_file
+from calibration_helpers import calibration_file
+from cli_helpers import cli
 
 CLAIMS = {"Paris is in France.": 0.9, "Paris has ten million cats.": 0.2}
 SAMPLE = Sample(id="s1", question="Where is Paris?", contexts=["Paris is the capital of France.", "Cats live there."],

@@ -18,12 +18,7 @@ from localragas.judges import FakeJudge, get_judge
 from localragas.judges import calibrated as calibrated_module
 from localragas.judges.calibrated import catalogue_calibration, set_calibration
 
-
-def calibration_file(path, a=2.0, b=-1.0, family="verify_statement", **more) -> str:
-    families = {family: {"a": a, "b": b, "fitted_on": {"items": 40, "positives": 20, "source": "test"}}, **more}
-    path.write_text(json.dumps({"format": FORMAT, "judge": {"name": "fake"}, "families": families,
-                                "created": "2026-01-01T00:00:00+00:00"}), encoding="utf-8")
-    return str(path)
+from calibration_helpers import calibration_file
 
 
 # --- the map ----------------------------------------------------------------------------------------------------------

@@ -16,9 +16,9 @@ from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.prompts.overrides import template_hashes
 
+from calibration_helpers import overlap_rows
 from cli_helpers import cli, write_jsonl
 
-WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet".split()
 MINE = "Say yes only when a context states the statement word for word."
 BUILT_IN = template_hashes(["verify_statement"])["verify_statement"]
 ROWS = [{"id": "a", "question": "What colour is the sky?", "answer": "The sky is blue.",
@@ -28,13 +28,6 @@ WHY = "prompt for verify_statement overridden since the calibration was fitted"
 
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def labelled(n: int = 40, metric: str = "faithfulness") -> list[dict]:
-    """One claim each against a context sharing 1-5 of its words, labelled 1 from 3 shared words: a fit can be made."""
-    return [{"id": f"r{i}", "question": "What?", "answer": " ".join(WORDS) + ".",
-             "contexts": [" ".join(WORDS[:1 + i % 5]) + " zulu yankee xray."],
-             "label": {"metric": metric, "kind": "binary", "value": int(1 + i % 5 >= 3)}} for i in range(n)]
 
 
 def calibration(tmp_path, hashes: dict[str, str] | None = None, family: str = "verify_statement"):
@@ -49,7 +42,7 @@ def run(judge_options, prompts=None, metrics=("faithfulness",), judge=None):
 
 
 def test_fit_records_the_template_hash_of_each_family_it_was_fitted_under(tmp_path):
-    data = write_jsonl(tmp_path / "lab.jsonl", labelled())
+    data = write_jsonl(tmp_path / "lab.jsonl", overlap_rows())
     mine = tmp_path / "mine.txt"
     mine.write_text(MINE)
     for extra, expected in (((), BUILT_IN), (("--prompt", f"verify_statement={mine}"), sha(MINE))):
@@ -129,7 +122,7 @@ def test_calibrate_shows_why_a_family_is_not_applied(tmp_path):
     path = calibration(tmp_path, {"verify_statement": BUILT_IN})
     mine = tmp_path / "mine.txt"
     mine.write_text(MINE)
-    got = localragas.calibrate(labelled(4), "fake", cache=False, progress=False, resume=False,
+    got = localragas.calibrate(overlap_rows(4), "fake", cache=False, progress=False, resume=False,
                                judge_options={"calibration": str(path)}, prompts={"verify_statement": mine})
     assert got.meta["calibration"]["not_applied"] == {"verify_statement": WHY}
     assert got.meta["uncalibrated"] == ["faithfulness"] and got.results[0].calibrated is False

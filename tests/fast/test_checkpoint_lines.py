@@ -8,14 +8,14 @@ import os
 import subprocess
 import sys
 
-from click.testing import CliRunner
 
 import localragas.run.checkpoint
 from localragas import evaluate
-from localragas.run.checkpoint import Checkpoint, sample_hash
-from localragas.cli import main
+from localragas.checkpoint import Checkpoint, sample_hash
 from localragas.judges import FakeJudge
 from localragas.data.schema import Report, Sample
+
+from cli_helpers import cli
 
 AGAIN = "the line is discarded and its sample will be judged again"
 DEEP = "[" * 200_000 + "]" * 200_000
@@ -92,7 +92,7 @@ def test_a_resumed_cli_run_prints_the_warning_keeps_the_good_sample_and_judges_t
     state = tmp_path / "state"
     args = ["eval", str(data), "--judge", "fake", "--embedder", "fake", "--no-progress", "--no-gate", "--no-cache"]
     monkeypatch.setattr(Checkpoint, "remove", lambda self: None)  # keep the checkpoint of a finished run
-    assert CliRunner().invoke(main, args, env={"LOCALRAGAS_STATE_DIR": str(state)}).exit_code == 0
+    assert cli(*args, LOCALRAGAS_STATE_DIR=str(state)).exit_code == 0
     [ck] = (state / "runs").glob("*.jsonl")
     first, second = lines_of(ck)
     ck.write_text(DEEP + "\n" + second + "\n", encoding="utf-8")

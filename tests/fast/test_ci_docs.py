@@ -6,9 +6,8 @@ import shlex
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from localragas.cli import main
+from cli_helpers import cli
 
 yaml = pytest.importorskip("yaml")
 
@@ -93,7 +92,7 @@ def test_torch_cpu_is_installed_first_and_the_eval_writes_every_report():
 
 
 def test_the_cli_flags_the_docs_use_exist():
-    help_text = CliRunner().invoke(main, ["eval", "--help"]).output
+    help_text = cli("eval", "--help").output
     used = {f for c in _commands() if c.lstrip().startswith("localragas eval") for f in re.findall(r"--[a-z-]+", c)}
     assert used and all(f in help_text for f in used), used
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from click.testing import CliRunner
+from localragas import runner
+from localragas.cli import EXIT_INTERNAL_ERROR
 
-from localragas.run import runner
-from localragas.cli import EXIT_INTERNAL_ERROR, main
+from cli_helpers import cli
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
 
@@ -16,12 +16,12 @@ def test_an_unexpected_exception_exits_3_with_its_traceback(monkeypatch):
         raise RuntimeError("something broke")
 
     monkeypatch.setattr(runner, "evaluate", boom)
-    r = CliRunner().invoke(main, ["eval", str(EXAMPLE), "--judge", "fake", "--embedder", "fake", "--no-progress"])
+    r = cli("eval", str(EXAMPLE), "--judge", "fake", "--embedder", "fake", "--no-progress")
     assert r.exit_code == EXIT_INTERNAL_ERROR == 3
     assert "internal error RuntimeError: something broke" in r.output
     assert "Traceback" in r.output
 
 
 def test_usage_errors_keep_click_exit_code_2():
-    r = CliRunner().invoke(main, ["eval", str(EXAMPLE), "--limit", "0"])
+    r = cli("eval", str(EXAMPLE), "--limit", "0")
     assert r.exit_code == 2

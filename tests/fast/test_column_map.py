@@ -2,8 +2,6 @@
 (as_samples: a list, a DataFrame) and labelled rows (load_labelled)."""
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import pytest
 
@@ -13,23 +11,19 @@ from localragas.data.dataset import load_samples
 from localragas.core.errors import DatasetError
 from localragas.data.sample_inputs import as_samples
 
+from cli_helpers import write_jsonl
+
 LABEL = {"metric": "faithfulness", "kind": "binary", "value": 1}
 ROWS = [{"id": f"s{i}", "prompt": f"Question {i}?", "contexts": ["Some context."], "answer": "An answer.",
          "label": LABEL} for i in (1, 2)]
 
 
-def _jsonl(tmp_path, rows):
-    p = tmp_path / "d.jsonl"
-    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return p
-
-
 READERS = {
-    "file": lambda tmp_path, rows, columns: load_samples(_jsonl(tmp_path, rows), columns=columns)[0],
+    "file": lambda tmp_path, rows, columns: load_samples(write_jsonl(tmp_path / "d.jsonl", rows), columns=columns)[0],
     "list": lambda tmp_path, rows, columns: as_samples(rows, columns),
     "DataFrame": lambda tmp_path, rows, columns: as_samples(pd.DataFrame(rows), columns),
-    "labelled file": lambda tmp_path, rows, columns: [r.sample for r in load_labelled(_jsonl(tmp_path, rows),
-                                                                                      columns=columns)],
+    "labelled file": lambda tmp_path, rows, columns: [
+        r.sample for r in load_labelled(write_jsonl(tmp_path / "d.jsonl", rows), columns=columns)],
     "labelled list": lambda tmp_path, rows, columns: [r.sample for r in load_labelled(rows, columns=columns)],
 }
 

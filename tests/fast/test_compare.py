@@ -5,13 +5,12 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from localragas.cli import main
-from localragas.quality.compare import compare_reports, verdict_of
+from localragas.compare import compare_reports, verdict_of
 from localragas.report import write_json
 from localragas.report.comparison import render_comparison_markdown
 
+from cli_helpers import cli
 from reports_helpers import make_report
 
 IDS = [f"s{i:02d}" for i in range(40)]
@@ -101,22 +100,21 @@ def test_cli_compare_exit_codes_and_outputs(tmp_path):
     base, worse = tmp_path / "base.json", tmp_path / "new.json"
     write_json(make_report(scores(1)), base)
     write_json(make_report(scores(2, shift=-0.1, noise=0.02), judge="other"), worse)
-    run = CliRunner()
-    r = run.invoke(main, ["compare", str(base), str(worse)])
+    r = cli("compare", str(base), str(worse))
     assert r.exit_code == 0, r.output
     assert "REGRESSED" in r.output and "different judges" in r.output
     out, md = tmp_path / "c.json", tmp_path / "c.md"
-    r = run.invoke(main, ["compare", str(base), str(worse), "--fail-on-regression", "--out", str(out), "--md", str(md)])
+    r = cli("compare", str(base), str(worse), "--fail-on-regression", "--out", str(out), "--md", str(md))
     assert r.exit_code == 1, r.output
     data = json.loads(out.read_text())
     assert [m["verdict"] for m in data["metrics"]] == ["regressed", "within_noise"]
     assert "🔴 regressed" in md.read_text()
-    r = run.invoke(main, ["compare", str(base), str(base), "--fail-on-regression"])
+    r = cli("compare", str(base), str(base), "--fail-on-regression")
     assert r.exit_code == 0 and "no metric regressed beyond noise" in r.output
 
 
 def test_cli_compare_refuses_a_file_that_is_not_a_report(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"hello": 1}')
-    r = CliRunner().invoke(main, ["compare", str(bad), str(bad)])
+    r = cli("compare", str(bad), str(bad))
     assert r.exit_code == 2 and "not a localragas JSON report" in r.output

@@ -5,12 +5,10 @@ import io
 import json
 from pathlib import Path
 
-from click.testing import CliRunner
 from rich.console import Console
 
-from localragas.cli import main
-from localragas.report.evidence import worst_samples
-from localragas.run.gate import run_gate
+from localragas.evidence import worst_samples
+from localragas.gate import run_gate
 from localragas.report.html_report import render_html
 from localragas.report.junit import render_junit
 from localragas.report.markdown import render_markdown
@@ -18,6 +16,7 @@ from localragas.report.terminal import print_report
 from localragas.data.schema import MetricSummary
 from localragas.testing import gate_failure_message
 
+from cli_helpers import cli
 from reports_helpers import make_report
 
 NS = "noise_sensitivity_relevant"
@@ -92,12 +91,11 @@ def test_cli_gates_noise_sensitivity_downwards(tmp_path: Path):
     data.write_text(json.dumps(row) + "\n")
     base = ["eval", str(data), "--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "--no-progress",
             "-m", NS]
-    runner = CliRunner()
-    ok = runner.invoke(main, [*base, "-t", f"{NS}=0.0"])  # the fake judge finds no incorrect claim: 0 <= 0
+    ok = cli(*base, "-t", f"{NS}=0.0")  # the fake judge finds no incorrect claim: 0 <= 0
     assert ok.exit_code == 0, ok.output
     assert "lower is better" in ok.output
     out = tmp_path / "r.json"
-    ok = runner.invoke(main, [*base, "-t", f"{NS}=0.0", "--out", str(out)])
+    ok = cli(*base, "-t", f"{NS}=0.0", "--out", str(out))
     report = json.loads(out.read_text())
     assert report["metrics"] == [NS] and report["summary"][0]["mean"] == 0.0
 

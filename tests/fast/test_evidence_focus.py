@@ -9,7 +9,7 @@ from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.scoring import Scoring
 
-from metrics_helpers import StubEmbedder, sampler
+from metrics_helpers import StubEmbedder, Texts
 
 FAITH = all_metrics()["faithfulness"].with_options(statements="sentences", evidence="focused")
 RECALL = all_metrics()["context_recall"].with_options(statements="sentences", evidence="focused")
@@ -30,7 +30,7 @@ def weights(**w: float) -> list[float]:
 EMBEDDER = {**{u: onehot(i) for i, u in enumerate(UNITS)},
             "Claim X.": weights(S4=0.9, T0=0.8, S0=0.7, S2=0.1),
             "Claim Y.": weights(T2=0.9, S2=0.5, S1=0.3)}
-sample = sampler("What?", [" ".join(C1), " ".join(C2)], "Claim X. Claim Y.", "Claim X.")
+sample = Texts("What?", [" ".join(C1), " ".join(C2)], "Claim X. Claim Y.", "Claim X.")
 
 
 def contexts_asked(prompt) -> str:

@@ -7,17 +7,15 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from localragas.cli import main
-from localragas.run.config import Settings, find_config, load_settings
-from localragas.core.errors import ConfigError
-from localragas.run.gate import check_threshold, parse_threshold, run_gate
+from localragas.config import Settings, find_config, load_settings
+from localragas.errors import ConfigError
+from localragas.gate import check_threshold, parse_threshold, run_gate
 from localragas.metrics import all_metrics
 from localragas.metrics.base import DEFAULT
 from localragas.data.schema import MetricSummary, Report
 
-from cli_helpers import write_jsonl
+from cli_helpers import cli, write_jsonl
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
@@ -162,17 +160,6 @@ def test_config_key_source_is_a_config_error(tmp_path):
 # --- command line ----------------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def cli():
-    runner = CliRunner()
-
-    def invoke(*args, **kw):
-        return runner.invoke(main, [str(a) for a in args], env={"COLUMNS": "200"}, **kw)
-
-    invoke.runner = runner
-    return invoke
-
-
 def rows(n: int) -> list[dict]:
     return [
         {"id": f"s{i}", "category": "even" if i % 2 == 0 else "odd", "question": f"What is the colour of item {i}?",
@@ -182,13 +169,13 @@ def rows(n: int) -> list[dict]:
     ]
 
 
-def test_cli_gate_passes_with_low_thresholds(cli):
+def test_cli_gate_passes_with_low_thresholds():
     r = cli("eval", EXAMPLE, *FAST, *ALL_ZERO)
     assert r.exit_code == 0, r.output
     assert "quality gate PASSED" in r.output
 
 
-def test_cli_gate_fails_with_message(cli, tmp_path):
+def test_cli_gate_fails_with_message(tmp_path):
     out = tmp_path / "r.json"
     r = cli("eval", EXAMPLE, *FAST, *ALL_ZERO, "-t", "faithfulness=1", "--out", out)
     assert r.exit_code == 1, r.output
@@ -198,7 +185,7 @@ def test_cli_gate_fails_with_message(cli, tmp_path):
     assert f"faithfulness {mean:.3f} < 1.00: {PROBLEMS['faithfulness']}" in r.output
 
 
-def test_cli_no_gate_exits_zero(cli):
+def test_cli_no_gate_exits_zero():
     r = cli("eval", EXAMPLE, *FAST, "-t", "faithfulness=1", "--no-gate")
     assert r.exit_code == 0, r.output
     assert "quality gate: off" in r.output
@@ -211,27 +198,27 @@ def test_cli_no_gate_exits_zero(cli):
     (["--judge", "bogus"], "unknown judge 'bogus'"),
     (["--judge-option", "n_ctx=512"], "no --judge-option"),
 ])
-def test_cli_bad_usage_exits_2(cli, args, fragment):
+def test_cli_bad_usage_exits_2(args, fragment):
     r = cli("eval", EXAMPLE, "--judge", "fake", "--embedder", "fake", "--no-progress", *args)
     assert r.exit_code == 2, r.output
     assert fragment in r.output
     assert "Traceback" not in r.output
 
 
-def test_cli_missing_file_exits_2(cli, tmp_path):
+def test_cli_missing_file_exits_2(tmp_path):
     missing = tmp_path / "nope.jsonl"
     r = cli("eval", missing, *FAST)
     assert r.exit_code == 2
     assert "nope.jsonl" in r.output and "file not found" in r.output
 
 
-def test_cli_judge_option_without_equals_exits_2(cli):
+def test_cli_judge_option_without_equals_exits_2():
     r = cli("eval", EXAMPLE, *FAST, "--judge-option", "n_ctx")
     assert r.exit_code == 2
     assert "KEY=VALUE" in r.output
 
 
-def test_cli_out_json_has_per_sample_evidence(cli, tmp_path):
+def test_cli_out_json_has_per_sample_evidence(tmp_path):
     data = write_jsonl(tmp_path / "d.jsonl", rows(4))
     out = tmp_path / "sub" / "report.json"
     r = cli("eval", data, *FAST, *ALL_ZERO, "--out", out)
@@ -250,7 +237,7 @@ def test_cli_out_json_has_per_sample_evidence(cli, tmp_path):
     assert sorted(report.by_category) == ["even", "odd"]
 
 
-def test_cli_csv(cli, tmp_path):
+def test_cli_csv(tmp_path):
     data = write_jsonl(tmp_path / "d.jsonl", rows(3))
     out = tmp_path / "scores.csv"
     r = cli("eval", data, *FAST, *ALL_ZERO, "--csv", out, "-m", "faithfulness,context_recall")
@@ -263,7 +250,7 @@ def test_cli_csv(cli, tmp_path):
         assert 0.0 <= float(row[2]) <= 1.0 and row[4] == ""
 
 
-def test_cli_csv_unscored_reason_and_empty_value(cli, tmp_path):
+def test_cli_csv_unscored_reason_and_empty_value(tmp_path):
     rec = rows(1)[0] | {"reference": None}
     data = write_jsonl(tmp_path / "d.jsonl", [rec])
     out = tmp_path / "scores.csv"
@@ -274,7 +261,7 @@ def test_cli_csv_unscored_reason_and_empty_value(cli, tmp_path):
     assert dict(zip(header, row))["context_recall_unscored"] == "no_reference"
 
 
-def test_cli_csv_neutralises_formula_injection(cli, tmp_path):
+def test_cli_csv_neutralises_formula_injection(tmp_path):
     recs = rows(3)
     recs[0]["id"] = "=HYPERLINK(\"http://evil\")"
     recs[1]["id"] = "+1"
@@ -290,7 +277,7 @@ def test_cli_csv_neutralises_formula_injection(cli, tmp_path):
     assert float(table[1][2]) >= 0  # numbers are left alone
 
 
-def test_cli_limit(cli, tmp_path):
+def test_cli_limit(tmp_path):
     out = tmp_path / "r.json"
     r = cli("eval", EXAMPLE, *FAST, "--limit", "3", "--out", out, "--no-gate")
     assert r.exit_code == 0, r.output
@@ -301,12 +288,12 @@ def test_cli_limit(cli, tmp_path):
     assert "3 samples" in r.output
 
 
-def test_cli_limit_must_be_positive(cli):
+def test_cli_limit_must_be_positive():
     r = cli("eval", EXAMPLE, *FAST, "--limit", "0")
     assert r.exit_code == 2
 
 
-def test_cli_invalid_row_stops_without_skip_invalid(cli, tmp_path):
+def test_cli_invalid_row_stops_without_skip_invalid(tmp_path):
     data = write_jsonl(tmp_path / "d.jsonl", [*rows(2), {"id": "bad", "question": "Q?", "contexts": []}])
     r = cli("eval", data, *FAST)
     assert r.exit_code == 2
@@ -314,7 +301,7 @@ def test_cli_invalid_row_stops_without_skip_invalid(cli, tmp_path):
 
 
 @pytest.mark.parametrize("thresholds, code", [(ALL_ZERO, 0), ([*ALL_ZERO, "-t", "answer_relevancy=1"], 1)])
-def test_cli_skip_invalid_records_the_row_and_exits_by_gate(cli, tmp_path, thresholds, code):
+def test_cli_skip_invalid_records_the_row_and_exits_by_gate(tmp_path, thresholds, code):
     data = write_jsonl(tmp_path / "d.jsonl", [rows(2)[0], "{not json", rows(2)[1]])
     out = tmp_path / "r.json"
     r = cli("eval", data, *FAST, "--skip-invalid", "--out", out, *thresholds)
@@ -327,44 +314,38 @@ def test_cli_skip_invalid_records_the_row_and_exits_by_gate(cli, tmp_path, thres
     assert "1 invalid row(s) skipped" in r.output
 
 
-def test_cli_localragas_toml_sets_judge_and_thresholds(cli, tmp_path, monkeypatch):
+@pytest.mark.parametrize("name, text, thresholds, code", [
+    ("localragas.toml", 'judge = "fake"\nembedder = "fake"\nmetrics = ["faithfulness", "answer_relevancy"]\n'
+     "[thresholds]\nfaithfulness = 0.0\nanswer_relevancy = 1.0\n", {"faithfulness": 0.0, "answer_relevancy": 1.0}, 1),
+    ("pyproject.toml", '[project]\nname = "demo"\n\n[tool.localragas]\njudge = "fake"\n'
+     'metrics = ["context_precision"]\n[tool.localragas.thresholds]\ncontext_precision = 1.0\n',
+     {"context_precision": 1.0}, 0),
+])
+def test_cli_a_settings_file_sets_judge_metrics_and_thresholds(tmp_path, monkeypatch, name, text, thresholds, code):
+    """localragas.toml, or the [tool.localragas] table of pyproject.toml, in the working folder."""
     monkeypatch.chdir(tmp_path)
     write_jsonl(tmp_path / "d.jsonl", rows(2))
-    Path("localragas.toml").write_text(
-        'judge = "fake"\nembedder = "fake"\nmetrics = ["faithfulness", "answer_relevancy"]\n'
-        "[thresholds]\nfaithfulness = 0.0\nanswer_relevancy = 1.0\n"
-    )
+    Path(name).write_text(text)
     r = cli("eval", "d.jsonl", "--no-progress", "--out", "r.json")
     report = Report.model_validate_json(Path("r.json").read_text())
-    assert report.metrics == ["faithfulness", "answer_relevancy"]
-    assert report.meta["thresholds"] == {"faithfulness": 0.0, "answer_relevancy": 1.0}
-    assert report.meta["config"].endswith("localragas.toml")
-    assert report.meta["judge"]["name"] == "fake" and report.meta["embedder"] == {"name": "fake"}
+    assert report.metrics == list(thresholds)
+    assert report.meta["thresholds"] == thresholds
+    assert report.meta["config"].endswith(name)
+    assert report.meta["judge"]["name"] == "fake"
+    assert r.exit_code == code, r.output
+    if name == "pyproject.toml":
+        # each sample has one relevant chunk ranked first and one irrelevant one: AP = 1.0 -> passes
+        assert report.summary_for("context_precision").mean == 1.0
+        return
+    assert report.meta["embedder"] == {"name": "fake"}
     assert report.summary_for("answer_relevancy").mean < 1.0
-    assert r.exit_code == 1, r.output
     assert "answer_relevancy" in r.output and "< 1.00" in r.output
     # a command-line threshold overrides the file
     r = cli("eval", "d.jsonl", "--no-progress", "-t", "answer_relevancy=0")
     assert r.exit_code == 0, r.output
 
 
-def test_cli_pyproject_tool_table_sets_thresholds(cli, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    write_jsonl(tmp_path / "d.jsonl", rows(2))
-    Path("pyproject.toml").write_text(
-        '[project]\nname = "demo"\n\n[tool.localragas]\njudge = "fake"\nmetrics = ["context_precision"]\n'
-        "[tool.localragas.thresholds]\ncontext_precision = 1.0\n"
-    )
-    r = cli("eval", "d.jsonl", "--no-progress", "--out", "r.json")
-    report = Report.model_validate_json(Path("r.json").read_text())
-    assert report.meta["config"].endswith("pyproject.toml")
-    assert report.meta["thresholds"] == {"context_precision": 1.0}
-    # each sample has one relevant chunk ranked first and one irrelevant one: AP = 1.0 -> passes
-    assert report.summary_for("context_precision").mean == 1.0
-    assert r.exit_code == 0, r.output
-
-
-def test_cli_explicit_config_option(cli, tmp_path):
+def test_cli_explicit_config_option(tmp_path):
     data = write_jsonl(tmp_path / "d.jsonl", rows(1))
     cfg = tmp_path / "ci.toml"
     cfg.write_text('judge = "fake"\n[thresholds]\nfaithfulness = 0\n')
@@ -374,31 +355,26 @@ def test_cli_explicit_config_option(cli, tmp_path):
     assert r.exit_code == 2 and "missing.toml" in r.output
 
 
-def test_cli_bad_config_key_exits_2_naming_the_key(cli, tmp_path, monkeypatch):
+@pytest.mark.parametrize("text, named", [
+    ('judge = "fake"\nthreshold = 0.5\n', ["'threshold'", "localragas.toml"]),  # a bad key: named, and the file
+    ('judge = "fake"\n[thresholds]\nfaithfulness = 2\n', ["faithfulness"]),  # a threshold out of [0, 1]
+])
+def test_cli_bad_config_exits_2_naming_what_is_wrong(tmp_path, monkeypatch, text, named):
     monkeypatch.chdir(tmp_path)
     write_jsonl(tmp_path / "d.jsonl", rows(1))
-    Path("localragas.toml").write_text('judge = "fake"\nthreshold = 0.5\n')
+    Path("localragas.toml").write_text(text)
     r = cli("eval", "d.jsonl", "--no-progress")
     assert r.exit_code == 2
-    assert "'threshold'" in r.output and "localragas.toml" in r.output
+    assert all(n in r.output for n in named), r.output
 
 
-def test_cli_bad_threshold_in_config_exits_2(cli, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    write_jsonl(tmp_path / "d.jsonl", rows(1))
-    Path("localragas.toml").write_text('judge = "fake"\n[thresholds]\nfaithfulness = 2\n')
-    r = cli("eval", "d.jsonl", "--no-progress")
-    assert r.exit_code == 2
-    assert "faithfulness" in r.output
-
-
-def test_cli_threshold_for_unknown_metric_is_refused(cli):
+def test_cli_threshold_for_unknown_metric_is_refused():
     r = cli("eval", EXAMPLE, *FAST, *ALL_ZERO, "-t", "faithfulnes=0.95")
     assert r.exit_code == 2
     assert "faithfulnes" in r.output
 
 
-def test_cli_metrics_command_lists_every_metric_the_four_core_ones_first(cli):
+def test_cli_metrics_command_lists_every_metric_the_four_core_ones_first():
     r = cli("metrics")
     assert r.exit_code == 0
     lines = [line for line in r.output.splitlines() if line and not line.startswith((" ", "default:"))]
@@ -412,19 +388,19 @@ def test_cli_metrics_command_lists_every_metric_the_four_core_ones_first(cli):
     assert "needs retrieved_context_ids, reference_context_ids" in r.output
 
 
-def test_cli_models_path_unknown_exits_2(cli):
+def test_cli_models_path_unknown_exits_2():
     r = cli("models", "path", "nope")
     assert r.exit_code == 2
     assert "unknown model 'nope'" in r.output
 
 
-def test_cli_models_path_missing_names_the_pull_command(cli, tmp_path, monkeypatch):
+def test_cli_models_path_missing_names_the_pull_command(tmp_path, monkeypatch):
     monkeypatch.setenv("LOCALRAGAS_MODELS_DIR", str(tmp_path))
     r = cli("models", "path", "smollm2-135m")
     assert r.exit_code == 2
     assert "localragas models pull smollm2-135m" in r.output
 
 
-def test_cli_version(cli):
+def test_cli_version():
     r = cli("--version")
     assert r.exit_code == 0 and "localragas" in r.output

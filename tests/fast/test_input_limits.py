@@ -14,21 +14,21 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import localragas.quality.compare  # noqa: F401 - these are imported by `compare`, `eval`, `merge` and `report`: loaded here
 import localragas.core.inputs
 import localragas.report.comparison  # noqa: F401 - so that the timings measure the refusal only
-import localragas.run.runner  # noqa: F401
-import localragas.run.shard  # noqa: F401
-from localragas.quality.labelled import load_labelled
-from localragas.cli import main
-from localragas.run.config import CONFIG_MAX_BYTES, load_settings
-from localragas.data.dataset import DEFAULT_MAX_INPUT_BYTES, load_samples, read_records
-from localragas.core.errors import ConfigError, DatasetError, LocalragasError
+import localragas.runner  # noqa: F401
+import localragas.shard  # noqa: F401
+from localragas.calibration import load_labelled
+from localragas.config import CONFIG_MAX_BYTES, load_settings
+from localragas.dataset import DEFAULT_MAX_INPUT_BYTES, load_samples, read_records
+from localragas.errors import ConfigError, DatasetError, LocalragasError
 from localragas.report import read_json, write_json
 from localragas.report.calibration import read_calibration
-from localragas.data.sample_record import content_id
+from localragas.sample_record import content_id
+
+from cli_helpers import cli
 from reports_helpers import make_report
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-gate", "--no-cache", "--no-resume"]
@@ -40,14 +40,14 @@ COMMANDS = {"eval": ["eval", "{p}", *FAST], "calibrate": ["calibrate", "{p}", "-
                                                           "--no-progress", "--no-cache", "--no-resume"]}
 
 
-def invoke_within(args: list[str], seconds: float, fifo: Path | None = None, **kwargs):
+def invoke_within(args: list[str], seconds: float, fifo: Path | None = None):
     """CliRunner result and wall time of `localragas ARGS` in a thread; None if it is still running after `seconds`
     (a reader blocked on `fifo` is then let go by opening and closing the FIFO's write end)."""
     out: dict = {}
 
     def run():
         t0 = time.perf_counter()
-        out["result"] = CliRunner().invoke(main, args, **kwargs)
+        out["result"] = cli(*args)
         out["seconds"] = time.perf_counter() - t0
 
     thread = threading.Thread(target=run, daemon=True)
@@ -120,7 +120,7 @@ def test_an_input_over_max_input_bytes_exits_2_naming_its_size_the_limit_and_the
     r, seconds = invoke_within([a.format(p=p) for a in COMMANDS[command]] + ["--max-input-bytes", "1000"], 5)
     refused(r, f"{p}: the file is {size:,} bytes, over the input limit of 1,000 bytes: {RAISE}")
     assert seconds < 1.0
-    r = CliRunner().invoke(main, [a.format(p=p) for a in COMMANDS[command]] + ["--max-input-bytes", str(size)])
+    r = cli(*(a.format(p=p) for a in COMMANDS[command]), "--max-input-bytes", size)
     assert r.exit_code == 0, r.output  # a file of exactly the limit is read
 
 
@@ -129,12 +129,12 @@ def test_max_input_bytes_in_localragas_toml(tmp_path, monkeypatch):
     p.write_text(labelled_rows(3))
     monkeypatch.chdir(tmp_path)
     (tmp_path / "localragas.toml").write_text("max_input_bytes = 100\n")
-    r = CliRunner().invoke(main, ["eval", str(p), *FAST])
+    r = cli("eval", str(p), *FAST)
     refused(r, f"{p}: the file is {p.stat().st_size:,} bytes, over the input limit of 100 bytes: {RAISE}")
-    r = CliRunner().invoke(main, ["eval", str(p), *FAST, "--max-input-bytes", "100000"])
+    r = cli("eval", str(p), *FAST, "--max-input-bytes", "100000")
     assert r.exit_code == 0, r.output  # the flag wins over the file
     (tmp_path / "localragas.toml").write_text("max_input_bytes = 0\n")
-    r = CliRunner().invoke(main, ["eval", str(p), *FAST])
+    r = cli("eval", str(p), *FAST)
     assert r.exit_code == 2
     assert "localragas.toml: key 'max_input_bytes': max input bytes must be a whole number of bytes >= 1, got 0" \
         in r.output
@@ -176,7 +176,7 @@ def test_a_bad_limit_is_refused():
     for bad in (0, -1, 1.5, True, "4G"):
         with pytest.raises(ConfigError, match="max input bytes must be a whole number of bytes >= 1"):
             load_samples("x.jsonl", max_input_bytes=bad)
-    r = CliRunner().invoke(main, ["eval", "x.jsonl", *FAST, "--max-input-bytes", "0"])
+    r = cli("eval", "x.jsonl", *FAST, "--max-input-bytes", "0")
     assert r.exit_code == 2 and "--max-input-bytes" in r.output
 
 
@@ -278,7 +278,7 @@ def test_a_report_of_exactly_max_input_bytes_is_read(tmp_path):
     good = good_report(tmp_path)
     size = str(good.stat().st_size)
     for args in (["report", str(good)], ["compare", str(good), str(good)]):
-        r = CliRunner().invoke(main, [*args, "--max-input-bytes", size])
+        r = cli(*args, "--max-input-bytes", size)
         assert r.exit_code == 0, r.output
 
 

@@ -8,17 +8,17 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from localragas import models
-from localragas.cli import main
-from localragas.core.errors import ModelIntegrityError
+from localragas.errors import ModelIntegrityError
 from localragas.judges import get_judge
 from localragas.judges import llamacpp
 from localragas.judges import transformers_judge as tj
 from localragas.judges.cache import cache_key
 from localragas.core.outputs import Claims, schema_text
 from localragas.prompts import Prompt
+
+from cli_helpers import cli
 
 HEADER = b"GGUF" + (3).to_bytes(4, "little") + (0).to_bytes(8, "little") * 2  # magic, version 3, no tensors
 
@@ -131,7 +131,7 @@ def test_a_catalogue_model_with_other_bytes_is_refused(monkeypatch, models_dir, 
 def test_eval_with_a_tampered_catalogue_model_exits_2_naming_the_file_and_the_fix(monkeypatch, models_dir, data):
     p = pin(monkeypatch, models_dir, "smollm2-135m", b"genuine weights")
     gguf(p, b"tampered weight", mtime_ns=1_000_000_000_000_000_000)
-    r = CliRunner().invoke(main, ["eval", str(data), "--judge", "smollm2-135m", "--no-progress", "--no-resume"])
+    r = cli("eval", str(data), "--judge", "smollm2-135m", "--no-progress", "--no-resume")
     assert r.exit_code == 2, r.output
     assert f"Error: {p}: sha256 {models.sha256_of(p)} does not match the pinned" in r.output
     assert "localragas models pull smollm2-135m" in r.output and "Traceback" not in r.output

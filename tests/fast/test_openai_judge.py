@@ -16,17 +16,17 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from click.testing import CliRunner
 
-from localragas.cli import main
 from localragas.embeddings import HashingEmbedder
 from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge, get_judge
 from localragas.judges.openai_compat import OpenAIJudge
-from localragas.core.outputs import Claims, GeneratedQuestions, YesNo, json_schema, verdicts_for
+from localragas.outputs import Claims, YesNo, json_schema, verdicts_for
 from localragas.prompts import extract_claims, verify_statement
 from localragas.run.runner import evaluate
 from localragas.data.schema import Sample
+
+from cli_helpers import cli
 
 CTX = ["Paris is the capital of France.", "Berlin is the capital of Germany.", "The Seine flows through Paris."]
 
@@ -273,9 +273,9 @@ def test_extra_body_is_sent_and_is_part_of_the_fingerprint(stub):
 def test_extra_body_from_the_command_line_as_json(stub, tmp_path):
     data = tmp_path / "data.jsonl"
     data.write_text(mk(1).model_dump_json() + "\n")
-    result = CliRunner().invoke(main, [
+    result = cli(
         "eval", str(data), "--judge", "openai:stub-model", "--judge-option", f"base_url={stub.url}",
-        "--judge-option", 'extra_body={"repeat_penalty": 1.0}', "-m", "faithfulness", "--no-gate", "--no-progress"])
+        "--judge-option", 'extra_body={"repeat_penalty": 1.0}', "-m", "faithfulness", "--no-gate", "--no-progress")
     assert result.exit_code == 0, result.output
     assert all(r["body"]["repeat_penalty"] == 1.0 for r in stub.requests)
 
@@ -528,11 +528,11 @@ def test_cli_eval_with_the_openai_judge_and_concurrency(stub, tmp_path):
     data = tmp_path / "data.jsonl"
     data.write_text("\n".join(mk(i).model_dump_json() for i in range(5)) + "\n")
     out = tmp_path / "report.json"
-    result = CliRunner().invoke(main, [
+    result = cli(
         "eval", str(data), "--judge", "openai:stub-model", "--judge-option", f"base_url={stub.url}",
         "--judge-option", "timeout=30", "-e", "fake", "--concurrency", "4", "--no-gate", "--no-progress",
         "--out", str(out),
-    ])
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert report["meta"]["concurrency"] == 4
@@ -544,7 +544,7 @@ def test_cli_eval_with_the_openai_judge_and_concurrency(stub, tmp_path):
 def test_cli_openai_without_base_url_exits_2(tmp_path):
     data = tmp_path / "data.jsonl"
     data.write_text(mk(1).model_dump_json() + "\n")
-    result = CliRunner().invoke(main, ["eval", str(data), "--judge", "openai:m", "-e", "fake", "--no-progress"])
+    result = cli("eval", str(data), "--judge", "openai:m", "-e", "fake", "--no-progress")
     assert result.exit_code == 2
     assert "base_url" in result.output
 
@@ -552,7 +552,7 @@ def test_cli_openai_without_base_url_exits_2(tmp_path):
 def test_cli_concurrency_must_be_positive(tmp_path):
     data = tmp_path / "data.jsonl"
     data.write_text(mk(1).model_dump_json() + "\n")
-    result = CliRunner().invoke(main, ["eval", str(data), "--judge", "fake", "--concurrency", "0"])
+    result = cli("eval", str(data), "--judge", "fake", "--concurrency", "0")
     assert result.exit_code == 2
 
 
@@ -562,8 +562,8 @@ def test_cli_config_file_lists_urls_for_round_robin(stub, stub2, tmp_path):
     config = tmp_path / "localragas.toml"
     config.write_text(f'judge = "openai:stub-model"\n[judge_options]\nbase_url = ["{stub.url}", "{stub2.url}"]\n'
                       'retries = 1\n')
-    result = CliRunner().invoke(main, ["eval", str(data), "--config", str(config), "-m", "faithfulness",
-                                       "--no-gate", "--no-progress", "--no-cache"])
+    result = cli("eval", str(data), "--config", str(config), "-m", "faithfulness",
+                 "--no-gate", "--no-progress", "--no-cache")
     assert result.exit_code == 0, result.output
     assert len(stub.requests) == len(stub2.requests) >= 2
 

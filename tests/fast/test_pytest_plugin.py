@@ -13,9 +13,9 @@ import pytest
 
 from localragas.run.gate import run_gate
 from localragas.metrics import all_metrics
-from localragas.data.schema import MetricResult, MetricSummary, Report, SampleResult
-from localragas.run.stats import summarise
-from localragas.report.evidence import brief as evidence_text
+from localragas.schema import MetricResult, Report, SampleResult
+from localragas.stats import summarise
+from localragas.evidence import brief as evidence_text
 from localragas.testing import GateNotEvaluatedWarning, assert_gate, gate_failure_message
 
 pytest_plugins = ["pytester"]
@@ -368,8 +368,15 @@ def test_the_cache_makes_a_rerun_ask_the_judge_nothing(pytester, tmp_path):
 # --- the example ------------------------------------------------------------------------------------------------
 
 
-def test_the_example_passes_with_the_fake_judge(pytester):
+def example(pytester) -> None:
+    """The example test and its test set, in pytester's folder."""
     pytester.makepyfile(test_rag_quality_gate=EXAMPLE.read_text(encoding="utf-8"))
+    cases = EXAMPLE.with_name("help_centre_cases.jsonl")
+    (pytester.path / cases.name).write_text(cases.read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def test_the_example_passes_with_the_fake_judge(pytester):
+    example(pytester)
     r = pytester.runpytest(*FAKE)
     r.assert_outcomes(passed=1)
     r.stdout.fnmatch_lines(["PASSED test_rag_quality_gate.py::test_rag_quality_gate_passes (6 samples): "
@@ -391,7 +398,7 @@ BREAKAGES = {
 @pytest.mark.parametrize("breakage", sorted(BREAKAGES))
 def test_the_example_fails_when_the_rag_system_regresses(pytester, breakage):
     method, replacement, expected = BREAKAGES[breakage]
-    pytester.makepyfile(test_rag_quality_gate=EXAMPLE.read_text(encoding="utf-8"))
+    example(pytester)
     pytester.makeconftest(f"""
 import pytest
 

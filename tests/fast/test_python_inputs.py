@@ -11,27 +11,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 from pydantic import BaseModel, ValidationError
 
 import localragas
 from localragas import Sample, evaluate, load_samples
-from localragas.cli import main
-from localragas.core.errors import ConfigError, DatasetError
+from localragas.errors import ConfigError, DatasetError
 from localragas.judges.fake import FakeJudge
 from localragas.run.progress import Progress, _Tqdm, progress_for
 from localragas.data.sample_record import content_id
 
+from cli_helpers import cli
+from inputs_helpers import ROWS, FakeHFDataset
+
 pytest_plugins = ["pytester"]
 
 METRICS = ["faithfulness", "answer_relevancy", "context_precision", "context_recall", "semantic_similarity"]
-ROWS = [
-    {"question": "What colour is the sky?", "contexts": ["The sky is blue.", "Grass is green."],
-     "answer": "The sky is blue.", "reference": "The sky is blue.", "category": "nature"},
-    {"question": "Where is Paris?", "contexts": ["Paris is in France."], "answer": "Paris is in Spain."},
-    {"question": "How many legs has a spider?", "contexts": ["A spider has eight legs."],
-     "answer": "Eight.", "reference": "A spider has eight legs."},
-]
 RAGAS = {"question": "user_input", "contexts": "retrieved_contexts", "answer": "response", "reference": "reference"}
 DEEPEVAL = {"question": "input", "contexts": "retrieval_context", "answer": "actual_output",
             "reference": "expected_output"}
@@ -60,20 +54,6 @@ def from_file(tmp_path) -> list:
     got = scores(run(samples))
     assert got[0][2]["faithfulness"][0] is not None and got[1][2]["context_recall"] == (None, "no_reference")
     return got
-
-
-class FakeHFDataset:
-    """What evaluate() reads of a datasets.Dataset: column_names, len, iterating rows as dicts (Arrow gives lists)."""
-
-    def __init__(self, rows: list[dict]):
-        self.rows = rows
-        self.column_names = sorted({k for r in rows for k in r})
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __iter__(self):
-        return iter([{c: r.get(c) for c in self.column_names} for r in self.rows])
 
 
 class SingleTurnSample(BaseModel):  # ragas's sample (pydantic), the fields evaluate() reads
@@ -345,33 +325,29 @@ def test_progress_by_default_only_when_interactive(monkeypatch, capsys):
 # --- the CLI and the settings file ----------------------------------------------------------------------------------
 
 
-def _cli(*args, **env):
-    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200", **env})
-
-
 def test_cli_columns_and_the_settings_file(tmp_path, from_file, monkeypatch):
     monkeypatch.chdir(tmp_path)
     pd.DataFrame(renamed(ROWS, MINE)).assign(docs=[json.dumps(r["contexts"]) for r in ROWS]) \
         .to_csv(tmp_path / "m.csv", index=False)
     common = ["-j", "fake", "-e", "fake", "-m", ",".join(METRICS), "--no-gate", "--no-progress", "--no-cache"]
-    r = _cli("eval", "m.csv", *common, "--columns", "question=q,contexts=docs", "--columns", "answer=out",
+    r = cli("eval", "m.csv", *common, "--columns", "question=q,contexts=docs", "--columns", "answer=out",
              "--columns", "reference=gold", "--out", "a.json")
     assert r.exit_code == 0, r.output
     assert scores(localragas.report.read_json(tmp_path / "a.json")) == from_file
 
     (tmp_path / "localragas.toml").write_text('[columns]\nquestion = "q"\ncontexts = "docs"\nanswer = "out"\n'
                                               'reference = "gold"\n')
-    r = _cli("eval", "m.csv", *common, "--out", "b.json")
+    r = cli("eval", "m.csv", *common, "--out", "b.json")
     assert r.exit_code == 0, r.output
     assert scores(localragas.report.read_json(tmp_path / "b.json")) == from_file
 
-    r = _cli("eval", "m.csv", *common, "--columns", "reference=nothing")  # over the file's, per field
+    r = cli("eval", "m.csv", *common, "--columns", "reference=nothing")  # over the file's, per field
     assert r.exit_code == 2 and "columns maps 'reference' to 'nothing', which is not a column" in r.output
-    r = _cli("eval", "m.csv", *common, "--columns", "question")
+    r = cli("eval", "m.csv", *common, "--columns", "question")
     assert r.exit_code == 2 and "'question' must look like FIELD=COLUMN" in r.output
 
     (tmp_path / "localragas.toml").write_text('[columns]\nquery = "q"\n')
-    r = _cli("eval", "m.csv", *common)
+    r = cli("eval", "m.csv", *common)
     assert r.exit_code == 2 and "localragas.toml: key 'columns': unknown field 'query'" in r.output.replace("\n", "")
 
 

@@ -20,7 +20,7 @@ from localragas.prompts.questions import CHECK, SELF_DESCRIPTION
 from localragas.data.schema import Sample
 from localragas.scoring import Scoring
 
-from metrics_helpers import StubEmbedder
+from metrics_helpers import StubEmbedder, graded
 
 RELEVANCY = all_metrics()["answer_relevancy"]
 RAGAS_WAY = RELEVANCY.with_options(questions="generated")
@@ -35,12 +35,8 @@ def embedder(*cosines: float) -> StubEmbedder:
     return StubEmbedder({QUESTION: [1.0, 0.0], **{q: [c, math.sqrt(1 - c * c)] for q, c in zip(GEN, cosines)}})
 
 
-def answered(*p_yes: float) -> list[dict]:
-    return [{"p_yes": p, "mass": 1.0} for p in p_yes]
-
-
 def test_each_generated_question_is_checked_after_the_answer_which_is_the_shared_prefix():
-    judge = FakeJudge([{"questions": GEN, "noncommittal": False}, *answered(0.9, 0.8, 0.7)])
+    judge = FakeJudge([{"questions": GEN, "noncommittal": False}, *graded(0.9, 0.8, 0.7)])
     r = RELEVANCY.score(Scoring(SAMPLE, judge, embedder(1.0, 0.6, 0.2)))
     assert [c.prompt.name for c in judge.calls] == ["generate_questions", *["check_question"] * 3]
     checks = [c.prompt for c in judge.calls[1:]]
@@ -65,14 +61,14 @@ def test_a_question_the_answer_does_not_reply_to_does_not_raise_the_score():
     """An answer that writes the user's question into its text makes the judge generate it (cosine 1); the check
     says the answer does not reply to it, so it counts 0; a negative similarity stays negative."""
     gen = {"questions": GEN, "noncommittal": False}
-    r = RELEVANCY.score(Scoring(SAMPLE, FakeJudge([gen, *answered(0.1, 0.9, 0.9)]), embedder(1.0, 0.3, 0.0)))
+    r = RELEVANCY.score(Scoring(SAMPLE, FakeJudge([gen, *graded(0.1, 0.9, 0.9)]), embedder(1.0, 0.3, 0.0)))
     plain = RAGAS_WAY.score(Scoring(SAMPLE, FakeJudge([gen]), embedder(1.0, 0.3, 0.0)))
     assert math.isclose(r.value, 0.3 / 3, abs_tol=1e-6) and math.isclose(plain.value, 1.3 / 3, abs_tol=1e-6)
     first = r.evidence["generated_questions"][0]
     assert first == {"question": GEN[0], "similarity": 1.0, "answered": False, "p_answered": 0.1}  # shown as is
     assert brief("answer_relevancy", r).startswith(f'similarities 1.00, 0.30, 0.00; not replied to by the answer '
                                                    f'(counted 0): "{GEN[0]}"')
-    negative = RELEVANCY.score(Scoring(SAMPLE, FakeJudge([gen, *answered(0.4, 1.0, 1.0)]), embedder(-0.6, 1.0, 1.0)))
+    negative = RELEVANCY.score(Scoring(SAMPLE, FakeJudge([gen, *graded(0.4, 1.0, 1.0)]), embedder(-0.6, 1.0, 1.0)))
     assert math.isclose(negative.value, (-0.6 + 2.0) / 3, abs_tol=1e-6)  # not raised to 0
 
 
@@ -97,7 +93,7 @@ def test_checked_questions_are_generated_with_the_rule_that_the_flag_is_what_the
 
 
 def test_a_noncommittal_answer_that_does_not_reply_to_the_question_scores_0():
-    judge = FakeJudge([{"questions": GEN, "noncommittal": True}, *answered(0.1, 0.6, 0.2, 0.3)])
+    judge = FakeJudge([{"questions": GEN, "noncommittal": True}, *graded(0.1, 0.6, 0.2, 0.3)])
     r = RELEVANCY.score(Scoring(SAMPLE, judge, embedder(1.0, 0.6, 0.2)))
     assert [c.prompt.name for c in judge.calls] == ["generate_questions", *["check_question"] * 4]
     last = judge.calls[-1].prompt
@@ -112,7 +108,7 @@ def test_a_noncommittal_answer_that_does_not_reply_to_the_question_scores_0():
 def test_the_flag_is_overruled_when_the_answer_replies_to_the_question():
     """relev-07 of docs/injection.md: a correct answer with a line calling itself evasive made the judge raise the
     flag; the answer's statements reply to the user's question, so the flag does not stand."""
-    judge = FakeJudge([{"questions": GEN, "noncommittal": True}, *answered(0.9, 0.7, 0.2, 0.8)])
+    judge = FakeJudge([{"questions": GEN, "noncommittal": True}, *graded(0.9, 0.7, 0.2, 0.8)])
     r = RELEVANCY.score(Scoring(SAMPLE, judge, embedder(1.0, 0.6, 0.2)))
     assert r.evidence["noncommittal"] is False and r.evidence["noncommittal_overruled"] is True
     assert r.evidence["p_answers_question"] == 0.8
@@ -121,14 +117,14 @@ def test_the_flag_is_overruled_when_the_answer_replies_to_the_question():
 
 
 def test_a_user_question_generated_from_a_flagged_answer_is_checked_once():
-    judge = FakeJudge([{"questions": [QUESTION, *GEN[1:]], "noncommittal": True}, *answered(0.4, 0.9, 0.9)])
+    judge = FakeJudge([{"questions": [QUESTION, *GEN[1:]], "noncommittal": True}, *graded(0.4, 0.9, 0.9)])
     r = RELEVANCY.score(Scoring(SAMPLE, judge, embedder(1.0, 0.6, 0.2)))
     assert len(judge.asked("check_question")) == 3 and r.evidence["p_answers_question"] == 0.4
     assert r.value == 0.0 and r.evidence["noncommittal"] is True
 
 
 def test_an_answer_not_flagged_is_not_checked_against_the_user_question():
-    judge = FakeJudge([{"questions": GEN, "noncommittal": False}, *answered(0.9, 0.9, 0.9)])
+    judge = FakeJudge([{"questions": GEN, "noncommittal": False}, *graded(0.9, 0.9, 0.9)])
     r = RELEVANCY.score(Scoring(SAMPLE, judge, embedder(1.0, 0.6, 0.2)))
     assert len(judge.asked("check_question")) == 3 and "p_answers_question" not in r.evidence
 
@@ -148,7 +144,7 @@ def test_the_fake_judge_keeps_a_dodging_answer_noncommittal():
 
 
 def test_a_question_generated_twice_is_checked_once():
-    judge = FakeJudge([{"questions": [GEN[0], GEN[0], GEN[1]], "noncommittal": False}, *answered(0.9, 0.2)])
+    judge = FakeJudge([{"questions": [GEN[0], GEN[0], GEN[1]], "noncommittal": False}, *graded(0.9, 0.2)])
     r = RELEVANCY.score(Scoring(SAMPLE, judge, embedder(1.0, 0.6, 0.2)))
     assert [p.user.split("<question>\n")[1].split("\n")[0] for p in judge.asked("check_question")] == GEN[:2]
     assert [g["p_answered"] for g in r.evidence["generated_questions"]] == [0.9, 0.9, 0.2]
@@ -158,7 +154,7 @@ def test_a_question_generated_twice_is_checked_once():
 def test_a_chinese_answer_is_checked_with_the_chinese_prompt():
     zh = Sample(id="zh", question="澳大利亚的首都是哪里？", answer="堪培拉是澳大利亚的首都。")
     gen = ["澳大利亚的首都是哪座城市？", "堪培拉是哪个国家的首都？", "澳大利亚首都叫什么？"]
-    judge = FakeJudge([{"questions": gen, "noncommittal": False}, *answered(1.0, 1.0, 1.0)])
+    judge = FakeJudge([{"questions": gen, "noncommittal": False}, *graded(1.0, 1.0, 1.0)])
     r = RELEVANCY.score(Scoring(zh, judge, StubEmbedder({zh.question: [1.0, 0.0], **{q: [1.0, 0.0] for q in gen}})))
     generate, *checks = (c.prompt for c in judge.calls)
     assert SELF_DESCRIPTION["zh"] in generate.user

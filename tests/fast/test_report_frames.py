@@ -16,7 +16,7 @@ from localragas.report import write_csv
 from localragas.data.sample_record import content_id
 from localragas.data.schema import MetricResult, Report
 
-from test_python_inputs import ROWS  # the three samples the Python-input tests score
+from inputs_helpers import ROWS
 
 
 @pytest.fixture(scope="module")

@@ -13,15 +13,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from localragas import models
-from localragas.cli import main
-from localragas.core.errors import ModelIntegrityError
+from localragas.errors import ModelIntegrityError
 from localragas.judges import FakeJudge, get_judge
 from localragas.core.offline import OFFLINE_ENV, ensure_offline
 from localragas.run.runner import evaluate
 from localragas.data.schema import Report, Sample
+
+from cli_helpers import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 ROW = {"id": "a", "question": "What colour is the sky?", "contexts": ["The sky is blue on a clear day."],
@@ -62,7 +62,7 @@ def test_cli_names_the_file_and_the_pull_command(models_dir, tmp_path):
     p = catalogue_file(models_dir, "smollm2-135m", b"\0" * 24)
     data = tmp_path / "d.jsonl"
     data.write_text(json.dumps(ROW) + "\n")
-    r = CliRunner().invoke(main, ["eval", str(data), "--judge", "smollm2-135m", "--no-progress", "--no-resume"])
+    r = cli("eval", str(data), "--judge", "smollm2-135m", "--no-progress", "--no-resume")
     assert r.exit_code == 2
     assert f"Error: {p} is not a GGUF model file" in r.output
     assert "localragas models pull --force smollm2-135m" in r.output
@@ -160,8 +160,8 @@ def test_paths_and_urls_in_a_dataset_are_judged_as_text_and_never_opened(tmp_pat
     judge = FakeJudge()
     monkeypatch.setattr("localragas.judges.get_judge", lambda *a, **k: judge)
     out = tmp_path / "r.json"
-    r = CliRunner().invoke(main, ["eval", str(data), "--judge", "fake", "--embedder", "fake", "--no-progress",
-                                  "--no-gate", "--out", str(out)])
+    r = cli("eval", str(data), "--judge", "fake", "--embedder", "fake", "--no-progress",
+            "--no-gate", "--out", str(out))
     assert r.exit_code == 0, r.output
     assert str(data) in opened  # the spies work: the dataset itself was opened
     assert not [p for p in opened if any(s in p for s in ("passwd", "shadow", "secret", "id_rsa", "\\share"))], opened

@@ -9,7 +9,7 @@ from localragas.metrics import all_metrics
 from localragas.core.sentences import sentences
 from localragas.scoring import Scoring
 
-from metrics_helpers import sampler
+from metrics_helpers import MODES, SUPPORT_CALL, Texts, replies
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -33,24 +33,24 @@ def test_sentences_keep_every_word():
 QUESTION = "Which storage tiers does Acme offer?"
 CONTEXTS = ["Acme offers three storage tiers: Standard, Infrequent Access and Archive."]
 REFERENCE = "Acme offers three tiers. They are Standard, Infrequent Access and Archive."
-sample = sampler(QUESTION, CONTEXTS, "Three tiers.", REFERENCE)
+sample = Texts(QUESTION, CONTEXTS, "Three tiers.", REFERENCE)
 RECALL = all_metrics()["context_recall"]
 
 
-def test_context_recall_by_sentences_asks_no_extraction_and_one_verdict_per_sentence():
-    judge = FakeJudge([{"p_yes": 0.8, "mass": 0.9}, {"p_yes": 0.4, "mass": 0.9}])
-    r = RECALL.with_options(statements="sentences").score(Scoring(sample(), judge))
+@pytest.mark.parametrize("mode", MODES)
+def test_context_recall_by_sentences_asks_no_extraction_and_one_verdict_per_sentence(mode):
+    values = {"json": [1, 0], "probability": [0.8, 0.4]}[mode]
+    judge = FakeJudge(replies(mode, values))
+    r = RECALL.with_options(statements="sentences", verdicts=mode).score(Scoring(sample(), judge))
     assert not judge.asked("extract_claims")
-    asked = judge.asked("verify_statement")
-    assert [a.user[a.splits[0]:].count(s) for a, s in zip(asked, sentences(REFERENCE))] == [1, 1]
+    asked = judge.asked(SUPPORT_CALL[mode])
+    assert len(asked) == len(judge.calls) == (1 if mode == "json" else 2)
     assert [s["statement"] for s in r.evidence["statements"]] == sentences(REFERENCE)
-    assert r.value == pytest.approx(0.6)
-
-
-def test_context_recall_by_sentences_with_json_verdicts():
-    judge = FakeJudge([{"verdicts": [{"id": 1, "verdict": "yes"}, {"id": 2, "verdict": "no"}]}])
-    r = RECALL.with_options(statements="sentences", verdicts="json").score(Scoring(sample(), judge))
-    assert r.value == pytest.approx(0.5) and not judge.asked("extract_claims")
+    assert r.value == pytest.approx(sum(values) / 2)
+    if mode == "probability":
+        assert [a.user[a.splits[0]:].count(s) for a, s in zip(asked, sentences(REFERENCE))] == [1, 1]
+    else:
+        assert all(s in asked[0].user for s in sentences(REFERENCE))
 
 
 def test_context_recall_statements_option_is_checked():

@@ -9,9 +9,7 @@ import shlex
 import shutil
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from localragas.cli import main
+from cli_helpers import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SETUP = (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")
@@ -36,14 +34,14 @@ def test_both_commands_run_with_the_fake_judge(tmp_path, monkeypatch):
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
     first, full = commands()
-    r = CliRunner().invoke(main, first + FAKE + ["--out", "first.json"], catch_exceptions=False)
+    r = cli(*first + FAKE + ["--out", "first.json"], catch_exceptions=False)
     assert r.exit_code in (0, 1), r.output  # setup.sh goes on after 0 or 1 and stops on 2 or more
     html = first[first.index("--html") + 1]
     assert (tmp_path / html).is_file()
     assert len(json.loads((tmp_path / "first.json").read_text())["samples"]) == 3
     calls_first = json.loads((tmp_path / "first.json").read_text())["meta"]["judge_totals"]["calls"]
 
-    r = CliRunner().invoke(main, full + FAKE + ["--out", "full.json"], catch_exceptions=False)
+    r = cli(*full + FAKE + ["--out", "full.json"], catch_exceptions=False)
     assert r.exit_code in (0, 1), r.output
     report = json.loads((tmp_path / "full.json").read_text())
     assert len(report["samples"]) == 16

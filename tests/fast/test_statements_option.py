@@ -13,7 +13,7 @@ from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.scoring import Scoring
 
-from metrics_helpers import sampler, verdicts
+from metrics_helpers import MODES, SUPPORT_CALL, Texts, graded, replies
 
 FAITH = all_metrics()["faithfulness"]
 RECALL = all_metrics()["context_recall"]
@@ -25,11 +25,7 @@ ZH_SHORT = "阿克米提供三种存储层。"
 ZH_LONG = ("归档层是阿克米向企业客户出售的各种存储层中最便宜的一种，它会在十二小时内恢复客户的数据，"
            "而且每个月每太字节的存储费用不到一美元，适合长期保存很少读取的备份文件和历史档案资料。")
 CONTEXTS = ["Acme offers three storage tiers: Standard, Infrequent Access and Archive."]
-sample = sampler("Which tiers does Acme offer?", CONTEXTS, f"{SHORT} {LONG}", f"{SHORT} {LONG}")
-
-
-def graded(*ps: float) -> list[dict]:
-    return [{"p_yes": p, "mass": 1.0} for p in ps]
+sample = Texts("Which tiers does Acme offer?", CONTEXTS, f"{SHORT} {LONG}", f"{SHORT} {LONG}")
 
 
 def items_asked(judge: FakeJudge) -> list[str]:
@@ -43,16 +39,22 @@ def test_long_sentence_limits():
     assert is_long(LONG) and not is_long(SHORT) and is_long(ZH_LONG) and not is_long(ZH_SHORT)
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("answer, parts", [(f"{SHORT} {LONG}", [SHORT, LONG]),
                                            (ZH_SHORT + ZH_LONG, [ZH_SHORT, ZH_LONG])])
-def test_faithfulness_by_sentences_asks_no_extraction_and_one_verdict_per_sentence(answer, parts):
-    judge = FakeJudge(graded(0.9, 0.3))
-    r = FAITH.with_options(statements="sentences").score(Scoring(sample(answer=answer), judge))
+def test_faithfulness_by_sentences_asks_no_extraction_and_one_verdict_per_sentence(answer, parts, mode):
+    values = {"json": [1, 0], "probability": [0.9, 0.3]}[mode]
+    judge = FakeJudge(replies(mode, values))
+    r = FAITH.with_options(statements="sentences", verdicts=mode).score(Scoring(sample(answer=answer), judge))
     assert not judge.asked("extract_claims")
-    asked = items_asked(judge)
-    assert len(asked) == 2 and all(p in a for p, a in zip(parts, asked))
+    assert [c.prompt.name for c in judge.calls] == [SUPPORT_CALL[mode]] * (1 if mode == "json" else 2)
     assert [c["claim"] for c in r.evidence["claims"]] == parts
-    assert r.value == pytest.approx(0.6)
+    assert r.value == pytest.approx(sum(values) / 2)
+    if mode == "json":
+        assert all(p in judge.calls[0].prompt.user for p in parts)
+    else:
+        asked = items_asked(judge)
+        assert len(asked) == 2 and all(p in a for p, a in zip(parts, asked))
 
 
 @pytest.mark.parametrize("answer, short, long, claims", [
@@ -90,12 +92,6 @@ def test_default_is_the_judges_claims():
     FAITH.score(Scoring(sample(), judge))
     assert FAITH.options["statements"] == "claims" and len(judge.asked("extract_claims")) == 1
     assert f"{SHORT} {LONG}" in judge.asked("extract_claims")[0].user
-
-
-def test_statements_with_json_verdicts():
-    judge = FakeJudge([verdicts("yes", "no")])
-    r = FAITH.with_options(statements="sentences", verdicts="json").score(Scoring(sample(), judge))
-    assert [c.prompt.name for c in judge.calls] == ["verify_statements"] and r.value == pytest.approx(0.5)
 
 
 @pytest.mark.parametrize("metric", [FAITH, RECALL])

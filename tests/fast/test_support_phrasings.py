@@ -10,15 +10,11 @@ from localragas.metrics import all_metrics
 from localragas.prompts import verify_statement, verify_statement_reworded
 from localragas.scoring import Scoring
 
-from metrics_helpers import StubEmbedder, sampler
+from metrics_helpers import StubEmbedder, Texts, graded
 
 FAITH = all_metrics()["faithfulness"]
-sample = sampler("Which tiers?", ["Acme offers three storage tiers. Archive is the cheapest."],
+sample = Texts("Which tiers?", ["Acme offers three storage tiers. Archive is the cheapest."],
                  "Acme offers three tiers. Archive is free.", "Acme offers three tiers.")
-
-
-def graded(*ps: float) -> list[dict]:
-    return [{"p_yes": p, "mass": 1.0} for p in ps]
 
 
 def test_two_phrasings_are_asked_per_statement_and_averaged():

@@ -11,12 +11,12 @@ from localragas.metrics import all_metrics
 from localragas.prompts.support_examples import EXAMPLES
 from localragas.scoring import Scoring
 
-from metrics_helpers import sampler
+from metrics_helpers import Texts
 
 FAITH = all_metrics()["faithfulness"].with_options(statements="sentences", shots="3")  # as --metric-option gives it
 RECALL = all_metrics()["context_recall"]
-EN = sampler("Which tiers?", ["Acme offers three storage tiers."], "Acme offers three tiers. Archive is free.", "")
-ZH = sampler("有哪些存储层？", ["阿克米提供三种存储层。"], "阿克米提供三种存储层。归档层免费。", "")
+EN = Texts("Which tiers?", ["Acme offers three storage tiers."], "Acme offers three tiers. Archive is free.", "")
+ZH = Texts("有哪些存储层？", ["阿克米提供三种存储层。"], "阿克米提供三种存储层。归档层免费。", "")
 
 
 @pytest.mark.parametrize("sample, lang", [(EN, "en"), (ZH, "zh")])

@@ -8,16 +8,11 @@ from localragas.core.errors import JudgeError
 from localragas.judges import fake
 from localragas.core.printable import printable
 
-from cli_helpers import cli, write_jsonl
+from cli_helpers import cli, sample_rows, write_jsonl
 
 EVIL = "\x1b]0;PWNED\x07"
 CSI = "\x1b[2J\x9b31m"
 FAST = ["--judge", "fake", "--embedder", "fake"]
-
-
-def rows(n: int = 3) -> list[dict]:
-    return [{"id": f"s{i}", "question": f"What colour is item {i}?", "contexts": [f"Item {i} is red."],
-             "answer": f"Item {i} is red.", "reference": f"Item {i} is red."} for i in range(n)]
 
 
 def raw_free(output: str) -> None:
@@ -32,7 +27,7 @@ def test_printable_escapes_controls_and_bidi_overrides_and_keeps_text():
 
 
 def test_a_duplicate_id_in_the_error_message_is_escaped(tmp_path):
-    recs = rows()
+    recs = sample_rows(3)
     recs[1]["id"] = recs[2]["id"] = EVIL
     r = cli("eval", write_jsonl(tmp_path / "d.jsonl", recs), *FAST, "--no-progress")
     assert r.exit_code == 2 and "duplicate id '\\x1b]0;PWNED\\x07'" in r.output, r.output
@@ -40,7 +35,7 @@ def test_a_duplicate_id_in_the_error_message_is_escaped(tmp_path):
 
 
 def test_categories_ids_and_progress_lines_are_escaped(tmp_path):
-    recs = rows()
+    recs = sample_rows(3)
     recs[0]["category"] = EVIL + "cat"
     recs[1]["category"] = CSI + "[bold]markup[/bold]"
     recs[2]["id"] = EVIL
@@ -52,14 +47,14 @@ def test_categories_ids_and_progress_lines_are_escaped(tmp_path):
 
 def test_error_messages_from_the_judge_are_escaped(tmp_path, monkeypatch):
     monkeypatch.setattr(fake, "heuristic_reply", lambda prompt, output: JudgeError(f"server said {EVIL}{CSI}"))
-    r = cli("eval", write_jsonl(tmp_path / "d.jsonl", rows()), *FAST, "--no-progress", "-m", "faithfulness")
+    r = cli("eval", write_jsonl(tmp_path / "d.jsonl", sample_rows(3)), *FAST, "--no-progress", "-m", "faithfulness")
     assert r.exit_code == 4, r.output
     assert "server said \\x1b]0;PWNED\\x07" in r.output
     raw_free(r.output)
 
 
 def test_compare_escapes_ids(tmp_path):
-    recs = rows(4)
+    recs = sample_rows(4)
     recs[0]["id"] = EVIL
     data = write_jsonl(tmp_path / "d.jsonl", recs)
     base, new = tmp_path / "a.json", tmp_path / "b.json"
@@ -74,6 +69,7 @@ def test_compare_escapes_ids(tmp_path):
 
 @pytest.mark.parametrize("path", ["out\x1b]0;x\x07.json"])
 def test_paths_in_wrote_lines_are_escaped(tmp_path, path):
-    r = cli("eval", write_jsonl(tmp_path / "d.jsonl", rows()), *FAST, "--no-progress", "--no-gate", "--md", tmp_path / path)
+    data = write_jsonl(tmp_path / "d.jsonl", sample_rows(3))
+    r = cli("eval", data, *FAST, "--no-progress", "--no-gate", "--md", tmp_path / path)
     assert r.exit_code == 0 and "wrote " in r.output, r.output
     raw_free(r.output)

@@ -11,16 +11,12 @@ from localragas.metrics import all_metrics
 from localragas.prompts import contradict_statement, verify_statement
 from localragas.scoring import Scoring
 
-from metrics_helpers import sampler
+from metrics_helpers import Texts, graded
 
 FAITH = all_metrics()["faithfulness"]
 RECALL = all_metrics()["context_recall"]
 CONTEXTS = ["Acme offers three storage tiers: Standard, Infrequent Access and Archive."]
-sample = sampler("Which tiers?", CONTEXTS, "Acme offers three tiers. Archive is free.", "Acme offers three tiers.")
-
-
-def graded(*ps: float) -> list[dict]:
-    return [{"p_yes": p, "mass": 1.0} for p in ps]
+sample = Texts("Which tiers?", CONTEXTS, "Acme offers three tiers. Archive is free.", "Acme offers three tiers.")
 
 
 def test_both_asks_support_then_contradiction_per_statement_and_combines_them():

@@ -20,6 +20,8 @@ from localragas.run.runner import evaluate
 from localragas.data.schema import Sample
 from localragas.scoring import Scoring
 
+from metrics_helpers import Texts
+
 # The batched RAGAS-style verdicts (verdicts=json); graded verdicts in a small window: test_graded_verdicts.py and
 # the *_graded tests below.
 JSON = {"verdicts": "json"}
@@ -100,12 +102,9 @@ def test_prompts_that_fit_by_size_never_ask_the_tokenizer():
 # --- each metric in a small window ---------------------------------------------------------------------------------
 
 
-def sample(**kw) -> Sample:
-    base = dict(id="s", question="How much rain did station 7 measure in March?", contexts=[LONG_CONTEXT],
-                answer="Station 7 measured 21 millimetres of rain in March. The capital of Peru is Lima.",
-                reference="Station 7 measured 21 millimetres of rain in March.")
-    base.update(kw)
-    return Sample(**base)
+sample = Texts("How much rain did station 7 measure in March?", [LONG_CONTEXT],
+               "Station 7 measured 21 millimetres of rain in March. The capital of Peru is Lima.",
+               "Station 7 measured 21 millimetres of rain in March.")
 
 
 def test_faithfulness_with_contexts_longer_than_the_window():

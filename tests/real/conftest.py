@@ -8,6 +8,8 @@ import pytest
 from localragas import models
 from localragas.core.errors import LocalragasError
 
+pytest.register_assert_rewrite("real_helpers")  # its checks report their values as the tests' own asserts do
+
 
 def pytest_collection_modifyitems(items):
     for item in items:

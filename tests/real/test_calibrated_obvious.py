@@ -8,7 +8,7 @@ from localragas import models
 from localragas.asking.verdicts import SUPPORT_FAMILY, VERDICTS
 from localragas.scoring import Scoring
 
-from test_default_judge_obvious import CONTEXT, FAITHFUL
+from real_helpers import CONTEXT, FAITHFUL
 
 STATED = "The Eiffel Tower is in Paris."
 UNSUPPORTED = "The Eiffel Tower was completed in 1925."

@@ -5,20 +5,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from click.testing import CliRunner
+from localragas.generation import KINDS
+from localragas.outputs import MAX_QUESTION_CHARS, MAX_REFERENCE_CHARS
+from localragas.schema import Sample
 
-from localragas.cli import main
-from localragas.testset.generation import KINDS
-from localragas.core.outputs import MAX_QUESTION_CHARS, MAX_REFERENCE_CHARS
-from localragas.data.schema import Sample
+from cli_helpers import cli
 
 DOCS = Path(__file__).resolve().parents[2] / "examples" / "docs"
 
 
 def test_generate_size_3_with_the_test_judge(tmp_path):
     out = tmp_path / "testset.jsonl"
-    result = CliRunner().invoke(main, ["generate", str(DOCS), "--out", str(out), "--size", "3", "--judge",
-                                       "smollm2-135m", "--embedder", "minilm-l6", "--no-progress", "--no-cache"])
+    result = cli("generate", str(DOCS), "--out", str(out), "--size", "3", "--judge",
+                 "smollm2-135m", "--embedder", "minilm-l6", "--no-progress", "--no-cache")
     assert result.exit_code == 0, result.output
     meta = json.loads((tmp_path / "testset.jsonl.meta.json").read_text())
     assert meta["judge_stats"]["parse_failures"] == 0 and meta["judge_stats"]["failed_calls"] == 0, meta["judge_stats"]

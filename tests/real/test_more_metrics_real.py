@@ -10,16 +10,16 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from localragas import Sample, evaluate, load_samples
-from localragas.cli import main
-from localragas.data.language import detect
+from localragas.language import detect
 from localragas.asking import claims_of
 from localragas.scoring import Scoring
 from localragas.metrics import all_metrics
 from localragas.metrics.base import DEFAULT
 from localragas.data.schema import Report
+
+from cli_helpers import cli
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 NEW = [n for n in all_metrics() if n not in DEFAULT]
@@ -92,9 +92,9 @@ def test_chinese_examples_with_every_new_metric_through_the_cli(tmp_path):
     data = tmp_path / "zh.jsonl"
     data.write_text("\n".join(rows) + "\n", encoding="utf-8")
     out = tmp_path / "zh.json"
-    result = CliRunner().invoke(main, [
+    result = cli(
         "eval", str(data), "--judge", "smollm2-135m", "--embedder", "minilm-l6",
-        "--no-progress", "--no-cache", "--no-resume", "-m", ",".join(NEW), "--out", str(out), "--ragas-names"])
+        "--no-progress", "--no-cache", "--no-resume", "-m", ",".join(NEW), "--out", str(out), "--ragas-names")
     assert result.exit_code in (0, 1), result.output
     report = Report.model_validate(json.loads(out.read_text()))
     assert report.meta["judge_stats"]["parse_failures"] == 0, report.meta["judge_stats"]["errors"]

@@ -20,10 +20,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from localragas import evaluate, load_samples, models
-from localragas.cli import main
 from localragas.embeddings import HashingEmbedder
 from localragas.judges import get_judge
 from localragas.core.errors import LocalragasError
@@ -31,11 +29,13 @@ from localragas.judges.openai_compat import OpenAIJudge
 from localragas.core.outputs import YesNo
 from localragas.prompts import verify_statement
 
+from cli_helpers import cli
+from real_helpers import EXAMPLES
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 from _ragas_harness import free_port  # noqa: E402 - the scripts' server harness picks ports the same way
 
-EXAMPLES = ROOT / "examples" / "rag_samples.jsonl"
 MODEL = "smollm2-135m"
 METRICS = ["faithfulness", "answer_relevancy", "context_precision", "context_recall"]
 N_SAMPLES = 4  # the first four examples: three with a reference, one without
@@ -136,7 +136,7 @@ def test_schema_valid_replies_and_concurrency_4_identical_to_1(smol_server, samp
             "--no-resume", "--no-progress", "--no-gate", "--out", str(out)]
     for k, v in options.items():
         args += ["--judge-option", f"{k}={v}"]
-    result = CliRunner().invoke(main, args)
+    result = cli(*args)
     assert result.exit_code == 0, result.output
     from localragas.report import read_json
 

@@ -2,32 +2,17 @@
 unscored with a reason, and every score is in [0, 1]."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from click.testing import CliRunner
-
-from localragas.cli import main
-from localragas.data.schema import Report
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+from cli_helpers import cli
+from real_helpers import EXAMPLES, examples_report
 
 
 def test_cli_end_to_end_with_test_judge(tmp_path):
     out, csv_path = tmp_path / "report.json", tmp_path / "scores.csv"
-    result = CliRunner().invoke(
-        main,
-        ["eval", str(EXAMPLES), "--judge", "smollm2-135m", "--embedder", "minilm-l6", "--no-progress",
-         "--out", str(out), "--csv", str(csv_path)],
-    )
+    result = cli("eval", EXAMPLES, "--judge", "smollm2-135m", "--embedder", "minilm-l6", "--no-progress",
+                 "--out", out, "--csv", csv_path)
     assert result.exit_code in (0, 1), result.output  # the gate may fail with a 135M judge; never an error
     assert "quality gate" in result.output
-    report = Report.model_validate(json.loads(out.read_text()))
-    n = sum(1 for line in EXAMPLES.read_text().splitlines() if line.strip())
-    assert len(report.samples) == n
-    stats = report.meta["judge_stats"]
-    assert stats["parse_failures"] == 0 and stats["failed_calls"] == 0, stats["errors"]
-    assert stats["calls"] >= 3 * n  # claims + verdicts + questions + chunks (+ reference statements)
+    report, n = examples_report(out)
     assert report.meta["judge"]["fingerprint"].startswith("b179c9523d0e")
     for s in report.samples:
         assert set(s.metrics) == {"faithfulness", "answer_relevancy", "context_precision", "context_recall"}

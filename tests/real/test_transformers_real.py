@@ -2,20 +2,17 @@
 decoding constrained by xgrammar. Every call on the example samples gives schema-valid JSON."""
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from localragas import models
-from localragas.cli import main
-from localragas.core.outputs import Claims, GeneratedQuestions, YesNo
+from localragas.outputs import Claims, GeneratedQuestions, YesNo
 from localragas.prompts import extract_claims, generate_questions, verify_statement
-from localragas.data.schema import Report
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+from cli_helpers import cli
+from real_helpers import EXAMPLES, examples_report
+
 SPEC = "transformers:smollm2-135m"
 
 
@@ -35,17 +32,12 @@ def tf_judge():
 def test_examples_through_the_cli_give_schema_valid_json_on_every_call(tmp_path):
     out = tmp_path / "report.json"
     started = time.perf_counter()
-    result = CliRunner().invoke(main, ["eval", str(EXAMPLES), "--judge", SPEC, "--judge-option", "device=cpu",
-                                       "--no-progress", "--no-cache", "--no-resume", "--out", str(out)])
+    result = cli("eval", str(EXAMPLES), "--judge", SPEC, "--judge-option", "device=cpu",
+                 "--no-progress", "--no-cache", "--no-resume", "--out", str(out))
     seconds = time.perf_counter() - started
     assert result.exit_code in (0, 1), result.output  # the gate may fail with a 135M judge; never an error
     assert "GGUF tensors" not in result.output  # --no-progress: no progress bar from the GGUF loader either
-    report = Report.model_validate(json.loads(out.read_text()))
-    n = sum(1 for line in EXAMPLES.read_text().splitlines() if line.strip())
-    assert len(report.samples) == n
-    stats = report.meta["judge_stats"]
-    assert stats["parse_failures"] == 0 and stats["failed_calls"] == 0, stats["errors"]
-    assert stats["calls"] >= 3 * n
+    report, n = examples_report(out)
     judge = report.meta["judge"]
     assert judge["name"] == "transformers/smollm2-135m"
     assert judge["fingerprint"].startswith(models.spec("smollm2-135m").sha256 + ":")

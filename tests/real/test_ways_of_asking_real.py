@@ -8,7 +8,7 @@ import pytest
 from localragas.metrics import all_metrics
 from localragas.scoring import Scoring
 
-from test_default_judge_obvious import CLAIMS, CONTEXT, FAITHFUL
+from real_helpers import CLAIMS, FAITHFUL
 
 WAYS = [{"evidence": "focused"}, {"question": "both"}, {"shots": 3}, {"phrasings": 2},
         {"question": "both", "shots": 3, "phrasings": 2, "evidence": "focused"}]

@@ -1,5 +1,6 @@
-"""What the fast tier's command-line tests share: `localragas ARGS` run in-process, the files they hand it, and the
-scripts/ imported as modules."""
+"""What the tests of every tier share: `localragas ARGS` run in-process, the files they hand it (JSONL, any file,
+the fast tier's two-sample rows), and the scripts/ imported as modules. tests/ is on sys.path (tests/conftest.py is
+there), so `from cli_helpers import cli` works from tests/fast, tests/real and tests/browser."""
 from __future__ import annotations
 
 import importlib.util
@@ -12,18 +13,26 @@ from click.testing import CliRunner, Result
 
 from localragas.cli import main
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 
-def cli(*args: object, **env: str) -> Result:
-    """`localragas ARGS` (each str()-ed) in-process, on a 200-column console; env: more environment variables."""
-    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200", **env})
+def cli(*args: object, catch_exceptions: bool = True, **env: str) -> Result:
+    """`localragas ARGS` (each str()-ed) in-process, on a 200-column console; env: more environment variables.
+    catch_exceptions=False: an exception the CLI lets out is raised in the test (click's CliRunner option)."""
+    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200", **env},
+                              catch_exceptions=catch_exceptions)
 
 
 def code_and_output(*args: object) -> tuple[int, str]:
     """(exit code, output) of `localragas ARGS`, as cli runs it."""
     r = cli(*args)
     return r.exit_code, r.output
+
+
+def sample_rows(n: int = 2) -> list[dict]:
+    """n valid rows (s0, s1, ...) that every metric can score: item i is red, said by context, answer and reference."""
+    return [{"id": f"s{i}", "question": f"What colour is item {i}?", "contexts": [f"Item {i} is red."],
+             "answer": f"Item {i} is red.", "reference": f"Item {i} is red."} for i in range(n)]
 
 
 def write_jsonl(path: Path, rows: list, **dumps) -> Path:
