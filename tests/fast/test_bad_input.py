@@ -11,9 +11,9 @@ from typing import Callable
 
 import pytest
 
-from localragas.dataset import load_samples
-from localragas.errors import DatasetError
-from localragas.schema import Report, Sample
+from localragas.data.dataset import load_samples
+from localragas.core.errors import DatasetError
+from localragas.data.schema import Report, Sample
 
 from cli_helpers import cli, write_file as write
 

@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 import localragas
-from localragas.calibration import Calibration, CalibrationRun, read_labelled
-from localragas.errors import ConfigError, DatasetError
+from localragas.quality.calibration_results import Calibration, CalibrationRun
+from localragas.quality.labelled import read_labelled
+from localragas.core.errors import ConfigError, DatasetError
 from localragas.judges import FakeJudge
 from calibration_helpers import faith_row, pair_rows
 from cli_helpers import cli, write_jsonl as write_rows

@@ -11,7 +11,7 @@ import sys
 
 import localragas.run.checkpoint
 from localragas import evaluate
-from localragas.checkpoint import Checkpoint, sample_hash
+from localragas.run.checkpoint import Checkpoint, sample_hash
 from localragas.judges import FakeJudge
 from localragas.data.schema import Report, Sample
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from localragas import runner
+from localragas.run import runner
 from localragas.cli import EXIT_INTERNAL_ERROR
 
 from cli_helpers import cli

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from localragas.compare import compare_reports, verdict_of
+from localragas.quality.compare import compare_reports, verdict_of
 from localragas.report import write_json
 from localragas.report.comparison import render_comparison_markdown
 

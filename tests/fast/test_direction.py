@@ -7,8 +7,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from localragas.evidence import worst_samples
-from localragas.gate import run_gate
+from localragas.report.evidence import worst_samples
+from localragas.run.gate import run_gate
 from localragas.report.html_report import render_html
 from localragas.report.junit import render_junit
 from localragas.report.markdown import render_markdown

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from localragas.config import Settings, find_config, load_settings
-from localragas.errors import ConfigError
-from localragas.gate import check_threshold, parse_threshold, run_gate
+from localragas.run.config import Settings, find_config, load_settings
+from localragas.core.errors import ConfigError
+from localragas.run.gate import check_threshold, parse_threshold, run_gate
 from localragas.metrics import all_metrics
 from localragas.metrics.base import DEFAULT
 from localragas.data.schema import MetricSummary, Report

@@ -13,7 +13,7 @@ from localragas.judges.base import Judge
 from localragas.judges.cache import JudgeCache
 from localragas.judges.yes_no import top_from_logits, word_of, yes_no_reply
 from localragas.metrics import all_metrics
-from localragas.outputs import Claims, YesNo
+from localragas.core.outputs import Claims, YesNo
 from localragas.prompts import judge_chunk, verify_statement
 from localragas.prompts.base import ONE_WORD, YES_NO_SYSTEMS
 from localragas.scoring import Scoring

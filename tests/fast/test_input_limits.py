@@ -18,15 +18,15 @@ import pytest
 import localragas.quality.compare  # noqa: F401 - these are imported by `compare`, `eval`, `merge` and `report`: loaded here
 import localragas.core.inputs
 import localragas.report.comparison  # noqa: F401 - so that the timings measure the refusal only
-import localragas.runner  # noqa: F401
-import localragas.shard  # noqa: F401
-from localragas.calibration import load_labelled
-from localragas.config import CONFIG_MAX_BYTES, load_settings
-from localragas.dataset import DEFAULT_MAX_INPUT_BYTES, load_samples, read_records
-from localragas.errors import ConfigError, DatasetError, LocalragasError
+import localragas.run.runner  # noqa: F401
+import localragas.run.shard  # noqa: F401
+from localragas.quality.labelled import load_labelled
+from localragas.run.config import CONFIG_MAX_BYTES, load_settings
+from localragas.data.dataset import DEFAULT_MAX_INPUT_BYTES, load_samples, read_records
+from localragas.core.errors import ConfigError, DatasetError, LocalragasError
 from localragas.report import read_json, write_json
 from localragas.report.calibration import read_calibration
-from localragas.sample_record import content_id
+from localragas.data.sample_record import content_id
 
 from cli_helpers import cli
 from reports_helpers import make_report

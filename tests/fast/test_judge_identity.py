@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from localragas import models
-from localragas.errors import ModelIntegrityError
+from localragas.core.errors import ModelIntegrityError
 from localragas.judges import get_judge
 from localragas.judges import llamacpp
 from localragas.judges import transformers_judge as tj

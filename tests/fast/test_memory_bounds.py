@@ -8,8 +8,9 @@ import json
 
 import pytest
 
-from localragas import evaluate, stats
-from localragas.checkpoint import Checkpoint
+from localragas import evaluate
+from localragas.run import stats
+from localragas.run.checkpoint import Checkpoint
 from localragas.judges import FakeJudge, get_judge
 from localragas.metrics import get_metrics
 from localragas.report import read_json, write_json

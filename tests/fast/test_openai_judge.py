@@ -21,7 +21,7 @@ from localragas.embeddings import HashingEmbedder
 from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge, get_judge
 from localragas.judges.openai_compat import OpenAIJudge
-from localragas.outputs import Claims, YesNo, json_schema, verdicts_for
+from localragas.core.outputs import Claims, YesNo, json_schema, verdicts_for
 from localragas.prompts import extract_claims, verify_statement
 from localragas.run.runner import evaluate
 from localragas.data.schema import Sample

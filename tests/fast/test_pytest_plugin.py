@@ -13,9 +13,9 @@ import pytest
 
 from localragas.run.gate import run_gate
 from localragas.metrics import all_metrics
-from localragas.schema import MetricResult, Report, SampleResult
-from localragas.stats import summarise
-from localragas.evidence import brief as evidence_text
+from localragas.data.schema import MetricResult, Report, SampleResult
+from localragas.run.stats import summarise
+from localragas.report.evidence import brief as evidence_text
 from localragas.testing import GateNotEvaluatedWarning, assert_gate, gate_failure_message
 
 pytest_plugins = ["pytester"]

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 import localragas
 from localragas import Sample, evaluate, load_samples
-from localragas.errors import ConfigError, DatasetError
+from localragas.core.errors import ConfigError, DatasetError
 from localragas.judges.fake import FakeJudge
 from localragas.run.progress import Progress, _Tqdm, progress_for
 from localragas.data.sample_record import content_id

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from localragas import models
-from localragas.errors import ModelIntegrityError
+from localragas.core.errors import ModelIntegrityError
 from localragas.judges import FakeJudge, get_judge
 from localragas.core.offline import OFFLINE_ENV, ensure_offline
 from localragas.run.runner import evaluate

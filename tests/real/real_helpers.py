@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from localragas.schema import Report, Sample
+from localragas.data.schema import Report, Sample
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
 

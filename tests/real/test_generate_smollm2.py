@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from localragas.generation import KINDS
-from localragas.outputs import MAX_QUESTION_CHARS, MAX_REFERENCE_CHARS
-from localragas.schema import Sample
+from localragas.testset.generation import KINDS
+from localragas.core.outputs import MAX_QUESTION_CHARS, MAX_REFERENCE_CHARS
+from localragas.data.schema import Sample
 
 from cli_helpers import cli
 

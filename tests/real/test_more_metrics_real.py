@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from localragas import Sample, evaluate, load_samples
-from localragas.language import detect
+from localragas.data.language import detect
 from localragas.asking import claims_of
 from localragas.scoring import Scoring
 from localragas.metrics import all_metrics

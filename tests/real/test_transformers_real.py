@@ -7,7 +7,7 @@ import time
 import pytest
 
 from localragas import models
-from localragas.outputs import Claims, GeneratedQuestions, YesNo
+from localragas.core.outputs import Claims, GeneratedQuestions, YesNo
 from localragas.prompts import extract_claims, generate_questions, verify_statement
 
 from cli_helpers import cli
