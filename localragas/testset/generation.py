@@ -31,7 +31,6 @@ import json
 import random
 import re
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,11 +41,10 @@ from ..core import paths
 from ..asking.generation import ANSWERABLE_FAMILY
 from ..asking.verdicts import SUPPORT_FAMILY
 from .documents import CHUNK_CHARS, Chunk, load_chunks
+from .plan import DEFAULT_MIX, KINDS, parse_mix, plan
 from ..core.errors import ConfigError
 from ..data.language import check_language, detect
 
-KINDS = ("single", "multi", "abstract", "unanswerable")
-DEFAULT_MIX = {"single": 0.5, "multi": 0.25, "abstract": 0.15, "unanswerable": 0.1}
 SUPPORT_THRESHOLD = 0.7  # calibrated P(yes) the reference's chunks support each of its sentences
 UNCALIBRATED_SUPPORT_THRESHOLD = 0.5  # the same, a judge's raw P(yes) when no calibration of verify_statement applies
 ANSWERABLE_THRESHOLD = 0.5  # P(yes) the chunks state the answer (calibrated when the judge's map has the family):
@@ -63,39 +61,6 @@ UNANSWERABLE_REFERENCE = {"en": "not in the documents", "zh": "文档中没有"}
 REASONS = ("copied_wording", "duplicate", "reference_unsupported", "not_answerable", "answerable", "no_linked_chunk")
 
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-
-
-def parse_mix(value: str | Mapping[str, float] | None) -> dict[str, float]:
-    """'single=0.5,multi=0.25,…' (or a mapping) -> the share of each kind, summing to 1; a kind not named gets 0."""
-    from ..core.key_values import split_item  # noqa: PLC0415
-
-    if value is None:
-        return dict(DEFAULT_MIX)
-    items = value.items() if isinstance(value, Mapping) else (
-        split_item(v, "--mix", "KIND=SHARE", "single=0.5,multi=0.5") for v in value.split(",") if v.strip())
-    mix = dict.fromkeys(KINDS, 0.0)
-    for kind, share in items:
-        if kind not in KINDS:
-            raise ConfigError(f"--mix: unknown kind '{kind}'; valid: {', '.join(KINDS)}")
-        try:
-            mix[kind] = float(share)
-        except (TypeError, ValueError):
-            raise ConfigError(f"--mix: the share of {kind} must be a number, not {share!r}") from None
-        if not mix[kind] >= 0:
-            raise ConfigError(f"--mix: the share of {kind} must be >= 0, not {share!r}")
-    total = sum(mix.values())
-    if total <= 0:
-        raise ConfigError("--mix: at least one kind needs a share above 0")
-    return {k: v / total for k, v in mix.items()}
-
-
-def plan(size: int, mix: Mapping[str, float]) -> dict[str, int]:
-    """Items per kind: size * share, rounded by the largest remainder (ties in KINDS order)."""
-    exact = {k: size * mix.get(k, 0.0) for k in KINDS}
-    counts = {k: int(v) for k, v in exact.items()}
-    for k in sorted(KINDS, key=lambda k: (-(exact[k] - counts[k]), KINDS.index(k)))[:size - sum(counts.values())]:
-        counts[k] += 1
-    return counts
 
 
 def support_calibration(judge):
