@@ -80,8 +80,8 @@ def main(argv: list[str] | None = None) -> int:
           f"cross-fitted {balanced_accuracy(y, cross, 0.5):.3f}; mean score raw {raw.mean():.3f}, cross-fitted "
           f"{cross.mean():.3f}, share labelled 1 {y.mean():.3f}")
     a, b = fit_logistic(raw.tolist(), y.tolist())
-    family = FamilyMap(a, b, {"items": len(rows), "positives": int(y.sum()), "source": args.source or args.labelled.name},
-                       template_hashes([ANSWERABLE_FAMILY]))
+    fitted_on = {"items": len(rows), "positives": int(y.sum()), "source": args.source or args.labelled.name}
+    family = FamilyMap(a, b, fitted_on, template_hashes([ANSWERABLE_FAMILY]))
     current = load_calibration(args.into) if args.into.exists() else CalibrationMap({})
     CalibrationMap({**current.families, ANSWERABLE_FAMILY: family}, current.judge or judge.describe(),
                    current.created).write(args.into)

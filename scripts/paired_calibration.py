@@ -6,6 +6,9 @@ people better, and is the difference larger than the noise?
 For each (file, metric) present in both, the rows scored in both runs are paired by id; the figure (ROC AUC for
 binary labels, Spearman for graded ones) is computed for each run on those rows, and a paired bootstrap (the same
 resampled rows for both) gives the 95% interval of NEW - BASE. An interval that excludes 0 is a real difference.
+
+--by-id pairs two runs that scored the same rows under other names (a built-in metric against a custom criterion,
+from files whose label.metric differs): each run must hold one result, its rows paired by id.
 """
 from __future__ import annotations
 
@@ -45,7 +48,9 @@ def paired(base: dict, new: dict) -> dict | None:
 
     interval, note = bootstrap_statistic(diff, [y, sa, sb])
     fa, fb = figure(y, sa), figure(y, sb)
-    return {"file": Path(base["file"]).name, "metric": base["metric"], "figure": name, "rows": len(ids),
+    names = lambda key: " / ".join(dict.fromkeys([Path(base[key]).name if key == "file" else base[key],  # noqa: E731
+                                                  Path(new[key]).name if key == "file" else new[key]]))
+    return {"file": names("file"), "metric": names("metric"), "figure": name, "rows": len(ids),
             "base": fa, "new": fb, "difference": None if fa is None or fb is None else fb - fa,
             "interval": interval, "note": note}
 
@@ -54,9 +59,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("base", type=Path)
     parser.add_argument("new", type=Path)
+    parser.add_argument("--by-id", action="store_true", help="pair the one result of each run by row id alone")
     args = parser.parse_args(argv)
-    base = {(Path(r["file"]).name, r["metric"]): r for r in json.loads(args.base.read_text())["results"]}
-    new = {(Path(r["file"]).name, r["metric"]): r for r in json.loads(args.new.read_text())["results"]}
+    runs = [json.loads(path.read_text())["results"] for path in (args.base, args.new)]
+    if args.by_id:
+        if any(len(results) != 1 for results in runs):
+            parser.error("--by-id: each run must hold exactly one result (one file, one metric)")
+        base, new = ({("by id", "by id"): results[0]} for results in runs)
+    else:
+        base, new = ({(Path(r["file"]).name, r["metric"]): r for r in results} for results in runs)
     print("| file | metric | figure | paired rows | base | new | new - base [95% CI] |")
     print("|---|---|---|---:|---:|---:|---|")
     for key in sorted(set(base) & set(new)):

@@ -1,0 +1,88 @@
+"""The measurement scripts added for issue 17 / 19, on small made-up files: paired_calibration.py --by-id pairs two
+runs of other metric names by row id; row_factors.py reads a row's lengths and items; fit_answerable.py asks the
+judge question_answerable per row and adds that family to a calibration file (the fake judge)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_helpers import load_script, write_jsonl
+from localragas.calibration_map import CalibrationMap, FamilyMap, load_calibration
+from localragas.prompts.overrides import template_hashes
+
+
+def _run(path, file, metric, rows):
+    path.write_text(json.dumps({"results": [{"file": file, "metric": metric, "kind": "binary", "per_row": rows}]}))
+    return path
+
+
+def _rows(scores, labels, items=None):
+    return [{"id": f"r{i}", "label": y, "score": s, **({"items": items[i]} if items else {})}
+            for i, (s, y) in enumerate(zip(scores, labels))]
+
+
+LABELS = [1, 0, 1, 0, 1, 0, 1, 0]
+
+
+def test_paired_by_id_pairs_a_built_in_with_a_criterion(tmp_path, capsys):
+    base = _run(tmp_path / "a.json", "bench/ar.jsonl", "answer_relevancy",
+                _rows([.4, .6, .5, .3, .2, .7, .6, .5], LABELS))
+    new = _run(tmp_path / "b.json", "crit/all.jsonl", "no_irrelevant", _rows([.9, .1, .8, .2, .7, .3, .6, .4], LABELS))
+    script = load_script("paired_calibration")
+    assert script.main([str(base), str(new)]) == 0
+    assert "| ar.jsonl" not in capsys.readouterr().out  # other file and metric: nothing paired without --by-id
+    assert script.main([str(base), str(new), "--by-id"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line.startswith("| ar.jsonl / all.jsonl | answer_relevancy / no_irrelevant | ROC AUC | 8 | 0.312 | 1.000 |")
+    assert "+0.688 [" in line
+
+
+def test_paired_by_id_wants_one_result_per_run(tmp_path):
+    two = tmp_path / "two.json"
+    two.write_text(json.dumps({"results": [{"file": "a", "metric": "m", "kind": "binary", "per_row": []}] * 2}))
+    with pytest.raises(SystemExit):
+        load_script("paired_calibration").main([str(two), str(two), "--by-id"])
+
+
+def test_row_factors_reads_lengths_and_items(tmp_path, capsys):
+    labelled = tmp_path / "rows.jsonl"
+    write_jsonl(labelled, [{"id": f"r{i}", "question": "q", "contexts": ["c" * (100 * (i + 1))],
+                            "answer": "a" * (i + 1), "label": {"metric": "faithfulness", "value": y, "kind": "binary"}}
+                           for i, y in enumerate(LABELS)])
+    items = [[{"p_supported_raw": 0.5}] * (i % 3 + 1) for i in range(8)]
+    result = _run(tmp_path / "r.json", str(labelled), "faithfulness",
+                  _rows([.9, .1, .8, .2, .7, .3, .6, .4], LABELS, items))
+    result.write_text(result.read_text().replace('"per_row"', '"metric_options": {}, "per_row"'))
+    assert load_script("row_factors").main([str(result), str(labelled)]) == 0
+    out = capsys.readouterr().out
+    assert "8 rows, ROC AUC 1.000" in out
+    assert "| context chars | 450 |" in out and "| items | 2 |" in out
+    assert "| r6 | 1 | 0.600 | 1 | 700 | 7 |" in out  # the faithful row scored lowest is listed first
+
+
+def test_fit_answerable_adds_its_family_and_keeps_the_others(tmp_path, capsys):
+    rows = [{"id": f"w{i}", "question": "How tall is the tower?",
+             "contexts": ["The tower is twenty-two metres tall." if i % 2 else "The keepers left in 1989."],
+             "label": {"metric": "context_precision", "value": i % 2, "kind": "binary"}} for i in range(20)]
+    labelled = tmp_path / "wikiqa.jsonl"
+    write_jsonl(labelled, rows)
+    into = tmp_path / "cal.json"
+    CalibrationMap({"verify_statement": FamilyMap(1.5, 0.5)}).write(into)
+    code = load_script("fit_answerable").main([str(labelled), "--judge", "fake", "--into", str(into),
+                                               "--cache-dir", str(tmp_path / "cache"), "--source", "made up"])
+    assert code == 0
+    got = load_calibration(into)
+    assert set(got.families) == {"verify_statement", "question_answerable"}
+    fam = got.families["question_answerable"]
+    assert fam.a > 0 and fam.fitted_on == {"items": 20, "positives": 10, "source": "made up"}
+    assert fam.prompt_sha256 == template_hashes(["question_answerable"])
+    assert (got.families["verify_statement"].a, got.families["verify_statement"].b) == (1.5, 0.5)
+    assert "20 rows, 10 labelled 1" in capsys.readouterr().out
+
+
+def test_fit_answerable_names_the_bad_row(tmp_path):
+    labelled = tmp_path / "bad.jsonl"
+    write_jsonl(labelled, [{"id": "x", "question": "q", "contexts": ["c"], "label": {"value": 2}}])
+    with pytest.raises(SystemExit, match="bad.jsonl:1: a row needs question, contexts and a binary label.value"):
+        load_script("fit_answerable").main([str(labelled), "--judge", "fake", "--into", str(tmp_path / "c.json")])
