@@ -19,7 +19,9 @@ and, for the answerable kinds, its reference is supported by its chunks (the cal
 SUPPORT_THRESHOLD for each sentence, as faithfulness scores a claim; a judge without a calibration of
 verify_statement: its raw P(yes) >= UNCALIBRATED_SUPPORT_THRESHOLD, as the gate's uncalibrated thresholds: else
 "reference_unsupported") and its chunks answer its question (P(yes) of question_answerable >= ANSWERABLE_THRESHOLD,
-calibrated when the judge's map has that family, else raw: "not_answerable"); an unanswerable question is dropped ("answerable") when its chunk and the NEIGHBOURS chunks most
+calibrated when the judge's map has that family, else raw: "not_answerable"), and its reference answers its
+question (the same check with the reference as the only context: "reference_not_an_answer": a reference the chunks
+support can still miss what the question asks); an unanswerable question is dropped ("answerable") when its chunk and the NEIGHBOURS chunks most
 similar to it answer it. At most ATTEMPTS_PER_ITEM candidates per planned item are tried. Greedy decoding and the
 seeded order make a run deterministic; each candidate's outcome is appended to a checkpoint, so a killed run resumes.
 A judge, cache or embedder error stops the run (the checkpoint stays): never an item kept unchecked.
@@ -58,7 +60,8 @@ ABSTRACT_CHUNKS = 3
 NEIGHBOURS = 3
 ATTEMPTS_PER_ITEM = 3
 UNANSWERABLE_REFERENCE = {"en": "not in the documents", "zh": "文档中没有"}
-REASONS = ("copied_wording", "duplicate", "reference_unsupported", "not_answerable", "answerable", "no_linked_chunk")
+REASONS = ("copied_wording", "duplicate", "reference_unsupported", "not_answerable", "reference_not_an_answer",
+           "answerable", "no_linked_chunk")
 
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
@@ -321,6 +324,10 @@ class _State:
             checks = {"reference_support": round(support, 4), "answerable": round(p, 4)}
             if p < ANSWERABLE_THRESHOLD:
                 return dropped("not_answerable", reference=reference, **checks)
+            r = answerable(ctx, question, [reference])
+            checks["reference_answers"] = round(r, 4)
+            if r < ANSWERABLE_THRESHOLD:
+                return dropped("reference_not_an_answer", reference=reference, **checks)
             ref_chunks = chunks
         row = {"id": content_id(question), "question": question, "answer": "", "contexts": [],
                "reference": reference, "reference_contexts": [c.text for c in ref_chunks],
