@@ -21,9 +21,9 @@ verify_statement: its raw P(yes) >= UNCALIBRATED_SUPPORT_THRESHOLD, as the gate'
 "reference_unsupported") and its chunks answer its question (P(yes) of question_answerable >= ANSWERABLE_THRESHOLD,
 calibrated when the judge's map has that family, else raw: "not_answerable"), and its reference answers its
 question (the same check with the reference as the only context: "reference_not_an_answer": a reference the chunks
-support can still miss what the question asks); an unanswerable question is dropped ("answerable") when its chunk and the NEIGHBOURS chunks most
-similar to it answer it. At most ATTEMPTS_PER_ITEM candidates per planned item are tried. Greedy decoding and the
-seeded order make a run deterministic; each candidate's outcome is appended to a checkpoint, so a killed run resumes.
+support can still miss what the question asks); an unanswerable question is dropped ("answerable") when its chunk
+and the NEIGHBOURS chunks most similar to it answer it. At most ATTEMPTS_PER_ITEM candidates per planned item are
+tried. Greedy decoding and the seeded order make a run deterministic; each candidate's outcome is appended to a checkpoint, so a killed run resumes.
 A judge, cache or embedder error stops the run (the checkpoint stays): never an item kept unchecked.
 """
 from __future__ import annotations
@@ -68,8 +68,8 @@ _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W\u3400-\u4db
 
 def support_calibration(judge):
     """The judge's calibration as generate applies it: its verify_statement and question_answerable maps, each unless
-    the user's prompt override changed that family since the map was fitted (as an eval run decides, runner.calibration_in_effect); None when the
-    judge is uncalibrated."""
+    the user's prompt override changed that family since the map was fitted (as an eval run decides,
+    runner.calibration_in_effect); None when the judge is uncalibrated."""
     from ..prompts.overrides import template_hashes  # noqa: PLC0415
 
     if judge.calibration is None:
