@@ -23,8 +23,9 @@ calibrated when the judge's map has that family, else raw: "not_answerable"), an
 question (the same check with the reference as the only context: "reference_not_an_answer": a reference the chunks
 support can still miss what the question asks); an unanswerable question is dropped ("answerable") when its chunk
 and the NEIGHBOURS chunks most similar to it answer it. At most ATTEMPTS_PER_ITEM candidates per planned item are
-tried. Greedy decoding and the seeded order make a run deterministic; each candidate's outcome is appended to a checkpoint, so a killed run resumes.
-A judge, cache or embedder error stops the run (the checkpoint stays): never an item kept unchecked.
+tried. Greedy decoding and the seeded order make a run deterministic; each candidate's outcome is appended to a
+checkpoint, so a killed run resumes. A judge, cache or embedder error stops the run (the checkpoint stays): never an
+item kept unchecked.
 """
 from __future__ import annotations
 
