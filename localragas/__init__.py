@@ -12,18 +12,25 @@ _EXPORTS = {
     "Criterion": "metrics.custom",
     "Rubric": "metrics.custom",
     "metric": "metrics.custom",
+    "GenerateSpec": "testset.generation",
     "LocalragasError": "core.errors",
     "MetricResult": "data.schema",
+    "RagRunSpec": "testset.rag_run",
     "Report": "data.schema",
+    "RunSpec": "run.evaluation",
     "Sample": "data.schema",
     "SampleResult": "data.schema",
     "as_samples": "data.sample_inputs",
     "assert_gate": "testing",
     "calibrate": "quality.calibration",
     "evaluate": "run.runner",
+    "generate_testset": "testset.generation",
     "get_embedder": "embeddings",
     "get_judge": "judges",
     "load_samples": "data.dataset",
+    "run_eval": "run.evaluation",
+    "run_rag": "testset.rag_run",
+    "spec_from_flags": "run.evaluation",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -35,7 +42,10 @@ if _TYPE_CHECKING:
     from .core.errors import LocalragasError
     from .judges import get_judge
     from .metrics.custom import Criterion, Rubric, metric
+    from .run.evaluation import RunSpec, run_eval, spec_from_flags
     from .run.runner import evaluate
+    from .testset.generation import GenerateSpec, generate_testset
+    from .testset.rag_run import RagRunSpec, run_rag
     from .data.sample_inputs import as_samples
     from .data.schema import MetricResult, Report, Sample, SampleResult
     from .testing import assert_gate
