@@ -32,7 +32,7 @@ def histogram_svg(metric: str, values: list[float], threshold: float | None = No
     desc = f"{metric}: {len(values)} scored samples in {BINS} bins from 0 to 1"
     if threshold is not None:
         desc += f"; {below} below the threshold {threshold_text(threshold)}"
-    parts = [f'<svg class="hist" viewBox="0 0 {_W} {_H}" role="img" aria-label="{escape(desc)}"">']
+    parts = [f'<svg class="hist" viewBox="0 0 {_W} {_H}" role="img" aria-label="{escape(desc)}">']
     parts.append(f'<line class="grid" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{_TOP}" y2="{_TOP}"/>')
     parts.append(f'<text class="tick" x="{_LEFT - 4}" y="{_TOP + 4}" text-anchor="end">{top}</text>')
     parts.append(f'<text class="tick" x="{_LEFT - 4}" y="{_AXIS}" text-anchor="end">0</text>')

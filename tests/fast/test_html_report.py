@@ -160,7 +160,11 @@ def test_histogram_bins_and_threshold():
     svg = histogram_svg("m", [0.2, 0.9], threshold=0.5, mean=0.55, ci=(0.2, 0.9))
     assert svg.count("<rect") == 10 and 'class="threshold"' in svg and "threshold 0.50" in svg
     assert svg.count('class="bar below"') == 5  # the bins wholly below the threshold
-    assert 'aria-label="m: 2 scored samples in 10 bins from 0 to 1; 1 below the threshold 0.50"' in svg
+    assert 'aria-label="m: 2 scored samples in 10 bins from 0 to 1; 1 below the threshold 0.50">' in svg
+    # well-formed: every tag closes, no stray quote after an attribute (it once had `"">`)
+    import xml.etree.ElementTree as ET
+
+    assert ET.fromstring(svg).get("aria-label").endswith("threshold 0.50")
 
 
 def test_write_html_writes_the_rendered_page(tmp_path, report):
