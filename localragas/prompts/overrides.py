@@ -41,9 +41,10 @@ TEMPLATES: dict[str, list[str]] = {
 
 
 def family_of(prompt_name: str) -> str:
-    """The family an override is given for: the prompt's name without a `_Nshot` suffix."""
+    """The family an override is given for: a built-in prompt's name without a `_Nshot` suffix (a custom metric's
+    family, e.g. criterion:tone_3shot, is its own name)."""
     base, _, shots = prompt_name.rpartition("_")
-    return base if base and shots.endswith("shot") and shots[:-4].isdigit() else prompt_name
+    return base if base in TEMPLATES and shots.endswith("shot") and shots[:-4].isdigit() else prompt_name
 
 
 def _sha(text: str) -> str:

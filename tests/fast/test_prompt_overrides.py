@@ -64,6 +64,7 @@ def test_the_split_moves_with_the_replaced_block():
 
 def test_family_of_strips_the_shots_suffix():
     assert family_of("verify_statement_3shot") == "verify_statement" and family_of("judge_chunk") == "judge_chunk"
+    assert family_of("criterion:tone_3shot") == "criterion:tone_3shot"  # a custom metric's name is kept whole
 
 
 def test_an_override_changes_what_the_judge_is_asked_and_the_reports_hashes(tmp_path):
