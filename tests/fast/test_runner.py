@@ -41,9 +41,7 @@ def test_judge_error_on_one_sample_leaves_the_others_scored(monkeypatch):
     def respond(prompt, output):
         if "Marker bad." in prompt.user:
             return JudgeError("reply truncated at the token limit (2048 tokens)")
-        if prompt.name == "extract_claims":
-            return {"claims": ["Paris is the capital of France."]}
-        return {"p_yes": 1.0, "mass": 1.0}  # a graded verdict (the default)
+        return {"p_yes": 1.0, "mass": 1.0}  # a graded verdict of one of the answer's sentences (the default)
 
     judge = FakeJudge(responder=respond)
     report = evaluate([mk("a"), mk("bad"), mk("c")], metrics=["faithfulness"], judge=judge)
