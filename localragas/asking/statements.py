@@ -18,7 +18,7 @@ STATEMENT_MODES = {
     "hybrid": "the text's sentences, split locally; only a long sentence is split into claims by the judge (one "
               "extra call per long sentence)",
 }
-DEFAULT_STATEMENTS = "claims"
+DEFAULT_STATEMENTS = "claims"  # context recall's; faithfulness judges "sentences" (metrics/faithfulness.py)
 
 # hybrid: a sentence longer than this is asked for its claims. 25 words is about two ordinary clauses, where one
 # sentence starts to carry several facts a single verdict would judge together; 60 Chinese characters are about as

@@ -12,9 +12,13 @@ class Faithfulness(StatementSupport):
     needs = ("answer", "contexts")
     item_fields = ("claims", "claim", "supported")
     summary = item_summary(*item_fields, "all {total} claim(s) supported", "unsupported {bad}/{total}")
-    share = "share of the answer's claims that the retrieved contexts support"
+    share = ("share of the answer's statements (its sentences by default; the judge's claims with statements=claims) "
+             "that the retrieved contexts support")
     problem = "answers state things the retrieved contexts do not support (hallucination risk)"
     thresholds = {"probability": 0.50, "calibrated": 0.80, "json": 0.80}
+    # The answer's own sentences, not the judge's claims: better on BEGIN, not worse on QAGS or FaithBench, and no
+    # extraction call (docs/accuracy.md, "Decomposition"). statements=claims is the RAGAS way.
+    options = {**StatementSupport.options, "statements": "sentences"}
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample

@@ -22,12 +22,12 @@ class StatementSupport(WithVerdicts):
 
     options = {"verdicts": DEFAULT_VERDICTS, "statements": DEFAULT_STATEMENTS, **asdict(PLAIN)}
     verdict_prompts = ("verify_statement", "verify_statements")
-    share: str  # what the score is the share of, e.g. "share of the answer's claims that the retrieved contexts ..."
+    share: str  # what the score is the share of, e.g. "share of the reference answer's statements that ..."
 
     @property
     def definition(self) -> str:  # type: ignore[override]
-        """The share, and how a statement counts by default (item_fields[1]: claim, statement)."""
-        return f"{self.share} (by default graded: the mean of the judge's P(yes) per {self.item_fields[1]})"
+        """The share, and how a statement counts by default."""
+        return f"{self.share} (by default graded: the mean of the judge's P(yes) per statement)"
 
     @property
     def renderer(self) -> dict[str, Any]:  # type: ignore[override]

@@ -11,6 +11,7 @@ from typing import Callable
 
 import pytest
 
+from localragas.core.sentences import sentences
 from localragas.data.dataset import load_samples
 from localragas.core.errors import DatasetError
 from localragas.data.schema import Report, Sample
@@ -74,9 +75,10 @@ def all_metrics_scored_or_reasoned(report: Report) -> None:
 def _long_answer(samples, report):
     assert len(samples[0].answer) == 10_000
     r = metric(report, "faithfulness")
-    assert r.scored and len(r.evidence["claims"]) > 16  # more claims than one reply can hold: extracted piece by piece
-    assert any("was split into 7 pieces for claim extraction (at most 16 claims per reply)" in w
-               for w in r.evidence["warnings"])
+    # the default judges the answer's own sentences: every one, none dropped (the judge's claims of a long answer,
+    # extracted piece by piece: test_window_fitting.py)
+    assert r.scored and [c["claim"] for c in r.evidence["claims"]] == sentences(samples[0].answer)
+    assert len(r.evidence["claims"]) > 16 and "warnings" not in r.evidence
 
 
 def _two_hundred_chunks(samples, report):
@@ -222,6 +224,18 @@ def test_odd_but_valid_file_is_evaluated(tmp_path, case: Ok):
     assert [s.id for s in report.samples] == [s.id for s in samples]
     all_metrics_scored_or_reasoned(report)
     case.check(samples, report)
+
+
+def test_the_judges_claims_of_a_long_answer_are_extracted_piece_by_piece(tmp_path):
+    p = write(tmp_path, "long-answer.jsonl", jsonl(line(answer=LONG_ANSWER)))
+    out = tmp_path / "report.json"
+    r = cli("eval", str(p), *FAST, "-m", "faithfulness", "--metric-option", "faithfulness.statements=claims",
+            "--out", str(out))
+    assert r.exit_code == 0, r.output
+    m = metric(Report.model_validate_json(out.read_text(encoding="utf-8")), "faithfulness")
+    assert m.scored and len(m.evidence["claims"]) > 16  # more claims than one reply can hold
+    assert any("was split into 7 pieces for claim extraction (at most 16 claims per reply)" in w
+               for w in m.evidence["warnings"])
 
 
 def test_every_bad_row_is_skipped_with_its_reason_and_the_good_ones_are_scored(tmp_path):

@@ -195,9 +195,10 @@ def test_every_call_is_counted_by_prompt_with_its_tokens(tmp_path):
     first = evaluate(samples[:1], judge=judge, embedder="fake", cache_dir=tmp_path)
     again = evaluate(samples[:1], judge=FakeJudge(), embedder="fake", cache_dir=tmp_path)
     by_prompt = first.samples[0].calls_by_prompt
-    # graded verdicts: one call per claim, per chunk; families in the order first asked
+    # graded verdicts: one call per sentence, chunk, claim; families in the order first asked (faithfulness judges
+    # the answer's sentences; context recall, last, extracts the reference's claims)
     assert list(by_prompt) == list(dict.fromkeys(c.prompt.name for c in judge.calls)) == [
-        "extract_claims", "verify_statement", "generate_questions", "check_question", "judge_chunk"]
+        "verify_statement", "generate_questions", "check_question", "judge_chunk", "extract_claims"]
     assert {p: row["calls"] for p, row in by_prompt.items()} == dict(Counter(c.prompt.name for c in judge.calls))
     assert all(row["cache_hits"] == 0 and row["prompt_tokens"] > 0 for row in by_prompt.values())
     assert sum(row["prompt_tokens"] for row in by_prompt.values()) == first.samples[0].judge["prompt_tokens"]

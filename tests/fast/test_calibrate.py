@@ -15,6 +15,7 @@ import localragas.judges as judges
 from localragas.quality.labelled import load_labelled, take
 from localragas.core.errors import DatasetError
 from localragas.judges import FakeJudge
+from localragas.judges.fake import _between
 from localragas.metrics import all_metrics
 
 from calibration_helpers import CTX, faith_row, pair_rows
@@ -56,9 +57,10 @@ def test_binary_faithfulness(tmp_path, judge):
         faith_row(4, "Ok.", 0),  # no claim: unscored (no_claims)
     ])
     out, md = tmp_path / "calib.json", tmp_path / "calib.md"
-    # JSON verdicts: the fake judge's yes/no gives these rows exact scores (graded: test_metric_option_picks_…)
-    result = run([str(data), *FAST, "--metric-option", "faithfulness.verdicts=json", "--out", str(out),
-                  "--md", str(md)])
+    # JSON verdicts: the fake judge's yes/no gives these rows exact scores (graded: test_metric_option_picks_…);
+    # the judge's claims (statements=claims), so that "Ok." has none
+    result = run([str(data), *FAST, "--metric-option", "faithfulness.verdicts=json", "--metric-option",
+                  "faithfulness.statements=claims", "--out", str(out), "--md", str(md)])
 
     # only faithfulness was asked: claims of each answer, then verdicts against the context
     assert {c.prompt.name for c in judge.calls} == {"extract_claims", "verify_statements"}
@@ -277,7 +279,7 @@ def first_rows(name: str, n: int) -> list[dict]:
 
 @pytest.mark.skipif(not BENCHMARKS.is_dir(), reason="../shared/benchmarks is not present")
 @pytest.mark.parametrize("name, metric, kind, prompt", [
-    ("qags_faithfulness.jsonl", "faithfulness", "binary", "extract_claims"),
+    ("qags_faithfulness.jsonl", "faithfulness", "binary", "verify_statement"),  # the default: the answer's sentences
     ("answer_relevancy_pairwise_haluquestqa.jsonl", "answer_relevancy", "pairwise", "generate_questions"),
 ])
 def test_first_six_rows_of_real_benchmark_files(tmp_path, judge, name, metric, kind, prompt):
@@ -291,7 +293,8 @@ def test_first_six_rows_of_real_benchmark_files(tmp_path, judge, name, metric, k
                                                   for r in expected]
     assert c["scored"] + c["unscored"] == 6
     asked = judge.asked(prompt)
-    assert asked and all(any(r["answer"][:40] in p.user for r in expected) for p in asked)
+    shown = [t for p in asked for t in (_between(p.user, "statement") or [p.user])]  # a sentence, else the prompt
+    assert asked and all(any(r["answer"][:40] in t or t in r["answer"] for r in expected) for t in shown)
     assert {p.name for p in (call.prompt for call in judge.calls)} <= {"extract_claims", "verify_statement",
                                                                         "generate_questions", "check_question"}
     a = c["agreement"]
@@ -319,7 +322,7 @@ def test_metric_option_picks_the_verdicts_and_is_recorded(tmp_path, judge, mode)
     ])
     out = tmp_path / "calib.json"
     run([str(data), *FAST, "--metric-option", f"faithfulness.verdicts={mode}", "--out", str(out)])
-    assert {c.prompt.name for c in judge.calls} == {"extract_claims", SUPPORT_CALL[mode]}
+    assert {c.prompt.name for c in judge.calls} == {SUPPORT_CALL[mode]}  # the default: sentences, no extraction
     got = read(out)
     recorded = got["results"][0]["metric_options"]  # every option of the metric, the defaults too
     assert recorded["verdicts"] == mode

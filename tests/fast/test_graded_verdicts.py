@@ -13,7 +13,7 @@ from localragas.judges.base import Judge
 from localragas.judges.cache import JudgeCache
 from localragas.judges.yes_no import top_from_logits, word_of, yes_no_reply
 from localragas.metrics import all_metrics
-from localragas.core.outputs import Claims, YesNo
+from localragas.core.outputs import YesNo
 from localragas.prompts import judge_chunk, verify_statement
 from localragas.prompts.base import ONE_WORD, YES_NO_SYSTEMS
 from localragas.scoring import Scoring
@@ -126,9 +126,11 @@ def test_the_window_check_follows_the_mode():
 
 def test_contexts_too_long_for_the_window_are_judged_in_groups_and_the_highest_probability_counts():
     contexts = [" ".join(f"word{i}x{j}" for j in range(120)) for i in range(4)]
-    judge = FakeJudge([Claims(claims=["First claim here."]), *graded(0.1, 0.7, 0.3, 0.2)], n_ctx=700)
-    r = FAITH.score(Scoring(sample(contexts=contexts), judge))
+    judge = FakeJudge(graded(0.1, 0.7, 0.3, 0.2), n_ctx=700)
+    r = FAITH.score(Scoring(sample(answer="First claim here.", contexts=contexts), judge))  # one sentence
     asked = judge.asked("verify_statement")
+    assert [c.prompt.name for c in judge.calls] == ["verify_statement"] * len(asked)
+    assert all("<statement>\nFirst claim here.\n</statement>" in a.user for a in asked)
     assert len(asked) > 1 and r.value == pytest.approx(max([0.1, 0.7, 0.3, 0.2][:len(asked)]))
     assert all(judge.count_tokens(a.system) + judge.count_tokens(a.user) <= 700 for a in asked)
     assert any("judged against" in w and "highest over the groups" in w for w in r.evidence["warnings"])

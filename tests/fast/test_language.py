@@ -23,6 +23,7 @@ from localragas.scoring import Scoring
 from metrics_helpers import MODES, SUPPORT_CALL, Texts, replies
 
 M = all_metrics()
+FAITH_CLAIMS = M["faithfulness"].with_options(statements="claims")  # the judge's claims: their extraction prompt
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 # The same sample in Simplified Chinese and in English.
@@ -89,7 +90,7 @@ def test_sample_rejects_an_unknown_language():
 def test_chinese_sample_is_judged_with_chinese_instructions(mode):
     values = {"json": [1, 1], "probability": [1.0, 0.5]}[mode]
     judge = FakeJudge([{"claims": ["Java是面向对象的语言。", "Java由Sun公司开发。"]}, *replies(mode, values)])
-    r = M["faithfulness"].with_options(verdicts=mode).score(Scoring(ZH, judge))
+    r = FAITH_CLAIMS.with_options(verdicts=mode).score(Scoring(ZH, judge))
     extract, *verify = (c.prompt for c in judge.calls)
     assert in_chinese(extract) and CLAIMS["zh"] in extract.user and ZH.answer in extract.user
     assert "长城" in extract.user  # the Chinese few-shot example, not the article's Java sentence
@@ -105,7 +106,7 @@ def test_chinese_sample_is_judged_with_chinese_instructions(mode):
 
 def test_english_sample_is_judged_with_english_instructions():
     judge = FakeJudge([{"claims": ["Java is object-oriented."]}, {"p_yes": 1.0, "mass": 0.9}])
-    r = M["faithfulness"].score(Scoring(EN, judge))
+    r = FAITH_CLAIMS.score(Scoring(EN, judge))
     extract, verify = (c.prompt for c in judge.calls)
     assert in_english(extract) and CLAIMS["en"] in extract.user
     assert in_english(verify) and VERIFY_ONE["en"] in verify.user and verify.system == YES_NO_SYSTEMS["en"]
@@ -140,7 +141,8 @@ def test_language_override_on_the_sample_and_in_evaluate():
 
     judge = FakeJudge()
     report = evaluate([ZH, EN], metrics=["faithfulness"], judge=judge)  # auto: per sample
-    assert [in_chinese(c.prompt) for c in judge.calls] == [True, True, False, False]
+    assert [c.prompt.name for c in judge.calls] == ["verify_statement"] * 2  # each answer is one sentence
+    assert [in_chinese(c.prompt) for c in judge.calls] == [True, False]
     assert report.meta["language"] == "auto"
     with pytest.raises(ConfigError):
         evaluate([EN], metrics=["faithfulness"], judge=FakeJudge(), language="de")
@@ -152,7 +154,7 @@ def test_mixed_sample_claims_in_each_texts_own_language():
     mixed = Sample(id="mx", question="Java由谁开发？", contexts=["Java was developed by Sun Microsystems."],
                    answer="Java was developed by Sun Microsystems.", reference="Java由Sun公司开发。")
     judge = FakeJudge()
-    M["faithfulness"].score(Scoring(mixed, judge))
+    FAITH_CLAIMS.score(Scoring(mixed, judge))
     M["context_recall"].score(Scoring(mixed, judge))
     answer_claims, answer_verify, ref_claims, ref_verify = (c.prompt for c in judge.calls)
     assert in_english(answer_claims) and mixed.answer in answer_claims.user

@@ -19,8 +19,10 @@ from metrics_helpers import ACME, CHUNK_CALL, MODES, SUPPORT_CALL, StubEmbedder,
 
 
 def metric(name: str, mode: str):
-    """The metric with verdicts=mode."""
-    return all_metrics()[name].with_options(verdicts=mode)
+    """The metric with verdicts=mode; faithfulness with statements=claims (the judge's claims, which these tests
+    script: its default, the answer's sentences, is tested in test_statements_option.py)."""
+    claims = {"statements": "claims"} if name == "faithfulness" else {}
+    return all_metrics()[name].with_options(verdicts=mode, **claims)
 
 
 # The tests parametrised by mode run in both verdict modes; the others ask the RAGAS-style verdicts (json: one

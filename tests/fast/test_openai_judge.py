@@ -426,7 +426,9 @@ def test_fastapi_style_422_detail_is_quoted(stub, monkeypatch):
 def test_truncated_reply_leaves_the_metric_unscored(stub):
     stub.plan.append("truncate")
     judge = judge_for(stub.url)
-    report = evaluate([mk(1)], metrics=["faithfulness"], judge=judge)
+    # a JSON reply cut at the token limit: the claim extraction's (a graded verdict is one token, never cut)
+    report = evaluate([mk(1)], metrics=["faithfulness"], judge=judge,
+                      metric_options={"faithfulness": {"statements": "claims"}})
     m = report.samples[0].metrics["faithfulness"]
     assert m.value is None and "truncated" in m.unscored
 
@@ -506,7 +508,7 @@ def test_a_run_stopping_error_in_a_thread_stops_the_run_and_keeps_finished_sampl
         if "case 5?" in prompt.user or "Case 5 " in prompt.user:
             raise ConfigError("wrong for every sample")
         time.sleep(0.01)
-        return stub_reply(json_schema(output), prompt.user)
+        return {"p_yes": 0.9, "mass": 1.0} if output is YesNo else stub_reply(json_schema(output), prompt.user)
 
     ck = tmp_path / "run.jsonl"
     with pytest.raises(ConfigError, match="wrong for every sample"):

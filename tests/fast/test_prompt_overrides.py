@@ -70,9 +70,11 @@ def test_family_of_strips_the_shots_suffix():
 def test_an_override_changes_what_the_judge_is_asked_and_the_reports_hashes(tmp_path):
     instruction = write_file(tmp_path, "mine.txt", MINE + "\n")
     judge = FakeJudge()
-    plain = localragas.evaluate(ROWS, metrics=["faithfulness"], judge=FakeJudge(), cache=False, progress=False)
+    claims = {"faithfulness": {"statements": "claims"}}  # two prompts: the one overridden, and extract_claims kept
+    plain = localragas.evaluate(ROWS, metrics=["faithfulness"], judge=FakeJudge(), cache=False, progress=False,
+                                metric_options=claims)
     mine = localragas.evaluate(ROWS, metrics=["faithfulness"], judge=judge, cache=False, progress=False,
-                               prompts={"verify_statement": instruction})
+                               prompts={"verify_statement": instruction}, metric_options=claims)
     (asked,) = judge.asked("verify_statement")
     assert MINE in asked.user and "Do not use your own knowledge." not in asked.user
     assert "<statement>\nThe sky is blue.\n</statement>" in asked.user

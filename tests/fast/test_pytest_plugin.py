@@ -290,7 +290,8 @@ def test_bad(evaluate):
         {"id": "worse", "question": "Capital?", "contexts": CTX, "answer": "The sun is a cold planet."},
         {"id": "dodge", "question": "Capital?", "contexts": CTX, "answer": "Yes."},
     ]
-    report = evaluate(samples, metrics=["faithfulness"])
+    # the judge's claims (statements=claims): "Yes." states none, so it is unscored (a sentence would be scored)
+    report = evaluate(samples, metrics=["faithfulness"], metric_options={"faithfulness": {"statements": "claims"}})
     assert report.summary_for("faithfulness").mean == 0.375
     assert_gate(report)
 """
@@ -360,9 +361,10 @@ def test_the_cache_makes_a_rerun_ask_the_judge_nothing(pytester, tmp_path):
     pytester.makepyfile(test_gate=GATE_TESTS)
     args = [*FAKE, "--localragas-cache-dir", str(tmp_path / "c"), "-k", "good"]
     first = pytester.runpytest(*args)
-    first.stdout.fnmatch_lines(["judge fake; embedder -; 2 judge call(s), 0 from the cache; cache *"])
+    # faithfulness by default: one graded verdict for the answer's one sentence, no extraction call
+    first.stdout.fnmatch_lines(["judge fake; embedder -; 1 judge call(s), 0 from the cache; cache *"])
     again = pytester.runpytest(*args)
-    again.stdout.fnmatch_lines(["judge fake; embedder -; 0 judge call(s), 2 from the cache; cache *"])
+    again.stdout.fnmatch_lines(["judge fake; embedder -; 0 judge call(s), 1 from the cache; cache *"])
 
 
 # --- the example ------------------------------------------------------------------------------------------------

@@ -41,9 +41,7 @@ def test_judge_error_on_one_sample_leaves_the_others_scored(monkeypatch):
     def respond(prompt, output):
         if "Marker bad." in prompt.user:
             return JudgeError("reply truncated at the token limit (2048 tokens)")
-        if prompt.name == "extract_claims":
-            return {"claims": ["Paris is the capital of France."]}
-        return {"p_yes": 1.0, "mass": 1.0}  # a graded verdict (the default)
+        return {"p_yes": 1.0, "mass": 1.0}  # a graded verdict of one of the answer's sentences (the default)
 
     judge = FakeJudge(responder=respond)
     report = evaluate([mk("a"), mk("bad"), mk("c")], metrics=["faithfulness"], judge=judge)
@@ -93,19 +91,17 @@ def test_responder_raising_a_non_judge_error_is_an_error_result(monkeypatch):
 
 def test_summary_means_exclude_unscored(monkeypatch):
     no_embedder(monkeypatch)
-    # a: 2 claims, P(supported) 0.8 and 0.2 (0.5); b: 1 claim, 1.0; c: no claims -> unscored
-    judge = FakeJudge([
-        {"claims": ["X.", "Y."]}, p_yes(0.8), p_yes(0.2),
-        {"claims": ["Z."]}, p_yes(1.0),
-        {"claims": []},
-    ])
-    report = evaluate([mk("a"), mk("b"), mk("c")], metrics=["faithfulness"], judge=judge)
+    # a: 2 sentences, P(supported) 0.8 and 0.2 (0.5); b: 1 sentence, 1.0; c: a blank answer -> unscored, unasked
+    judge = FakeJudge([p_yes(0.8), p_yes(0.2), p_yes(1.0)])
+    samples = [mk("a"), mk("b", answer="Marker b."), mk("c", answer=" ")]
+    report = evaluate(samples, metrics=["faithfulness"], judge=judge)
     values = [s.metrics["faithfulness"].value for s in report.samples]
     assert values == [0.5, 1.0, None]
     s = report.summary_for("faithfulness")
     assert s.mean == 0.75  # (0.5 + 1.0) / 2, not / 3
     assert (s.scored, s.unscored, s.unscored_reasons) == (2, 1, {"no_claims": 1})
-    assert [sr.judge_calls for sr in report.samples] == [3, 2, 1]
+    assert [sr.judge_calls for sr in report.samples] == [2, 1, 0]
+    assert [c.prompt.name for c in judge.calls] == ["verify_statement"] * 3
 
 
 def test_by_category(monkeypatch):
@@ -196,7 +192,7 @@ def test_all_metrics_by_default(monkeypatch):
 
 def test_gate_disabled_passes(monkeypatch):
     no_embedder(monkeypatch)
-    judge = FakeJudge([{"claims": ["X."]}, p_yes(0.0)])
+    judge = FakeJudge([p_yes(0.0), p_yes(0.0)])  # the answer's two sentences
     report = evaluate([mk("a")], metrics=["faithfulness"], judge=judge, gate=False)
     assert report.summary_for("faithfulness").mean == 0.0
     assert report.gate.enabled is False and report.gate.passed is True

@@ -87,10 +87,23 @@ def test_context_recall_hybrid_asks_one_extraction_per_long_sentence():
     assert len(judge.asked("verify_statement")) == 4  # A1, the short sentence, B1, B2
 
 
-def test_default_is_the_judges_claims():
+def test_faithfulness_default_is_the_answers_sentences_with_no_extraction_call():
+    judge = FakeJudge(graded(0.9, 0.3))
+    r = FAITH.score(Scoring(sample(answer=f"{SHORT} {LONG}"), judge))
+    assert FAITH.options["statements"] == "sentences" and FAITH.prompts == ("verify_statement",)
+    assert not judge.asked("extract_claims")
+    assert [c.prompt.name for c in judge.calls] == ["verify_statement"] * 2  # one per sentence of the answer
+    asked = items_asked(judge)
+    assert SHORT in asked[0] and LONG not in asked[0] and LONG in asked[1]
+    assert all(CONTEXTS[0] in p.user for p in judge.asked("verify_statement"))
+    assert [c["claim"] for c in r.evidence["claims"]] == [SHORT, LONG]  # the evidence key stays claims
+    assert r.value == pytest.approx(0.6)
+
+
+def test_context_recall_default_is_the_judges_claims():
     judge = FakeJudge([{"claims": ["Acme offers three tiers."]}, *graded(1.0)])
-    FAITH.score(Scoring(sample(), judge))
-    assert FAITH.options["statements"] == "claims" and len(judge.asked("extract_claims")) == 1
+    RECALL.score(Scoring(sample(), judge))
+    assert RECALL.options["statements"] == "claims" and len(judge.asked("extract_claims")) == 1
     assert f"{SHORT} {LONG}" in judge.asked("extract_claims")[0].user
 
 

@@ -49,8 +49,10 @@ def test_contradiction_prompt_has_the_layout_of_the_support_prompt(lang, words):
 
 def test_both_is_checked_against_the_window_and_refused_with_json_verdicts():
     metric = FAITH.with_options(question="both")
-    assert metric.prompts == ("extract_claims", "verify_statement", "contradict_statement")
-    assert FAITH.prompts == ("extract_claims", "verify_statement")
+    assert metric.prompts == ("verify_statement", "contradict_statement")  # the answer's sentences: no extraction
+    assert FAITH.prompts == ("verify_statement",)
+    assert RECALL.with_options(question="both").prompts == ("extract_claims", "verify_statement",
+                                                            "contradict_statement")
     with pytest.raises(ConfigError, match="contradict_statement prompt needs"):
         check_window(FakeJudge(n_ctx=300), ("contradict_statement",))
     with pytest.raises(ConfigError, match="question=both shapes a graded verdict"):
@@ -62,8 +64,8 @@ def test_both_is_checked_against_the_window_and_refused_with_json_verdicts():
 def test_both_in_groups_of_contexts_keeps_the_best_group_with_its_two_probabilities():
     contexts = [" ".join(f"word{i}x{j}" for j in range(120)) for i in range(4)]
     replies = [0.2, 0.9, 0.8, 0.1, 0.5, 0.5, 0.1, 0.0]  # per group: P(supported), P(contradicted)
-    judge = FakeJudge([{"claims": ["First claim here."]}, *graded(*replies)], n_ctx=700)
-    r = FAITH.with_options(question="both").score(Scoring(sample(contexts=contexts), judge))
+    judge = FakeJudge(graded(*replies), n_ctx=700)
+    r = FAITH.with_options(question="both").score(Scoring(sample(answer="First claim here.", contexts=contexts), judge))
     n = len(judge.asked("verify_statement"))
     assert n > 1 and len(judge.asked("contradict_statement")) == n
     assert all(judge.count_tokens(c.prompt.system) + judge.count_tokens(c.prompt.user) <= 700 for c in judge.calls)

@@ -23,9 +23,12 @@ from localragas.scoring import Scoring
 from metrics_helpers import Texts
 
 # The batched RAGAS-style verdicts (verdicts=json); graded verdicts in a small window: test_graded_verdicts.py and
-# the *_graded tests below.
+# the *_graded tests below. Faithfulness in CORE judges the judge's claims (statements=claims), whose extraction is
+# fitted into the window here; GRADED is the defaults (faithfulness: the answer's sentences).
 JSON = {"verdicts": "json"}
-CORE = [all_metrics()[n].with_options(**JSON) if "verdicts" in all_metrics()[n].options else all_metrics()[n]
+CLAIMS = {"statements": "claims"}
+CORE = [all_metrics()[n].with_options(**JSON, **(CLAIMS if n == "faithfulness" else {}))
+        if "verdicts" in all_metrics()[n].options else all_metrics()[n]
         for n in ("faithfulness", "answer_relevancy", "context_precision", "context_recall")]
 FAITH, RELEVANCY, PRECISION, RECALL = CORE
 GRADED = [all_metrics()[n] for n in ("faithfulness", "answer_relevancy", "context_precision", "context_recall")]
@@ -230,9 +233,9 @@ def test_inputs_that_fit_give_no_warning_and_one_call_each():
                                                      "check_question", "judge_chunks", "extract_claims",
                                                      "verify_statements"]
     graded = FakeJudge()
-    for m in GRADED:  # the default graded verdicts: one call per claim or chunk, here one each
+    for m in GRADED:  # the defaults: one graded call per sentence, claim or chunk, here one each
         assert "warnings" not in m.score(Scoring(s, graded, HashingEmbedder())).evidence, m.name
-    assert [c.prompt.name for c in graded.calls] == ["extract_claims", "verify_statement", "generate_questions",
+    assert [c.prompt.name for c in graded.calls] == ["verify_statement", "generate_questions",
                                                      "check_question", "judge_chunk", "extract_claims",
                                                      "verify_statement"]
 
@@ -266,14 +269,16 @@ def test_a_window_too_small_for_instructions_and_one_item_is_refused_at_start():
     judge = FakeJudge(n_ctx=300)
     with pytest.raises(ConfigError) as e:
         evaluate([sample()], metrics=["faithfulness"], judge=judge)
-    needed = needed_window(judge, "extract_claims")
+    needed = needed_window(judge, "verify_statement")  # faithfulness's default asks no extraction
+    assert needed > 300
     assert str(e.value) == (
-        f"the judge's context window is too small: n_ctx=300 tokens, but the extract_claims prompt needs at least "
+        f"the judge's context window is too small: n_ctx=300 tokens, but the verify_statement prompt needs at least "
         f"{needed} (its instructions, one item and the reply); raise it, e.g. --judge-option n_ctx=2048")
     assert judge.calls == []  # refused before any judging
 
 
-@pytest.mark.parametrize("metric, prompt, options", [("context_precision", "judge_chunks", JSON),
+@pytest.mark.parametrize("metric, prompt, options", [("faithfulness", "extract_claims", CLAIMS),
+                                                     ("context_precision", "judge_chunks", JSON),
                                                      ("context_precision", "judge_chunk", None),
                                                      ("answer_relevancy", "generate_questions", None)])
 def test_the_window_is_checked_for_the_chosen_metrics_only(metric, prompt, options):

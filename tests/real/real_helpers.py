@@ -31,5 +31,5 @@ def examples_report(out: Path) -> tuple[Report, int]:
     assert len(report.samples) == n
     stats = report.meta["judge_stats"]
     assert stats["parse_failures"] == 0 and stats["failed_calls"] == 0, stats["errors"]
-    assert stats["calls"] >= 3 * n  # claims + verdicts + questions + chunks (+ reference statements)
+    assert stats["calls"] >= 3 * n  # verdicts per sentence + questions + chunks + reference claims and verdicts
     return report, n

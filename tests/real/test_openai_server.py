@@ -148,10 +148,13 @@ def test_schema_valid_replies_and_concurrency_4_identical_to_1(smol_server, samp
 
 def test_grammar_mode_gives_the_same_replies_as_the_schema(smol_server, samples):
     """The GBNF built here and the server's own grammar from the schema constrain decoding alike."""
+    claims = {"faithfulness": {"statements": "claims"}}  # a JSON reply to constrain: the claim extraction's
     a = evaluate(samples[:1], metrics=["faithfulness"], judge=get_judge(
-        f"openai:{MODEL}", {"base_url": smol_server.url, "structured": "json_object"}), cache=False)
+        f"openai:{MODEL}", {"base_url": smol_server.url, "structured": "json_object"}), cache=False,
+        metric_options=claims)
     b = evaluate(samples[:1], metrics=["faithfulness"], judge=get_judge(
-        f"openai:{MODEL}", {"base_url": smol_server.url, "structured": "grammar"}), cache=False)
+        f"openai:{MODEL}", {"base_url": smol_server.url, "structured": "grammar"}), cache=False,
+        metric_options=claims)
     assert b.meta["judge_stats"]["failed_calls"] == 0
     assert _scores(a) == _scores(b)
 
@@ -159,7 +162,9 @@ def test_grammar_mode_gives_the_same_replies_as_the_schema(smol_server, samples)
 def test_json_schema_type_is_refused_by_this_server_with_its_message(smol_server, samples):
     """llama-cpp-python's server answers a validation error with HTTP 500, so it is retried, then quoted."""
     judge = get_judge(f"openai:{MODEL}", {"base_url": smol_server.url, "retries": 1, "backoff": 0.05})
-    report = evaluate(samples[:1], metrics=["faithfulness"], judge=judge)  # structured=json_schema, the default
+    # structured=json_schema, the default; the first call a JSON one: the claim extraction (statements=claims)
+    report = evaluate(samples[:1], metrics=["faithfulness"], judge=judge,
+                      metric_options={"faithfulness": {"statements": "claims"}})
     reason = report.samples[0].metrics["faithfulness"].unscored
     assert reason.startswith("judge_error: server unreachable after 2 attempts: http://127.0.0.1:"), reason
     assert "HTTP 500" in reason and "Input should be 'text' or 'json_object'" in reason, reason
