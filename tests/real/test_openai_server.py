@@ -178,21 +178,21 @@ def test_server_killed_mid_run_retries_then_unscored_and_the_run_finishes(sample
         judge = get_judge(f"openai:{MODEL}", {"base_url": server.url, "structured": "json_object",
                                               "retries": 2, "backoff": 0.1, "timeout": 30})
         assert isinstance(judge, OpenAIJudge)
-        real_complete, real_sleep = judge._complete, judge._sleep
+        real_send, real_sleep = judge._send, judge._sleep
         calls = {"n": 0}
 
-        def complete(prompt, schema, output):
+        def send(body):  # every request, JSON replies and graded verdicts alike
             calls["n"] += 1
             if calls["n"] == 5:  # a few replies in: the server dies
                 server.kill()
-            return real_complete(prompt, schema, output)
+            return real_send(body)
 
         def sleep(seconds):
             if calls["n"] >= 5:  # after the kill (a call that timed out on a loaded machine before it may retry too)
                 waits.append(seconds)
             real_sleep(seconds)
 
-        judge._complete, judge._sleep = complete, sleep
+        judge._send, judge._sleep = send, sleep
         started = time.monotonic()
         report = evaluate(samples, metrics=["faithfulness", "context_recall"], judge=judge)
         took = time.monotonic() - started
