@@ -48,9 +48,9 @@ def paired(base: dict, new: dict) -> dict | None:
 
     interval, note = bootstrap_statistic(diff, [y, sa, sb])
     fa, fb = figure(y, sa), figure(y, sb)
-    names = lambda key: " / ".join(dict.fromkeys([Path(base[key]).name if key == "file" else base[key],  # noqa: E731
-                                                  Path(new[key]).name if key == "file" else new[key]]))
-    return {"file": names("file"), "metric": names("metric"), "figure": name, "rows": len(ids),
+    files = " / ".join(dict.fromkeys(Path(r["file"]).name for r in (base, new)))  # one name when they agree
+    metrics = " / ".join(dict.fromkeys(r["metric"] for r in (base, new)))
+    return {"file": files, "metric": metrics, "figure": name, "rows": len(ids),
             "base": fa, "new": fb, "difference": None if fa is None or fb is None else fb - fa,
             "interval": interval, "note": note}
 

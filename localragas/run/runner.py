@@ -252,10 +252,17 @@ def calibration_in_effect(judge: Judge, metrics: list[Metric]) -> CalibrationMap
     """The judge's calibration as a run of `metrics` applies it: a family whose map was fitted under other prompts
     than the run asks (its recorded prompt_sha256, e.g. the user overrode verify_statement since) is left out, with the
     reason in not_applied; None when the judge is uncalibrated."""
+    return calibration_for(judge, {m.graded_family: m.prompt_hashes(judge.prompts)
+                                   for m in metrics if isinstance(m, WithVerdicts) and m.graded})
+
+
+def calibration_for(judge: Judge, asked: Mapping[str, Mapping[str, str]]) -> CalibrationMap | None:
+    """The judge's calibration less the families `asked` (calibration family -> {prompt family: template sha256} as
+    the run asks them) asks under other prompts than it was fitted under (CalibrationMap.for_prompts, the user's
+    overrides named as such); None when the judge is uncalibrated. Also `localragas generate`'s
+    (testset.generation.support_calibration)."""
     if judge.calibration is None:
         return None
-    asked = {m.graded_family: m.prompt_hashes(judge.prompts)
-             for m in metrics if isinstance(m, WithVerdicts) and m.graded}
     return judge.calibration.for_prompts(asked, judge.prompts.texts if judge.prompts else ())
 
 

@@ -72,12 +72,9 @@ def support_calibration(judge):
     the user's prompt override changed that family since the map was fitted (as an eval run decides,
     runner.calibration_in_effect); None when the judge is uncalibrated."""
     from ..prompts.overrides import template_hashes  # noqa: PLC0415
+    from ..run.runner import calibration_for  # noqa: PLC0415
 
-    if judge.calibration is None:
-        return None
-    overrides = judge.prompts
-    asked = {f: template_hashes([f], overrides) for f in (SUPPORT_FAMILY, ANSWERABLE_FAMILY)}
-    return judge.calibration.for_prompts(asked, overrides.texts if overrides else ())
+    return calibration_for(judge, {f: template_hashes([f], judge.prompts) for f in (SUPPORT_FAMILY, ANSWERABLE_FAMILY)})
 
 
 def copied_run(question: str, texts: list[str]) -> int:
