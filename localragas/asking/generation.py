@@ -1,5 +1,5 @@
-"""The judge calls of `localragas generate`: an item written from chunks (constrained JSON: GeneratedItem or
-GeneratedQuestion), the graded support of its reference by the chunks (verify_statement, one P(yes) per sentence of
+"""The judge calls of `localragas generate`: an item written from chunks (constrained JSON: GeneratedItem,
+GeneratedLinkedItem for the multi kind, or GeneratedQuestion), the graded support of its reference by the chunks (verify_statement, one P(yes) per sentence of
 the reference, the lowest kept) and whether chunks answer its question (question_answerable, a P(yes)). Chunks that
 do not fit the judge's window are left out from the end (more than one) or cut (one), with a warning."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..data.language import Scope
-from ..core.outputs import GeneratedItem, GeneratedQuestion
+from ..core.outputs import GeneratedItem, GeneratedLinkedItem, GeneratedQuestion
 from ..prompts import Prompt, question_answerable, write_item, write_unanswerable
 from ..scoring import Asking
 from ..core.sentences import sentences
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 ANSWERABLE_FAMILY = "question_answerable"  # the prompt family (Prompt.name) of the answerability check
 WRITE_REPLY = 400  # {"question": … at most 200 characters, "reference": … at most 600}
+LINKED_REPLY = 550  # the same with "fact_1" and "fact_2", at most 200 characters each
 
 
 def asking(judge, lang: str, calibration: "CalibrationMap | None" = None) -> Asking:
@@ -45,14 +46,16 @@ def _fitted(ctx: Asking, chunks: list[str], make: Callable[[list[str]], Prompt],
     return kept
 
 
-def write(ctx: Asking, kind: str, chunks: list[str]) -> GeneratedItem | GeneratedQuestion:
-    """The judge's question (and reference, but for kind unanswerable) from the chunks."""
+def write(ctx: Asking, kind: str, chunks: list[str]) -> GeneratedItem | GeneratedLinkedItem | GeneratedQuestion:
+    """The judge's question (and reference, but for kind unanswerable; and a fact of each chunk for kind multi)
+    from the chunks."""
     lang = ctx.language.lang
     if kind == "unanswerable":
         shown = _fitted(ctx, chunks[:1], lambda c: write_unanswerable(c[0], lang), WRITE_REPLY)
         return ctx.ask(write_unanswerable(shown[0], lang), GeneratedQuestion)
-    shown = _fitted(ctx, chunks, lambda c: write_item(kind, c, lang), WRITE_REPLY)
-    return ctx.ask(write_item(kind, shown, lang), GeneratedItem)
+    output, reply = (GeneratedLinkedItem, LINKED_REPLY) if kind == "multi" else (GeneratedItem, WRITE_REPLY)
+    shown = _fitted(ctx, chunks, lambda c: write_item(kind, c, lang), reply)
+    return ctx.ask(write_item(kind, shown, lang), output)
 
 
 def reference_support(ctx: Asking, reference: str, chunks: list[str]) -> float:
@@ -61,6 +64,12 @@ def reference_support(ctx: Asking, reference: str, chunks: list[str]) -> float:
     supported)."""
     parts = sentences(reference) or [reference]
     return min(graded(ctx, SUPPORT_FAMILY, support_probabilities(ctx, parts, chunks)).values)
+
+
+def answerable_by_any(ctx: Asking, question: str, chunks: list[str]) -> float:
+    """The highest P(yes) that one chunk, shown alone, states the answer (answerable, one call per chunk): a small
+    judge shown several chunks at once can miss an answer one of them holds."""
+    return max(answerable(ctx, question, [c]) for c in chunks)
 
 
 def answerable(ctx: Asking, question: str, chunks: list[str]) -> float:

@@ -60,6 +60,16 @@ class GeneratedItem(Output):
     reference: Annotated[str, StringConstraints(min_length=1, max_length=MAX_REFERENCE_CHARS)]
 
 
+class GeneratedLinkedItem(Output):
+    """A multi-chunk test-set item: a fact of each chunk first (each checked against its own chunk), then the
+    question that needs both and its reference answer (localragas generate, kind multi)."""
+
+    fact_1: Annotated[str, StringConstraints(min_length=1, max_length=MAX_CLAIM_CHARS)]
+    fact_2: Annotated[str, StringConstraints(min_length=1, max_length=MAX_CLAIM_CHARS)]
+    question: QuestionText
+    reference: Annotated[str, StringConstraints(min_length=1, max_length=MAX_REFERENCE_CHARS)]
+
+
 class GeneratedQuestion(Output):
     """A question on the chunk's topic that the documents do not answer (localragas generate, kind unanswerable)."""
 

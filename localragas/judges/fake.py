@@ -11,8 +11,8 @@ from pydantic import BaseModel
 
 from ..core.errors import JudgeError
 from ..core.outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_ENTITIES, MAX_ENTITY_CHARS, MAX_REFERENCE_CHARS, Choices,
-                       Claims, Entities, GeneratedItem, GeneratedQuestion, GeneratedQuestions, Output, Rating, Verdicts,
-                       YesNo)
+                            Claims, Entities, GeneratedItem, GeneratedLinkedItem, GeneratedQuestion, GeneratedQuestions,
+                            Output, Rating, Verdicts, YesNo)
 from ..prompts import Prompt
 from .base import Completion, Judge
 
@@ -114,10 +114,13 @@ def _written_item(prompt: Prompt) -> dict[str, Any]:
     per = 3 if len(firsts) == 1 else 2
     keys = [w for f in firsts for w in _key_words(f, per)]
     if prompt.name == "write_unanswerable":
-        return {"question": f"What about the {' '.join(keys[:2])} budget on Mars?"}
+        return {"question": f"Which {' '.join(keys[:2])} rules did the penguin parliament on Mars pass in the year 3021?"}
     words = " ".join(keys)
     asked = f"How does {words} work overall?" if prompt.name == "write_abstract" else f"What about {words}?"
-    return {"question": asked, "reference": " ".join(firsts)[:MAX_REFERENCE_CHARS]}
+    item = {"question": asked, "reference": " ".join(firsts)[:MAX_REFERENCE_CHARS]}
+    if prompt.name == "write_multi":  # each context's first sentence as its fact
+        item = {"fact_1": firsts[0][:MAX_CLAIM_CHARS], "fact_2": firsts[-1][:MAX_CLAIM_CHARS], **item}
+    return item
 
 
 def _custom_share(text: str) -> float:
@@ -151,7 +154,7 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
     question words in the contexts as a relevance rating; for `generate`, questions on each context's key words
     (an unanswerable one adds words no context has) and the contexts' first sentences as references."""
     text = prompt.user
-    if output in (GeneratedItem, GeneratedQuestion):
+    if output in (GeneratedItem, GeneratedLinkedItem, GeneratedQuestion):
         return _written_item(prompt)
     if output is Claims:
         answer = " ".join(_between(text, "answer"))

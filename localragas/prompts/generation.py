@@ -33,14 +33,14 @@ Example reply: {"question": "When did trams start running in Oslo?", "reference"
 示例回复：{"question": "奥斯陆的有轨电车是哪一年开始运行的？", "reference": "奥斯陆有轨电车网络于1875年开通。"}""",
     },
     "multi": {
-        "en": """Write one question that needs both contexts above to answer: it links a fact of context 1 with a fact of context 2 about what they share (a person, place, thing or topic). Write its reference answer from both contexts.
+        "en": """Write one question that needs both contexts above to answer. First write fact_1, one specific fact stated in context 1, and fact_2, a fact stated in context 2 about the same person, place, thing or topic, each in a sentence of its own. Then write the question, which a user can answer only with both facts, and its reference answer, which states both facts.
 
 Example contexts: "Marta Lind founded the Birch Press in 1921." and "The Birch Press printed the first atlas of Lapland."
-Example reply: {"question": "Who founded the press that printed the first atlas of Lapland?", "reference": "Marta Lind founded the Birch Press, which printed the first atlas of Lapland."}""",
-        "zh": """写一个必须同时用到上面两段上下文才能回答的问题：把上下文 1 的一个事实和上下文 2 的一个事实通过它们共有的人物、地点、事物或主题联系起来。根据两段上下文写出参考答案。
+Example reply: {"fact_1": "Marta Lind founded the Birch Press in 1921.", "fact_2": "The Birch Press printed the first atlas of Lapland.", "question": "Who founded the press that printed the first atlas of Lapland?", "reference": "Marta Lind founded the Birch Press, which printed the first atlas of Lapland."}""",
+        "zh": """写一个必须同时用到上面两段上下文才能回答的问题。先写 fact_1：上下文 1 中陈述的一个具体事实；再写 fact_2：上下文 2 中关于同一人物、地点、事物或主题的一个事实；各用一句话。然后写出只有结合这两个事实才能回答的问题，以及陈述这两个事实的参考答案。
 
 示例上下文："玛尔塔·林德于1921年创办了白桦出版社。" 和 "白桦出版社印制了第一本拉普兰地图集。"
-示例回复：{"question": "印制第一本拉普兰地图集的出版社是谁创办的？", "reference": "玛尔塔·林德创办了白桦出版社，该社印制了第一本拉普兰地图集。"}""",
+示例回复：{"fact_1": "玛尔塔·林德于1921年创办了白桦出版社。", "fact_2": "白桦出版社印制了第一本拉普兰地图集。", "question": "印制第一本拉普兰地图集的出版社是谁创办的？", "reference": "玛尔塔·林德创办了白桦出版社，该社印制了第一本拉普兰地图集。"}""",
     },
     "abstract": {
         "en": """Write one broad question whose answer summarises the main idea of the contexts above (a "what is the purpose of", "why", "how does … work overall" question, not a single detail), and its reference answer: a short summary stated by the contexts.

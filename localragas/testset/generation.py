@@ -18,11 +18,14 @@ else dropped "copied_wording"), is no near-duplicate of a kept question (cosine 
 and, for the answerable kinds, its reference is supported by its chunks (the calibrated P(yes) of verify_statement >=
 SUPPORT_THRESHOLD for each sentence, as faithfulness scores a claim; a judge without a calibration of
 verify_statement: its raw P(yes) >= UNCALIBRATED_SUPPORT_THRESHOLD, as the gate's uncalibrated thresholds: else
-"reference_unsupported") and its chunks answer its question (P(yes) of question_answerable >= ANSWERABLE_THRESHOLD,
+"reference_unsupported"), a multi item's two facts (written first, one of each chunk) are each supported by their own
+chunk alone (the same threshold: else "not_linked", a question that does not draw on both chunks), and its chunks
+answer its question (P(yes) of question_answerable >= ANSWERABLE_THRESHOLD,
 calibrated when the judge's map has that family, else raw: "not_answerable"), and its reference answers its
 question (the same check with the reference as the only context: "reference_not_an_answer": a reference the chunks
 support can still miss what the question asks); an unanswerable question is dropped ("answerable") when its chunk
-and the NEIGHBOURS chunks most similar to it answer it. At most ATTEMPTS_PER_ITEM candidates per planned item are
+or one of the NEIGHBOURS chunks most similar to it, each shown alone, answers it with P(yes) >=
+UNANSWERABLE_THRESHOLD. At most ATTEMPTS_PER_ITEM candidates per planned item are
 tried. Greedy decoding and the seeded order make a run deterministic; each candidate's outcome is appended to a
 checkpoint, so a killed run resumes. A judge, cache or embedder error stops the run (the checkpoint stays): never an
 item kept unchecked.
@@ -51,7 +54,10 @@ from ..data.language import check_language, detect
 SUPPORT_THRESHOLD = 0.7  # calibrated P(yes) the reference's chunks support each of its sentences
 UNCALIBRATED_SUPPORT_THRESHOLD = 0.5  # the same, a judge's raw P(yes) when no calibration of verify_statement applies
 ANSWERABLE_THRESHOLD = 0.5  # P(yes) the chunks state the answer (calibrated when the judge's map has the family):
-# kept from here (unanswerable: dropped from here)
+# an answerable kind is kept from here
+UNANSWERABLE_THRESHOLD = 0.2  # the same P(yes), for one chunk alone: an unanswerable question is dropped from here
+# (kept only when each chunk checked is judged at most 20% likely to answer it: a kept "not in the documents" that
+# the documents answer teaches a RAG to refuse what it should answer)
 DUPLICATE_SIMILARITY = 0.9  # cosine of two questions' embeddings from which the later one is a duplicate
 MIN_LINK_SIMILARITY = 0.3  # a multi-chunk partner of another document is preferred from this similarity
 NEAR_COPY_SIMILARITY = 0.98  # a partner this similar is the same text, not a link
@@ -61,8 +67,8 @@ ABSTRACT_CHUNKS = 3
 NEIGHBOURS = 3
 ATTEMPTS_PER_ITEM = 3
 UNANSWERABLE_REFERENCE = {"en": "not in the documents", "zh": "文档中没有"}
-REASONS = ("copied_wording", "duplicate", "reference_unsupported", "not_answerable", "reference_not_an_answer",
-           "answerable", "no_linked_chunk")
+REASONS = ("copied_wording", "duplicate", "reference_unsupported", "not_linked", "not_answerable",
+           "reference_not_an_answer", "answerable", "no_linked_chunk")
 
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
@@ -276,7 +282,7 @@ class _State:
 
     def attempt(self, kind: str, indices: list[int]) -> dict[str, Any]:
         """One candidate written and checked: {"status": "kept", "row": …} or {"status": "dropped", "reason": …}."""
-        from ..asking.generation import answerable, asking, reference_support, write  # noqa: PLC0415
+        from ..asking.generation import answerable, answerable_by_any, asking, reference_support, write  # noqa: PLC0415
         from ..data.sample_record import content_id  # noqa: PLC0415
 
         corpus = self.corpus
@@ -308,9 +314,9 @@ class _State:
                 return dropped("duplicate", similarity=round(float(sims[best]), 4), of=self.rows[best]["id"])
         if kind == "unanswerable":
             near = list(dict.fromkeys([indices[0], *corpus.nearest(vector, NEIGHBOURS)]))
-            p = answerable(ctx, question, [corpus.chunks[i].text for i in near])
+            p = answerable_by_any(ctx, question, [corpus.chunks[i].text for i in near])
             checks = {"answerable": round(p, 4), "checked_against": [corpus.chunks[i].id for i in near]}
-            if p >= ANSWERABLE_THRESHOLD:
+            if p >= UNANSWERABLE_THRESHOLD:
                 return dropped("answerable", **checks)
             reference, ref_chunks = UNANSWERABLE_REFERENCE[lang], []
         else:
@@ -318,8 +324,15 @@ class _State:
             support = reference_support(ctx, reference, texts)
             if support < self.support_threshold:
                 return dropped("reference_unsupported", reference=reference, reference_support=round(support, 4))
+            checks: dict[str, Any] = {"reference_support": round(support, 4)}
+            if kind == "multi":  # each chunk must hold its fact alone, or the question does not need both
+                facts = [" ".join(got.fact_1.split()), " ".join(got.fact_2.split())]
+                checks["facts"] = facts
+                checks["fact_support"] = [round(reference_support(ctx, f, [t]), 4) for f, t in zip(facts, texts)]
+                if min(checks["fact_support"]) < self.support_threshold:
+                    return dropped("not_linked", reference=reference, **checks)
             p = answerable(ctx, question, texts)
-            checks = {"reference_support": round(support, 4), "answerable": round(p, 4)}
+            checks["answerable"] = round(p, 4)
             if p < ANSWERABLE_THRESHOLD:
                 return dropped("not_answerable", reference=reference, **checks)
             r = answerable(ctx, question, [reference])
@@ -350,7 +363,8 @@ class _State:
             "judge": judge.describe(), "judge_stats": judge.stats.as_dict(), "embedder": embedder.describe(),
             "resumed_candidates": resumed,
             "thresholds": {"support": self.support_threshold, "support_calibrated": self.calibrated,
-                           "answerable": ANSWERABLE_THRESHOLD, "answerable_calibrated": self.answerable_calibrated,
+                           "answerable": ANSWERABLE_THRESHOLD, "unanswerable": UNANSWERABLE_THRESHOLD,
+                           "answerable_calibrated": self.answerable_calibrated,
                            "duplicate_similarity": DUPLICATE_SIMILARITY, "copy_words": COPY_WORDS,
                            "copy_cjk_chars": COPY_CJK_CHARS},
             "dropped_items": self.dropped_items,

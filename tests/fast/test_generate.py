@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from localragas.core.errors import ConfigError, JudgeError
-from localragas.testset.generation import (KINDS, UNANSWERABLE_REFERENCE, GenerateSpec, Generation, generate_testset, parse_mix,
-                                   plan)
+from localragas.testset.generation import (KINDS, UNANSWERABLE_REFERENCE, UNANSWERABLE_THRESHOLD, GenerateSpec, Generation,
+                                           generate_testset, parse_mix, plan)
 from localragas.judges.fake import FakeJudge, heuristic_reply
-from localragas.core.outputs import GeneratedItem, GeneratedQuestion
+from localragas.core.outputs import GeneratedItem, GeneratedLinkedItem, GeneratedQuestion
 from localragas.prompts.base import neutralise
 
 from cli_helpers import cli
@@ -65,6 +65,7 @@ def test_every_kind_is_written_checked_and_kept_in_the_input_format():
     ("single", {"question": "What about zebra quantum banana?"}, "not_answerable"),
     ("single", {"reference": "The moon is made of green cheese and blue marble."}, "reference_unsupported"),
     ("multi", {"reference": "Penguins vote in the winter parliament of Mars."}, "reference_unsupported"),
+    ("multi", {"fact_2": "Penguins vote in the winter parliament of Mars."}, "not_linked"),
     ("abstract", {"question": "What about zebra quantum banana?"}, "not_answerable"),
     ("unanswerable", {"question": "What about the bicycle tyres pressure bar chain?"}, "answerable"),
 ])
@@ -155,9 +156,9 @@ def test_mix_and_plan():
 
 
 def test_generated_replies_are_schema_valid():
-    for kind in ("single", "multi", "abstract"):
-        from localragas.prompts import write_item
-        GeneratedItem.model_validate(heuristic_reply(write_item(kind, ["A tram ran in Oslo in 1875."] * 2), GeneratedItem))
+    from localragas.prompts import write_item
+    for kind, output in (("single", GeneratedItem), ("multi", GeneratedLinkedItem), ("abstract", GeneratedItem)):
+        output.model_validate(heuristic_reply(write_item(kind, ["A tram ran in Oslo in 1875."] * 2), output))
     from localragas.prompts import write_unanswerable
     GeneratedQuestion.model_validate(heuristic_reply(write_unanswerable("A tram ran in Oslo."), GeneratedQuestion))
 
@@ -257,18 +258,19 @@ def test_a_calibration_fitted_under_another_support_prompt_is_not_applied():
 
 def test_the_answerability_check_is_read_on_the_calibrated_scale_when_the_map_has_it():
     """A question_answerable map (scripts/fit_answerable.py) is applied to the check's P(yes): a flat map at 0.3 makes
-    every question unanswerable: answerable kinds dropped "not_answerable", unanswerable ones kept with 0.3."""
+    every question unanswerable: answerable kinds dropped "not_answerable", unanswerable ones kept with 0.15 (under
+    UNANSWERABLE_THRESHOLD)."""
     from localragas.calibration_map import CalibrationMap, FamilyMap, logit
 
     judge = FakeJudge()
-    judge.calibration = CalibrationMap({"question_answerable": FamilyMap(0.0, logit(0.3))})
+    judge.calibration = CalibrationMap({"question_answerable": FamilyMap(0.0, logit(0.15))})
     ts = generate_testset(spec(judge, size=4, mix={"single": 0.5, "unanswerable": 0.5}))
     assert ts.summary["thresholds"]["answerable_calibrated"] is True
     assert ts.summary["thresholds"]["support_calibrated"] is False
     assert {r["meta"]["kind"] for r in ts.rows} == {"unanswerable"}
-    assert all(r["meta"]["answerable"] == 0.3 for r in ts.rows)
+    assert all(r["meta"]["answerable"] == 0.15 for r in ts.rows)
     assert set(ts.summary["by_kind"]["single"]["dropped"]) == {"not_answerable"}
-    assert all(d["checks"]["answerable"] == 0.3 for d in ts.summary["dropped_items"])
+    assert all(d["checks"]["answerable"] == 0.15 for d in ts.summary["dropped_items"])
 
 
 def test_a_reference_that_does_not_answer_its_question_is_dropped():
@@ -293,3 +295,37 @@ def test_a_reference_that_does_not_answer_its_question_is_dropped():
         assert d["checks"]["answerable"] == 0.9 and d["checks"]["reference_answers"] == 0.2
     alone = [p for p in judge.asked("question_answerable") if reference in p.user]
     assert len(alone) == 6 and all(p.user.count("<context") == 1 for p in alone)  # 2 items x 3 attempts
+
+
+def test_a_multi_item_states_a_fact_of_each_chunk_each_checked_against_its_own_chunk_alone():
+    judge = FakeJudge()
+    ts = generate_testset(spec(judge, size=2, **one_kind("multi")))
+    assert len(ts.rows) == 2
+    for r in ts.rows:
+        facts, support = r["meta"]["facts"], r["meta"]["fact_support"]
+        assert len(facts) == 2 and min(support) >= 0.7
+        for fact, chunk in zip(facts, r["reference_contexts"]):
+            alone = [p for p in judge.asked("verify_statement") if p.user.count("<context") == 1]
+            assert any(fact in p.user and neutralise(chunk).strip() in p.user for p in alone)
+
+
+def test_an_unanswerable_question_is_checked_against_each_near_chunk_alone_and_dropped_from_0_2():
+    """Each chunk checked is asked alone; the highest P(yes) decides: dropped from UNANSWERABLE_THRESHOLD (0.2)."""
+    judge = FakeJudge()
+    kept = generate_testset(spec(judge, size=1, **one_kind("unanswerable"))).rows
+    assert len(kept) == 1 and kept[0]["meta"]["answerable"] < UNANSWERABLE_THRESHOLD
+    checked = kept[0]["meta"]["checked_against"]
+    asked = [p for p in judge.asked("question_answerable") if kept[0]["question"] in p.user]
+    assert len(asked) == len(checked) >= 2 and all(p.user.count("<context") == 1 for p in asked)
+
+    def answered(p_yes: float):
+        def respond(prompt, output):
+            got = heuristic_reply(prompt, output)
+            return {**got, "p_yes": p_yes, "mass": 1.0} if prompt.name == "question_answerable" else got
+        return respond
+
+    ts = generate_testset(spec(FakeJudge(responder=answered(0.2)), size=1, **one_kind("unanswerable")))
+    assert ts.rows == [] and ts.summary["by_kind"]["unanswerable"]["dropped"] == {"answerable": 3}
+    assert ts.summary["thresholds"]["unanswerable"] == UNANSWERABLE_THRESHOLD == 0.2
+    ts = generate_testset(spec(FakeJudge(responder=answered(0.19)), size=1, **one_kind("unanswerable")))
+    assert [r["meta"]["answerable"] for r in ts.rows] == [0.19]
