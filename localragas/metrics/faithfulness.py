@@ -11,7 +11,7 @@ class Faithfulness(StatementSupport):
     name = "faithfulness"
     needs = ("answer", "contexts")
     item_fields = ("claims", "claim", "supported")
-    summary = item_summary(*item_fields, "all {total} claim(s) supported", "unsupported {bad}/{total}")
+    summary = item_summary(*item_fields, "all {total} statement(s) supported", "unsupported {bad}/{total}")
     share = ("share of the answer's statements (its sentences by default; the judge's claims with statements=claims) "
              "that the retrieved contexts support")
     problem = "answers state things the retrieved contexts do not support (hallucination risk)"
@@ -25,5 +25,5 @@ class Faithfulness(StatementSupport):
         claims = self.statements(ctx, sample.answer, "answer") if sample.answer.strip() else []
         if not claims:
             return MetricResult.unscored_because("no_claims")
-        note = {} if sample.contexts else {"note": "no contexts: no claim can be supported"}
+        note = {} if sample.contexts else {"note": "no contexts: no statement can be supported"}
         return support_result(ctx, self, claims, sample.contexts, **note)

@@ -112,7 +112,7 @@ def _empty_answer(samples, report):
 
 def _no_contexts(samples, report):
     assert metric(report, "context_precision").unscored == "no_contexts"
-    assert metric(report, "faithfulness").evidence["note"] == "no contexts: no claim can be supported"
+    assert metric(report, "faithfulness").evidence["note"] == "no contexts: no statement can be supported"
 
 
 def _text_kept(expected: dict) -> Callable[[list[Sample], Report], None]:

@@ -185,7 +185,7 @@ def test_faithfulness_without_contexts_scores_zero_without_a_verdict_call(mode):
     judge = FakeJudge([{"claims": ["X is Y.", "Z is W."]}])
     r = metric("faithfulness", mode).score(Scoring(sample(contexts=[]), judge))
     assert r.value == 0.0
-    assert r.evidence["note"] == "no contexts: no claim can be supported"
+    assert r.evidence["note"] == "no contexts: no statement can be supported"
     assert [c["supported"] for c in r.evidence["claims"]] == [False, False]
     assert judge.asked(SUPPORT_CALL[mode]) == []
     assert len(judge.calls) == 1

@@ -79,7 +79,7 @@ def test_assert_gate_message_names_metric_mean_threshold_worst_samples_evidence_
     assert worst == ["q-zero", "q-half", "q-good"]
     assert 'q-zero  0.000  unsupported 1/1: "Refunds are paid in gift cards."' in msg
     assert 'unsupported 1/2: "The moon is cheese."' in msg
-    assert "all 2 claim(s) supported" in msg
+    assert "all 2 statement(s) supported" in msg
     assert "worst 3 of 3 scored sample(s) (2 below 0.80)" in msg
     # unscored samples with their reasons
     assert "unscored (2; left out of the mean):" in msg
@@ -309,7 +309,7 @@ def test_a_passing_gate_passes_and_a_failing_gate_fails_with_the_details(pyteste
         'E*bad    0.000  unsupported 1/1: "The moon is made of green cheese."',
         'E*worse  0.000  unsupported 1/1: "The sun is a cold planet."',
         'E*half   0.500  unsupported 1/2: "The moon is made of green cheese."',
-        "E*good   1.000  all 1 claim(s) supported",
+        "E*good   1.000  all 1 statement(s) supported",
         "E*unscored (1; left out of the mean):",
         "E*dodge: no_claims",
     ])
