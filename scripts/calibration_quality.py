@@ -33,7 +33,8 @@ from localragas.asking.verdicts import raw_p_yes  # noqa: E402
 from localragas.calibration_map import FamilyMap, brier, fit_logistic  # noqa: E402
 
 
-def _raw(item: dict) -> float:
+def raw_of(item: dict) -> float:
+    """The raw P(yes) of a graded evidence item of a `calibrate --out` row; exits naming the item's keys without one."""
     p = raw_p_yes(item)
     if p is None:
         raise SystemExit(f"an item without a raw P(yes) (p_<flag>_raw): {sorted(item)}; re-run calibrate with a "
@@ -50,7 +51,7 @@ def single_items(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, list[str]]:
     for r in _results(paths):
         for row in r["per_row"]:
             if row.get("items") and len(row["items"]) == 1:
-                p.append(_raw(row["items"][0]))
+                p.append(raw_of(row["items"][0]))
                 y.append(int(row["label"]))
                 groups.append(f"{Path(r['file']).name}:{row['id'].split('#')[0]}")
     return np.array(p), np.array(y), groups
@@ -100,8 +101,8 @@ def rows_table(paths: list[Path], m: FamilyMap, threshold: float) -> None:
     for r in _results(paths):
         rows = [row for row in r["per_row"] if row.get("items")]
         y = np.array([int(row["label"]) for row in rows])
-        raw = np.array([np.mean([_raw(i) for i in row["items"]]) for row in rows])
-        cal = np.array([np.mean([m(_raw(i)) for i in row["items"]]) for row in rows])
+        raw = np.array([np.mean([raw_of(i) for i in row["items"]]) for row in rows])
+        cal = np.array([np.mean([m(raw_of(i)) for i in row["items"]]) for row in rows])
         diff = _ci(lambda y, a, b: (None if roc_auc(y, a) is None else roc_auc(y, b) - roc_auc(y, a)), y, raw, cal)
         print(f"| {Path(r['file']).name} | {len(rows)} | {roc_auc(y, raw):.3f} | {roc_auc(y, cal):.3f} | "
               f"{roc_auc(y, cal) - roc_auc(y, raw):+.3f} {diff} | {balanced_accuracy(y, raw, 0.5):.3f} | "

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from localragas.quality.agreement import bootstrap_statistic, roc_auc  # noqa: E402
-from localragas.asking.verdicts import raw_p_yes  # noqa: E402
 from localragas.calibration_map import FamilyMap  # noqa: E402
+from calibration_quality import raw_of  # noqa: E402  (scripts/, beside this one)
 
 SOFT_MIN_K = 5.0  # -log(mean(exp(-k p))) / k: between the mean (k -> 0) and the minimum (k -> infinity)
 
@@ -38,13 +38,6 @@ AGGREGATIONS = {
     "product": math.prod,
     f"soft-min (k={SOFT_MIN_K:g})": soft_min,
 }
-
-
-def _raw(item: dict) -> float:
-    p = raw_p_yes(item)
-    if p is None:
-        raise SystemExit(f"an item without a raw P(yes): {sorted(item)}")
-    return p
 
 
 def _interval(stat, *arrays) -> str:
@@ -66,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             if not rows:
                 continue
             y = np.array([int(row["label"]) for row in rows])
-            items = [[m(_raw(i)) for i in row["items"]] for row in rows]
+            items = [[m(raw_of(i)) for i in row["items"]] for row in rows]
             scores = {name: np.array([agg(p) for p in items]) for name, agg in AGGREGATIONS.items()}
             base = scores["mean"]
             per_row = np.mean([len(p) for p in items])
