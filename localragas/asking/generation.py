@@ -1,7 +1,8 @@
 """The judge calls of `localragas generate`: an item written from chunks (constrained JSON: GeneratedItem,
-GeneratedLinkedItem for the multi kind, or GeneratedQuestion), the graded support of its reference by the chunks (verify_statement, one P(yes) per sentence of
-the reference, the lowest kept) and whether chunks answer its question (question_answerable, a P(yes)). Chunks that
-do not fit the judge's window are left out from the end (more than one) or cut (one), with a warning."""
+GeneratedLinkedItem for the multi kind, or GeneratedQuestion), the graded support of its reference by the chunks
+(verify_statement, one P(yes) per sentence of the reference, the lowest kept) and whether chunks answer its question
+(question_answerable, a P(yes)). Chunks that do not fit the judge's window are left out from the end (more than one)
+or cut (one), with a warning."""
 from __future__ import annotations
 
 from collections.abc import Callable

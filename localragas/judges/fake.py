@@ -114,7 +114,8 @@ def _written_item(prompt: Prompt) -> dict[str, Any]:
     per = 3 if len(firsts) == 1 else 2
     keys = [w for f in firsts for w in _key_words(f, per)]
     if prompt.name == "write_unanswerable":
-        return {"question": f"Which {' '.join(keys[:2])} rules did the penguin parliament on Mars pass in the year 3021?"}
+        words = " ".join(keys[:2])  # and foreign words: P(answerable) under UNANSWERABLE_THRESHOLD
+        return {"question": f"Which {words} rules did the penguin parliament on Mars pass in the year 3021?"}
     words = " ".join(keys)
     asked = f"How does {words} work overall?" if prompt.name == "write_abstract" else f"What about {words}?"
     item = {"question": asked, "reference": " ".join(firsts)[:MAX_REFERENCE_CHARS]}

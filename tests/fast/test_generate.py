@@ -9,7 +9,7 @@ import pytest
 
 from localragas.core.errors import ConfigError, JudgeError
 from localragas.testset.generation import (KINDS, UNANSWERABLE_REFERENCE, UNANSWERABLE_THRESHOLD, GenerateSpec, Generation,
-                                           generate_testset, parse_mix, plan)
+                                           attempts, generate_testset, linked_facts, parse_mix, plan)
 from localragas.judges.fake import FakeJudge, heuristic_reply
 from localragas.core.outputs import GeneratedItem, GeneratedLinkedItem, GeneratedQuestion
 from localragas.prompts.base import neutralise
@@ -74,7 +74,8 @@ def test_an_item_that_fails_a_check_is_dropped_with_its_reason(kind, reply, reas
     ts = generate_testset(spec(judge, size=2, **one_kind(kind)))
     assert ts.rows == []
     counts = ts.summary["by_kind"][kind]
-    assert counts["kept"] == 0 and counts["dropped"] == {reason: 2 * 3 if kind != "abstract" else counts["dropped"][reason]}
+    tried = 2 * attempts(kind) if kind != "abstract" else counts["dropped"][reason]  # abstract: fewer windows
+    assert counts["kept"] == 0 and counts["dropped"] == {reason: tried}
     assert ts.summary["dropped_by_reason"] == counts["dropped"]
     assert all(d["reason"] == reason and d["kind"] == kind for d in ts.summary["dropped_items"])
 
@@ -325,7 +326,36 @@ def test_an_unanswerable_question_is_checked_against_each_near_chunk_alone_and_d
         return respond
 
     ts = generate_testset(spec(FakeJudge(responder=answered(0.2)), size=1, **one_kind("unanswerable")))
-    assert ts.rows == [] and ts.summary["by_kind"]["unanswerable"]["dropped"] == {"answerable": 3}
+    assert ts.rows == [] and ts.summary["by_kind"]["unanswerable"]["dropped"] == {"answerable": attempts("unanswerable")}
     assert ts.summary["thresholds"]["unanswerable"] == UNANSWERABLE_THRESHOLD == 0.2
     ts = generate_testset(spec(FakeJudge(responder=answered(0.19)), size=1, **one_kind("unanswerable")))
     assert [r["meta"]["answerable"] for r in ts.rows] == [0.19]
+
+
+def test_linked_facts_takes_the_facts_in_the_order_asked_else_the_other_way_round():
+    asked: list[tuple[int, int]] = []
+
+    def support(table):
+        def f(fact, chunk):
+            asked.append((fact, chunk))
+            return table[fact][chunk]
+        return f
+
+    assert linked_facts(support([[0.9, 0.1], [0.2, 0.8]]), 0.7) == ((0, 1), [0.9, 0.8])
+    assert asked == [(0, 0), (1, 1)]  # the other order is not asked when the first holds
+    assert linked_facts(support([[0.1, 0.9], [0.8, 0.2]]), 0.7) == ((1, 0), [0.9, 0.8])
+    assert linked_facts(support([[0.9, 0.9], [0.1, 0.1]]), 0.7) == ((0, 1), [0.9, 0.1])  # both facts in chunk 1
+
+
+def test_a_multi_item_whose_facts_come_in_the_other_order_is_kept_with_the_chunks_it_took_them_from():
+    def respond(prompt, output):
+        got = heuristic_reply(prompt, output)
+        if prompt.name == "write_multi":
+            return {**got, "fact_1": got["fact_2"], "fact_2": got["fact_1"]}
+        return got
+
+    ts = generate_testset(spec(FakeJudge(responder=respond), size=2, **one_kind("multi")))
+    assert len(ts.rows) == 2
+    for r in ts.rows:
+        assert r["meta"]["fact_chunks"] == list(reversed(r["meta"]["chunk_ids"]))
+        assert min(r["meta"]["fact_support"]) >= 0.7
