@@ -61,8 +61,8 @@ class GeneratedItem(Output):
 
 
 class GeneratedLinkedItem(Output):
-    """A multi-chunk test-set item: a fact of each chunk first (each checked against its own chunk), then the
-    question that needs both and its reference answer (localragas generate, kind multi)."""
+    """A multi-chunk test-set item: a fact of each chunk first (each checked against one of the chunks alone, one
+    fact in each), then the question that needs both and its reference answer (localragas generate, kind multi)."""
 
     fact_1: Annotated[str, StringConstraints(min_length=1, max_length=MAX_CLAIM_CHARS)]
     fact_2: Annotated[str, StringConstraints(min_length=1, max_length=MAX_CLAIM_CHARS)]
