@@ -24,6 +24,9 @@ def _check_outputs(inputs, **outputs) -> None:
               help="Write the test set here (JSON Lines); the kept and dropped counts go to OUT.meta.json.")
 @click.option("--size", "-n", type=click.IntRange(min=1), default=20, show_default=True,
               help="Items to generate (fewer when candidates are dropped and the attempts run out).")
+@click.option("--top-up/--no-top-up", default=True, show_default=True,
+              help="When a kind keeps fewer items than planned, fill the set up to --size from further single, "
+                   "abstract, then multi candidates; --no-top-up keeps the planned mix exactly (and may keep fewer).")
 @click.option("--language", type=click.Choice(("auto", "en", "zh")), default="auto", show_default=True,
               help="Language of the prompts and questions: auto (each chunk's own), en or zh.")
 @click.option("--mix", metavar="KIND=SHARE[,KIND=SHARE]",
@@ -39,8 +42,8 @@ def _check_outputs(inputs, **outputs) -> None:
 @click.option("--resume/--no-resume", default=True, show_default=True,
               help="Keep each candidate's outcome in a checkpoint under .localragas/runs; after a crash or kill, the "
                    "same command goes on from there. Removed once the test set is written.")
-def generate_cmd(documents, out, size, language, mix, seed, judge, judge_option, embedder, progress, cache_dir,
-                 no_cache, resume):
+def generate_cmd(documents, out, size, top_up, language, mix, seed, judge, judge_option, embedder, progress,
+                 cache_dir, no_cache, resume):
     """Write a test set from DOCS (files or folders of .txt, .md, .html, .pdf, .jsonl of {id, text}): questions of
     four kinds, each checked by the judge before it is kept, in localragas's input format (answer and contexts left
     for your RAG: `localragas run-rag`). Exit 0; 2 bad input; 4 a judge error stopped the run (resumable).
@@ -56,7 +59,7 @@ def generate_cmd(documents, out, size, language, mix, seed, judge, judge_option,
     from .core.key_values import parse_options  # noqa: PLC0415
 
     settings = load_settings(None)
-    spec = GenerateSpec(documents=list(documents), size=size, mix=mix, seed=seed, language=language,
+    spec = GenerateSpec(documents=list(documents), size=size, top_up=top_up, mix=mix, seed=seed, language=language,
                         judge=judge or settings.judge,
                         judge_options=parse_options(judge_option, "--judge-option", settings.judge_options),
                         embedder=embedder or settings.embedder, cache=not no_cache, cache_dir=cache_dir,

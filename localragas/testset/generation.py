@@ -26,7 +26,8 @@ reference as the only context: "reference_not_an_answer": a reference the chunks
 question asks); an unanswerable question is dropped ("answerable") when its chunk
 or one of the NEIGHBOURS chunks most similar to it, each shown alone, answers it with P(yes) >=
 UNANSWERABLE_THRESHOLD. At most ATTEMPTS_PER_ITEM candidates per planned item (ATTEMPTS_BY_KIND for multi and
-unanswerable) are tried. Greedy decoding and the seeded order make a run deterministic; each candidate's outcome
+unanswerable) are tried; when kinds fall short, the shortfall is then filled from the further candidates of the
+TOP_UP_KINDS that kept their own plan (spec.top_up). Greedy decoding and the seeded order make a run deterministic; each candidate's outcome
 is appended to a checkpoint, so a killed run resumes. A judge, cache or embedder error stops the run (the checkpoint
 stays): never an item kept unchecked.
 """
@@ -69,6 +70,11 @@ ATTEMPTS_PER_ITEM = 3
 # the kinds whose checks drop most candidates get more tries (the default judge on examples/docs: 13 of 15 multi and
 # 6 of 6 unanswerable candidates dropped with 3, most of them rightly by the hand check, docs/generate.md)
 ATTEMPTS_BY_KIND = {"multi": 5, "unanswerable": 5}
+# When kinds fall short of their plan, the set is topped up to `size` from the further candidates of these kinds, in
+# this order, each only if it kept its own plan (the kinds the default judge keeps most of first; a kind that fell
+# short has shown its candidates get dropped; never unanswerable: a set filled with "not in the documents" items
+# rewards a RAG that refuses). GenerateSpec.top_up=False (--no-top-up) keeps the planned mix exactly.
+TOP_UP_KINDS = ("single", "abstract", "multi")
 UNANSWERABLE_REFERENCE = {"en": "not in the documents", "zh": "文档中没有"}
 REASONS = ("copied_wording", "duplicate", "reference_unsupported", "not_linked", "not_answerable",
            "reference_not_an_answer", "answerable", "no_linked_chunk")
@@ -133,6 +139,7 @@ class GenerateSpec:
     resume: bool = True  # a checkpoint under .localragas/runs, removed when the test set is written
     progress: bool | None = None
     chunk_chars: int = CHUNK_CHARS
+    top_up: bool = True  # fill a kind's shortfall from TOP_UP_KINDS' further candidates, up to `size` items
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "documents", [Path(p) for p in self.documents])
@@ -252,21 +259,39 @@ class Generation:
         corpus = _Corpus(chunks, embedder)
         wanted = plan(spec.size, spec.mix)
         state = _State(corpus, judge, embedder, spec.language)
+        candidates = {kind: corpus.candidates(kind, spec.seed) for kind in KINDS}
+        tried: Counter[str] = Counter()
+
+        def fill(kind: str, goal: int, limit: int, bar) -> None:
+            """Try the kind's next candidates, in their seeded order, until it keeps `goal` items or has tried
+            `limit` (a candidate's index is its checkpoint key, so a top-up resumes like the first pass)."""
+            while state.kept[kind] < goal and tried[kind] < min(limit, len(candidates[kind])):
+                k = tried[kind]
+                tried[kind] += 1
+                key = f"{kind}/{k}"
+                record = done.get(key)
+                if record is not None:  # the checkpoint's name holds the chunks and every setting
+                    self.resumed += 1
+                else:
+                    record = state.attempt(kind, candidates[kind][k])
+                    if self.checkpoint is not None:
+                        self.checkpoint.append(key, record)
+                if state.take(kind, record):
+                    bar.advance(f"{kind}: {record['row']['id']}")
+
         with progress_for(spec.size, spec.progress, unit="items", verb="generating") as bar:
             for kind in KINDS:
-                for k, indices in enumerate(corpus.candidates(kind, spec.seed)[:wanted[kind] * attempts(kind)]):
-                    if state.kept[kind] >= wanted[kind]:
+                fill(kind, wanted[kind], wanted[kind] * attempts(kind), bar)
+            if spec.top_up:
+                for kind in TOP_UP_KINDS:
+                    short = spec.size - sum(state.kept.values())
+                    if short <= 0:
                         break
-                    key = f"{kind}/{k}"
-                    record = done.get(key)
-                    if record is not None:  # the checkpoint's name holds the chunks and every setting
-                        self.resumed += 1
-                    else:
-                        record = state.attempt(kind, indices)
-                        if self.checkpoint is not None:
-                            self.checkpoint.append(key, record)
-                    if state.take(kind, record):
-                        bar.advance(f"{kind}: {record['row']['id']}")
+                    if not wanted[kind] or state.kept[kind] < wanted[kind]:
+                        continue  # a kind the mix leaves out, or one that fell short itself, does not fill the set
+                    before = state.kept[kind]
+                    fill(kind, state.kept[kind] + short, (wanted[kind] + short) * attempts(kind), bar)
+                    state.topped_up[kind] += state.kept[kind] - before
         return Testset(state.rows, state.summary(spec, wanted, chunks, judge, embedder, self.resumed))
 
 
@@ -282,6 +307,7 @@ class _State:
         self.rows: list[dict[str, Any]] = []
         self.vectors: list[np.ndarray] = []
         self.kept: Counter[str] = Counter()
+        self.topped_up: Counter[str] = Counter()  # of `kept`, the items kept beyond the kind's plan
         self.dropped: dict[str, Counter[str]] = {k: Counter() for k in KINDS}
         self.dropped_items: list[dict[str, Any]] = []
 
@@ -372,7 +398,8 @@ class _State:
 
     def summary(self, spec: GenerateSpec, wanted: dict[str, int], chunks: list[Chunk], judge, embedder,
                 resumed: int) -> dict[str, Any]:
-        by_kind = {k: {"wanted": wanted[k], "kept": self.kept[k], "dropped": dict(sorted(self.dropped[k].items()))}
+        by_kind = {k: {"wanted": wanted[k], "kept": self.kept[k], "topped_up": self.topped_up[k],
+                       "dropped": dict(sorted(self.dropped[k].items()))}
                    for k in KINDS}
         reasons = Counter()
         for c in self.dropped.values():
@@ -380,6 +407,7 @@ class _State:
         return {
             "kept": sum(self.kept.values()), "dropped": sum(reasons.values()), "size": spec.size,
             "by_kind": by_kind, "dropped_by_reason": dict(sorted(reasons.items())),
+            "topped_up": sum(self.topped_up.values()), "top_up": spec.top_up,
             "seed": spec.seed, "mix": spec.mix, "language": spec.language,
             "documents": [str(p) for p in spec.documents], "chunks": len(chunks),
             "documents_read": len({c.document for c in chunks}),
@@ -411,6 +439,10 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
         reasons = ", ".join(f"{r} {n}" for r, n in c["dropped"].items())
         row = f"  {kind:<13} {c['wanted']:>6} {c['kept']:>5} {sum(c['dropped'].values()):>7}  {reasons}"
         lines.append(row.rstrip())
+    if summary.get("topped_up"):
+        filled = ", ".join(f"{k} {c['topped_up']}" for k, c in summary["by_kind"].items() if c.get("topped_up"))
+        lines.append(f"  topped up: {summary['topped_up']} item(s) beyond the plan ({filled}), for the kinds that fell "
+                     "short")
     if summary["dropped_by_reason"]:
         lines.append("  dropped by reason: " + ", ".join(f"{r} {n}" for r, n in summary["dropped_by_reason"].items()))
     return lines

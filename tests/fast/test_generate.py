@@ -9,7 +9,8 @@ import pytest
 
 from localragas.core.errors import ConfigError, JudgeError
 from localragas.testset.generation import (KINDS, UNANSWERABLE_REFERENCE, UNANSWERABLE_THRESHOLD, GenerateSpec, Generation,
-                                           attempts, generate_testset, linked_facts, parse_mix, plan)
+                                           attempts, generate_testset, linked_facts, parse_mix, plan,
+                                           summary_lines)
 from localragas.judges.fake import FakeJudge, heuristic_reply
 from localragas.core.outputs import GeneratedItem, GeneratedLinkedItem, GeneratedQuestion
 from localragas.prompts.base import neutralise
@@ -144,6 +145,35 @@ def test_a_killed_run_resumes_from_its_checkpoint():
     assert asked == 8 + whole.summary["dropped"] - finished  # only the candidates not in the checkpoint
     second.finish()
     assert not second.checkpoint.path.exists()
+
+
+def test_a_kind_that_falls_short_is_topped_up_from_a_kind_that_kept_its_plan():
+    """Every multi candidate fails not_linked: the 2 planned multi items are filled from further single candidates
+    (each checked as any single item), unless --no-top-up keeps the plan."""
+    kw = dict(size=4, mix="single=1,multi=1")
+    judge = FakeJudge(responder=replacing("multi", fact_2="Penguins vote in the winter parliament of Mars."))
+    ts = generate_testset(spec(judge, **kw))
+    by_kind = ts.summary["by_kind"]
+    assert by_kind["multi"]["kept"] == 0 and by_kind["multi"]["dropped"] == {"not_linked": 2 * attempts("multi")}
+    assert by_kind["single"]["kept"] == 4 and by_kind["single"]["topped_up"] == 2 and ts.summary["topped_up"] == 2
+    assert [r["meta"]["kind"] for r in ts.rows] == ["single"] * 4 and len({r["id"] for r in ts.rows}) == 4
+    assert len(judge.asked("write_single")) == 4  # the heuristic keeps every single candidate: 2 planned + 2 more
+    assert any(line.startswith("  topped up: 2 item(s) beyond the plan (single 2)") for line in summary_lines(ts.summary))
+    exact = generate_testset(spec(FakeJudge(responder=replacing("multi", fact_2="Penguins vote on Mars.")),
+                                  top_up=False, **kw))
+    assert exact.summary["kept"] == 2 and exact.summary["topped_up"] == 0 and exact.summary["top_up"] is False
+    assert not any("topped up" in line for line in summary_lines(exact.summary))
+
+
+def test_top_up_never_uses_unanswerable_nor_a_kind_that_fell_short():
+    """single falls short (its answerability check fails): neither it nor unanswerable fills the set, abstract
+    does."""
+    judge = FakeJudge(responder=replacing("single", question="What about zebra quantum banana?"))
+    ts = generate_testset(spec(judge, size=4, mix="single=2,abstract=1,unanswerable=1"))
+    by_kind = ts.summary["by_kind"]
+    assert by_kind["single"]["kept"] == 0 and by_kind["single"]["topped_up"] == 0
+    assert by_kind["unanswerable"]["topped_up"] == 0 and by_kind["unanswerable"]["kept"] == 1
+    assert by_kind["abstract"]["topped_up"] == 2 and by_kind["abstract"]["kept"] == 3 and ts.summary["kept"] == 4
 
 
 def test_mix_and_plan():
