@@ -27,7 +27,7 @@ question asks); an unanswerable question is dropped ("answerable") when its chun
 or one of the NEIGHBOURS chunks most similar to it, each shown alone, answers it with P(yes) >=
 UNANSWERABLE_THRESHOLD. At most ATTEMPTS_PER_ITEM candidates per planned item (ATTEMPTS_BY_KIND for multi and
 unanswerable) are tried; when kinds fall short, the shortfall is then filled from the further candidates of the
-TOP_UP_KINDS that kept their own plan (spec.top_up). Greedy decoding and the seeded order make a run deterministic; each candidate's outcome
+TOP_UP_KINDS that kept at least one item (spec.top_up). Greedy decoding and the seeded order make a run deterministic; each candidate's outcome
 is appended to a checkpoint, so a killed run resumes. A judge, cache or embedder error stops the run (the checkpoint
 stays): never an item kept unchecked.
 """
@@ -71,9 +71,9 @@ ATTEMPTS_PER_ITEM = 3
 # 6 of 6 unanswerable candidates dropped with 3, most of them rightly by the hand check, docs/generate.md)
 ATTEMPTS_BY_KIND = {"multi": 5, "unanswerable": 5}
 # When kinds fall short of their plan, the set is topped up to `size` from the further candidates of these kinds, in
-# this order, each only if it kept its own plan (the kinds the default judge keeps most of first; a kind that fell
-# short has shown its candidates get dropped; never unanswerable: a set filled with "not in the documents" items
-# rewards a RAG that refuses). GenerateSpec.top_up=False (--no-top-up) keeps the planned mix exactly.
+# this order, each only if it kept at least one item (the kinds the default judge keeps most of first; a kind whose
+# every candidate was dropped would most likely drop more; never unanswerable: a set filled with "not in the
+# documents" items rewards a RAG that refuses). GenerateSpec.top_up=False (--no-top-up) keeps the planned mix.
 TOP_UP_KINDS = ("single", "abstract", "multi")
 UNANSWERABLE_REFERENCE = {"en": "not in the documents", "zh": "文档中没有"}
 REASONS = ("copied_wording", "duplicate", "reference_unsupported", "not_linked", "not_answerable",
@@ -287,8 +287,8 @@ class Generation:
                     short = spec.size - sum(state.kept.values())
                     if short <= 0:
                         break
-                    if not wanted[kind] or state.kept[kind] < wanted[kind]:
-                        continue  # a kind the mix leaves out, or one that fell short itself, does not fill the set
+                    if not state.kept[kind]:
+                        continue  # a kind the mix leaves out, or whose every candidate was dropped, does not fill it
                     before = state.kept[kind]
                     fill(kind, state.kept[kind] + short, (wanted[kind] + short) * attempts(kind), bar)
                     state.topped_up[kind] += state.kept[kind] - before

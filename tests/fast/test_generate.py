@@ -147,7 +147,7 @@ def test_a_killed_run_resumes_from_its_checkpoint():
     assert not second.checkpoint.path.exists()
 
 
-def test_a_kind_that_falls_short_is_topped_up_from_a_kind_that_kept_its_plan():
+def test_a_kind_that_falls_short_is_topped_up_from_a_kind_that_kept_items():
     """Every multi candidate fails not_linked: the 2 planned multi items are filled from further single candidates
     (each checked as any single item), unless --no-top-up keeps the plan."""
     kw = dict(size=4, mix="single=1,multi=1")
@@ -165,9 +165,9 @@ def test_a_kind_that_falls_short_is_topped_up_from_a_kind_that_kept_its_plan():
     assert not any("topped up" in line for line in summary_lines(exact.summary))
 
 
-def test_top_up_never_uses_unanswerable_nor_a_kind_that_fell_short():
-    """single falls short (its answerability check fails): neither it nor unanswerable fills the set, abstract
-    does."""
+def test_top_up_never_uses_unanswerable_nor_a_kind_that_kept_nothing():
+    """Every single candidate fails its answerability check: neither single (it kept nothing) nor unanswerable fills
+    the set, abstract does."""
     judge = FakeJudge(responder=replacing("single", question="What about zebra quantum banana?"))
     ts = generate_testset(spec(judge, size=4, mix="single=2,abstract=1,unanswerable=1"))
     by_kind = ts.summary["by_kind"]
