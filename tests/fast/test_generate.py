@@ -99,12 +99,17 @@ def test_near_duplicates_are_dropped():
         if prompt.name == "question_answerable":
             return {"p_yes": 1.0, "mass": 1.0}
         return replacing("single", question="What about the lighthouse keepers?")(prompt, output)
-    judge = FakeJudge(responder=same_question)
-    ts = generate_testset(spec(judge, size=3, **one_kind("single")))
+    ts = generate_testset(spec(FakeJudge(responder=same_question), size=3, top_up=False, **one_kind("single")))
     assert len(ts.rows) == 1
     assert ts.summary["by_kind"]["single"]["dropped"] == {"duplicate": 8}  # 3 x 3 attempts, one kept
     dup = ts.summary["dropped_items"][0]
     assert dup["checks"] == {"similarity": 1.0, "of": ts.rows[0]["id"]}
+    # with the top-up, single (it kept an item) goes on through further candidates, up to (3 planned + 2 short) x 3
+    # attempts in all or every chunk, one kept
+    topped = generate_testset(spec(FakeJudge(responder=same_question), size=3, **one_kind("single")))
+    assert len(topped.rows) == 1 and topped.summary["topped_up"] == 0
+    tried = min(topped.summary["chunks"], (3 + 2) * 3)
+    assert topped.summary["by_kind"]["single"]["dropped"] == {"duplicate": tried - 1}
 
 
 def test_a_multi_item_needs_a_second_chunk(tmp_path):
