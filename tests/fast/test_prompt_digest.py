@@ -1,6 +1,9 @@
-"""The built-in prompts' digest for the resume checkpoints' keys (prompts/digest.py): stable from call to call, changed
-by a changed built-in prompt of a family the run asks (in either language), and every built-in family rendered."""
+"""The built-in prompts' digest in the resume checkpoints' keys (prompts/digest.py): stable from call to call, changed
+by a changed built-in prompt of a family the run asks (in either language), every built-in family rendered; and so a
+killed `generate` resumed with the same prompts resumes, and with a changed one starts afresh."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -9,11 +12,16 @@ from localragas.asking.statements import STATEMENT_MODES
 from localragas.asking.verdicts import VERDICTS
 from localragas.asking.ways import WAY_OPTIONS
 from localragas.asking.window import _SMALLEST
-from localragas.core.errors import ConfigError
+from localragas.core.errors import ConfigError, JudgeError
+from localragas.judges import FakeJudge
+from localragas.judges.fake import heuristic_reply
 from localragas.metrics.answer_relevancy import QUESTION_MODES
 from localragas.metrics.registry import BUILT_IN
-from localragas.prompts import verdicts
+from localragas.prompts import generation, verdicts
 from localragas.prompts.digest import probe, prompts_digest
+from localragas.testset.generation import GenerateSpec, Generation
+
+EXAMPLE_DOCS = Path(__file__).resolve().parents[2] / "examples" / "docs"
 
 
 def changed(monkeypatch, texts: dict, lang: str = "en") -> None:
@@ -56,3 +64,45 @@ def test_every_family_a_built_in_metric_or_generate_asks_is_rendered_on_the_prob
             got = probe(family, lang)
             assert got and all(p.name == family for p in got), (family, lang)
     assert probe("criterion:tone", "en") is None  # a custom metric's family: its name alone
+
+
+# --- generate ---------------------------------------------------------------------------------------------------------
+
+
+def generate_run(judge) -> Generation:
+    return Generation(GenerateSpec([EXAMPLE_DOCS], size=6, judge=judge, embedder="fake", cache=False, progress=False))
+
+
+def killed_generate_run() -> Generation:
+    """A generate run whose judge goes away after 15 calls: its checkpoint holds the candidates finished before."""
+    calls = {"n": 0}
+
+    def dies(prompt, output):
+        calls["n"] += 1
+        if calls["n"] > 15:
+            raise JudgeError("server went away")
+        return heuristic_reply(prompt, output)
+    run = generate_run(FakeJudge(responder=dies))
+    with pytest.raises(JudgeError):
+        run.run()
+    assert run.checkpoint.path.is_file() and run.checkpoint.load()
+    return run
+
+
+@pytest.mark.parametrize("texts", [generation.TASKS["single"], generation.UNANSWERABLE, generation.ANSWERABLE,
+                                   verdicts.ONE], ids=["write_single", "write_unanswerable", "question_answerable",
+                                                       "verify_statement"])
+def test_a_killed_generate_run_resumes_with_the_same_prompts_and_starts_afresh_with_a_changed_one(monkeypatch, texts):
+    killed = killed_generate_run()
+    finished = len(killed.checkpoint.load())
+    same = generate_run(FakeJudge())
+    same.run()
+    assert same.checkpoint.path == killed.checkpoint.path and same.resumed == finished
+    same.finish()
+
+    killed = killed_generate_run()
+    changed(monkeypatch, texts)
+    fresh = generate_run(FakeJudge())
+    fresh.run()
+    assert fresh.checkpoint.path != killed.checkpoint.path and fresh.resumed == 0
+    assert killed.checkpoint.path.is_file()  # the old run's checkpoint is left alone
