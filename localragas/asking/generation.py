@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from ..data.language import Scope
 from ..core.outputs import GeneratedItem, GeneratedLinkedItem, GeneratedQuestion
 from ..prompts import Prompt, question_answerable, write_item, write_unanswerable
+from ..prompts.generation import TASKS
 from ..scoring import Asking
 from ..core.sentences import sentences
 from .support import support_probabilities
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
     from ..calibration_map import CalibrationMap
 
 ANSWERABLE_FAMILY = "question_answerable"  # the prompt family (Prompt.name) of the answerability check
+# every prompt family generate asks: an item of each kind written, its reference's support, its answerability (the
+# resume checkpoint's key holds their text: prompts.digest)
+FAMILIES = (*(f"write_{kind}" for kind in TASKS), "write_unanswerable", SUPPORT_FAMILY, ANSWERABLE_FAMILY)
 WRITE_REPLY = 400  # {"question": … at most 200 characters, "reference": … at most 600}
 LINKED_REPLY = 550  # the same with "fact_1" and "fact_2", at most 200 characters each
 

@@ -33,7 +33,8 @@ def sample_hash(sample: Sample) -> str:
 
 
 def run_key(*parts: object) -> str:
-    """A stable name for a run from what decides its results (dataset, metrics, judge fingerprint, embedder…)."""
+    """A stable name for a run from what decides its results (dataset, metrics, judge fingerprint, embedder, the
+    built-in prompts' digest: prompts.digest…)."""
     return hashlib.sha256(json.dumps([str(p) for p in parts]).encode("utf-8")).hexdigest()[:20]
 
 

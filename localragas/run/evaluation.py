@@ -127,13 +127,17 @@ def spec_from_flags(data: str | Path, *, config: str | Path | None = None, metri
 
 def checkpoint_key(spec: RunSpec, judge_fingerprint: str) -> str:
     """The resume checkpoint's name: what decides the run's results (the data, metrics, judge and its calibration:
-    Judge.scoring_fingerprint, embedder, limit, skipping, shard, metric options, columns)."""
+    Judge.scoring_fingerprint, embedder, limit, skipping, shard, metric options, columns, and the built-in prompts the
+    metrics so configured ask: prompts.digest, so a run resumed after an upgrade that changed one starts afresh)."""
     from .checkpoint import run_key  # noqa: PLC0415
+    from ..metrics import get_metrics  # noqa: PLC0415
+    from ..prompts.digest import prompts_digest  # noqa: PLC0415
 
+    asked = prompts_digest(p for m in get_metrics(spec.metrics, spec.metric_options) for p in m.prompts)
     return run_key(spec.data.resolve(), spec.metrics, judge_fingerprint, spec.embedder, spec.limit,
                    spec.skip_invalid, *([spec.shard] if spec.shard else []),
                    *([spec.metric_options] if spec.metric_options else []),
-                   *([spec.columns] if spec.columns else []))
+                   *([spec.columns] if spec.columns else []), asked)
 
 
 class Evaluation:

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ..core import paths
-from ..asking.generation import ANSWERABLE_FAMILY
+from ..asking.generation import ANSWERABLE_FAMILY, FAMILIES
 from ..asking.verdicts import SUPPORT_FAMILY
 from .documents import CHUNK_CHARS, Chunk, load_chunks
 from .plan import DEFAULT_MIX, KINDS, parse_mix, plan
@@ -242,6 +242,7 @@ class Generation:
 
     def _run(self, chunks: list[Chunk], judge) -> Testset:
         from ..run.checkpoint import RecordCheckpoint, run_key  # noqa: PLC0415
+        from ..prompts.digest import prompts_digest  # noqa: PLC0415
         from ..embeddings import CachedEmbedder, Embedder, get_embedder  # noqa: PLC0415
         from ..run.progress import progress_for  # noqa: PLC0415
 
@@ -253,7 +254,7 @@ class Generation:
         done: dict[str, dict] = {}
         if spec.resume:
             key = run_key("generate", digest, spec.size, spec.mix, spec.seed, spec.language, judge.scoring_fingerprint,
-                          embedder.describe(), spec.chunk_chars)
+                          embedder.describe(), spec.chunk_chars, prompts_digest(FAMILIES))
             self.checkpoint = RecordCheckpoint(paths.runs_dir() / f"generate-{key}.jsonl")
             done = self.checkpoint.load()
         corpus = _Corpus(chunks, embedder)
@@ -270,7 +271,7 @@ class Generation:
                 tried[kind] += 1
                 key = f"{kind}/{k}"
                 record = done.get(key)
-                if record is not None:  # the checkpoint's name holds the chunks and every setting
+                if record is not None:  # the checkpoint's name holds the chunks, every setting and the prompts
                     self.resumed += 1
                 else:
                     record = state.attempt(kind, candidates[kind][k])

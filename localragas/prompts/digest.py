@@ -1,0 +1,73 @@
+"""A short digest of the built-in prompts a run asks, for the resume checkpoints' keys (run.checkpoint.run_key).
+
+The judge cache keys on the full text asked, so a changed prompt is asked again there; a checkpoint keeps finished
+outcomes under the run's key, and without the prompts' text in that key a killed run resumed after an upgrade that
+changed a built-in prompt would mix outcomes asked with the old text into the new run's result. Each family is
+rendered on one fixed probe, in every language and every variant its builder has (target kinds, wordings, worked
+examples), so a change anywhere in what is asked (instructions, system prompt, reminder, reply line, layout) changes
+the digest. The user's overrides are not applied: Judge.scoring_fingerprint holds their hash.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+
+from .base import Prompt
+from .claims import extract_claims
+from .entities import extract_entities
+from .generation import TASKS, question_answerable, write_item, write_unanswerable
+from .mentions import entities_in_contexts
+from .questions import check_question, generate_questions
+from .rating import VARIANTS, rate_context_relevance
+from .relevance import judge_chunk, judge_chunks
+from .verdicts import contradict_statement, verify_statement, verify_statement_reworded, verify_statements
+
+LANGS = ("en", "zh")
+STATEMENT = "A tram ran in Oslo in 1875."
+CONTEXTS = [STATEMENT]
+QUESTION = "When did the tram run?"
+TARGET_KINDS = ("reference answer", "answer", "question")  # prompts.relevance: "question" judges by the question alone
+
+S, C, Q = STATEMENT, CONTEXTS, QUESTION  # short names for the table below
+# family (Prompt.name) -> its prompts on the probe in one language, every variant of its builder
+PROBES: dict[str, Callable[[str], list[Prompt]]] = {
+    "extract_claims": lambda lang: [extract_claims(S, Q, lang), extract_claims(S, None, lang)],
+    "extract_entities": lambda lang: [extract_entities(S, lang)],
+    "entities_in_contexts": lambda lang: [entities_in_contexts([S], C, lang)],
+    "generate_questions": lambda lang: [generate_questions(S, lang, other, checked)
+                                        for other in LANGS for checked in (False, True)],
+    "check_question": lambda lang: [check_question(S, Q, lang)],
+    "rate_context_relevance": lambda lang: [rate_context_relevance(Q, C, v, lang) for v in range(VARIANTS)],
+    "judge_chunk": lambda lang: [judge_chunk(Q, "" if k == "question" else S, k, S, lang) for k in TARGET_KINDS],
+    "judge_chunks": lambda lang: [judge_chunks(Q, "" if k == "question" else S, k, C, lang) for k in TARGET_KINDS],
+    "verify_statements": lambda lang: [verify_statements([S], C, lang)],
+    **{f"write_{kind}": (lambda lang, kind=kind: [write_item(kind, C, lang)]) for kind in TASKS},
+    "write_unanswerable": lambda lang: [write_unanswerable(S, lang)],
+    "question_answerable": lambda lang: [question_answerable(C, Q, lang)],
+}
+# the one-word statement questions, whose family with N worked examples is NAME_Nshot (prompts.verdicts)
+ONE_WORD = {f.__name__: f for f in (verify_statement, verify_statement_reworded, contradict_statement)}
+
+
+def probe(family: str, lang: str) -> list[Prompt] | None:
+    """The family's prompts on the probe in `lang`; None for a family that is not built in (a custom metric's,
+    a plugin's: its name alone goes into the digest)."""
+    if family in PROBES:
+        return PROBES[family](lang)
+    base, _, shots = family.rpartition("_")
+    if base in ONE_WORD and shots.endswith("shot") and shots[:-4].isdigit():
+        return [ONE_WORD[base](S, C, lang, shots=int(shots[:-4]))]
+    if family in ONE_WORD:
+        return [ONE_WORD[family](S, C, lang)]
+    return None
+
+
+def prompts_digest(families: Iterable[str]) -> str:
+    """sha256 (first 12 hex) of the families' prompts rendered on the probe in every language, in name order (the
+    order they are asked in does not matter, a repeated one counts once). About a millisecond for a run's families."""
+    rendered = []
+    for family in sorted(set(families)):
+        asked = [p for lang in LANGS for p in probe(family, lang) or ()]
+        rendered.append([family, [[p.name, p.system, p.user] for p in asked]])
+    return hashlib.sha256(json.dumps(rendered, ensure_ascii=False).encode("utf-8")).hexdigest()[:12]
