@@ -85,12 +85,12 @@ def _fitted(ctx: "Scoring", statements: list[str], contexts: list[str], way: Way
     w = Window(ctx.judge)
     asked = [way.prompts(s, contexts, lang) for s in statements]  # built once: checked, then asked
     if all(w.fits(p, YES_NO_REPLY) for ps in asked for p in ps):
-        return [_noted(way.score(ctx, ps), note) for ps, note in zip(asked, notes)]
+        return [_noted(way.score([ctx.p_yes(prompt) for prompt in ps]), note) for ps, note in zip(asked, notes)]
     limit = max(MIN_ITEM, min(w.room(p) for s in statements for p in way.prompts(s, [], lang)) - YES_NO_REPLY)
     pieces, split = context_pieces(contexts, limit - TAG_TOKENS, w)
     groups = pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS, limit)
-    probs = [_noted(max((way.score(ctx, way.prompts(s, [text for _, text in g], lang)) for g in groups),
-                        key=lambda got: got[0]), note)
+    probs = [_noted(max((way.score([ctx.p_yes(p) for p in way.prompts(s, [text for _, text in g], lang)])
+                         for g in groups), key=lambda got: got[0]), note)
              for s, note in zip(statements, notes)]
     note = (f"the contexts did not fit the judge's context window (n_ctx={w.n_ctx}) beside a statement: each of the "
             f"{len(statements)} statements was judged against {len(groups)} group(s) of contexts; its probability "

@@ -5,13 +5,11 @@ whether the contradiction question is asked too (`question`), worked examples (`
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..prompts import Prompt, contradict_statement, verify_statement, verify_statement_reworded
-
-if TYPE_CHECKING:
-    from ..scoring import Scoring
 
 EVIDENCE = {
     "all": "each statement judged against all the retrieved contexts",
@@ -66,20 +64,23 @@ class Way:
         """The prompt families asked (for the judge's window check)."""
         return tuple(p.name for p in self.prompts("", [], "en"))
 
+    @property
+    def wordings(self) -> tuple[Callable[..., Prompt], ...]:
+        """The support question's wordings asked (phrasings=2: both)."""
+        return (verify_statement, verify_statement_reworded)[:self.phrasings]
+
     def prompts(self, statement: str, contexts: list[str], lang: str) -> list[Prompt]:
         """The prompts asked for one statement against these contexts: the support question (phrasings=2: in its
         two wordings), then (question=both) the contradiction question."""
-        wordings = (verify_statement, verify_statement_reworded)[:self.phrasings]
-        asked = [ask(statement, contexts, lang=lang, shots=self.shots) for ask in wordings]
+        asked = [ask(statement, contexts, lang=lang, shots=self.shots) for ask in self.wordings]
         if self.question == "both":
             asked.append(contradict_statement(statement, contexts, lang=lang, shots=self.shots))
         return asked
 
-    def score(self, ctx: "Scoring", prompts: list[Prompt]) -> tuple[float, dict[str, Any]]:
-        """The statement's score from its prompts' P(yes), and what the evidence keeps of them beside it: with
-        phrasings=2, p_phrasings (each wording's P(yes)); with question=both, p_supported_only (the support question's
-        P(yes), the mean of its wordings) and p_contradicted."""
-        p = [ctx.p_yes(prompt) for prompt in prompts]
+    def score(self, p: list[float]) -> tuple[float, dict[str, Any]]:
+        """The statement's score from its prompts' P(yes) `p` (in the order of prompts(); asked by asking/support.py),
+        and what the evidence keeps of them beside it: with phrasings=2, p_phrasings (each wording's P(yes)); with
+        question=both, p_supported_only (the support question's P(yes), the mean of its wordings) and p_contradicted."""
         wordings = p[:self.phrasings]
         supported = sum(wordings) / len(wordings)
         kept: dict[str, Any] = {"p_phrasings": [round(x, 4) for x in wordings]} if self.phrasings > 1 else {}
