@@ -80,18 +80,24 @@ def support_probabilities(ctx: "Scoring", statements: list[str], contexts: list[
 
 
 def _fitted(ctx: "Scoring", statements: list[str], contexts: list[str], way: Way, notes: list[dict]) -> list[float]:
-    """support_probabilities against these contexts, grouped when they do not fit."""
+    """support_probabilities against these contexts, grouped when they do not fit. The way's content-free statements
+    (Way.null_p), if any, are asked after the statements, against each set of contexts the statements were."""
     lang = ctx.language.lang
     w = Window(ctx.judge)
     asked = [way.prompts(s, contexts, lang) for s in statements]  # built once: checked, then asked
-    if all(w.fits(p, YES_NO_REPLY) for ps in asked for p in ps):
-        return [_noted(way.score(ctx, ps), note) for ps, note in zip(asked, notes)]
-    limit = max(MIN_ITEM, min(w.room(p) for s in statements for p in way.prompts(s, [], lang)) - YES_NO_REPLY)
+    nulls = way.null_prompts(contexts, lang)
+    if all(w.fits(p, YES_NO_REPLY) for ps in [*asked, nulls] for p in ps):
+        p = [[ctx.p_yes(prompt) for prompt in ps] for ps in asked]
+        p0 = way.null_p(ctx, contexts, lang)
+        return [_noted(way.score(ps, p0), note) for ps, note in zip(p, notes)]
+    empty = [*(p for s in statements for p in way.prompts(s, [], lang)), *way.null_prompts([], lang)]
+    limit = max(MIN_ITEM, min(w.room(p) for p in empty) - YES_NO_REPLY)
     pieces, split = context_pieces(contexts, limit - TAG_TOKENS, w)
-    groups = pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS, limit)
-    probs = [_noted(max((way.score(ctx, way.prompts(s, [text for _, text in g], lang)) for g in groups),
-                        key=lambda got: got[0]), note)
-             for s, note in zip(statements, notes)]
+    groups = [[text for _, text in g] for g in pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS, limit)]
+    per_group = [[[ctx.p_yes(prompt) for prompt in way.prompts(s, g, lang)] for g in groups] for s in statements]
+    p0s = [way.null_p(ctx, g, lang) for g in groups]
+    probs = [_noted(max((way.score(ps, p0) for ps, p0 in zip(got, p0s)), key=lambda scored: scored[0]), note)
+             for got, note in zip(per_group, notes)]
     note = (f"the contexts did not fit the judge's context window (n_ctx={w.n_ctx}) beside a statement: each of the "
             f"{len(statements)} statements was judged against {len(groups)} group(s) of contexts; its probability "
             "is the highest over the groups")

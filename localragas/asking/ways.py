@@ -1,14 +1,20 @@
 """Ways of asking a graded support verdict (the options of faithfulness and context recall that shape each
 statement's question; asking/support.py asks them): which contexts a statement is judged against (`evidence`),
 whether the contradiction question is asked too (`question`), worked examples (`shots`), a second wording
-(`phrasings`). Each option's values, with a line each, are defined here once; every default is the plain question.
+(`phrasings`), a content-free baseline divided out (`baseline`). Each option's values, with a line each, are defined
+here once; every default is the plain question.
 """
 from __future__ import annotations
 
+import hashlib
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..calibration_map import sigmoid
 from ..prompts import Prompt, contradict_statement, verify_statement, verify_statement_reworded
+from ..prompts.verdicts import NULL_STATEMENTS
 
 if TYPE_CHECKING:
     from ..scoring import Scoring
@@ -34,9 +40,19 @@ PHRASINGS = {
        "(two calls per statement)",
 }
 
+BASELINES = {
+    "none": "each statement's support P(yes) as the judge gives it",
+    "content_free": "the support question also asked about content-free statements "
+                    f"({', '.join(map(repr, NULL_STATEMENTS['en']))}; prompts/verdicts.py NULL_STATEMENTS) against "
+                    "the same contexts, once per sample and contexts; each statement's support P(yes) p becomes "
+                    "sigmoid(logit(p) - logit(p0)), p0 their mean P(yes) (contextual calibration: two calls more per "
+                    "sample, four with phrasings=2)",
+}
+
 # The option name of each field of Way, with its values described (the first value is the default).
 WAY_OPTIONS: dict[str, dict[Any, str]] = {"evidence": EVIDENCE, "question": QUESTIONS, "shots": SHOTS,
-                                          "phrasings": PHRASINGS}
+                                          "phrasings": PHRASINGS, "baseline": BASELINES}
+CLIP = 1e-4  # P(yes) and the baseline are clipped to [CLIP, 1 - CLIP] before the logit (baseline=content_free)
 
 
 @dataclass(frozen=True)
@@ -47,6 +63,7 @@ class Way:
     question: str = "supported"
     shots: int = 0
     phrasings: int = 1
+    baseline: str = "none"
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> "Way":
@@ -66,28 +83,67 @@ class Way:
         """The prompt families asked (for the judge's window check)."""
         return tuple(p.name for p in self.prompts("", [], "en"))
 
+    @property
+    def wordings(self) -> tuple[Callable[..., Prompt], ...]:
+        """The support question's wordings asked (phrasings=2: both)."""
+        return (verify_statement, verify_statement_reworded)[:self.phrasings]
+
     def prompts(self, statement: str, contexts: list[str], lang: str) -> list[Prompt]:
         """The prompts asked for one statement against these contexts: the support question (phrasings=2: in its
         two wordings), then (question=both) the contradiction question."""
-        wordings = (verify_statement, verify_statement_reworded)[:self.phrasings]
-        asked = [ask(statement, contexts, lang=lang, shots=self.shots) for ask in wordings]
+        asked = [ask(statement, contexts, lang=lang, shots=self.shots) for ask in self.wordings]
         if self.question == "both":
             asked.append(contradict_statement(statement, contexts, lang=lang, shots=self.shots))
         return asked
 
-    def score(self, ctx: "Scoring", prompts: list[Prompt]) -> tuple[float, dict[str, Any]]:
-        """The statement's score from its prompts' P(yes), and what the evidence keeps of them beside it: with
-        phrasings=2, p_phrasings (each wording's P(yes)); with question=both, p_supported_only (the support question's
-        P(yes), the mean of its wordings) and p_contradicted."""
-        p = [ctx.p_yes(prompt) for prompt in prompts]
+    def null_prompts(self, contexts: list[str], lang: str) -> list[Prompt]:
+        """The support question (in each of its wordings) about each content-free statement against these contexts,
+        laid out as a statement's (the same shared prefix: asked after the statements, it reuses their KV state);
+        none without a baseline. Not the contradiction question: the baseline is the support question's."""
+        if self.baseline == "none":
+            return []
+        return [ask(s, contexts, lang=lang, shots=self.shots) for s in NULL_STATEMENTS[lang] for ask in self.wordings]
+
+    def null_p(self, ctx: "Scoring", contexts: list[str], lang: str) -> float | None:
+        """p0, the mean P(yes) of null_prompts (with phrasings=2 the mean over the wordings of the nulls' mean, as a
+        statement's support P(yes) is the mean of its wordings'), asked once per sample for the same prompts (shared
+        by the metric's statements, and by faithfulness and context recall against the same contexts); None without
+        a baseline."""
+        prompts = self.null_prompts(contexts, lang)
+        if not prompts:
+            return None
+        digest = hashlib.sha256("\0".join(f"{p.name}\0{p.system}\0{p.user}" for p in prompts).encode()).hexdigest()
+        return ctx.once(f"null_p:{digest}", lambda: sum(ctx.p_yes(p) for p in prompts) / len(prompts))
+
+    def score(self, p: list[float], p0: float | None = None) -> tuple[float, dict[str, Any]]:
+        """The statement's score from its prompts' P(yes) `p` (in the order of prompts()) and the baseline p0
+        (null_p; None: no baseline), and what the evidence keeps beside it: with phrasings=2, p_phrasings (each
+        wording's P(yes)); with a baseline, p_unadjusted (the support question's P(yes), the mean of its wordings)
+        and p_null (p0), the support P(yes) then adjusted (adjusted()); with question=both, p_supported_only (the
+        support question's P(yes), adjusted when there is a baseline) and p_contradicted."""
         wordings = p[:self.phrasings]
         supported = sum(wordings) / len(wordings)
         kept: dict[str, Any] = {"p_phrasings": [round(x, 4) for x in wordings]} if self.phrasings > 1 else {}
+        if p0 is not None:
+            kept.update(p_unadjusted=round(supported, 4), p_null=round(p0, 4))
+            supported = adjusted(supported, p0)
         if self.question != "both":
             return supported, kept
         contradicted = p[self.phrasings]
         return ((supported + 1 - contradicted) / 2,
                 {**kept, "p_supported_only": round(supported, 4), "p_contradicted": round(contradicted, 4)})
+
+
+def adjusted(p: float, p0: float) -> float:
+    """P(yes) `p` with the judge's leaning on these contexts, P(yes) `p0` of content-free statements, divided out:
+    sigmoid(logit(p) - logit(p0)), both clipped to [CLIP, 1 - CLIP]. A statement the judge favours no more than "N/A"
+    gets 0.5; the ranking of the statements against the same contexts is unchanged."""
+    return sigmoid(_logit(p) - _logit(p0))
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, CLIP), 1.0 - CLIP)
+    return math.log(p / (1.0 - p))
 
 
 PLAIN = Way()

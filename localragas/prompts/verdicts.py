@@ -52,6 +52,12 @@ Do not use your own knowledge.""",
 不要使用你自己的知识。""",
 }
 
+# Content-free statements (`baseline=content_free` of faithfulness and context recall): asked the support question
+# against a sample's contexts, their P(yes) is the judge's leaning to say "yes" to those contexts whatever the
+# statement, which each statement's P(yes) is then adjusted by (asking/ways.py; Zhao et al. 2021, "Calibrate before
+# use"). Two, so that no one wording's own quirk is the baseline.
+NULL_STATEMENTS = {"en": ("N/A", "It is so."), "zh": ("不适用", "是这样。")}
+
 
 # "one verdict per context" in the reply line of a prompt whose items are the contexts themselves
 PER_CONTEXT = {"en": "one per context, ", "zh": "每个上下文一个，"}
