@@ -21,7 +21,8 @@ from .mentions import entities_in_contexts
 from .questions import check_question, generate_questions
 from .rating import VARIANTS, rate_context_relevance
 from .relevance import judge_chunk, judge_chunks
-from .verdicts import contradict_statement, verify_statement, verify_statement_reworded, verify_statements
+from .verdicts import (NULL_STATEMENTS, contradict_statement, verify_statement, verify_statement_reworded,
+                       verify_statements)
 
 LANGS = ("en", "zh")
 STATEMENT = "A tram ran in Oslo in 1875."
@@ -56,10 +57,11 @@ def probe(family: str, lang: str) -> list[Prompt] | None:
     if family in PROBES:
         return PROBES[family](lang)
     base, _, shots = family.rpartition("_")
+    # each with the content-free statements too (baseline=content_free asks them in the same family)
     if base in ONE_WORD and shots.endswith("shot") and shots[:-4].isdigit():
-        return [ONE_WORD[base](S, C, lang, shots=int(shots[:-4]))]
+        return [ONE_WORD[base](s, C, lang, shots=int(shots[:-4])) for s in (S, *NULL_STATEMENTS[lang])]
     if family in ONE_WORD:
-        return [ONE_WORD[family](S, C, lang)]
+        return [ONE_WORD[family](s, C, lang) for s in (S, *NULL_STATEMENTS[lang])]
     return None
 
 

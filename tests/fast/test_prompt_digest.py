@@ -173,3 +173,12 @@ def test_a_killed_calibrate_run_resumes_with_the_same_prompts_and_starts_afresh_
     calibrate_source(source, again, progress=False)
     assert (len(again.calls) == len(whole.calls)) == change  # afresh: every row asked again; resumed: the second only
     assert killed.is_file() == change  # resumed: its checkpoint is removed when done; afresh: another one was used
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_changed_content_free_statement_changes_the_digest(monkeypatch, lang):
+    """baseline=content_free asks NULL_STATEMENTS in the verify_statement family: their text is in its digest."""
+    before = prompts_digest(["verify_statement"]), prompts_digest(["verify_statement_3shot"])
+    monkeypatch.setitem(verdicts.NULL_STATEMENTS, lang, ("Something else.", *verdicts.NULL_STATEMENTS[lang][1:]))
+    assert prompts_digest(["verify_statement"]) != before[0]
+    assert prompts_digest(["verify_statement_3shot"]) != before[1]
