@@ -433,8 +433,10 @@ def generate_testset(spec: GenerateSpec) -> Testset:
 
 def summary_lines(summary: dict[str, Any]) -> list[str]:
     """The kept and dropped counts of a run, per kind and per reason, as printed by `localragas generate`."""
-    lines = [f"generate: kept {summary['kept']} of {summary['size']} wanted ({summary['dropped']} candidates dropped; "
-             f"{summary['chunks']} chunks of {summary['documents_read']} documents)",
+    def n(count: int, noun: str) -> str:
+        return f"{count} {noun}{'' if count == 1 else 's'}"
+    lines = [f"generate: kept {summary['kept']} of {summary['size']} wanted ({n(summary['dropped'], 'candidate')} "
+             f"dropped; {n(summary['chunks'], 'chunk')} of {n(summary['documents_read'], 'document')})",
              f"  {'kind':<13} {'wanted':>6} {'kept':>5} {'dropped':>7}  reasons"]
     for kind, c in summary["by_kind"].items():
         reasons = ", ".join(f"{r} {n}" for r, n in c["dropped"].items())

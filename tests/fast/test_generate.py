@@ -84,7 +84,8 @@ def test_an_item_that_fails_a_check_is_dropped_with_its_reason(kind, reply, reas
 def test_a_question_copying_its_chunk_is_dropped_before_any_check():
     def copy(prompt, output):
         if prompt.name == "write_single":
-            words = prompt.user.split("\n")[1].split()  # the chunk's first line, inside the <context> tag
+            chunk = prompt.user.split("</context>")[0]  # the chunk, inside its <context id=...> tag
+            words = max(chunk.splitlines(), key=lambda line: len(line.split())).split()  # its longest line's words
             return {"question": " ".join(words[:12]) + "?", "reference": "x"}
         return heuristic_reply(prompt, output)
     judge = FakeJudge(responder=copy)
