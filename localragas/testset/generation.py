@@ -290,9 +290,11 @@ class Generation:
                         break
                     if not state.kept[kind]:
                         continue  # a kind the mix leaves out, or whose every candidate was dropped, does not fill it
-                    before = state.kept[kind]
+                    before, rows_before = state.kept[kind], len(state.rows)
                     fill(kind, state.kept[kind] + short, (wanted[kind] + short) * attempts(kind), bar)
                     state.topped_up[kind] += state.kept[kind] - before
+                    for row in state.rows[rows_before:]:
+                        row["meta"]["topped_up"] = True  # beyond the kind's plan: a reader can tell the mix moved
         return Testset(state.rows, state.summary(spec, wanted, chunks, judge, embedder, self.resumed))
 
 

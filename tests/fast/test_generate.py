@@ -163,6 +163,7 @@ def test_a_kind_that_falls_short_is_topped_up_from_a_kind_that_kept_items():
     assert by_kind["multi"]["kept"] == 0 and by_kind["multi"]["dropped"] == {"not_linked": 2 * attempts("multi")}
     assert by_kind["single"]["kept"] == 4 and by_kind["single"]["topped_up"] == 2 and ts.summary["topped_up"] == 2
     assert [r["meta"]["kind"] for r in ts.rows] == ["single"] * 4 and len({r["id"] for r in ts.rows}) == 4
+    assert [r["meta"].get("topped_up", False) for r in ts.rows] == [False, False, True, True]
     assert len(judge.asked("write_single")) == 4  # the heuristic keeps every single candidate: 2 planned + 2 more
     assert any(line.startswith("  topped up: 2 item(s) beyond the plan (single 2)") for line in summary_lines(ts.summary))
     exact = generate_testset(spec(FakeJudge(responder=replacing("multi", fact_2="Penguins vote on Mars.")),
