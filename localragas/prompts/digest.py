@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from .base import Prompt
 from .claims import extract_claims
@@ -23,6 +24,9 @@ from .rating import VARIANTS, rate_context_relevance
 from .relevance import judge_chunk, judge_chunks
 from .verdicts import (NULL_STATEMENTS, contradict_statement, verify_statement, verify_statement_reworded,
                        verify_statements)
+
+if TYPE_CHECKING:
+    from ..metrics.base import Metric
 
 LANGS = ("en", "zh")
 STATEMENT = "A tram ran in Oslo in 1875."
@@ -65,11 +69,22 @@ def probe(family: str, lang: str) -> list[Prompt] | None:
     return None
 
 
-def prompts_digest(families: Iterable[str]) -> str:
+def prompts_digest(families: Iterable[str], own: Mapping[str, str] | None = None) -> str:
     """sha256 (first 12 hex) of the families' prompts rendered on the probe in every language, in name order (the
-    order they are asked in does not matter, a repeated one counts once). About a millisecond for a run's families."""
+    order they are asked in does not matter, a repeated one counts once). `own` maps a family that is not built in (a
+    custom criterion's or rubric's) to its template (question, fields, levels), which then counts in its place. About a
+    millisecond for a run's families."""
     rendered = []
     for family in sorted(set(families)):
-        asked = [p for lang in LANGS for p in probe(family, lang) or ()]
-        rendered.append([family, [[p.name, p.system, p.user] for p in asked]])
+        asked = [[p.name, p.system, p.user] for lang in LANGS for p in probe(family, lang) or ()]
+        if not asked and own and family in own:
+            asked = [[family, own[family]]]
+        rendered.append([family, asked])
     return hashlib.sha256(json.dumps(rendered, ensure_ascii=False).encode("utf-8")).hexdigest()[:12]
+
+
+def metrics_digest(metrics: Iterable[Metric]) -> str:
+    """prompts_digest of what these metrics ask: their prompt families, and a custom metric's own template."""
+    chosen = list(metrics)
+    return prompts_digest((p for m in chosen for p in m.prompts),
+                          {p: m.template for m in chosen if getattr(m, "template", None) is not None for p in m.prompts})

@@ -25,7 +25,7 @@ from ..run.gate import default_thresholds
 from .labelled import LabelledRow, LabelledSource, read_labelled, take
 from ..metrics import all_metrics, get_metrics
 from ..metrics.base import WithVerdicts
-from ..prompts.digest import prompts_digest
+from ..prompts.digest import metrics_digest
 from ..data.schema import SampleResult
 from ..run.stats import ci_settings, reason_kind
 
@@ -71,7 +71,7 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
         checkpoint = None
         if resume:
             key = run_key("calibrate", where, digest, scored_with, judge.scoring_fingerprint, embedder, limit,
-                          *([options] if options else []), prompts_digest(p for m in chosen for p in m.prompts))
+                          *([options] if options else []), metrics_digest(chosen))
             checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
         report = evaluate([r.sample for r in group], metrics=[scored_with], judge=judge, embedder=embedder,
                           gate=False, progress=progress, cache=judge.cache is not None, checkpoint=checkpoint,

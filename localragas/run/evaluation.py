@@ -131,9 +131,9 @@ def checkpoint_key(spec: RunSpec, judge_fingerprint: str) -> str:
     metrics so configured ask: prompts.digest, so a run resumed after an upgrade that changed one starts afresh)."""
     from .checkpoint import run_key  # noqa: PLC0415
     from ..metrics import get_metrics  # noqa: PLC0415
-    from ..prompts.digest import prompts_digest  # noqa: PLC0415
+    from ..prompts.digest import metrics_digest  # noqa: PLC0415
 
-    asked = prompts_digest(p for m in get_metrics(spec.metrics, spec.metric_options) for p in m.prompts)
+    asked = metrics_digest(get_metrics(spec.metrics, spec.metric_options))
     return run_key(spec.data.resolve(), spec.metrics, judge_fingerprint, spec.embedder, spec.limit,
                    spec.skip_invalid, *([spec.shard] if spec.shard else []),
                    *([spec.metric_options] if spec.metric_options else []),

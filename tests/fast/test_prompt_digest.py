@@ -19,7 +19,9 @@ from localragas.judges.fake import heuristic_reply
 from localragas.metrics.answer_relevancy import QUESTION_MODES
 from localragas.metrics.registry import BUILT_IN
 from localragas.prompts import generation, verdicts
-from localragas.prompts.digest import probe, prompts_digest
+from localragas.metrics import get_metrics
+from localragas.metrics.custom import Criterion, Rubric
+from localragas.prompts.digest import metrics_digest, probe, prompts_digest
 from localragas.quality.calibration import calibrate_source
 from localragas.quality.labelled import read_labelled
 from localragas.run.checkpoint import Checkpoint
@@ -76,7 +78,20 @@ def test_every_family_a_built_in_metric_or_generate_asks_is_rendered_on_the_prob
         for lang in ("en", "zh"):
             got = probe(family, lang)
             assert got and all(p.name == family for p in got), (family, lang)
-    assert probe("criterion:tone", "en") is None  # a custom metric's family: its name alone
+    assert probe("criterion:tone", "en") is None  # a custom metric's family: not built in
+
+
+def test_a_custom_metrics_template_is_in_the_digest_and_a_built_ins_digest_is_its_families():
+    """An edited criterion question, fields or rubric level names another checkpoint; built-ins hash their families."""
+    polite = metrics_digest([Criterion("tone", "Is the answer polite?")])
+    assert polite == metrics_digest([Criterion("tone", "Is the answer polite?")])
+    assert polite != metrics_digest([Criterion("tone", "Is the answer rude?")])
+    assert polite != metrics_digest([Criterion("tone", "Is the answer polite?", ("question", "answer", "contexts"))])
+    levels = {1: "vague", 2: "clear"}
+    clear = metrics_digest([Rubric("clarity", "How clear is the answer?", levels)])
+    assert clear != metrics_digest([Rubric("clarity", "How clear is the answer?", {**levels, 2: "very clear"})])
+    faith = get_metrics(["faithfulness"])
+    assert metrics_digest(faith) == prompts_digest(p for m in faith for p in m.prompts)
 
 
 # --- generate ---------------------------------------------------------------------------------------------------------
