@@ -27,9 +27,9 @@ question asks); an unanswerable question is dropped ("answerable") when its chun
 or one of the NEIGHBOURS chunks most similar to it, each shown alone, answers it with P(yes) >=
 UNANSWERABLE_THRESHOLD. At most ATTEMPTS_PER_ITEM candidates per planned item (ATTEMPTS_BY_KIND for multi and
 unanswerable) are tried; when kinds fall short, the shortfall is then filled from the further candidates of the
-TOP_UP_KINDS that kept at least one item (spec.top_up). Greedy decoding and the seeded order make a run deterministic; each candidate's outcome
-is appended to a checkpoint, so a killed run resumes. A judge, cache or embedder error stops the run (the checkpoint
-stays): never an item kept unchecked.
+TOP_UP_KINDS that kept at least one item (spec.top_up). Greedy decoding and the seeded order make a run
+deterministic; each candidate's outcome is appended to a checkpoint, so a killed run resumes. A judge, cache or
+embedder error stops the run (the checkpoint stays): never an item kept unchecked.
 """
 from __future__ import annotations
 
