@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import Any
 
 from .base import Prompt
 from .claims import extract_claims
@@ -24,9 +24,6 @@ from .rating import VARIANTS, rate_context_relevance
 from .relevance import judge_chunk, judge_chunks
 from .verdicts import (NULL_STATEMENTS, contradict_statement, verify_statement, verify_statement_reworded,
                        verify_statements)
-
-if TYPE_CHECKING:
-    from ..metrics.base import Metric
 
 LANGS = ("en", "zh")
 STATEMENT = "A tram ran in Oslo in 1875."
@@ -83,8 +80,9 @@ def prompts_digest(families: Iterable[str], own: Mapping[str, str] | None = None
     return hashlib.sha256(json.dumps(rendered, ensure_ascii=False).encode("utf-8")).hexdigest()[:12]
 
 
-def metrics_digest(metrics: Iterable[Metric]) -> str:
-    """prompts_digest of what these metrics ask: their prompt families, and a custom metric's own template."""
+def metrics_digest(metrics: Iterable[Any]) -> str:
+    """prompts_digest of what these metrics (metrics.base.Metric, a higher layer: not imported) ask: their prompt
+    families, and a custom metric's own template."""
     chosen = list(metrics)
     return prompts_digest((p for m in chosen for p in m.prompts),
                           {p: m.template for m in chosen if getattr(m, "template", None) is not None for p in m.prompts})
