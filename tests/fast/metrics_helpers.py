@@ -81,3 +81,18 @@ class StubEmbedder(Embedder):
         self.seen.append(list(texts))
         rows = np.array([self.vectors[t] for t in texts], dtype=np.float64)
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def dies_after(n: int):
+    """A FakeJudge responder that answers as the heuristic judge for n calls, then raises JudgeError (a server that
+    went away mid-run: what a checkpoint must survive)."""
+    from localragas.core.errors import JudgeError
+    from localragas.judges.fake import heuristic_reply
+    calls = {"n": 0}
+
+    def respond(prompt, output):
+        calls["n"] += 1
+        if calls["n"] > n:
+            raise JudgeError("server went away")
+        return heuristic_reply(prompt, output)
+    return respond

@@ -16,6 +16,7 @@ from localragas.core.outputs import GeneratedItem, GeneratedLinkedItem, Generate
 from localragas.prompts.base import neutralise
 
 from cli_helpers import cli
+from metrics_helpers import dies_after
 
 EXAMPLE_DOCS = Path(__file__).resolve().parents[2] / "examples" / "docs"
 
@@ -129,14 +130,7 @@ def test_the_same_seed_gives_the_same_test_set_and_another_seed_another():
 
 def test_a_killed_run_resumes_from_its_checkpoint():
     whole = generate_testset(spec(FakeJudge(), size=8))
-    calls = {"n": 0}
-
-    def dies(prompt, output):
-        calls["n"] += 1
-        if calls["n"] > 15:
-            raise JudgeError("server went away")
-        return heuristic_reply(prompt, output)
-    run = Generation(spec(FakeJudge(responder=dies), size=8))
+    run = Generation(spec(FakeJudge(responder=dies_after(15)), size=8))
     with pytest.raises(JudgeError):
         run.run()
     assert run.checkpoint.path.is_file()

@@ -15,7 +15,6 @@ from localragas.asking.ways import WAY_OPTIONS
 from localragas.asking.window import _SMALLEST
 from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge
-from localragas.judges.fake import heuristic_reply
 from localragas.metrics.answer_relevancy import QUESTION_MODES
 from localragas.metrics.registry import BUILT_IN
 from localragas.prompts import generation, verdicts
@@ -30,6 +29,7 @@ from localragas.testset.generation import GenerateSpec, Generation
 
 from calibration_helpers import faith_row
 from cli_helpers import write_jsonl
+from metrics_helpers import dies_after
 
 EXAMPLE_DOCS = Path(__file__).resolve().parents[2] / "examples" / "docs"
 
@@ -103,14 +103,7 @@ def generate_run(judge) -> Generation:
 
 def killed_generate_run() -> Generation:
     """A generate run whose judge goes away after 15 calls: its checkpoint holds the candidates finished before."""
-    calls = {"n": 0}
-
-    def dies(prompt, output):
-        calls["n"] += 1
-        if calls["n"] > 15:
-            raise JudgeError("server went away")
-        return heuristic_reply(prompt, output)
-    run = generate_run(FakeJudge(responder=dies))
+    run = generate_run(FakeJudge(responder=dies_after(15)))
     with pytest.raises(JudgeError):
         run.run()
     assert run.checkpoint.path.is_file() and run.checkpoint.load()
