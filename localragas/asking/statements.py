@@ -45,3 +45,12 @@ def statements_of(ctx: "Scoring", text: str, question: str | None, mode: str, wh
     for s in parts:
         out.update(dict.fromkeys(claims_of(ctx, s, question, what=f"{what}'s sentence") if is_long(s) else [s]))
     return list(out)
+
+
+def lead_of(text: str, question: str | None, statement: str, most: int) -> tuple[str, str]:
+    """What `statement` is read with under lead=preceding: (the question, the `most` sentences of `text` just before
+    the statement). A statement that is not one of the text's sentences (a claim the judge extracted) gets no
+    sentences, only the question."""
+    parts = sentences(text)
+    before = parts[max(0, parts.index(statement) - most):parts.index(statement)] if statement in parts else []
+    return (question or "", " ".join(before))

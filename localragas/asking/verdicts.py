@@ -78,10 +78,11 @@ class Verdicts(ABC):
 
     @abstractmethod
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
-                notes: list[dict] | None = None) -> Judged:
+                notes: list[dict] | None = None, leads: list[tuple[str, str]] | None = None) -> Judged:
         """For each item (a claim, a statement), do the texts `against` (the contexts) support it? No texts: 0 each,
         no call. `way`: how a graded verdict is asked (asking/ways.py; JSON verdicts take the default only);
-        `notes`: one dict per item, given what the way keeps for its evidence."""
+        `notes`: one dict per item, given what the way keeps for its evidence; `leads`: what each item is read with
+        (lead=preceding; None: each alone)."""
 
     @abstractmethod
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> Judged:
@@ -96,8 +97,9 @@ class ProbabilityVerdicts(Verdicts):
     graded = True
 
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
-                notes: list[dict] | None = None) -> Judged:
-        return graded(ctx, way.family, support_probabilities(ctx, items, against, way, notes), judged=bool(against))
+                notes: list[dict] | None = None, leads: list[tuple[str, str]] | None = None) -> Judged:
+        return graded(ctx, way.family, support_probabilities(ctx, items, against, way, notes, leads),
+                      judged=bool(against))
 
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> Judged:
         return graded(ctx, RELEVANCE_FAMILY, chunk_probabilities(ctx, question, target, kind, chunks))
@@ -109,7 +111,7 @@ class JsonVerdicts(Verdicts):
     graded = False
 
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
-                notes: list[dict] | None = None) -> Judged:
+                notes: list[dict] | None = None, leads: list[tuple[str, str]] | None = None) -> Judged:
         assert way == PLAIN, "JSON verdicts are asked one way only (metrics refuse the graded ways with verdicts=json)"
         return Judged([1.0 if f else 0.0 for f in check_items(ctx, items, against)])
 

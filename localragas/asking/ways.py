@@ -1,7 +1,7 @@
 """Ways of asking a graded support verdict (the options of faithfulness and context recall that shape each
 statement's question; asking/support.py asks them): which contexts a statement is judged against (`evidence`),
 whether the contradiction question is asked too (`question`), worked examples (`shots`), a second wording
-(`phrasings`), a content-free baseline divided out (`baseline`). Each option's values, with a line each, are defined
+(`phrasings`), a content-free baseline divided out (`baseline`), what a statement is read with (`lead`). Each option's values, with a line each, are defined
 here once; every default is the plain question.
 """
 from __future__ import annotations
@@ -40,6 +40,8 @@ PHRASINGS = {
        "(two calls per statement)",
 }
 
+LEAD_SENTENCES = 3  # lead=preceding: the sentences before a statement shown with it, the nearest ones
+
 BASELINES = {
     "none": "each statement's support P(yes) as the judge gives it",
     "content_free": "the support question also asked about content-free statements "
@@ -48,10 +50,16 @@ BASELINES = {
                     "sigmoid(logit(p) - logit(p0)), p0 their mean P(yes) (contextual calibration: two calls more per "
                     "sample, four with phrasings=2)",
 }
+LEADS = {
+    "none": "each statement judged alone",
+    "preceding": "each statement shown after what its text answers (the sample's question) and the sentences before "
+                 f"it in its text (at most {LEAD_SENTENCES}), to be read with them and judged alone "
+                 "(prompts/verdicts.py LEAD_NOTE): a short answer (\"No.\") or a pronoun reads as meant",
+}
 
 # The option name of each field of Way, with its values described (the first value is the default).
 WAY_OPTIONS: dict[str, dict[Any, str]] = {"evidence": EVIDENCE, "question": QUESTIONS, "shots": SHOTS,
-                                          "phrasings": PHRASINGS, "baseline": BASELINES}
+                                          "phrasings": PHRASINGS, "baseline": BASELINES, "lead": LEADS}
 CLIP = 1e-4  # P(yes) and the baseline are clipped to [CLIP, 1 - CLIP] before the logit (baseline=content_free)
 
 
@@ -64,6 +72,7 @@ class Way:
     shots: int = 0
     phrasings: int = 1
     baseline: str = "none"
+    lead: str = "none"
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> "Way":
@@ -88,12 +97,14 @@ class Way:
         """The support question's wordings asked (phrasings=2: both)."""
         return (verify_statement, verify_statement_reworded)[:self.phrasings]
 
-    def prompts(self, statement: str, contexts: list[str], lang: str) -> list[Prompt]:
+    def prompts(self, statement: str, contexts: list[str], lang: str, lead: tuple[str, str] = ("", "")) -> list[Prompt]:
         """The prompts asked for one statement against these contexts: the support question (phrasings=2: in its
-        two wordings), then (question=both) the contradiction question."""
-        asked = [ask(statement, contexts, lang=lang, shots=self.shots) for ask in self.wordings]
+        two wordings), then (question=both) the contradiction question. `lead`: (question, text before the
+        statement), shown with it when lead=preceding (statements.lead_of)."""
+        lead = lead if self.lead == "preceding" else ("", "")
+        asked = [ask(statement, contexts, lang=lang, shots=self.shots, lead=lead) for ask in self.wordings]
         if self.question == "both":
-            asked.append(contradict_statement(statement, contexts, lang=lang, shots=self.shots))
+            asked.append(contradict_statement(statement, contexts, lang=lang, shots=self.shots, lead=lead))
         return asked
 
     def null_prompts(self, contexts: list[str], lang: str) -> list[Prompt]:

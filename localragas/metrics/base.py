@@ -174,15 +174,16 @@ def uncalibrated(metrics: Iterable[Metric], calibrated: Collection[str] = ()) ->
 
 
 def support_result(ctx: "Scoring", metric: WithVerdicts, items: list[str], contexts: list[str],
-                   **evidence: Any) -> MetricResult:
+                   leads: list[tuple[str, str]] | None = None, **evidence: Any) -> MetricResult:
     """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the
     metric's verdict strategy: the mean verdict (graded: the mean calibrated P(yes), or raw without a calibration;
     json: supported / total). Each item is listed under the metric's item_fields with its verdict (Judged.item) and
-    what the metric's way of asking (StatementSupport.way, asking/ways.py; the plain question otherwise) noted for it."""
+    what the metric's way of asking (StatementSupport.way, asking/ways.py; the plain question otherwise) noted for it.
+    `leads`: what each item is read with (StatementSupport.leads; None: each alone)."""
     plural, name, flag = metric.item_fields
     verdicts = metric.verdicts
     notes: list[dict] = [{} for _ in items]
-    got = verdicts.support(ctx, items, contexts, getattr(metric, "way", PLAIN), notes)
+    got = verdicts.support(ctx, items, contexts, getattr(metric, "way", PLAIN), notes, leads)
     rows = [{name: t, **got.item(i, flag), **note} for i, (t, note) in enumerate(zip(items, notes))]
     graded = {"calibrated": got.calibrated} if verdicts.graded else {}
     return MetricResult.of(sum(got.values) / len(got.values), verdicts=verdicts.name, **graded, **{plural: rows},

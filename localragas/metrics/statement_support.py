@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from ..asking.statements import DEFAULT_STATEMENTS, STATEMENT_MODES, statements_of
+from ..asking.statements import DEFAULT_STATEMENTS, STATEMENT_MODES, lead_of, statements_of
 from ..asking.verdicts import DEFAULT_VERDICTS
-from ..asking.ways import PLAIN, WAY_OPTIONS, Way
+from ..asking.ways import LEAD_SENTENCES, PLAIN, WAY_OPTIONS, Way
 from ..core.errors import ConfigError
 from ..data.metric_definition import verdict_renderer
 from ..prompts.overrides import EXAMPLES
@@ -76,3 +76,10 @@ class StatementSupport(WithVerdicts):
     def statements(self, ctx: "Scoring", text: str, what: str) -> list[str]:
         """The statements of `text` (the answer, the reference: `what`) by the metric's `statements` option."""
         return statements_of(ctx, text, ctx.sample.question, self.options["statements"], what=what)
+
+    def leads(self, ctx: "Scoring", text: str, statements: list[str]) -> list[tuple[str, str]] | None:
+        """What each statement of `text` is read with (lead=preceding: asking/statements.py lead_of); None (judged
+        alone) otherwise."""
+        if self.options["lead"] == "none":
+            return None
+        return [lead_of(text, ctx.sample.question, s, LEAD_SENTENCES) for s in statements]

@@ -58,12 +58,18 @@ def probe(family: str, lang: str) -> list[Prompt] | None:
     if family in PROBES:
         return PROBES[family](lang)
     base, _, shots = family.rpartition("_")
-    # each with the content-free statements too (baseline=content_free asks them in the same family)
+    # each with the content-free statements too (baseline=content_free asks them in the same family), and read with
+    # a question and a sentence before it (lead=preceding)
     if base in ONE_WORD and shots.endswith("shot") and shots[:-4].isdigit():
-        return [ONE_WORD[base](s, C, lang, shots=int(shots[:-4])) for s in (S, *NULL_STATEMENTS[lang])]
+        return _one_word(base, lang, int(shots[:-4]))
     if family in ONE_WORD:
-        return [ONE_WORD[family](s, C, lang) for s in (S, *NULL_STATEMENTS[lang])]
+        return _one_word(family, lang, 0)
     return None
+
+
+def _one_word(family: str, lang: str, shots: int) -> list[Prompt]:
+    ask = ONE_WORD[family]
+    return [*(ask(s, C, lang, shots=shots) for s in (S, *NULL_STATEMENTS[lang])), ask(S, C, lang, shots=shots, lead=(Q, S))]
 
 
 def prompts_digest(families: Iterable[str], own: Mapping[str, str] | None = None) -> str:

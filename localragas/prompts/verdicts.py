@@ -58,6 +58,15 @@ Do not use your own knowledge.""",
 # use"). Two, so that no one wording's own quirk is the baseline.
 NULL_STATEMENTS = {"en": ("N/A", "It is so."), "zh": ("不适用", "是这样。")}
 
+# What a statement is read with (`lead=preceding` of faithfulness and context recall): the sample's question and the
+# sentences before it in its text, shown before the statement so that a short answer ("No.") or a pronoun reads as
+# meant. Only the statement is judged.
+LEAD_NOTE = {
+    "en": "The statement is part of a longer text. What that text answers and its sentences before the statement are "
+          "shown first, only to make clear what the statement means. Judge only the statement.",
+    "zh": "这条陈述是一段较长文本的一部分。下面先列出该文本所回答的问题和它在这条陈述之前的句子，只是为了看清这条陈述的意思。只判断这条陈述。",
+}
+
 
 # "one verdict per context" in the reply line of a prompt whose items are the contexts themselves
 PER_CONTEXT = {"en": "one per context, ", "zh": "每个上下文一个，"}
@@ -92,32 +101,41 @@ def verify_statements(statements: list[str], contexts: list[str], lang: str | No
     return verdicts_prompt("verify_statements", INSTRUCTIONS, "statement", statements, contexts, lang)
 
 
-def verify_statement(statement: str, contexts: list[str], lang: str | None = None, shots: int = 0) -> Prompt:
+def verify_statement(statement: str, contexts: list[str], lang: str | None = None, shots: int = 0,
+                     lead: tuple[str, str] = ("", "")) -> Prompt:
     """Do the contexts support this one statement? One word back; the contexts first, so the calls for one sample's
     statements share a prefix, a step of its own (`splits`): the in-process judge evaluates it once per sample
-    (judges/prefix_steps.py), a server that caches prompts likewise. `shots`: worked examples before the contexts."""
-    return one_word_prompt("verify_statement", ONE, statement, contexts, lang, shots)
+    (judges/prefix_steps.py), a server that caches prompts likewise. `shots`: worked examples before the contexts;
+    `lead`: the question and the text before the statement, shown with it (one_word_prompt)."""
+    return one_word_prompt("verify_statement", ONE, statement, contexts, lang, shots, lead=lead)
 
 
-def verify_statement_reworded(statement: str, contexts: list[str], lang: str | None = None, shots: int = 0) -> Prompt:
+def verify_statement_reworded(statement: str, contexts: list[str], lang: str | None = None, shots: int = 0,
+                              lead: tuple[str, str] = ("", "")) -> Prompt:
     """verify_statement's question in other words (the same layout, the same examples)."""
-    return one_word_prompt("verify_statement_reworded", REWORDED, statement, contexts, lang, shots)
+    return one_word_prompt("verify_statement_reworded", REWORDED, statement, contexts, lang, shots, lead=lead)
 
 
-def contradict_statement(statement: str, contexts: list[str], lang: str | None = None, shots: int = 0) -> Prompt:
+def contradict_statement(statement: str, contexts: list[str], lang: str | None = None, shots: int = 0,
+                         lead: tuple[str, str] = ("", "")) -> Prompt:
     """Do the contexts contradict this one statement? The layout of verify_statement (the contexts first)."""
-    return one_word_prompt("contradict_statement", CONTRADICT, statement, contexts, lang, shots, contradiction=True)
+    return one_word_prompt("contradict_statement", CONTRADICT, statement, contexts, lang, shots, contradiction=True,
+                           lead=lead)
 
 
 def one_word_prompt(name: str, instructions: dict[str, str], statement: str, contexts: list[str],
-                    lang: str | None, shots: int = 0, contradiction: bool = False) -> Prompt:
+                    lang: str | None, shots: int = 0, contradiction: bool = False,
+                    lead: tuple[str, str] = ("", "")) -> Prompt:
     """A one-word yes/no question about one statement against the contexts: the worked examples (`shots` of them,
     answered for the support question or the contradiction one; their prompt family is named NAME_Nshot), the
     contexts and the instructions first (the prefix the calls for one sample's statements share), then the statement
-    and the reply line."""
+    and the reply line. `lead`: (question, preceding text) shown before the statement with LEAD_NOTE when either is
+    set (after the shared prefix: the calls still share it); the plain layout when both are empty."""
     lang = lang or detect(statement)
     examples = [examples_block(lang, shots, contradiction), ""] if shots else []
     shared = "\n".join([*examples, contexts_block(contexts, lang), "", instructions[lang], "", ""])
-    item = "\n".join([tagged("statement", statement), "", closing(lang, ONE_WORD[lang])])
+    shown = [tagged(tag, text) for tag, text in zip(("question", "text_before"), lead) if text.strip()]
+    read_with = [LEAD_NOTE[lang], *shown, ""] if shown else []
+    item = "\n".join([*read_with, tagged("statement", statement), "", closing(lang, ONE_WORD[lang])])
     return Prompt(f"{name}_{shots}shot" if shots else name, shared + item, YES_NO_SYSTEMS[lang],
                   splits=(len(shared),))
