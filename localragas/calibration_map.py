@@ -189,8 +189,9 @@ def uncalibrated_note(meta: dict[str, Any]) -> str | None:
     judge = (meta.get("judge") or {}).get("name", "?")
     why = list(dict.fromkeys(((meta.get("calibration") or {}).get("not_applied") or {}).values()))
     because = f" ({'; '.join(why)})" if why else ""
-    return (f"judge {judge} is uncalibrated for {', '.join(names)}{because}: graded scores are its raw P(yes), default "
-            "gate thresholds 0.50; fit a calibration with `localragas calibrate --fit FILE` (docs/calibration.md)")
+    return (f"judge {judge} is uncalibrated for {', '.join(names)}{because}: graded scores are uncalibrated (the "
+            "judge's P(yes), or a combination of them for a way of asking), default gate thresholds 0.50; fit a "
+            "calibration with `localragas calibrate --fit FILE` (docs/calibration.md)")
 
 
 # --- the fit ----------------------------------------------------------------------------------------------------------

@@ -115,8 +115,8 @@ def test_the_default_thresholds_follow_the_calibration(tmp_path):
 
 def test_the_terminal_and_the_markdown_say_when_graded_scores_are_uncalibrated(tmp_path, data):
     r = cli("eval", data, "--judge", "fake", "--embedder", "fake", "--no-progress", "-m", "faithfulness")
-    assert "judge fake is uncalibrated for faithfulness: graded scores are its raw P(yes), default gate thresholds " \
-           "0.50" in " ".join(r.output.split())
+    assert "judge fake is uncalibrated for faithfulness: graded scores are uncalibrated (the judge's P(yes), or a " \
+           "combination of them for a way of asking), default gate thresholds 0.50" in " ".join(r.output.split())
     assert "calibrate --fit" in r.output
     cal = calibration_file(tmp_path / "c.json")
     r = cli("eval", data, "--judge", "fake", "--judge-option", f"calibration={cal}", "--embedder", "fake",
