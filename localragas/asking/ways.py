@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..calibration_map import sigmoid
 from ..prompts import Prompt, contradict_statement, verify_statement, verify_statement_reworded
-from ..prompts.verdicts import NULL_STATEMENTS
+from ..prompts.verdicts import LEAD_NOTE, NULL_STATEMENTS
 
 if TYPE_CHECKING:
     from ..scoring import Scoring
@@ -91,6 +91,15 @@ class Way:
     def families(self) -> tuple[str, ...]:
         """The prompt families asked (for the judge's window check)."""
         return tuple(p.name for p in self.prompts("", [], "en"))
+
+    @property
+    def texts(self) -> dict[str, dict[str, Any]]:
+        """The texts its prompts hold outside the prompt families' templates, by the name a calibration records their
+        hash under (StatementSupport.prompt_hashes): null_statements (NULL_STATEMENTS) with a baseline, lead_note
+        (LEAD_NOTE) with lead=preceding; none for the plain question."""
+        used = {"null_statements": (self.baseline != "none", NULL_STATEMENTS),
+                "lead_note": (self.lead != "none", LEAD_NOTE)}
+        return {name: text for name, (on, text) in used.items() if on}
 
     @property
     def wordings(self) -> tuple[Callable[..., Prompt], ...]:

@@ -10,10 +10,11 @@ from ..asking.verdicts import DEFAULT_VERDICTS
 from ..asking.ways import LEAD_SENTENCES, PLAIN, WAY_OPTIONS, Way
 from ..core.errors import ConfigError
 from ..data.metric_definition import verdict_renderer
-from ..prompts.overrides import EXAMPLES
+from ..prompts.overrides import EXAMPLES, text_hashes
 from .base import WithVerdicts, check_choice
 
 if TYPE_CHECKING:
+    from ..prompts.overrides import PromptOverrides
     from ..scoring import Scoring
 
 
@@ -49,6 +50,11 @@ class StatementSupport(WithVerdicts):
     def graded_prompts(self) -> tuple[str, ...]:  # type: ignore[override]
         """The support questions its way of asking asks, and their worked examples (shots=N)."""
         return (*self.way.families, *((EXAMPLES,) if self.way.shots else ()))
+
+    def prompt_hashes(self, overrides: "PromptOverrides | None") -> dict[str, str]:
+        """Those of graded_prompts, and the hash of each text its way of asking adds outside their templates
+        (Way.texts: the content-free statements, the lead's note): a calibration of the way holds only under them."""
+        return {**super().prompt_hashes(overrides), **text_hashes(self.way.texts)}
 
     @property
     def uses_embedder(self) -> bool:  # type: ignore[override]

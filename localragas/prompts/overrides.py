@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from ..core.errors import ConfigError
 from . import claims, entities, mentions, questions, rating, relevance, verdicts
@@ -49,6 +51,10 @@ def family_of(prompt_name: str) -> str:
 
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _json_sha(value: Any) -> str:
+    return _sha(json.dumps(value, ensure_ascii=False))
 
 
 @dataclass(frozen=True)
@@ -93,8 +99,14 @@ def template_hashes(families: list[str], overrides: PromptOverrides | None = Non
         if family in texts:
             out[family] = _sha(texts[family])
         else:
-            out[family] = _sha(json.dumps(TEMPLATES.get(family, [family]), ensure_ascii=False))
+            out[family] = _json_sha(TEMPLATES.get(family, [family]))
     return out
+
+
+def text_hashes(texts: Mapping[str, Any]) -> dict[str, str]:
+    """sha256 (of the JSON) of each text a prompt is built with outside its family's template, by name: e.g. the
+    content-free statements of a way of asking (asking.ways.Way.texts), which no override replaces."""
+    return {name: _json_sha(text) for name, text in texts.items()}
 
 
 def load_overrides(files: dict[str, str | Path], where: str = "--prompt") -> PromptOverrides:
