@@ -136,11 +136,21 @@ def set_prompts(judge: Judge, prompts: Mapping[str, str | Path] | None) -> None:
 
 
 def prompt_meta(chosen: list[Metric], overrides: PromptOverrides | None) -> dict[str, Any]:
-    """report.meta["prompts"]: the template sha256 of each family the metrics ask, as used, and the files of the
-    overridden ones."""
+    """report.meta["prompts"]: the template sha256 of each family the metrics ask, as used, with every hash a
+    calibration of their graded verdicts records (graded_hashes: e.g. support_examples, null_statements), and the
+    files of the overridden ones."""
     own = {p: m.template for m in chosen if m.template is not None for p in m.prompts}
-    return {"sha256": template_hashes([p for m in chosen for p in m.prompts], overrides, own),
-            "overridden": dict(overrides.sources) if overrides else {}}
+    hashes = template_hashes([p for m in chosen for p in m.prompts], overrides, own)
+    for graded in graded_hashes(chosen, overrides).values():
+        hashes.update(graded)
+    return {"sha256": dict(sorted(hashes.items())), "overridden": dict(overrides.sources) if overrides else {}}
+
+
+def graded_hashes(metrics: list[Metric], overrides: PromptOverrides | None) -> dict[str, dict[str, str]]:
+    """Calibration family -> the prompt hashes (WithVerdicts.prompt_hashes) of each metric scored with graded
+    verdicts, with the user's overrides."""
+    return {m.graded_family: m.prompt_hashes(overrides)
+            for m in metrics if isinstance(m, WithVerdicts) and m.graded}
 
 
 def check_cache_choice(cache: bool, cache_dir: str | Path | None) -> None:
@@ -252,8 +262,7 @@ def calibration_in_effect(judge: Judge, metrics: list[Metric]) -> CalibrationMap
     """The judge's calibration as a run of `metrics` applies it: a family whose map was fitted under other prompts
     than the run asks (its recorded prompt_sha256, e.g. the user overrode verify_statement since) is left out, with the
     reason in not_applied; None when the judge is uncalibrated."""
-    return calibration_for(judge, {m.graded_family: m.prompt_hashes(judge.prompts)
-                                   for m in metrics if isinstance(m, WithVerdicts) and m.graded})
+    return calibration_for(judge, graded_hashes(metrics, judge.prompts))
 
 
 def calibration_for(judge: Judge, asked: Mapping[str, Mapping[str, str]]) -> CalibrationMap | None:

@@ -37,10 +37,11 @@ def fitted(tmp_path, options: dict) -> tuple[str, str]:
     return str(path), metric.graded_family
 
 
-def run(path: str, options: dict) -> dict:
-    """The meta of a faithfulness run of the fake judge with the calibration file at `path`."""
+def run(path: str | None, options: dict) -> dict:
+    """The meta of a faithfulness run of the fake judge with the calibration file at `path` (None: uncalibrated)."""
     return localragas.evaluate(ROWS, metrics=["faithfulness"], judge="fake", cache=False, progress=False, gate=False,
-                               judge_options={"calibration": path}, metric_options={"faithfulness": options}).meta
+                               judge_options={"calibration": path} if path else None,
+                               metric_options={"faithfulness": options}).meta
 
 
 @pytest.mark.parametrize("key", WAYS)
@@ -98,3 +99,12 @@ def test_calibrate_fit_records_the_texts_of_the_way(tmp_path):
     recorded = json.loads(path.read_text())["families"][family.graded_family]["prompt_sha256"]
     assert set(recorded) == {"verify_statement", "null_statements", "lead_note"}
     assert recorded == family.prompt_hashes(None)
+
+
+def test_the_report_shows_every_hash_a_calibration_of_the_way_records():
+    options = {"baseline": "content_free", "lead": "preceding", "shots": 3}
+    recorded = FAITH.with_options(**options).prompt_hashes(None)
+    assert set(recorded) == {"verify_statement", "support_examples", "null_statements", "lead_note"}
+    shown = run(None, options)["prompts"]["sha256"]
+    assert {k: shown[k] for k in recorded} == recorded and list(shown) == sorted(shown)
+    assert run(None, {})["prompts"]["sha256"] == template_hashes(["verify_statement"])
