@@ -1,6 +1,7 @@
 """The default Qwen2.5-1.5B judge asked each way faithfulness offers (docs/metrics.md#metric-options): every way keeps
 the stated claims of an obvious case above the contradicted ones; with question=both, the evidence keeps both
-probabilities and the score combines them as documented."""
+probabilities and the score combines them as documented; with baseline=content_free, it keeps the content-free
+statements' P(yes)."""
 from __future__ import annotations
 
 import pytest
@@ -10,8 +11,8 @@ from localragas.scoring import Scoring
 
 from real_helpers import CLAIMS, FAITHFUL
 
-WAYS = [{"evidence": "focused"}, {"question": "both"}, {"shots": 3}, {"phrasings": 2},
-        {"question": "both", "shots": 3, "phrasings": 2, "evidence": "focused"}]
+WAYS = [{"evidence": "focused"}, {"question": "both"}, {"shots": 3}, {"phrasings": 2}, {"baseline": "content_free"},
+        {"lead": "preceding"}, {"question": "both", "shots": 3, "phrasings": 2, "evidence": "focused"}]
 ANSWER = " ".join(CLAIMS)  # stated, contradicted, stated, contradicted
 
 
@@ -29,3 +30,5 @@ def test_each_way_ranks_stated_claims_above_contradicted_ones(qwen_judge, minilm
         for c in r.evidence["claims"]:
             assert 0.0 <= c["p_contradicted"] <= 1.0, c
             assert c["p_supported"] == pytest.approx((c["p_supported_only"] + 1 - c["p_contradicted"]) / 2, abs=1e-3)
+    if way.get("baseline"):  # the content-free statements' P(yes) is kept, and each score is adjusted by it
+        assert all(0.0 < c["p_null"] < 1.0 and "p_unadjusted" in c for c in r.evidence["claims"]), r.evidence
