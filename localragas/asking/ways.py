@@ -1,8 +1,8 @@
 """Ways of asking a graded support verdict (the options of faithfulness and context recall that shape each
 statement's question; asking/support.py asks them): which contexts a statement is judged against (`evidence`),
 whether the contradiction question is asked too (`question`), worked examples (`shots`), a second wording
-(`phrasings`), a content-free baseline divided out (`baseline`), what a statement is read with (`lead`). Each option's values, with a line each, are defined
-here once; every default is the plain question.
+(`phrasings`), a content-free baseline divided out (`baseline`), what a statement is read with (`lead`). Each option's
+values, with a line each, are defined here once; every default is the plain question.
 """
 from __future__ import annotations
 
@@ -106,7 +106,8 @@ class Way:
         """The support question's wordings asked (phrasings=2: both)."""
         return (verify_statement, verify_statement_reworded)[:self.phrasings]
 
-    def prompts(self, statement: str, contexts: list[str], lang: str, lead: tuple[str, str] = ("", "")) -> list[Prompt]:
+    def prompts(self, statement: str, contexts: list[str], lang: str,
+                lead: tuple[str, str] = ("", "")) -> list[Prompt]:
         """The prompts asked for one statement against these contexts: the support question (phrasings=2: in its
         two wordings), then (question=both) the contradiction question. `lead`: (question, text before the
         statement), shown with it when lead=preceding (statements.lead_of)."""

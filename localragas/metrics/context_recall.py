@@ -25,4 +25,5 @@ class ContextRecall(StatementSupport):
         if not statements:
             return MetricResult.unscored_because("no_claims", note="the reference holds no factual statement")
         note = {} if sample.contexts else {"note": "no contexts: no statement can be attributed"}
-        return support_result(ctx, self, statements, sample.contexts, leads=self.leads(ctx, sample.reference, statements), **note)
+        leads = self.leads(ctx, sample.reference, statements)
+        return support_result(ctx, self, statements, sample.contexts, leads=leads, **note)

@@ -26,4 +26,5 @@ class Faithfulness(StatementSupport):
         if not claims:
             return MetricResult.unscored_because("no_claims")
         note = {} if sample.contexts else {"note": "no contexts: no statement can be supported"}
-        return support_result(ctx, self, claims, sample.contexts, leads=self.leads(ctx, sample.answer, claims), **note)
+        leads = self.leads(ctx, sample.answer, claims)
+        return support_result(ctx, self, claims, sample.contexts, leads=leads, **note)

@@ -69,7 +69,8 @@ def probe(family: str, lang: str) -> list[Prompt] | None:
 
 def _one_word(family: str, lang: str, shots: int) -> list[Prompt]:
     ask = ONE_WORD[family]
-    return [*(ask(s, C, lang, shots=shots) for s in (S, *NULL_STATEMENTS[lang])), ask(S, C, lang, shots=shots, lead=(Q, S))]
+    return [*(ask(s, C, lang, shots=shots) for s in (S, *NULL_STATEMENTS[lang])),
+            ask(S, C, lang, shots=shots, lead=(Q, S))]
 
 
 def prompts_digest(families: Iterable[str], own: Mapping[str, str] | None = None) -> str:
