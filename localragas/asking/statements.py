@@ -52,5 +52,5 @@ def lead_of(text: str, question: str | None, statement: str, most: int) -> tuple
     the statement). A statement that is not one of the text's sentences (a claim the judge extracted) gets no
     sentences, only the question."""
     parts = sentences(text)
-    before = parts[max(0, parts.index(statement) - most):parts.index(statement)] if statement in parts else []
-    return (question or "", " ".join(before))
+    at = parts.index(statement) if statement in parts else 0  # 0: nothing before it
+    return (question or "", " ".join(parts[max(0, at - most):at]))

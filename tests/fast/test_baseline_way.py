@@ -10,7 +10,6 @@ import pytest
 
 from localragas import evaluate
 from localragas.asking.ways import CLIP, Way
-from localragas.core.errors import ConfigError
 from localragas.core.outputs import YesNo
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
@@ -180,15 +179,3 @@ def test_the_terminal_says_the_judge_is_uncalibrated_for_it(tmp_path):
     assert r.exit_code == 0, r.output
     assert "judge fake is uncalibrated for faithfulness" in " ".join(r.output.split())
     assert "uncalibrated" not in cli(*common).output
-
-
-def test_the_option_is_checked(data):
-    assert all_metrics()["faithfulness"].options["baseline"] == "none"
-    with pytest.raises(ConfigError, match="faithfulness: baseline must be one of none, content_free, got 'foo' "
-                                          r"\(none: .*; content_free: the support question also asked"):
-        FAITH.with_options(baseline="foo")
-    with pytest.raises(ConfigError, match="baseline=content_free shapes a graded verdict"):
-        RECALL.with_options(verdicts="json")
-    r = cli("eval", data, "--judge", "fake", "--metric-option", "context_recall.baseline=foo")
-    said = " ".join(r.output.split())
-    assert r.exit_code == 2 and "context_recall: baseline must be one of none, content_free, got 'foo'" in said

@@ -8,7 +8,6 @@ import pytest
 
 from localragas.asking.statements import lead_of
 from localragas.asking.ways import LEAD_SENTENCES, Way
-from localragas.core.errors import ConfigError
 from localragas.core.outputs import YesNo
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
@@ -16,7 +15,6 @@ from localragas.prompts import digest, verdicts
 from localragas.prompts.verdicts import LEAD_NOTE
 from localragas.scoring import Scoring
 
-from cli_helpers import cli
 from metrics_helpers import Texts
 
 FAITH = all_metrics()["faithfulness"].with_options(lead="preceding")
@@ -118,14 +116,3 @@ def test_the_family_is_named_and_the_digest_holds_the_note(monkeypatch):
     before = digest.prompts_digest(["verify_statement"])
     monkeypatch.setitem(verdicts.LEAD_NOTE, "en", "Another note.")
     assert digest.prompts_digest(["verify_statement"]) != before
-
-
-def test_the_option_is_checked(data):
-    assert all_metrics()["faithfulness"].options["lead"] == "none"
-    with pytest.raises(ConfigError, match="faithfulness: lead must be one of none, preceding, got 'all'"):
-        FAITH.with_options(lead="all")
-    with pytest.raises(ConfigError, match="lead=preceding shapes a graded verdict"):
-        RECALL.with_options(verdicts="json")
-    r = cli("eval", data, "--judge", "fake", "--metric-option", "faithfulness.lead=foo")
-    said = " ".join(r.output.split())
-    assert r.exit_code == 2 and "faithfulness: lead must be one of none, preceding, got 'foo'" in said

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.prompts import verify_statement, verify_statement_reworded
@@ -51,11 +50,3 @@ def test_every_way_combined():
     [item] = r.evidence["statements"]
     assert item["p_phrasings"] == [0.9, 0.7] and item["p_supported_only"] == 0.8 and item["p_contradicted"] == 0.2
     assert item["evidence_sentences"] == [[1, 1], [1, 2]] and r.value == pytest.approx(0.8)
-
-
-def test_phrasings_option_is_checked():
-    assert FAITH.options["phrasings"] == 1
-    with pytest.raises(ConfigError, match="phrasings must be one of 1, 2, got 3"):
-        FAITH.with_options(phrasings=3)
-    with pytest.raises(ConfigError, match="phrasings=2 shapes a graded verdict"):
-        FAITH.with_options(phrasings="2", verdicts="json")

@@ -51,7 +51,3 @@ def test_shots_are_checked_against_the_window_and_options():
     with pytest.raises(ConfigError, match="verify_statement_3shot prompt needs"):
         check_window(FakeJudge(n_ctx=600), FAITH.prompts)
     check_window(FakeJudge(n_ctx=600), ("verify_statement",))  # the examples are what does not fit
-    with pytest.raises(ConfigError, match="shots must be one of 0, 3, got 1"):
-        RECALL.with_options(shots=1)
-    with pytest.raises(ConfigError, match="shots=3 shapes a graded verdict"):
-        RECALL.with_options(shots=3, verdicts="json")

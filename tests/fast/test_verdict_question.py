@@ -55,10 +55,6 @@ def test_both_is_checked_against_the_window_and_refused_with_json_verdicts():
                                                             "contradict_statement")
     with pytest.raises(ConfigError, match="contradict_statement prompt needs"):
         check_window(FakeJudge(n_ctx=300), ("contradict_statement",))
-    with pytest.raises(ConfigError, match="question=both shapes a graded verdict"):
-        RECALL.with_options(question="both", verdicts="json")
-    with pytest.raises(ConfigError, match="question must be one of supported, both, got 'either'"):
-        FAITH.with_options(question="either")
 
 
 def test_both_in_groups_of_contexts_keeps_the_best_group_with_its_two_probabilities():

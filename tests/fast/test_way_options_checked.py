@@ -1,0 +1,41 @@
+"""Every way-of-asking option of faithfulness and context recall (asking/ways.py WAY_OPTIONS) is checked the same
+way: its default is the plain question, a value outside its list is refused naming the metric, the option and the
+values (in Python and on the command line, exit code 2), and any other value refuses verdicts=json."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from localragas.asking.ways import PLAIN, WAY_OPTIONS
+from localragas.core.errors import ConfigError
+from localragas.metrics import all_metrics
+
+from cli_helpers import cli
+
+BAD = {"evidence": "some", "question": "either", "shots": 1, "phrasings": 3, "baseline": "foo", "lead": "all"}
+
+
+def test_every_option_has_a_bad_value_here():
+    assert set(BAD) == set(WAY_OPTIONS)
+
+
+@pytest.mark.parametrize("metric", ["faithfulness", "context_recall"])
+@pytest.mark.parametrize("option", sorted(WAY_OPTIONS))
+def test_the_option_is_checked(metric, option, data):
+    values = list(WAY_OPTIONS[option])
+    m = all_metrics()[metric]
+    assert m.options[option] == values[0] == getattr(PLAIN, option)
+    listed = ", ".join(map(str, values))
+    bad = BAD[option]
+    shown = repr(bad) if isinstance(bad, str) else str(bad)
+    with pytest.raises(ConfigError, match=re.escape(f"{metric}: {option} must be one of {listed}, got {shown}")) as e:
+        m.with_options(**{option: bad})
+    assert all(f"{v}: {said[:40]}" in str(e.value) for v, said in WAY_OPTIONS[option].items())  # each value explained
+    for value in values[1:]:
+        assert m.with_options(**{option: value}).options[option] == value
+        with pytest.raises(ConfigError, match=re.escape(f"{metric}: {option}={value} shapes a graded verdict")):
+            m.with_options(**{option: value, "verdicts": "json"})
+    r = cli("eval", data, "--judge", "fake", "--metric-option", f"{metric}.{option}={bad}")
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and f"{metric}: {option} must be one of {listed}, got {shown}" in said
