@@ -4,6 +4,7 @@ judge question_answerable per row and adds that family to a calibration file (th
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -86,3 +87,27 @@ def test_fit_answerable_names_the_bad_row(tmp_path):
     write_jsonl(labelled, [{"id": "x", "question": "q", "contexts": ["c"], "label": {"value": 2}}])
     with pytest.raises(SystemExit, match="bad.jsonl:1: a row needs question, contexts and a binary label.value"):
         load_script("fit_answerable").main([str(labelled), "--judge", "fake", "--into", str(tmp_path / "c.json")])
+
+
+def test_length_covariate_takes_out_a_length_the_labels_do_not_depend_on(tmp_path, capsys):
+    # P(yes) falls with the contexts' length whatever the label: logit(p) = 1.5 (2y - 1) - (ln chars - 6)
+    def p_of(y, chars):
+        return 1 / (1 + math.exp(-(1.5 * (2 * y - 1) - (math.log(chars) - 6))))
+
+    specs = [(y, 100 * 10 ** (i % 3)) for i, y in enumerate(LABELS * 5)]  # 40 rows, 100 to 10,000 characters
+    labelled = tmp_path / "rows.jsonl"
+    write_jsonl(labelled, [{"id": f"r{i}", "question": "q", "contexts": ["c" * chars], "answer": "a",
+                            "label": {"metric": "faithfulness", "value": y, "kind": "binary"}}
+                           for i, (y, chars) in enumerate(specs)])
+    items = [[{"p_supported_raw": p_of(y, chars)}] for y, chars in specs]
+    result = _run(tmp_path / "r.json", str(labelled), "faithfulness", _rows([0.5] * 40, [y for y, _ in specs], items))
+    assert load_script("length_covariate").main(["--fit-data", str(result), "--rows", str(result)]) == 0
+    out = capsys.readouterr().out
+    c = float(out.split(" c=")[1].split()[0])
+    assert c > 0.5  # the fit finds the length's pull
+    line = out.strip().splitlines()[-1]
+    plain, with_length = (float(x) for x in line.split("|")[3:5])
+    assert line.startswith("| rows.jsonl | 40 | ") and plain < 0.9 and with_length == 1.0  # right once length is out
+    labelled.unlink()
+    with pytest.raises(SystemExit, match="rows.jsonl: the labelled file this result was scored on is not there"):
+        load_script("length_covariate").main(["--fit-data", str(result), "--rows", str(result)])
