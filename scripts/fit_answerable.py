@@ -11,6 +11,8 @@ question_answerable per row (through the judge cache) for its raw P(yes); a logi
 question_answerable, with the prompt's template hash and what it was fitted on, the file's other families kept.
 Printed: ROC AUC of the raw P(yes) with its interval, and balanced accuracy at 0.5 raw and cross-fitted (two folds by
 row: each row scored by a map fitted on the other fold), so the map's effect is measured on rows it did not see.
+--per-row FILE also writes each row's raw P(yes) in `localragas calibrate --out`'s layout (one result, metric
+question_answerable), for scripts/paired_calibration.py.
 """
 from __future__ import annotations
 
@@ -55,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", default=None)
     ap.add_argument("--into", type=Path, required=True, help="the calibration file the family is added to")
     ap.add_argument("--source", default=None, help="what the rows are, recorded in fitted_on (default: the file name)")
+    ap.add_argument("--per-row", type=Path, default=None, metavar="FILE",
+                    help="also write each row's raw P(yes) as a calibrate --out file (for paired_calibration.py)")
     args = ap.parse_args(argv)
     rows = _rows(args.labelled)
     options = {**parse_options(args.judge_option, "--judge-option"), "calibration": "none"}  # raw P(yes)
@@ -86,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     CalibrationMap({**current.families, ANSWERABLE_FAMILY: family}, current.judge or judge.describe(),
                    current.created).write(args.into)
     print(f"{ANSWERABLE_FAMILY}: a={a:.3f} b={b:.3f}, written into {args.into}")
+    if args.per_row:
+        per_row = [{"id": r["id"], "label": int(v), "score": round(float(s), 6)} for r, v, s in zip(rows, y, raw)]
+        result = {"file": str(args.labelled), "metric": ANSWERABLE_FAMILY, "kind": "binary", "per_row": per_row}
+        args.per_row.write_text(json.dumps({"results": [result]}, indent=1), encoding="utf-8")
+        print(f"per-row raw P(yes) written to {args.per_row}")
     return 0
 
 

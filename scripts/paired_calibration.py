@@ -9,6 +9,9 @@ resampled rows for both) gives the 95% interval of NEW - BASE. An interval that 
 
 --by-id pairs two runs that scored the same rows under other names (a built-in metric against a custom criterion,
 from files whose label.metric differs): each run must hold one result, its rows paired by id.
+
+--mean compares BASE with the mean of both runs' scores on each row (two ways of asking combined, e.g. two wordings
+of a question): NEW is then that mean.
 """
 from __future__ import annotations
 
@@ -31,8 +34,9 @@ def _rows(result: dict) -> dict[str, tuple[float, float]]:
     return {r["id"]: (r["label"], r["score"]) for r in result["per_row"] if r.get("score") is not None}
 
 
-def paired(base: dict, new: dict) -> dict | None:
-    """The paired comparison of two calibration results of one file and metric; None for pairwise labels."""
+def paired(base: dict, new: dict, mean: bool = False) -> dict | None:
+    """The paired comparison of two calibration results of one file and metric (mean: of base with the mean of the
+    two runs' scores); None for pairwise labels."""
     if base["kind"] not in FIGURES:
         return None
     name, figure = FIGURES[base["kind"]]
@@ -41,6 +45,8 @@ def paired(base: dict, new: dict) -> dict | None:
     y = np.array([a[i][0] for i in ids])
     sa = np.array([a[i][1] for i in ids])
     sb = np.array([b[i][1] for i in ids])
+    if mean:
+        sb = (sa + sb) / 2
 
     def diff(y, sa, sb):
         fa, fb = figure(y, sa), figure(y, sb)
@@ -60,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("base", type=Path)
     parser.add_argument("new", type=Path)
     parser.add_argument("--by-id", action="store_true", help="pair the one result of each run by row id alone")
+    parser.add_argument("--mean", action="store_true", help="compare BASE with the mean of both runs' scores per row")
     args = parser.parse_args(argv)
     runs = [json.loads(path.read_text())["results"] for path in (args.base, args.new)]
     if args.by_id:
@@ -71,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| file | metric | figure | paired rows | base | new | new - base [95% CI] |")
     print("|---|---|---|---:|---:|---:|---|")
     for key in sorted(set(base) & set(new)):
-        p = paired(base[key], new[key])
+        p = paired(base[key], new[key], args.mean)
         if p is None:
             continue
         ci = f"[{p['interval'][0]:+.3f}, {p['interval'][1]:+.3f}]" if p["interval"] else f"({p['note']})"

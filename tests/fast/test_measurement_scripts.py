@@ -39,6 +39,17 @@ def test_paired_by_id_pairs_a_built_in_with_a_criterion(tmp_path, capsys):
     assert "+0.688 [" in line
 
 
+def test_paired_mean_combines_the_two_runs_row_by_row(tmp_path, capsys):
+    base = _run(tmp_path / "a.json", "bench/cp.jsonl", "context_precision",
+                _rows([.9, .6, .2, .3, .8, .7, .4, .1], LABELS))
+    new = _run(tmp_path / "b.json", "bench/cp.jsonl", "context_precision",
+               _rows([.3, .1, .9, .2, .3, .45, .8, .6], LABELS))
+    assert load_script("paired_calibration").main([str(base), str(new), "--mean"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    # the mean per row, labelled 1: .6 .55 .55 .6, labelled 0: .35 .25 .575 .35 -> ROC AUC 14/16 against 11/16
+    assert line.startswith("| cp.jsonl | context_precision | ROC AUC | 8 | 0.688 | 0.875 | +0.188 [")
+
+
 def test_paired_by_id_wants_one_result_per_run(tmp_path):
     two = tmp_path / "two.json"
     two.write_text(json.dumps({"results": [{"file": "a", "metric": "m", "kind": "binary", "per_row": []}] * 2}))
@@ -70,9 +81,15 @@ def test_fit_answerable_adds_its_family_and_keeps_the_others(tmp_path, capsys):
     write_jsonl(labelled, rows)
     into = tmp_path / "cal.json"
     CalibrationMap({"verify_statement": FamilyMap(1.5, 0.5)}).write(into)
+    per_row = tmp_path / "answerable.json"
     code = load_script("fit_answerable").main([str(labelled), "--judge", "fake", "--into", str(into),
-                                               "--cache-dir", str(tmp_path / "cache"), "--source", "made up"])
+                                               "--cache-dir", str(tmp_path / "cache"), "--source", "made up",
+                                               "--per-row", str(per_row)])
     assert code == 0
+    [result] = json.loads(per_row.read_text())["results"]
+    assert result["metric"] == "question_answerable" and result["kind"] == "binary"
+    assert [(r["id"], r["label"]) for r in result["per_row"]] == [(f"w{i}", i % 2) for i in range(20)]
+    assert all(0 <= r["score"] <= 1 for r in result["per_row"])
     got = load_calibration(into)
     assert set(got.families) == {"verify_statement", "question_answerable"}
     fam = got.families["question_answerable"]
