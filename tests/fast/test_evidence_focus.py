@@ -28,9 +28,9 @@ def weights(**w: float) -> list[float]:
 
 
 EMBEDDER = {**{u: onehot(i) for i, u in enumerate(UNITS)},
-            "Claim X.": weights(S4=0.9, T0=0.8, S0=0.7, S2=0.1),
-            "Claim Y.": weights(T2=0.9, S2=0.5, S1=0.3)}
-sample = Texts("What?", [" ".join(C1), " ".join(C2)], "Claim X. Claim Y.", "Claim X.")
+            "Claim one.": weights(S4=0.9, T0=0.8, S0=0.7, S2=0.1),
+            "Claim two.": weights(T2=0.9, S2=0.5, S1=0.3)}
+sample = Texts("What?", [" ".join(C1), " ".join(C2)], "Claim one. Claim two.", "Claim one.")
 
 
 def contexts_asked(prompt) -> str:
@@ -57,12 +57,13 @@ def test_context_sentences_are_embedded_once_per_sample():
     FAITH.score(ctx)
     RECALL.score(ctx)
     assert [batch for batch in embedder.seen if "S0 alpha." in batch] == [UNITS]
-    assert [batch for batch in embedder.seen if "S0 alpha." not in batch] == [["Claim X.", "Claim Y."], ["Claim X."]]
+    assert [batch for batch in embedder.seen if "S0 alpha." not in batch] == [["Claim one.", "Claim two."],
+                                                                              ["Claim one."]]
 
 
 def test_a_short_context_is_kept_whole():
     judge = FakeJudge()
-    embedder = StubEmbedder({"Only one.": [1.0, 0.0], "Claim X.": [0.6, 0.8], "Claim Y.": [0.0, 1.0]})
+    embedder = StubEmbedder({"Only one.": [1.0, 0.0], "Claim one.": [0.6, 0.8], "Claim two.": [0.0, 1.0]})
     FAITH.score(Scoring(sample(contexts=["Only one."]), judge, embedder))
     assert all('<context id="1">\nOnly one.\n</context>' in contexts_asked(p) for p in judge.asked("verify_statement"))
 

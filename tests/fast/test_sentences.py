@@ -6,7 +6,7 @@ import pytest
 from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
-from localragas.core.sentences import sentences
+from localragas.core.sentences import _ABBREVIATIONS, _BEFORE_NUMBER, _OPENERS, sentences
 from localragas.scoring import Scoring
 
 from metrics_helpers import MODES, SUPPORT_CALL, Texts, replies
@@ -23,6 +23,57 @@ from metrics_helpers import MODES, SUPPORT_CALL, Texts, replies
 ])
 def test_sentences(text, expected):
     assert sentences(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a period after an initial or a dotted acronym goes on (FaithBench: "Joe R." was judged as a statement)
+    ("Joe R. Lansdale wrote it.", ["Joe R. Lansdale wrote it."]),
+    ("J. K. Rowling and J.K. Rowling are one.", ["J. K. Rowling and J.K. Rowling are one."]),
+    ("He joined the U.S. Army in 1990. He left.", ["He joined the U.S. Army in 1990.", "He left."]),
+    ("The U.K. Parliament met. It voted.", ["The U.K. Parliament met.", "It voted."]),
+    # ... unless a common sentence opener follows
+    ("He moved to the U.S. The next year he left.", ["He moved to the U.S.", "The next year he left."]),
+    ("I chose plan B. Then it failed.", ["I chose plan B.", "Then it failed."]),
+    # titles and the listed abbreviations go on (FaithBench: "Mr." was judged as a statement)
+    ("Mr. Mole was installed as favourite. He won.", ["Mr. Mole was installed as favourite.", "He won."]),
+    ("Dr. Smith met Prof. X and Mrs. Ms. Gen. Lt. Rev. Jones in St. Louis.",
+     ["Dr. Smith met Prof. X and Mrs. Ms. Gen. Lt. Rev. Jones in St. Louis."]),
+    ("They climbed Mt. Everest from Ft. Worth, see Vol. II, Fig. 2.", ["They climbed Mt. Everest from Ft. Worth, see "
+                                                                       "Vol. II, Fig. 2."]),
+    ("It was Smith vs. Jones. See e.g. Paris, i.e. Rome.", ["It was Smith vs. Jones.", "See e.g. Paris, i.e. Rome."]),
+    # No, p, pp and months go on only before a digit: "No." is also a one-word answer
+    ("He lives at No. 10 since Sept. 5, see pp. 3-5, p. 7.", ["He lives at No. 10 since Sept. 5, see pp. 3-5, p. 7."]),
+    ("No. A bucket must be empty.", ["No.", "A bucket must be empty."]),
+    ("It snowed in Jan. The roads closed.", ["It snowed in Jan.", "The roads closed."]),
+    # abbreviations that often end a sentence, and case-sensitivity, are left to the ordinary rule
+    ("Shares of Acme Inc. Rose today.", ["Shares of Acme Inc.", "Rose today."]),
+    ("Apples, pears, etc. The shop closed. Acme Co. Ltd. Corp. Martin Luther King Jr. Spoke.",
+     ["Apples, pears, etc.", "The shop closed.", "Acme Co.", "Ltd.", "Corp.", "Martin Luther King Jr.", "Spoke."]),
+    ("Call me at 5 p.m. Tomorrow works.", ["Call me at 5 p.m.", "Tomorrow works."]),
+    ("He said MR. Smith and DR. Who.", ["He said MR.", "Smith and DR.", "Who."]),
+    # a line break always ends a sentence
+    ("Dear Mr.\nSmith wrote.", ["Dear Mr.", "Smith wrote."]),
+    # an ASCII ? or ! ends one only before whitespace (and no lower-case letter), the end, or Chinese text
+    ('"Can I?", he asked. "Why?" she said. Wow!, he said.',
+     ['"Can I?", he asked.', '"Why?" she said.', "Wow!, he said."]),
+    ('Asked "Can I delete it?", the answer is no.', ['Asked "Can I delete it?", the answer is no.']),
+    ("Really?! Yes! Sure?", ["Really?!", "Yes!", "Sure?"]),
+    ("真的吗?是的!很好。", ["真的吗?", "是的!", "很好。"]),
+    # full-width 。！？ end one with no space after, closing quotes kept with it
+    ("他说：“好。”然后走了！真的？是的。", ["他说：“好。”", "然后走了！", "真的？", "是的。"]),
+])
+def test_sentence_ends_and_abbreviations(text, expected):
+    assert sentences(text) == expected
+
+
+def test_every_listed_abbreviation():
+    for word in _ABBREVIATIONS:
+        assert sentences(f"He saw {word}. Smith there.") == [f"He saw {word}. Smith there."], word
+        assert sentences(f"He saw {word}. The end.") == [f"He saw {word}.", "The end."], word
+    for word in _BEFORE_NUMBER:
+        assert sentences(f"He saw {word}. 5 there.") == [f"He saw {word}. 5 there."], word
+        assert sentences(f"He saw {word}. Smith there.") == [f"He saw {word}.", "Smith there."], word
+    assert all(len(w) > 1 for w in _OPENERS)  # an initial before another ("J. A. Smith") is a name
 
 
 def test_sentences_keep_every_word():
