@@ -21,6 +21,7 @@ import argparse
 import hashlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -42,18 +43,25 @@ def raw_of(item: dict) -> float:
     return p
 
 
-def _results(paths: list[Path]) -> list[dict]:
+def binary_results(paths: list[Path]) -> list[dict]:
+    """The binary-labelled results of `calibrate --out` files."""
     return [r for p in paths for r in json.loads(p.read_text())["results"] if r["kind"] == "binary"]
+
+
+def single_rows(paths: list[Path]) -> Iterator[tuple[dict, dict]]:
+    """(result, row) for every row of `paths` scored on exactly one item."""
+    for r in binary_results(paths):
+        for row in r["per_row"]:
+            if row.get("items") and len(row["items"]) == 1:
+                yield r, row
 
 
 def single_items(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, list[str]]:
     p, y, groups = [], [], []
-    for r in _results(paths):
-        for row in r["per_row"]:
-            if row.get("items") and len(row["items"]) == 1:
-                p.append(raw_of(row["items"][0]))
-                y.append(int(row["label"]))
-                groups.append(f"{Path(r['file']).name}:{row['id'].split('#')[0]}")
+    for r, row in single_rows(paths):
+        p.append(raw_of(row["items"][0]))
+        y.append(int(row["label"]))
+        groups.append(f"{Path(r['file']).name}:{row['id'].split('#')[0]}")
     return np.array(p), np.array(y), groups
 
 
@@ -98,7 +106,7 @@ def rows_table(paths: list[Path], m: FamilyMap, threshold: float) -> None:
     print(f"\n| file | rows | ROC AUC raw mean | calibrated mean | paired difference [95% CI] | bal. acc. raw @0.50 | "
           f"calibrated @{threshold:.2f} | mean raw / calibrated / share labelled 1 |")
     print("|---|---:|---:|---:|---:|---:|---:|---|")
-    for r in _results(paths):
+    for r in binary_results(paths):
         rows = [row for row in r["per_row"] if row.get("items")]
         y = np.array([int(row["label"]) for row in rows])
         raw = np.array([np.mean([raw_of(i) for i in row["items"]]) for row in rows])

@@ -32,19 +32,9 @@ from sklearn.linear_model import LogisticRegression
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from localragas.calibration_map import logit  # noqa: E402  (the shipped map's clip)
 from localragas.quality.agreement import bootstrap_statistic, roc_auc  # noqa: E402
-from calibration_quality import raw_of  # noqa: E402  (scripts/, beside this one)
-
-CLIP = 1e-4
-
-
-def logit(p: float) -> float:
-    p = min(max(p, CLIP), 1.0 - CLIP)
-    return math.log(p / (1.0 - p))
-
-
-def _results(paths: list[Path]) -> list[dict]:
-    return [r for p in paths for r in json.loads(p.read_text())["results"] if r["kind"] == "binary"]
+from calibration_quality import binary_results, raw_of, single_rows  # noqa: E402  (scripts/, beside this one)
 
 
 def context_lengths(result: dict) -> dict[str, float]:
@@ -65,13 +55,12 @@ def features(p: list[float], length: float) -> np.ndarray:
 
 
 def fit_items(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
-    x, y = [], []
-    for r in _results(paths):
-        lengths = context_lengths(r)
-        for row in r["per_row"]:
-            if row.get("items") and len(row["items"]) == 1:
-                x.append(features([raw_of(row["items"][0])], lengths[row["id"]])[0])
-                y.append(int(row["label"]))
+    x, y, lengths = [], [], {}
+    for r, row in single_rows(paths):
+        if r["file"] not in lengths:
+            lengths[r["file"]] = context_lengths(r)
+        x.append(features([raw_of(row["items"][0])], lengths[r["file"]][row["id"]])[0])
+        y.append(int(row["label"]))
     if len(set(y)) < 2:
         raise SystemExit("--fit-data: need single-item rows labelled 0 and 1")
     return np.array(x), np.array(y)
@@ -90,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
           f"b={plain.intercept_[0]:.3f}; with length a={a:.3f} c={c:.3f} b={with_length.intercept_[0]:.3f}")
     print("| rows file | rows | plain map | with the length term | difference [95% CI] |")
     print("|---|---:|---:|---:|---:|")
-    for r in _results(args.rows):
+    for r in binary_results(args.rows):
         lengths = context_lengths(r)
         rows = [row for row in r["per_row"] if row.get("items")]
         labels = np.array([int(row["label"]) for row in rows])
