@@ -23,11 +23,13 @@ FAITHFUL = Sample(id="ok", question="When was the Eiffel Tower completed?", cont
                   answer="The Eiffel Tower was completed in 1889.")
 
 
-def examples_report(out: Path) -> tuple[Report, int]:
-    """The report `localragas eval` of EXAMPLES wrote to `out`, and the number of samples, after checking one result a
-    sample and a clean judge: every call parsed, none failed, at least three calls a sample."""
+def examples_report(out: Path, limit: int | None = None) -> tuple[Report, int]:
+    """The report `localragas eval` of EXAMPLES (its first `limit` samples, if given) wrote to `out`, and the number of
+    samples, after checking one result a sample and a clean judge: every call parsed, none failed, at least three calls
+    a sample."""
     report = Report.model_validate(json.loads(out.read_text()))
     n = sum(1 for line in EXAMPLES.read_text().splitlines() if line.strip())
+    n = n if limit is None else min(n, limit)
     assert len(report.samples) == n
     stats = report.meta["judge_stats"]
     assert stats["parse_failures"] == 0 and stats["failed_calls"] == 0, stats["errors"]
