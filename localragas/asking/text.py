@@ -1,11 +1,13 @@
-"""Splitting text that is too long for one judge call: at sentence ends, else at spaces, else anywhere; packing
-items into groups that fit. Nothing is dropped: the pieces of a text join back into it."""
+"""Splitting text that is too long for one judge call: at sentence ends (not after an abbreviation or an initial, as
+core/sentences.py decides), else at spaces, else anywhere; packing items into groups that fit. Nothing is dropped:
+the pieces of a text join back into it."""
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from ..core.sentences import runs_on
 from .window import Window
 
 T = TypeVar("T")
@@ -15,11 +17,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n\s*|(?<=[。！？；：])")
 _SPACE = re.compile(r"\s+")
 
 
-def _cut(text: str, pattern: re.Pattern[str]) -> list[str]:
-    """Split after each match, keeping every character: "".join(result) == text."""
+def _cut(text: str, pattern: re.Pattern[str], keep: Callable[[str, re.Match[str]], bool] = lambda t, m: False
+         ) -> list[str]:
+    """Split after each match (except where `keep(text, match)`), keeping every character: "".join(result) == text."""
     out, start = [], 0
     for m in pattern.finditer(text):
-        if m.end() > start:
+        if m.end() > start and not keep(text, m):
             out.append(text[start:m.end()])
             start = m.end()
     if start < len(text):
@@ -47,7 +50,7 @@ def split_text(text: str, limit: int, count: Count = len) -> list[str]:
     if count(text) <= limit:
         return [text]
     units: list[str] = []
-    for sentence in _cut(text, _SENTENCE_END):
+    for sentence in _cut(text, _SENTENCE_END, runs_on):
         if count(sentence) <= limit:
             units.append(sentence)
             continue

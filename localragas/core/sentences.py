@@ -10,7 +10,8 @@ A sentence ends:
 A period does not end one after an initial or a dotted acronym ("Joe R. Lansdale", "J. K. Rowling", "U.S. Army"), after
 a title or other abbreviation in _ABBREVIATIONS ("Mr. Mole", "St. Louis", "e.g. Paris"), or after one in
 _BEFORE_NUMBER when a digit follows ("No. 10", "Jan. 5"; "No. A bucket ..." is two sentences) -- unless the next word
-is a common sentence opener (_OPENERS: "He moved to the U.S. The next year ..." is two sentences). Lower-case
+is a common sentence opener (_OPENERS: "He moved to the U.S. The next year ..." is two sentences), or the single
+letter is a label after a word in _LABELS rather than an initial ("Option C. Costs more." is two). Lower-case
 abbreviations not listed end a sentence before a capital as any word does ("at 5 p.m. Tomorrow works." is two).
 """
 from __future__ import annotations
@@ -33,6 +34,11 @@ _BEFORE_NUMBER = frozenset("No Nos p pp Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct
 # one sentence, "moved to the U.S. The next year" two. No single letters: "J. A. Smith" is a name.
 _OPENERS = frozenset("The This That These Those There Then It Its He His She Her They Their We Our You Your But And So "
                      "In On At As After When However".split())
+# Words a single capital letter follows as a label, not as an initial ("option C.", "Plan B.", "Appendix A.",
+# "vitamin C."): the period after the letter ends a sentence as after any word. Compared in lower case.
+_LABELS = frozenset("option options plan appendix annex part section chapter type class grade group level tier phase "
+                    "step stage model version exhibit figure table schedule vitamin hepatitis".split())
+_WORD_BEFORE = re.compile(r"(\w+)\s+$")
 _NOT_IN_WORD = re.compile(r"[^\w.]")  # the word before a period keeps its own dots: "Mr", "R", "U.S", "e.g"
 _WORD = re.compile(r"\w+")
 _WORDLIKE = re.compile(r"\w", re.UNICODE)
@@ -45,15 +51,16 @@ def sentences(text: str) -> list[str]:
     out: dict[str, None] = {}
     start = 0
     for m in _END.finditer(text):
-        if m.end() > start and not _runs_on(text, m):
+        if m.end() > start and not runs_on(text, m):
             _add(out, text[start:m.end()])
             start = m.end()
     _add(out, text[start:])
     return list(out)
 
 
-def _runs_on(text: str, m: re.Match[str]) -> bool:
-    """Whether the period before the break `m` is an abbreviation's or an initial's, its sentence going on."""
+def runs_on(text: str, m: re.Match[str]) -> bool:
+    """Whether the period before the break `m` (a match of whitespace or a line break after an end mark) is an
+    abbreviation's or an initial's, its sentence going on. asking/text.py's size cutter asks it too."""
     dot = m.start() - 1
     if "\n" in m.group() or text[dot] != ".":
         return False
@@ -62,9 +69,16 @@ def _runs_on(text: str, m: re.Match[str]) -> bool:
     if after and after.group() in _OPENERS:
         return False
     if word in _BEFORE_NUMBER:
-        return text[m.end()].isdigit()
+        return m.end() < len(text) and text[m.end()].isdigit()
+    if word in _ABBREVIATIONS:
+        return True
     last = word.rpartition(".")[2]  # "S" of "U.S"
-    return word in _ABBREVIATIONS or (len(last) == 1 and last.isupper())
+    if len(last) != 1 or not last.isupper():
+        return False
+    if word == last:  # a lone letter: an initial, unless a label word comes before it ("Option C.")
+        before = _WORD_BEFORE.search(text, max(0, dot - 1 - 24), dot - 1)
+        return not (before and before.group(1).lower() in _LABELS)
+    return True
 
 
 def _add(out: dict[str, None], piece: str) -> None:

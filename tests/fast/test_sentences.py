@@ -34,6 +34,11 @@ def test_sentences(text, expected):
     # ... unless a common sentence opener follows
     ("He moved to the U.S. The next year he left.", ["He moved to the U.S.", "The next year he left."]),
     ("I chose plan B. Then it failed.", ["I chose plan B.", "Then it failed."]),
+    # ... or a label word comes before the letter: a label, not an initial
+    ("Pick Option C. Costs are lower there.", ["Pick Option C.", "Costs are lower there."]),
+    ("See Appendix A. Tables follow. Take vitamin C. Mark agreed.",
+     ["See Appendix A.", "Tables follow.", "Take vitamin C.", "Mark agreed."]),
+    ("The plan was written by Anne C. Lee. She won.", ["The plan was written by Anne C. Lee.", "She won."]),
     # titles and the listed abbreviations go on (FaithBench: "Mr." was judged as a statement)
     ("Mr. Mole was installed as favourite. He won.", ["Mr. Mole was installed as favourite.", "He won."]),
     ("Dr. Smith met Prof. X and Mrs. Ms. Gen. Lt. Rev. Jones in St. Louis.",

@@ -79,6 +79,14 @@ def test_split_text_cuts_at_sentence_ends_when_it_can():
     assert all(p.rstrip().endswith(".") for p in pieces)
 
 
+def test_split_text_does_not_cut_after_an_abbreviation_or_an_initial():
+    text = ("Mr. Mole met Joe R. Lansdale in the U.S. Army camp. " * 3) + "No. 10 is the house. " * 3
+    pieces = split_text(text, 60)
+    assert "".join(pieces) == text
+    assert not any(p.rstrip().endswith(("Mr.", " R.", "U.S.", "No.")) for p in pieces), pieces
+    assert all(p.rstrip().endswith(".") for p in pieces)
+
+
 def test_split_text_by_tokens_and_truncate():
     judge = FakeJudge()
     pieces = split_text(LONG_CONTEXT, 100, judge.count_tokens)
