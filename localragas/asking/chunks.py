@@ -1,11 +1,13 @@
 """Retrieved chunks judged for a target (context precision: is each chunk useful for the reference, the answer or
-the question?) and rated as a whole for a question (context relevance), fitted to the judge's window."""
+the question? and, with questions=both, does it state the answer?) and rated as a whole for a question (context
+relevance), fitted to the judge's window."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..core.outputs import Rating, verdicts_for
-from ..prompts import Prompt, judge_chunk, judge_chunks, rate_context_relevance
+from ..prompts import Prompt, judge_chunk, judge_chunks, question_answerable, rate_context_relevance
 from ..prompts.rating import VARIANTS
 from .text import context_pieces, number_list, pack, split_text, truncate
 from .window import MIN_ITEM, REPLY_BASE, TAG_TOKENS, VERDICT_TOKENS, YES_NO_REPLY, Window, verdicts_reply
@@ -35,23 +37,51 @@ def _fit_question_target(ctx: "Scoring", w: Window, question: str, target: str, 
     return question, target
 
 
+CHUNK_QUESTIONS = {
+    "useful": "each chunk asked once: is it useful for the reference, the answer or the question (judge_chunk)",
+    "both": "each chunk also asked whether it states the answer to the question (question_answerable, as "
+            "`localragas generate` checks its items); the chunk's P(yes) is the mean of the two (two calls per chunk)",
+}
+
+
+def relevance_family(questions: str) -> str:
+    """The name a calibration map knows the chunk scores of `questions` (CHUNK_QUESTIONS) by: judge_chunk for the
+    one question; the mean of two is on another scale ("judge_chunk:questions=both"), as asking/ways.py names the
+    support question's ways."""
+    return "judge_chunk" if questions == "useful" else f"judge_chunk:questions={questions}"
+
+
 def chunk_probabilities(ctx: "Scoring", question: str, target: str, kind: str, contexts: list[str]) -> list[float]:
-    """For each chunk, P(yes) that it is useful for the target (see chunk_flags): one graded call per
-    chunk. A chunk too long for the window is judged in pieces and gets its highest probability over them."""
+    """For each chunk, P(yes) that it is useful for the target (see chunk_flags): one graded call per chunk."""
     lang = ctx.language.lang
+    return _per_chunk(ctx, question, target, kind, contexts,
+                      lambda q, t, c: judge_chunk(q, t, kind, c, lang=lang))
+
+
+def answerable_probabilities(ctx: "Scoring", question: str, contexts: list[str]) -> list[float]:
+    """For each chunk, P(yes) that it, shown alone, states the answer to the question: one graded call per chunk
+    (the prompt `localragas generate` checks an item's answerability with)."""
+    lang = ctx.language.lang
+    return _per_chunk(ctx, question, "", "question", contexts,
+                      lambda q, t, c: question_answerable([c], q, lang))
+
+
+def _per_chunk(ctx: "Scoring", question: str, target: str, kind: str, contexts: list[str],
+               make: Callable[[str, str, str], Prompt]) -> list[float]:
+    """P(yes) of make(question, target, chunk) for each chunk. A chunk too long for the window is judged in pieces and
+    gets its highest probability over them (the question and target cut first when they take over half the window)."""
     w = Window(ctx.judge)
-    prompts = [judge_chunk(question, target, kind, c, lang=lang) for c in contexts]
+    prompts = [make(question, target, c) for c in contexts]
     if all(w.fits(p, YES_NO_REPLY) for p in prompts):
         return [ctx.p_yes(p) for p in prompts]
-    question, target = _fit_question_target(ctx, w, question, target, kind, judge_chunk("", "", kind, "", lang=lang),
-                                            YES_NO_REPLY)
-    limit = max(MIN_ITEM, w.room(judge_chunk(question, target, kind, "", lang=lang)) - YES_NO_REPLY - TAG_TOKENS)
+    question, target = _fit_question_target(ctx, w, question, target, kind, make("", "", ""), YES_NO_REPLY)
+    limit = max(MIN_ITEM, w.room(make(question, target, "")) - YES_NO_REPLY - TAG_TOKENS)
     probs, split = [], []
     for i, c in enumerate(contexts, 1):
         pieces = [c] if w.tokens(c) <= limit else split_text(c, limit, w.tokens)
         if len(pieces) > 1:
             split.append(i)
-        probs.append(max(ctx.p_yes(judge_chunk(question, target, kind, p, lang=lang)) for p in pieces))
+        probs.append(max(ctx.p_yes(make(question, target, p)) for p in pieces))
     if split:
         ctx.warn(f"chunk(s) {number_list(split)} did not fit the judge's context window (n_ctx={w.n_ctx}) and "
                  "were judged in pieces (a chunk's probability is the highest over its pieces)")

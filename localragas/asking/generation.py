@@ -16,13 +16,12 @@ from ..scoring import Asking
 from ..core.sentences import sentences
 from .support import support_probabilities
 from .text import truncate
-from .verdicts import SUPPORT_FAMILY, graded
+from .verdicts import ANSWERABLE_FAMILY, SUPPORT_FAMILY, graded
 from .window import MIN_ITEM, YES_NO_REPLY, Window
 
 if TYPE_CHECKING:
     from ..calibration_map import CalibrationMap
 
-ANSWERABLE_FAMILY = "question_answerable"  # the prompt family (Prompt.name) of the answerability check
 # every prompt family generate asks: an item of each kind written, its reference's support, its answerability (the
 # resume checkpoint's key holds their text: prompts.digest)
 FAMILIES = (*(f"write_{kind}" for kind in TASKS), "write_unanswerable", SUPPORT_FAMILY, ANSWERABLE_FAMILY)

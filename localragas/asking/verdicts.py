@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .chunks import chunk_flags, chunk_probabilities
+from .chunks import answerable_probabilities, chunk_flags, chunk_probabilities, relevance_family
 from .support import check_items, support_probabilities
 from .ways import PLAIN, Way
 
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 YES = 0.5  # a verdict from which an item counts as supported (relevant)
 SUPPORT_FAMILY = PLAIN.family  # the graded prompt families (Prompt.name) a calibration map is keyed by
-RELEVANCE_FAMILY = "judge_chunk"
+RELEVANCE_FAMILY = relevance_family("useful")  # "judge_chunk"
+ANSWERABLE_FAMILY = "question_answerable"  # the answerability question (generate's check; questions=both)
 
 
 @dataclass(frozen=True)
@@ -85,9 +86,11 @@ class Verdicts(ABC):
         (lead=preceding; None: each alone)."""
 
     @abstractmethod
-    def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> Judged:
+    def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str],
+                  questions: str = "useful", notes: list[dict] | None = None) -> Judged:
         """For each retrieved chunk, is it useful for the target (the reference answer, the answer, or the question
-        alone: `kind`)?"""
+        alone: `kind`)? questions=both (graded only, asking/chunks.py CHUNK_QUESTIONS): also, does it state the answer
+        to the question; `notes`: one dict per chunk, given each question's raw P(yes)."""
 
 
 class ProbabilityVerdicts(Verdicts):
@@ -101,8 +104,15 @@ class ProbabilityVerdicts(Verdicts):
         return graded(ctx, way.family, support_probabilities(ctx, items, against, way, notes, leads),
                       judged=bool(against))
 
-    def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> Judged:
-        return graded(ctx, RELEVANCE_FAMILY, chunk_probabilities(ctx, question, target, kind, chunks))
+    def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str],
+                  questions: str = "useful", notes: list[dict] | None = None) -> Judged:
+        useful = chunk_probabilities(ctx, question, target, kind, chunks)
+        if questions == "useful":
+            return graded(ctx, RELEVANCE_FAMILY, useful)
+        answers = answerable_probabilities(ctx, question, chunks)
+        for note, p, q in zip(notes or [], useful, answers):
+            note.update(p_useful_raw=round(p, 4), p_answerable_raw=round(q, 4))
+        return graded(ctx, relevance_family(questions), [(p + q) / 2 for p, q in zip(useful, answers)])
 
 
 class JsonVerdicts(Verdicts):
@@ -115,7 +125,9 @@ class JsonVerdicts(Verdicts):
         assert way == PLAIN, "JSON verdicts are asked one way only (metrics refuse the graded ways with verdicts=json)"
         return Judged([1.0 if f else 0.0 for f in check_items(ctx, items, against)])
 
-    def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str]) -> Judged:
+    def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str],
+                  questions: str = "useful", notes: list[dict] | None = None) -> Judged:
+        assert questions == "useful", "JSON verdicts ask one question (context precision refuses questions=both)"
         return Judged([1.0 if f else 0.0 for f in chunk_flags(ctx, question, target, kind, chunks)])
 
 

@@ -14,8 +14,8 @@ from ..core.errors import ConfigError
 from .ways import SHOTS
 from ..prompts.overrides import EXAMPLES, family_of
 from ..prompts import (Prompt, check_question, contradict_statement, entities_in_contexts, extract_claims,
-                       extract_entities, generate_questions, judge_chunk, judge_chunks, rate_context_relevance,
-                       verify_statement, verify_statement_reworded, verify_statements)
+                       extract_entities, generate_questions, judge_chunk, judge_chunks, question_answerable,
+                       rate_context_relevance, verify_statement, verify_statement_reworded, verify_statements)
 
 if TYPE_CHECKING:
     from ..judges import Judge
@@ -99,6 +99,7 @@ _SMALLEST: dict[str, Smallest] = {
     "judge_chunks": (lambda: judge_chunks("?", "", "reference answer", []), 2 * MIN_ITEM + TAG_TOKENS,
                      verdicts_reply(1)),
     "judge_chunk": (lambda: judge_chunk("?", "", "reference answer", ""), 2 * MIN_ITEM + TAG_TOKENS, YES_NO_REPLY),
+    "question_answerable": (lambda: question_answerable([""], "?"), 2 * MIN_ITEM + TAG_TOKENS, YES_NO_REPLY),
     "generate_questions": (lambda: generate_questions("", checked=True), MIN_ITEM, QUESTIONS_REPLY),
     "check_question": (lambda: check_question("", ""), 2 * MIN_ITEM + TAG_TOKENS, YES_NO_REPLY),
 }

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
-from ..asking.verdicts import RELEVANCE_FAMILY
+from typing import Any
+
+from ..asking.chunks import CHUNK_QUESTIONS, relevance_family
+from ..asking.verdicts import ANSWERABLE_FAMILY, DEFAULT_VERDICTS, RELEVANCE_FAMILY
+from ..core.errors import ConfigError
 from ..data.schema import MetricResult
 from ..scoring import Scoring
-from .base import WithVerdicts
+from .base import WithVerdicts, check_choice
 
 
 def average_precision(relevant: list[bool] | list[float]) -> float:
@@ -33,6 +37,29 @@ class ContextPrecision(WithVerdicts):
     summary = {"kind": "chunks"}
     renderer = {"kind": "chunks", "keys": ["chunks", "fraction_relevant", "judged_against"]}
     thresholds = {"probability": 0.50, "calibrated": 0.70, "json": 0.65}
+    options = {"verdicts": DEFAULT_VERDICTS, "questions": "useful"}
+
+    @property
+    def graded_family(self) -> str:  # type: ignore[override]
+        """The family a calibration map knows its chunk scores by (questions=both: the two questions' mean)."""
+        return relevance_family(self.options["questions"])
+
+    @property
+    def graded_prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+        """The chunk questions asked: their text decides a chunk's P(yes)."""
+        return (RELEVANCE_FAMILY, ANSWERABLE_FAMILY) if self.options["questions"] == "both" else (RELEVANCE_FAMILY,)
+
+    @property
+    def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+        return self.graded_prompts if self.graded else super().prompts
+
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        options = super().check_options(options)
+        options = {**options, "questions": check_choice(self.name, "questions", options["questions"], CHUNK_QUESTIONS)}
+        if options["questions"] != "useful" and options["verdicts"] == "json":
+            raise ConfigError(f"{self.name}: questions={options['questions']} averages graded verdicts and does not "
+                              "apply to verdicts=json (one JSON call for all chunks); use verdicts=probability")
+        return options
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
@@ -45,9 +72,10 @@ class ContextPrecision(WithVerdicts):
         else:  # a retrieval-only sample: does each chunk answer the question?
             target, kind = "", "question"
         verdicts = self.verdicts
-        got = verdicts.relevance(ctx, sample.question, target, kind, sample.contexts)
+        notes: list[dict] = [{} for _ in sample.contexts]
+        got = verdicts.relevance(ctx, sample.question, target, kind, sample.contexts, self.options["questions"], notes)
         weights = got.values  # graded: the calibrated P(yes), or raw without a calibration
-        chunks = [{"rank": k, **got.item(k - 1, "relevant")} for k in range(1, len(weights) + 1)]
+        chunks = [{"rank": k, **got.item(k - 1, "relevant"), **notes[k - 1]} for k in range(1, len(weights) + 1)]
         return MetricResult.of(
             average_precision(weights),
             judged_against=kind.split()[0],
