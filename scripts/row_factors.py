@@ -3,12 +3,15 @@ than its label, move its score? Reads a `localragas calibrate --out` file (binar
 labelled file it scored (for the lengths); no judge call.
 
     .venv/bin/python scripts/row_factors.py fb_claims.json ../shared/benchmarks/faithfulness_faithbench.jsonl
+    .venv/bin/python scripts/row_factors.py begin_all_cal.json ../shared/benchmarks/begin_faithfulness.jsonl \
+        --by meta.dataset
 
 For each factor (the contexts' characters, the answer's characters, the items judged): Spearman's rho of the score
 with the factor within each label (a factor that moves the score inside a class ranks rows by it, not by the label),
 the factor's own ROC AUC for the label (does it separate the classes by itself?), and the score's ROC AUC within
-the factor's lower and upper half. Then the rows ranked most backwards: the faithful rows scored lowest and the
-unfaithful rows scored highest, with their factors, so a reader can look at them.
+the factor's lower and upper half. With --by FIELD (a row field, or meta.KEY: the source dataset, the summarizer),
+the score's ROC AUC within each value of that field. Then the rows ranked most backwards: the faithful rows scored
+lowest and the unfaithful rows scored highest, with their factors, so a reader can look at them.
 """
 from __future__ import annotations
 
@@ -41,10 +44,30 @@ def _auc(y: np.ndarray, s: np.ndarray) -> str:
     return f"{got:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else f"{got:.3f}"
 
 
+def _field(row: dict, path: str) -> str:
+    """The value of `path` (a row field, or meta.KEY) in a labelled row, as text; "(none)" when it has none."""
+    value: object = row
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return "(none)" if value is None else str(value)
+
+
+def _by(y: np.ndarray, s: np.ndarray, values: list[str], path: str) -> None:
+    print(f"| {path} | rows | labelled 1 | score's ROC AUC [95% CI] |")
+    print("|---|---:|---:|---:|")
+    for value in dict.fromkeys(values):
+        mask = np.array([v == value for v in values])
+        print(f"| {value} | {int(mask.sum())} | {int(y[mask].sum())} | {_auc(y[mask], s[mask])} |")
+    print()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("result", type=Path, help="a calibrate --out file")
     ap.add_argument("labelled", type=Path, help="the labelled JSONL file it scored")
+    ap.add_argument("--by", action="append", default=[], metavar="FIELD",
+                    help="the score's ROC AUC within each value of this row field (meta.KEY for a meta field); "
+                         "repeatable")
     args = ap.parse_args(argv)
     source = {}
     for line in args.labelled.read_text(encoding="utf-8").splitlines():
@@ -71,7 +94,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {name} | {med:g} | " + " | ".join("n/a" if v is None else f"{v:+.3f}" for v in rho)
                   + f" | {_auc(y, x)} | {_auc(y[low], s[low])} (n={int(low.sum())}) | "
                   f"{_auc(y[high], s[high])} (n={int(high.sum())}) |")
-        print("\nRanked most backwards (faithful rows scored lowest, unfaithful rows scored highest):\n")
+        print()
+        for path in args.by:
+            _by(y, s, [_field(source[r["id"]], path) for r in rows], path)
+        print("Ranked most backwards (faithful rows scored lowest, unfaithful rows scored highest):\n")
         print("| id | label | score | items | context chars | answer chars |")
         print("|---|---:|---:|---:|---:|---:|")
         order = np.argsort(s)

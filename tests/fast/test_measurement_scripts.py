@@ -73,6 +73,25 @@ def test_row_factors_reads_lengths_and_items(tmp_path, capsys):
     assert "| r6 | 1 | 0.600 | 1 | 700 | 7 |" in out  # the faithful row scored lowest is listed first
 
 
+def test_row_factors_by_a_meta_field(tmp_path, capsys):
+    """--by meta.KEY: the score's ROC AUC within each value of the field, rows without it under (none)."""
+    labelled = tmp_path / "rows.jsonl"
+    sources = ["cmu", "cmu", "cmu", "cmu", "wow", "wow", "wow", None]
+    write_jsonl(labelled, [{"id": f"r{i}", "question": "q", "contexts": ["c"], "answer": "a",
+                            "label": {"metric": "faithfulness", "value": y, "kind": "binary"},
+                            **({"meta": {"data_source": src}} if src else {})}
+                           for i, (y, src) in enumerate(zip(LABELS, sources))])
+    # cmu ranked right, wow backwards
+    result = _run(tmp_path / "r.json", str(labelled), "faithfulness", _rows([.9, .1, .8, .2, .3, .7, .4, .5], LABELS))
+    result.write_text(result.read_text().replace('"per_row"', '"metric_options": {}, "per_row"'))
+    assert load_script("row_factors").main([str(result), str(labelled), "--by", "meta.data_source"]) == 0
+    out = capsys.readouterr().out
+    assert "| meta.data_source | rows | labelled 1 | score's ROC AUC [95% CI] |" in out
+    assert "| cmu | 4 | 2 | 1.000" in out
+    assert "| wow | 3 | 2 | 0.000" in out
+    assert "| (none) | 1 | 0 | n/a |" in out
+
+
 def test_fit_answerable_adds_its_family_and_keeps_the_others(tmp_path, capsys):
     rows = [{"id": f"w{i}", "question": "How tall is the tower?",
              "contexts": ["The tower is twenty-two metres tall." if i % 2 else "The keepers left in 1989."],
