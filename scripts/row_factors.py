@@ -4,7 +4,7 @@ labelled file it scored (for the lengths); no judge call.
 
     .venv/bin/python scripts/row_factors.py fb_claims.json ../shared/benchmarks/faithfulness_faithbench.jsonl
     .venv/bin/python scripts/row_factors.py begin_all_cal.json ../shared/benchmarks/begin_faithfulness.jsonl \
-        --by meta.dataset
+        --by meta.data_source
 
 For each factor (the contexts' characters, the answer's characters, the items judged): Spearman's rho of the score
 with the factor within each label (a factor that moves the score inside a class ranks rows by it, not by the label),
