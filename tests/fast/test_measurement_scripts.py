@@ -1,6 +1,7 @@
 """The measurement scripts added for issue 17 / 19, on small made-up files: paired_calibration.py --by-id pairs two
 runs of other metric names by row id; row_factors.py reads a row's lengths and items; fit_answerable.py asks the
-judge question_answerable per row and adds that family to a calibration file (the fake judge)."""
+judge question_answerable per row and adds that family to a calibration file (the fake judge); similarity_signal.py
+sets the embedder's similarity beside the judge's P(yes) (the hashing embedder)."""
 from __future__ import annotations
 
 import json
@@ -147,3 +148,45 @@ def test_length_covariate_takes_out_a_length_the_labels_do_not_depend_on(tmp_pat
     labelled.unlink()
     with pytest.raises(SystemExit, match="rows.jsonl: the labelled file this result was scored on is not there"):
         load_script("length_covariate").main(["--fit-data", str(result), "--rows", str(result)])
+
+
+def _similarity_case(tmp_path):
+    """8 rows: a faithful answer copies a context sentence, an unfaithful one shares no word with the contexts; the
+    judge's P(yes) ranks them half right."""
+    rows = [{"id": f"r{i}", "question": f"what about topic {i}?", "answer": f"Alpha beta gamma {i}." if y else
+             f"Delta epsilon zeta {i}.", "contexts": [f"Alpha beta gamma {i}. Something else entirely {i}."],
+             "label": {"metric": "faithfulness", "value": y, "kind": "binary"}} for i, y in enumerate(LABELS)]
+    labelled = tmp_path / "faith.jsonl"
+    write_jsonl(labelled, rows)
+    judge = [.6, .6, .4, .4, .6, .6, .4, .4]
+    items = [[{"claim": row["answer"], "p_supported_raw": p}] for row, p in zip(rows, judge)]
+    return labelled, _run(tmp_path / "r.json", str(labelled), "faithfulness", _rows(judge, LABELS, items))
+
+
+def test_similarity_signal_scores_each_statement_against_the_context_sentences(tmp_path, capsys):
+    labelled, result = _similarity_case(tmp_path)
+    script = load_script("similarity_signal")
+    assert script.main([str(result), "--all-rows", str(labelled), "--embedder", "fake"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    line = next(x for x in out if x.startswith("| r.json"))
+    cells = [c.strip() for c in line.split("|")[1:-1]]
+    assert cells[:3] == ["r.json", "faith.jsonl", "8"]
+    assert cells[3].startswith("0.500") and cells[4].startswith("1.000")  # the judge at chance, the similarity right
+    assert cells[6].startswith("+")  # both − judge: the combination gains on the judge alone
+    assert out[-1].startswith("| faith.jsonl | 8 | 1.000") and "| — | 1.000 [" in out[-1]
+
+
+def test_similarity_signal_reads_context_precision_chunks_and_names_a_missing_file(tmp_path, capsys):
+    rows = [{"id": f"r{i}", "question": "alpha beta gamma?", "contexts": ["alpha beta gamma delta" if y else
+             "nothing shared here"], "label": {"metric": "context_precision", "value": y, "kind": "binary"}}
+            for i, y in enumerate(LABELS)]
+    labelled = tmp_path / "cp.jsonl"
+    write_jsonl(labelled, rows)
+    items = [[{"rank": 1, "p_relevant_raw": .5}] for _ in rows]
+    result = _run(tmp_path / "cp.json", str(labelled), "context_precision", _rows([.5] * 8, LABELS, items))
+    assert load_script("similarity_signal").main([str(result), "--embedder", "fake"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line.startswith("| cp.json | cp.jsonl | 8 | 0.500") and "| 1.000 [" in line
+    labelled.unlink()
+    with pytest.raises(SystemExit, match="cp.jsonl: the labelled file this result was scored on is not there"):
+        load_script("similarity_signal").main([str(result), "--embedder", "fake"])
