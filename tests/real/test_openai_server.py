@@ -5,8 +5,9 @@ llama-cpp-python's server takes the schema as `response_format: {"type": "json_o
 GBNF `grammar` (it refuses `"type": "json_schema"`, with HTTP 500), and serves one request at a time (one model
 behind a lock: no parallel slots), so `--concurrency 4` overlaps only the HTTP and JSON work here.
 
-Kept to about 90 s on 2 cores: 4 of the example samples (one without a reference) with all four metrics, at
---concurrency 1 and 4 (about 25 judge calls each, ~1.3 s a call).
+4 of the example samples (one without a reference) with all four metrics, at --concurrency 1 and 4 (about 25 judge
+calls each): the main test takes 120–180 s on 2 cores (121 s in the last full run, on the AVX-512 host), the others
+about 10 s each.
 """
 from __future__ import annotations
 
