@@ -1,7 +1,8 @@
 """The measurement scripts added for issue 17 / 19, on small made-up files: paired_calibration.py --by-id pairs two
 runs of other metric names by row id; row_factors.py reads a row's lengths and items; fit_answerable.py asks the
 judge question_answerable per row and adds that family to a calibration file (the fake judge); similarity_signal.py
-sets the embedder's similarity beside the judge's P(yes) (the hashing embedder)."""
+sets the embedder's similarity beside the judge's P(yes) (the hashing embedder); ranked_chunks.py reads each chunk's
+own label."""
 from __future__ import annotations
 
 import json
@@ -190,3 +191,23 @@ def test_similarity_signal_reads_context_precision_chunks_and_names_a_missing_fi
     labelled.unlink()
     with pytest.raises(SystemExit, match="cp.jsonl: the labelled file this result was scored on is not there"):
         load_script("similarity_signal").main([str(result), "--embedder", "fake"])
+
+
+def test_ranked_chunks_reads_each_chunks_own_label(tmp_path, capsys):
+    # 4 lists of 3 chunks; the relevant chunk scored 0.8, the others 0.2 and 0.75: right at 0.70 except one per list
+    rows = [{"id": f"l{i}", "question": "q", "contexts": ["a", "b", "c"], "meta": {"relevance": [0, 1, 0]},
+             "label": {"metric": "context_precision", "value": 0.5, "kind": "graded"}} for i in range(4)]
+    labelled = write_jsonl(tmp_path / "ranked.jsonl", rows)
+    per_row = [{"id": f"l{i}", "score": 0.5, "items": [{"rank": 1, "p_relevant": 0.2}, {"rank": 2, "p_relevant": 0.8},
+                                                        {"rank": 3, "p_relevant": 0.75}]} for i in range(4)]
+    result = tmp_path / "cp.json"
+    result.write_text(json.dumps({"results": [{"file": str(labelled), "metric": "context_precision", "kind": "graded",
+                                               "per_row": per_row}]}))
+    assert load_script("ranked_chunks").main([str(result), "--threshold", "0.70"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    # ROC AUC 1; at 0.70: TPR 1, TNR 1/2 -> 0.75; at the best threshold (0.8) 1
+    assert line.startswith("| cp.json | ranked.jsonl | 4 | 12 (4) | 1.000 [1.000, 1.000] | 0.750 [0.750, 0.750] | 1.000")
+    rows[2]["meta"]["relevance"] = [0, 1]
+    write_jsonl(labelled, rows)
+    with pytest.raises(SystemExit, match="ranked.jsonl:3: meta.relevance must hold one 0/1 per chunk of contexts"):
+        load_script("ranked_chunks").main([str(result)])
