@@ -28,7 +28,8 @@ from localragas.run.stats import percentile_interval, resample_rows  # noqa: E40
 def chunk_labels(path: Path) -> dict[str, list[int]]:
     """meta.relevance of each row of the labelled file, by id; exits naming the line without one."""
     if not path.is_file():
-        raise SystemExit(f"{path}: the labelled file this result was scored on is not there (needed for meta.relevance)")
+        raise SystemExit(f"{path}: the labelled file this result was scored on is not there "
+                         "(needed for meta.relevance)")
     out = {}
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.strip():

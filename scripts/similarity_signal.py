@@ -10,8 +10,9 @@ For each binary-labelled result, over the rows scored:
 - **judge**: the row's mean raw P(yes), what the metric ranks by (a monotone calibration ranks the same);
 - **similarity**: the mean of its statements' highest similarity (for a chunk: chunk to question), alone;
 - **both**: a logistic model on (logit of the judge's mean, mean similarity), cross-fitted: 5 folds stratified by
-  label (fewer when a label has fewer rows), repeated with 5 seeds, each row scored by models that never saw it (the mean of its 5 out-of-fold scores).
-  Fitted within the file, so it is the best such a combination could do there, not what a shipped map would;
+  label (fewer when a label has fewer rows), repeated with 5 seeds, each row scored by the mean of its 5 out-of-fold
+  scores (models that never saw it). Fitted within the file, so it is the best such a combination could do there,
+  not what a shipped map would;
 - the paired difference both − judge with its 95% bootstrap interval (the same resampled rows).
 
 `--all-rows FILE...` scores the similarity alone on every row of labelled faithfulness files (the answer's

@@ -206,7 +206,8 @@ def test_ranked_chunks_reads_each_chunks_own_label(tmp_path, capsys):
     assert load_script("ranked_chunks").main([str(result), "--threshold", "0.70"]) == 0
     line = capsys.readouterr().out.strip().splitlines()[-1]
     # ROC AUC 1; at 0.70: TPR 1, TNR 1/2 -> 0.75; at the best threshold (0.8) 1
-    assert line.startswith("| cp.json | ranked.jsonl | 4 | 12 (4) | 1.000 [1.000, 1.000] | 0.750 [0.750, 0.750] | 1.000")
+    assert line.startswith("| cp.json | ranked.jsonl | 4 | 12 (4) | 1.000 [1.000, 1.000] | 0.750 [0.750, 0.750] | "
+                           "1.000")
     rows[2]["meta"]["relevance"] = [0, 1]
     write_jsonl(labelled, rows)
     with pytest.raises(SystemExit, match="ranked.jsonl:3: meta.relevance must hold one 0/1 per chunk of contexts"):
