@@ -43,6 +43,15 @@ def raw_of(item: dict) -> float:
     return p
 
 
+def labelled_file_rows(result: dict, needed_for: str) -> list[tuple[int, dict]]:
+    """(line number, row) of each row of the labelled file `result` was scored on; exits when the file is gone."""
+    path = Path(result["file"])
+    if not path.is_file():
+        raise SystemExit(f"{path}: the labelled file this result was scored on is not there (needed for {needed_for})")
+    return [(n, json.loads(line)) for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if line.strip()]
+
+
 def binary_results(paths: list[Path]) -> list[dict]:
     """The binary-labelled results of `calibrate --out` files."""
     return [r for p in paths for r in json.loads(p.read_text())["results"] if r["kind"] == "binary"]

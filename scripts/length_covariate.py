@@ -21,7 +21,6 @@ A row's contexts are read from the labelled file its result names (`file`), by r
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -34,20 +33,13 @@ sys.path.insert(0, str(ROOT))
 
 from localragas.calibration_map import logit  # noqa: E402  (the shipped map's clip)
 from localragas.quality.agreement import bootstrap_statistic, roc_auc  # noqa: E402
-from calibration_quality import binary_results, raw_of, single_rows  # noqa: E402  (scripts/, beside this one)
+from calibration_quality import binary_results, labelled_file_rows, raw_of, single_rows  # noqa: E402  (scripts/, beside this one)
 
 
 def context_lengths(result: dict) -> dict[str, float]:
     """ln(characters of the contexts) of each row of the labelled file `result` was scored on, by id."""
-    path = Path(result["file"])
-    if not path.is_file():
-        raise SystemExit(f"{path}: the labelled file this result was scored on is not there (needed for its contexts)")
-    out = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            out[row["id"]] = math.log(max(1, sum(len(c) for c in row.get("contexts") or [])))
-    return out
+    return {row["id"]: math.log(max(1, sum(len(c) for c in row.get("contexts") or [])))
+            for _, row in labelled_file_rows(result, "its contexts")}
 
 
 def features(p: list[float], length: float) -> np.ndarray:

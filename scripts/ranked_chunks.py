@@ -23,27 +23,24 @@ sys.path.insert(0, str(ROOT))
 
 from localragas.quality.agreement import balanced_accuracy, best_balanced_accuracy, roc_auc  # noqa: E402
 from localragas.run.stats import percentile_interval, resample_rows  # noqa: E402
+from calibration_quality import labelled_file_rows  # noqa: E402  (scripts/, beside this one)
 
 
-def chunk_labels(path: Path) -> dict[str, list[int]]:
-    """meta.relevance of each row of the labelled file, by id; exits naming the line without one."""
-    if not path.is_file():
-        raise SystemExit(f"{path}: the labelled file this result was scored on is not there "
-                         "(needed for meta.relevance)")
+def chunk_labels(result: dict) -> dict[str, list[int]]:
+    """meta.relevance of each row of the labelled file `result` was scored on, by id; exits naming the line without
+    one."""
     out = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            row = json.loads(line)
-            relevance = (row.get("meta") or {}).get("relevance")
-            if not isinstance(relevance, list) or len(relevance) != len(row.get("contexts") or []):
-                raise SystemExit(f"{path}:{n}: meta.relevance must hold one 0/1 per chunk of contexts")
-            out[row["id"]] = [int(x) for x in relevance]
+    for n, row in labelled_file_rows(result, "meta.relevance"):
+        relevance = (row.get("meta") or {}).get("relevance")
+        if not isinstance(relevance, list) or len(relevance) != len(row.get("contexts") or []):
+            raise SystemExit(f"{result['file']}:{n}: meta.relevance must hold one 0/1 per chunk of contexts")
+        out[row["id"]] = [int(x) for x in relevance]
     return out
 
 
 def chunks(result: dict) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """(labels, scores, the chunk indices of each list) over the scored rows."""
-    labels = chunk_labels(Path(result["file"]))
+    labels = chunk_labels(result)
     y, s, lists = [], [], []
     for row in result["per_row"]:
         if row.get("score") is None or not row.get("items"):

@@ -22,7 +22,6 @@ output needed.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -38,16 +37,10 @@ from localragas.calibration_map import logit  # noqa: E402  (the shipped map's c
 from localragas.core.sentences import sentences  # noqa: E402
 from localragas.embeddings import get_embedder  # noqa: E402
 from localragas.quality.agreement import bootstrap_statistic, roc_auc  # noqa: E402
-from calibration_quality import binary_results, raw_of  # noqa: E402  (scripts/, beside this one)
+from calibration_quality import binary_results, labelled_file_rows, raw_of  # noqa: E402  (scripts/, beside this one)
 
 STATEMENT_KEYS = ("claim", "statement")  # faithfulness items, context recall items
 FOLDS, SEEDS = 5, 5
-
-
-def labelled_rows(path: Path) -> dict[str, dict]:
-    if not path.is_file():
-        raise SystemExit(f"{path}: the labelled file this result was scored on is not there (needed for its texts)")
-    return {row["id"]: row for row in map(json.loads, filter(str.strip, path.read_text(encoding="utf-8").splitlines()))}
 
 
 def best_similarities(embedder, statements: list[str], contexts: list[str]) -> np.ndarray:
@@ -100,7 +93,7 @@ def results_table(embedder, paths: list[Path]) -> None:
     print("|---|---|---:|---:|---:|---:|---:|")
     for path in paths:
         for r in binary_results([path]):
-            texts = labelled_rows(Path(r["file"]))
+            texts = {row["id"]: row for _, row in labelled_file_rows(r, "its texts")}
             rows = [row for row in r["per_row"] if row.get("items") and row.get("score") is not None]
             y = np.array([int(row["label"] >= 0.5) for row in rows])
             judge = np.array([np.mean([raw_of(i) for i in row["items"]]) for row in rows])
@@ -114,7 +107,7 @@ def all_rows_table(embedder, paths: list[Path]) -> None:
     print("| file | rows | similarity alone: rows 1–100 | the rest | all |")
     print("|---|---:|---:|---:|---:|")
     for path in paths:
-        rows = list(labelled_rows(path).values())
+        rows = [row for _, row in labelled_file_rows({"file": path}, "its texts")]
         y = np.array([int(row["label"]["value"] >= 0.5) for row in rows])
         sim = np.array([float(best_similarities(embedder, sentences(row["answer"]) or [row["answer"]],
                                                 row["contexts"]).mean()) for row in rows])
