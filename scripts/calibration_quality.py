@@ -29,7 +29,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from localragas.quality.agreement import balanced_accuracy, bootstrap_statistic, roc_auc  # noqa: E402
+from localragas.quality.agreement import balanced_accuracy, bootstrap_statistic, figure_gain, roc_auc  # noqa: E402
 from localragas.asking.verdicts import raw_p_yes  # noqa: E402
 from localragas.calibration_map import FamilyMap, brier, fit_logistic  # noqa: E402
 
@@ -120,7 +120,7 @@ def rows_table(paths: list[Path], m: FamilyMap, threshold: float) -> None:
         y = np.array([int(row["label"]) for row in rows])
         raw = np.array([np.mean([raw_of(i) for i in row["items"]]) for row in rows])
         cal = np.array([np.mean([m(raw_of(i)) for i in row["items"]]) for row in rows])
-        diff = _ci(lambda y, a, b: (None if roc_auc(y, a) is None else roc_auc(y, b) - roc_auc(y, a)), y, raw, cal)
+        diff = _ci(figure_gain(roc_auc), y, raw, cal)
         print(f"| {Path(r['file']).name} | {len(rows)} | {roc_auc(y, raw):.3f} | {roc_auc(y, cal):.3f} | "
               f"{roc_auc(y, cal) - roc_auc(y, raw):+.3f} {diff} | {balanced_accuracy(y, raw, 0.5):.3f} | "
               f"{balanced_accuracy(y, cal, threshold):.3f} | {raw.mean():.3f} / {cal.mean():.3f} / {y.mean():.3f} |")

@@ -21,7 +21,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from localragas.quality.agreement import bootstrap_statistic, roc_auc  # noqa: E402
+from localragas.quality.agreement import bootstrap_statistic, figure_gain, roc_auc  # noqa: E402
 from localragas.calibration_map import FamilyMap  # noqa: E402
 from calibration_quality import raw_of  # noqa: E402  (scripts/, beside this one)
 
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
                 ci = _interval(roc_auc, y, s).replace("+", "")
                 diff = "" if name == "mean" else (
                     f"{roc_auc(y, s) - roc_auc(y, base):+.3f} "
-                    + _interval(lambda y, a, b: roc_auc(y, b) - roc_auc(y, a), y, base, s))
+                    + _interval(figure_gain(roc_auc), y, base, s))
                 print(f"| {Path(r['file']).name} | {len(rows)} | {per_row:.1f} | {name} | {roc_auc(y, s):.3f} {ci} | "
                       f"{diff} |")
     return 0

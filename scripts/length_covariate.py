@@ -32,8 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from localragas.calibration_map import logit  # noqa: E402  (the shipped map's clip)
-from localragas.quality.agreement import bootstrap_statistic, roc_auc  # noqa: E402
-from calibration_quality import binary_results, labelled_file_rows, raw_of, single_rows  # noqa: E402  (scripts/, beside this one)
+from localragas.quality.agreement import bootstrap_statistic, figure_gain, roc_auc  # noqa: E402
+# calibration_quality.py is in scripts/, beside this one
+from calibration_quality import binary_results, labelled_file_rows, raw_of, single_rows  # noqa: E402
 
 
 def context_lengths(result: dict) -> dict[str, float]:
@@ -78,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         feats = [features([raw_of(i) for i in row["items"]], lengths[row["id"]]) for row in rows]
         s0 = np.array([plain.predict_proba(f[:, :1])[:, 1].mean() for f in feats])
         s1 = np.array([with_length.predict_proba(f)[:, 1].mean() for f in feats])
-        ci, _ = bootstrap_statistic(lambda yy, u, v: roc_auc(yy, v) - roc_auc(yy, u), [labels, s0, s1])
+        ci, _ = bootstrap_statistic(figure_gain(roc_auc), [labels, s0, s1])
         diff = roc_auc(labels, s1) - roc_auc(labels, s0)
         shown = f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "[n/a]"
         print(f"| {Path(r['file']).name} | {len(rows)} | {roc_auc(labels, s0):.3f} | {roc_auc(labels, s1):.3f} | "

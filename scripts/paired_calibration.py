@@ -6,6 +6,9 @@ people better, and is the difference larger than the noise?
 For each (file, metric) present in both, the rows scored in both runs are paired by id; the figure (ROC AUC for
 binary labels, Spearman for graded ones) is computed for each run on those rows, and a paired bootstrap (the same
 resampled rows for both) gives the 95% interval of NEW - BASE. An interval that excludes 0 is a real difference.
+Pairwise labels (two answers to one question, one preferred) are paired by pair: the figure is the share of pairs
+ordered as people did (a tie counts one half), over the pairs whose two answers both runs scored, and the bootstrap
+resamples pairs.
 
 --by-id pairs two runs that scored the same rows under other names (a built-in metric against a custom criterion,
 from files whose label.metric differs): each run must hold one result, its rows paired by id.
@@ -25,38 +28,56 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from localragas.quality.agreement import bootstrap_statistic, roc_auc, spearman  # noqa: E402
+from localragas.quality.agreement import (  # noqa: E402
+    bootstrap_statistic, figure_gain, pair_outcomes, roc_auc, spearman)
 
-FIGURES = {"binary": ("ROC AUC", roc_auc), "graded": ("Spearman", spearman)}
+FIGURES = {"binary": ("ROC AUC", roc_auc), "graded": ("Spearman", spearman),
+           "pairwise": ("pairs ordered", lambda _, outcomes: float(outcomes.mean()))}
 
 
 def _rows(result: dict) -> dict[str, tuple[float, float]]:
     return {r["id"]: (r["label"], r["score"]) for r in result["per_row"] if r.get("score") is not None}
 
 
+def _pairs(result: dict) -> dict[str, tuple[float, float]]:
+    """pair -> (preferred answer's score, the other's) for the pairs with both answers scored."""
+    members: dict[str, dict[bool, float]] = {}
+    for r in result["per_row"]:
+        if r.get("score") is not None and r.get("pair") is not None:
+            members.setdefault(str(r["pair"]), {})[bool(r["better"])] = r["score"]
+    return {p: (m[True], m[False]) for p, m in members.items() if len(m) == 2}
+
+
+def _columns(base: dict, new: dict, kind: str) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """(paired units, labels, base column, new column): rows by id, or for pairwise labels pairs by pair, with the
+    label column unused (zeros) and each column the pair's outcome (1 ordered as people did, 0.5 a tie, 0 not)."""
+    if kind == "pairwise":
+        a, b = _pairs(base), _pairs(new)
+        ids = sorted(set(a) & set(b))
+        sa, sb = (pair_outcomes([run[i][0] for i in ids], [run[i][1] for i in ids]) for run in (a, b))
+        return len(ids), np.zeros(len(ids)), sa, sb
+    a, b = _rows(base), _rows(new)
+    ids = sorted(set(a) & set(b))
+    return (len(ids), np.array([a[i][0] for i in ids]), np.array([a[i][1] for i in ids]),
+            np.array([b[i][1] for i in ids]))
+
+
 def paired(base: dict, new: dict, mean: bool = False) -> dict | None:
     """The paired comparison of two calibration results of one file and metric (mean: of base with the mean of the
-    two runs' scores); None for pairwise labels."""
+    two runs' scores); None for a kind of labels it does not know."""
     if base["kind"] not in FIGURES:
         return None
     name, figure = FIGURES[base["kind"]]
-    a, b = _rows(base), _rows(new)
-    ids = sorted(set(a) & set(b))
-    y = np.array([a[i][0] for i in ids])
-    sa = np.array([a[i][1] for i in ids])
-    sb = np.array([b[i][1] for i in ids])
+    if mean and base["kind"] == "pairwise":
+        raise SystemExit("--mean: pairwise labels compare pair outcomes, which have no mean of two runs' scores")
+    n, y, sa, sb = _columns(base, new, base["kind"])
     if mean:
         sb = (sa + sb) / 2
-
-    def diff(y, sa, sb):
-        fa, fb = figure(y, sa), figure(y, sb)
-        return None if fa is None or fb is None else fb - fa
-
-    interval, note = bootstrap_statistic(diff, [y, sa, sb])
-    fa, fb = figure(y, sa), figure(y, sb)
+    interval, note = bootstrap_statistic(figure_gain(figure), [y, sa, sb])
+    fa, fb = (figure(y, s) if n else None for s in (sa, sb))
     files = " / ".join(dict.fromkeys(Path(r["file"]).name for r in (base, new)))  # one name when they agree
     metrics = " / ".join(dict.fromkeys(r["metric"] for r in (base, new)))
-    return {"file": files, "metric": metrics, "figure": name, "rows": len(ids),
+    return {"file": files, "metric": metrics, "figure": name, "rows": n,
             "base": fa, "new": fb, "difference": None if fa is None or fb is None else fb - fa,
             "interval": interval, "note": note}
 

@@ -36,7 +36,7 @@ from localragas import models  # noqa: E402
 from localragas.calibration_map import logit  # noqa: E402  (the shipped map's clip)
 from localragas.core.sentences import sentences  # noqa: E402
 from localragas.embeddings import get_embedder  # noqa: E402
-from localragas.quality.agreement import bootstrap_statistic, roc_auc  # noqa: E402
+from localragas.quality.agreement import bootstrap_statistic, figure_gain, roc_auc  # noqa: E402
 from calibration_quality import binary_results, labelled_file_rows, raw_of  # noqa: E402  (scripts/, beside this one)
 
 STATEMENT_KEYS = ("claim", "statement")  # faithfulness items, context recall items
@@ -77,13 +77,8 @@ def auc_ci(y: np.ndarray, s: np.ndarray) -> str:
     return f"{roc_auc(y, s):.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else f"{roc_auc(y, s):.3f}"
 
 
-def auc_gain(y: np.ndarray, base: np.ndarray, new: np.ndarray) -> float | None:
-    a, b = roc_auc(y, base), roc_auc(y, new)
-    return None if a is None or b is None else b - a  # None: a resample with one label, left out
-
-
 def paired(y: np.ndarray, base: np.ndarray, new: np.ndarray) -> str:
-    ci, _ = bootstrap_statistic(auc_gain, [y, base, new])
+    ci, _ = bootstrap_statistic(figure_gain(roc_auc), [y, base, new])
     diff = roc_auc(y, new) - roc_auc(y, base)
     return f"{diff:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else f"{diff:+.3f}"
 

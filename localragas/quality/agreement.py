@@ -160,6 +160,15 @@ def pair_outcomes(better: Sequence[float | None], worse: Sequence[float | None])
     return out
 
 
+def figure_gain(figure: Callable[..., float | None]) -> Callable[..., float | None]:
+    """stat(labels, base, new) = figure(labels, new) - figure(labels, base), None where either is undefined (a
+    resample with one label): the paired difference of two score columns on the same rows, for bootstrap_statistic."""
+    def gain(labels: np.ndarray, base: np.ndarray, new: np.ndarray) -> float | None:
+        a, b = figure(labels, base), figure(labels, new)
+        return None if a is None or b is None else b - a
+    return gain
+
+
 # --- bootstrap --------------------------------------------------------------------------------------------------------
 
 def bootstrap_statistic(stat: Callable[..., float | None], arrays: Sequence[np.ndarray], level: float = CI_LEVEL,

@@ -14,6 +14,7 @@ from localragas.quality.agreement import (
     best_threshold,
     binary_agreement,
     bootstrap_statistic,
+    figure_gain,
     graded_agreement,
     pair_outcomes,
     pairwise_agreement,
@@ -195,6 +196,15 @@ def test_resamples_where_a_figure_is_undefined_are_left_out():
     ci, note = bootstrap_statistic(lambda v: None if v.max() > 0 else 0.0, [np.array([0.0, 1.0])])
     assert ci is None and note.startswith("undefined in ") and note.endswith("of 2000 resamples: no interval")
     assert bootstrap_statistic(lambda v: 0.5, [np.array([0.3])]) == (None, "fewer than 2 rows: no interval")
+
+
+def test_figure_gain_is_new_minus_base_and_none_where_either_is_undefined():
+    gain = figure_gain(roc_auc)
+    y = np.array([1, 0, 1, 0])
+    assert gain(y, np.array([.2, .8, .6, .4]), np.array([.9, .1, .8, .2])) == pytest.approx(1.0 - 0.25)
+    assert gain(np.array([1, 1]), np.array([.2, .8]), np.array([.9, .1])) is None  # one label: no ROC AUC
+    ci, note = bootstrap_statistic(gain, [np.array([1, 0, 1]), np.array([.2, .8, .6]), np.array([.9, .1, .8])])
+    assert ci is not None and "left out" in note  # resamples with one label are dropped, not raised on
 
 
 def test_the_formulas_agree_with_scipy_and_sklearn():

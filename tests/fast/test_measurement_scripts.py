@@ -1,5 +1,5 @@
 """The measurement scripts added for issue 17 / 19, on small made-up files: paired_calibration.py --by-id pairs two
-runs of other metric names by row id; row_factors.py reads a row's lengths and items; fit_answerable.py asks the
+runs of other metric names by row id, and pairwise labels by pair; row_factors.py reads a row's lengths and items; fit_answerable.py asks the
 judge question_answerable per row and adds that family to a calibration file (the fake judge); similarity_signal.py
 sets the embedder's similarity beside the judge's P(yes) (the hashing embedder); ranked_chunks.py reads each chunk's
 own label."""
@@ -57,6 +57,31 @@ def test_paired_by_id_wants_one_result_per_run(tmp_path):
     two.write_text(json.dumps({"results": [{"file": "a", "metric": "m", "kind": "binary", "per_row": []}] * 2}))
     with pytest.raises(SystemExit):
         load_script("paired_calibration").main([str(two), str(two), "--by-id"])
+
+
+def _pairwise(path, pairs, metric="answer_relevancy"):
+    """pairs: (pair id, the preferred answer's score, the other's); a None score is an unscored answer."""
+    rows = [{"id": f"{p}-{k}", "pair": p, "better": better, "label": float(better), "score": s}
+            for p, good, bad in pairs for k, (better, s) in enumerate(((True, good), (False, bad)))]
+    path.write_text(json.dumps({"results": [{"file": "bench/pairs.jsonl", "metric": metric, "kind": "pairwise",
+                                             "per_row": rows}]}))
+    return path
+
+
+def test_paired_pairwise_labels_pair_by_pair(tmp_path, capsys):
+    base = _pairwise(tmp_path / "a.json", [("p1", .9, .1), ("p2", .2, .8), ("p3", .5, .5), ("p4", .7, .3),
+                                           ("p5", .6, None)], metric="ResponseRelevancy")
+    new = _pairwise(tmp_path / "b.json", [("p1", .8, .2), ("p2", .9, .1), ("p3", .6, .4), ("p4", .3, .7),
+                                          ("p5", .9, .1), ("p6", .9, .1)])
+    script = load_script("paired_calibration")
+    assert script.main([str(base), str(new), "--by-id"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    # p5 (one answer unscored in base) and p6 (only in new) are left out; base orders p1 p4 right and ties p3:
+    # 2.5 / 4; new orders p1 p2 p3 right: 3 / 4
+    assert line.startswith("| pairs.jsonl | ResponseRelevancy / answer_relevancy | pairs ordered | 4 | 0.625 | 0.750 | "
+                           "+0.125 [")
+    with pytest.raises(SystemExit, match="pairwise"):
+        script.main([str(base), str(new), "--by-id", "--mean"])
 
 
 def test_row_factors_reads_lengths_and_items(tmp_path, capsys):
