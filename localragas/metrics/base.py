@@ -68,13 +68,15 @@ class Metric(ABC):
     def score(self, ctx: "Scoring") -> MetricResult:
         """Score the context's sample: measure() it; the splits and truncations that shaped the result (this metric's
         warnings only) are listed in its evidence, and a scored result of a judged metric records the sample's
-        language."""
+        language (its prompts'; and the language detected, when that has no prompts of its own)."""
         ctx.warnings = []
         result = self.measure(ctx)
         if ctx.warnings:
             result.evidence["warnings"] = list(ctx.warnings)
         if self.uses_judge and result.value is not None:
             result.evidence.setdefault("language", ctx.language.lang)
+            if ctx.language.detected != ctx.language.lang:  # Japanese, Korean: asked in English
+                result.evidence.setdefault("detected_language", ctx.language.detected)
         return result
 
     @abstractmethod

@@ -5,6 +5,7 @@ from rich.table import Table
 
 from ..calibration_map import uncalibrated_note
 from ..core.number_text import threshold_text
+from ..data.language import prompts_line
 from ..data.schema import Report
 from .console import console_text as _t, report_console
 
@@ -66,6 +67,8 @@ def print_report(report: Report, console: Console | None = None) -> None:
                 f"{int(totals.get('calls', 0))} calls, {int(totals.get('prompt_tokens', 0))} prompt + "
                 f"{int(totals.get('completion_tokens', 0))} generated tokens"
             )
+    if line := prompts_line(report.meta.get("languages") or {}):
+        console.print(_t(line))
     if note := uncalibrated_note(report.meta):
         console.print(f"[yellow]{_t(note)}[/]")
     if not report.gate.enabled:

@@ -24,7 +24,7 @@ from .gate import check_gate_on, check_max_error_rate, default_thresholds, run_g
 from ..judges import Judge, get_judge
 from ..judges.cache import JudgeCache
 from ..judges.calibrated import set_calibration
-from ..data.language import check_language
+from ..data.language import check_language, scope_of
 from ..metrics import Metric, all_metrics, get_metrics
 from ..metrics.base import WithVerdicts, uncalibrated
 from ..metrics.report_definitions import definitions_of
@@ -238,6 +238,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
         "samples": len(samples),
         "concurrency": workers,
         "language": language,
+        "languages": _languages(samples),
         "metric_options": {m.name: dict(m.options) for m in chosen if m.options},
         "resumed_samples": resumed,
         "judge": judge.describe(),
@@ -256,6 +257,15 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
                     gate=Gate(enabled=gate, passed=True, max_error_rate=max_error_rate),
                     samples=results, skipped=list(skipped or []))
     return regate(report, limits, gate_on=gate_on, enabled=gate)
+
+
+def _languages(samples: list[Sample]) -> dict[str, int]:
+    """report.meta["languages"]: the language each sample's script says (ja, ko: asked in English) -> samples."""
+    counts: dict[str, int] = {}
+    for sample in samples:
+        detected = scope_of(sample).detected
+        counts[detected] = counts.get(detected, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def calibration_in_effect(judge: Judge, metrics: list[Metric]) -> CalibrationMap | None:

@@ -41,6 +41,15 @@ def _same(reports: list[Report], what: str, get) -> None:
                               f"{next(v for v in values if v != values[0])!r})")
 
 
+def _summed(counts: list[dict[str, int]]) -> dict[str, int]:
+    """Per-key sums of the shards' counters (meta.languages)."""
+    out: dict[str, int] = {}
+    for c in counts:
+        for k, v in c.items():
+            out[k] = out.get(k, 0) + int(v)
+    return dict(sorted(out.items()))
+
+
 def merge(reports: list[Report], overrides: dict[str, float] | None = None, gate_on: str | None = None,
           enabled: bool = True, max_error_rate: float | None = None) -> Report:
     """One report from the reports of shards 1..n of one run (any order). Refuses shards of different runs.
@@ -105,6 +114,7 @@ def merge(reports: list[Report], overrides: dict[str, float] | None = None, gate
         "wall_seconds": max(float(r.meta.get("wall_seconds", 0)) for r in reports),
         "judge_seconds_all_shards": round(judge_seconds, 3),
         "resumed_samples": sum(int(r.meta.get("resumed_samples", 0)) for r in reports),
+        "languages": _summed([r.meta.get("languages") or {} for r in reports]),
         "judge_stats": stats,
         "judge_totals": {k: round(sum((r.meta.get("judge_totals") or {}).get(k, 0) for r in reports), 3)
                          for k in (first.get("judge_totals") or {})},

@@ -59,7 +59,7 @@ def in_english(prompt) -> bool:
     ("Java 和 Python 都是编程语言", "zh"),
     ("", "en"),
     ("12345 !!!", "en"),
-    ("これはペンです", "en"),  # kana is not Chinese
+    ("これはペンです", "en"),  # kana is not Chinese: Japanese, asked in English
 ])
 def test_detect_by_the_share_of_cjk_characters(text, lang):
     assert detect(text) == lang
@@ -210,3 +210,74 @@ def test_default_metrics_on_a_chinese_sample_through_evaluate():
     report = evaluate([ZH], metrics=[m.name for m in get_metrics()], judge=judge, embedder=get_embedder("fake"))
     assert all(in_chinese(c.prompt) for c in judge.calls)
     assert all(r.evidence.get("language") == "zh" for r in report.samples[0].metrics.values() if r.scored)
+
+
+# --- Japanese and Korean: no prompts of their own, asked in English, and said so --------------------------------
+
+JA = ("東京は日本の首都ですか？", "はい、東京は日本の首都です。", "東京は日本の首都です。")
+JA_KATAKANA = ("コンピュータとは何ですか？", "ｺﾝﾋﾟｭｰﾀは計算する機械です。", "コンピュータは計算機です。")  # halfwidth kana
+KO = ("서울은 한국의 수도입니까?", "네, 서울은 한국의 수도입니다.", "서울은 대한민국의 수도이다.")
+
+
+@pytest.mark.parametrize("text, script, prompts", [
+    ("これはペンです", "ja", "en"),
+    ("東京は日本の首都です", "ja", "en"),  # kanji with kana: Japanese, not Chinese
+    ("ｺﾝﾋﾟｭｰﾀ", "ja", "en"),  # halfwidth katakana
+    ("서울은 한국의 수도입니다", "ko", "en"),
+    ("ᄒᆞᆫ글", "ko", "en"),  # conjoining Jamo
+    ("韓國語는 어렵다", "ko", "en"),  # hanja with hangul: Korean
+    ("列夫・托尔斯泰是俄国作家", "zh", "zh"),  # the katakana middle dot in Chinese is not kana
+    ("Java是面向对象的语言", "zh", "zh"),
+    ("What is Tokyo?", "en", "en"),
+])
+def test_kana_and_hangul_are_told_apart_from_han(text, script, prompts):
+    from localragas.data.language import script_language
+
+    assert script_language(text) == script and detect(text) == prompts
+
+
+def test_prompts_line_names_the_languages_without_prompts_of_their_own():
+    from localragas.data.language import prompts_line
+
+    assert prompts_line({"en": 1, "ja": 2, "ko": 1, "zh": 2}) == \
+        "prompts: en for 4 rows (2 ja, 1 ko: no prompts of their own), zh for 2"
+    assert prompts_line({"ja": 1}) == "prompts: en for 1 row (1 ja: no prompts of their own)"
+    assert prompts_line({"en": 3, "zh": 1}) == "prompts: en for 3 rows, zh for 1"
+    assert prompts_line({"en": 3}) is None and prompts_line({"zh": 2}) is None and prompts_line({}) is None
+
+
+def test_cli_asks_japanese_and_korean_rows_in_english_and_says_which_language_each_row_got(tmp_path, monkeypatch):
+    import json
+
+    import localragas.judges
+    from cli_helpers import cli, write_jsonl
+
+    judge = FakeJudge()
+    monkeypatch.setitem(localragas.judges._FACTORIES, "fake", lambda target, options: judge)
+    texts = {"ja1": JA, "ja2": JA_KATAKANA, "ko1": KO,
+             "zh1": ("Java是什么样的语言？", "Java是面向对象的语言，由Sun公司开发。", "Java是面向对象的编程语言。"),
+             "zh2": ("长城在哪里？", "长城在中国北方。", "长城位于中国北方。"),
+             "en1": ("What is Java?", "Java is an object-oriented language.", "Java is an object-oriented language.")}
+    rows = [{"id": i, "question": q, "contexts": [a], "answer": a, "reference": r} for i, (q, a, r) in texts.items()]
+    data = write_jsonl(tmp_path / "d.jsonl", rows, ensure_ascii=False)
+    r = cli("eval", data, "--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache", "--no-resume",
+            "--no-gate", "--out", tmp_path / "r.json")
+    assert r.exit_code == 0, r.output
+    assert "prompts: en for 4 rows (2 ja, 1 ko: no prompts of their own), zh for 2" in r.output
+    for row_id, (question, answer, _) in texts.items():
+        asked = [c.prompt for c in judge.calls if answer in c.prompt.user or question in c.prompt.user]
+        assert asked, row_id
+        if row_id.startswith("zh"):
+            assert all(in_chinese(p) for p in asked), row_id
+        else:
+            assert all(p.system in (SYSTEM, YES_NO_SYSTEMS["en"]) for p in asked), row_id
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert report["meta"]["languages"] == {"en": 1, "ja": 2, "ko": 1, "zh": 2}
+    for s in report["samples"]:
+        judged = [m["evidence"] for m in s["metrics"].values() if "language" in m["evidence"]]
+        assert judged, s["id"]
+        want = {"language": "zh"} if s["id"].startswith("zh") else {"language": "en"}
+        if s["id"][:2] in ("ja", "ko"):
+            want["detected_language"] = s["id"][:2]
+        assert all({k: e.get(k) for k in ("language", "detected_language") if k in e or k in want} == want
+                   for e in judged), (s["id"], judged)
