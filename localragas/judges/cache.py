@@ -9,6 +9,7 @@ later read or write error stops the run: both raise CacheError naming the file a
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import sqlite3
 import threading
@@ -84,21 +85,26 @@ class JudgeCache:
             self.close()
             raise
 
-    def error(self, problem: str, corrupt: bool = True) -> CacheError:
-        """A CacheError naming the file and the fix: for a corrupt cache, deleting it; else, the place."""
+    def error(self, problem: str, corrupt: bool = True, full: bool = False) -> CacheError:
+        """A CacheError naming the file and the fix: for a corrupt cache, deleting it; for a full disk, space; else,
+        the place."""
         fix = (f"delete it with `localragas cache clear --cache-dir {self.folder}`" if corrupt else
+               "the disk is full: free space, or choose another --cache-dir on another disk" if full else
                "check the folder's permissions and free space, or choose another --cache-dir")
         return CacheError(f"judge cache {self.path} {problem}: {fix}, or run without the cache (--no-cache)", corrupt)
 
     @contextlib.contextmanager
     def _guard(self, problem: str) -> Iterator[None]:
         """sqlite3 and OS errors as a CacheError. A DatabaseError is damage (corrupt, not a database); an
-        OperationalError (read-only, cannot open, disk I/O, locked) or an OSError is the place it lives."""
+        OperationalError (read-only, cannot open, disk I/O, locked, full) or an OSError is the place it lives. A
+        write that fails is rolled back by SQLite: the cache keeps every reply stored before it."""
         try:
             yield
         except (sqlite3.Error, OSError) as e:
             corrupt = isinstance(e, sqlite3.DatabaseError) and not isinstance(e, sqlite3.OperationalError)
-            raise self.error(f"{problem} ({type(e).__name__}: {e})", corrupt) from None
+            full = (getattr(e, "sqlite_errorcode", None) == getattr(sqlite3, "SQLITE_FULL", 13)
+                    or getattr(e, "errno", None) in (errno.ENOSPC, errno.EDQUOT) or "disk is full" in str(e))
+            raise self.error(f"{problem} ({type(e).__name__}: {e})", corrupt and not full, full) from None
 
     def _check(self) -> None:
         """Refuse a corrupt file (quick_check), a newer schema, or tables of another shape; create a new cache's."""

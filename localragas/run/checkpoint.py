@@ -2,21 +2,33 @@
 
 One JSON line per sample: {"hash": sha256 of the sample, "result": SampleResult}. A result is reused only for a
 sample with the same id and the same content. Any other line (cut by a kill, damaged, nested too deeply, longer than
-MAX_LINE_BYTES, of an older format) is discarded with a warning, and its sample is judged again.
+MAX_LINE_BYTES, of an older format) is discarded with a warning, and its sample is judged again. An append that fails
+(a full disk) is taken back whole (the file is cut back to where it was), so no part of its line stays.
+
+A run holds its checkpoint (JsonLinesCheckpoint.lock: an exclusive advisory lock on CHECKPOINT.lock, with its pid in
+it) while it is live: a second run of the same data and options is refused at once instead of resuming from samples
+the first is still writing. The OS drops the lock when a process ends, so a killed run never blocks the next one.
+Windows has no fcntl: there two live runs of one checkpoint are not told apart.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import logging
+import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 from pydantic import ValidationError
 
-from ..core.errors import CheckpointError
+from ..core.errors import CheckpointError, environment_message
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks (documented in docs/commands.md)
+    fcntl = None  # type: ignore[assignment]
 from ..data.schema import Sample, SampleResult
 
 log = logging.getLogger("localragas")
@@ -46,6 +58,67 @@ class JsonLinesCheckpoint:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        self._held: TextIO | None = None  # the open lock file while this object holds the checkpoint
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
+
+    def lock(self) -> None:
+        """Hold the checkpoint for this run until release() or remove(): an exclusive advisory lock (flock) on its
+        .lock file, this process's pid written in it. Another run holding it: CheckpointError naming the checkpoint,
+        the holder's pid and what to do, at once. Already held by this object, or no fcntl (Windows): nothing."""
+        if self._held is not None or fcntl is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            f = open(self.lock_path, "a+", encoding="utf-8")
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.seek(0)
+                holder = f.read(32).strip()
+                f.close()
+                raise CheckpointError(
+                    f"resume checkpoint {self.path} is in use by another live run of the same data and options "
+                    f"(pid {holder if holder.isdigit() else 'unknown'}): wait for it to end (the same command then "
+                    "resumes what it left), or run this one with --no-resume (or with another $LOCALRAGAS_STATE_DIR)"
+                ) from None
+            except BaseException:
+                f.close()
+                raise
+            try:  # a run that ended between our open and flock removed the file we hold: lock the one at the path
+                held, there = os.fstat(f.fileno()), os.stat(self.lock_path)
+                if (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino):
+                    break
+            except FileNotFoundError:
+                pass
+            f.close()
+        with contextlib.suppress(OSError):  # the pid is for the message; the lock is what counts
+            f.seek(0)
+            f.truncate()
+            f.write(f"{os.getpid()}\n")
+            f.flush()
+        self._held = f
+
+    def release(self) -> None:
+        """Let the checkpoint go (it stays, for a later run to resume); the lock file is removed while still held."""
+        f, self._held = self._held, None
+        if f is not None:
+            with contextlib.suppress(OSError):
+                self.lock_path.unlink()
+            f.close()
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator["JsonLinesCheckpoint"]:
+        """lock() for the block, released after it unless it was held before (by the run around it)."""
+        before = self._held is not None
+        self.lock()
+        try:
+            yield self
+        finally:
+            if not before:
+                self.release()
 
     def _entries(self) -> dict:
         """key -> value of every usable line; any other line is discarded with a warning (on the "localragas" logger)
@@ -84,19 +157,38 @@ class JsonLinesCheckpoint:
                         discarded[-1][0], unit)
 
     def _append(self, record: dict) -> None:
+        """One line at the end, on disk (fsync) before this returns. A failed write or fsync (a full disk) cuts the
+        file back to where it was, so no part of the line stays, and stops the run: CheckpointError naming the file,
+        the problem and what to do; the units appended before stay, for the same command to resume from."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps(record, ensure_ascii=False) + "\n"
-        with open(self.path, "a+b") as f:
-            if f.seek(0, os.SEEK_END):
-                f.seek(-1, os.SEEK_END)
-                if f.read(1) != b"\n":  # a line cut by a kill: begin a line of our own, not the end of that one
-                    line = "\n" + line
-            f.write(line.encode("utf-8"))
-            f.flush()
-            os.fsync(f.fileno())
+        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o666)
+        try:
+            size = os.lseek(fd, 0, os.SEEK_END)
+            if size:
+                os.lseek(fd, size - 1, os.SEEK_SET)
+                if os.read(fd, 1) != b"\n":  # a line cut by a kill: begin a line of our own, not the end of that one
+                    data = b"\n" + data
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            except OSError as e:
+                with contextlib.suppress(OSError):  # if even this fails, reading discards the cut line
+                    os.ftruncate(fd, size)
+                e.filename = e.filename or str(self.path)
+                raise CheckpointError(
+                    f"could not write the resume checkpoint: {environment_message(e)} ($LOCALRAGAS_STATE_DIR moves "
+                    f"it; --no-resume runs without one); the {self.unit}s finished before are kept in it: the same "
+                    "command goes on from there") from e
+        finally:
+            os.close(fd)
 
     def remove(self) -> None:
+        """The run is complete: its checkpoint goes, and the lock with it."""
         self.path.unlink(missing_ok=True)
+        self.release()
 
 
 class Checkpoint(JsonLinesCheckpoint):

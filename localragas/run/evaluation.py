@@ -142,7 +142,8 @@ def checkpoint_key(spec: RunSpec, judge_fingerprint: str) -> str:
 
 class Evaluation:
     """One run of a spec: run() returns the report; finish() removes the checkpoint once the report is kept (the
-    CLI writes its outputs first, so a failed write leaves the finished samples to resume from)."""
+    CLI writes its outputs first, so a failed write leaves the finished samples to resume from); close() lets the
+    checkpoint go, held from run() on so that another live run of the same spec is refused, not resumed."""
 
     def __init__(self, spec: RunSpec):
         self.spec = spec
@@ -169,6 +170,7 @@ class Evaluation:
             set_prompts(judge, spec.prompts)  # before the checkpoint key: Judge.scoring_fingerprint covers them
             if spec.resume:
                 self.checkpoint = Checkpoint(paths.runs_dir() / f"{checkpoint_key(spec, judge.scoring_fingerprint)}.jsonl")
+                self.checkpoint.lock()  # held until finish() or close(): the outputs are written under it
             cache = spec.cache_folder()
             report = evaluate(samples, metrics=spec.metrics, judge=judge, embedder=spec.embedder,
                               thresholds=spec.thresholds, gate=spec.gate, progress=spec.progress, skipped=skipped,
@@ -176,6 +178,9 @@ class Evaluation:
                               gate_on=spec.gate_on, concurrency=spec.concurrency, language=spec.language,
                               metric_options=spec.metric_options, max_error_rate=spec.max_error_rate,
                               prompts=spec.prompts)
+        except BaseException:
+            self.close()
+            raise
         finally:
             judge.close()
         report.meta["dataset"] = str(spec.data)
@@ -193,9 +198,19 @@ class Evaluation:
             self.checkpoint.remove()
 
 
+    def close(self) -> None:
+        """The run is over, complete or not: its checkpoint is let go (kept, unless finish() removed it), so another
+        run may resume it."""
+        if self.checkpoint is not None:
+            self.checkpoint.release()
+
+
 def run_eval(spec: RunSpec) -> Report:
     """Run a spec to its report, as `localragas eval` does (without writing files); the checkpoint is removed."""
     run = Evaluation(spec)
-    report = run.run()
-    run.finish()
+    try:
+        report = run.run()
+        run.finish()
+    finally:
+        run.close()
     return report

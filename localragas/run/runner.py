@@ -8,7 +8,7 @@ import time
 import traceback
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
@@ -124,7 +124,10 @@ def evaluate(
     # a window too small for one item, with the instruction texts as asked (overrides, custom metrics): refused now
     own = {family: smallest for m in chosen for family, smallest in m.window_prompts.items()}
     check_window(judge, [p for m in chosen for p in m.prompts], own)
-    with judge_cache(judge, cache, cache_dir):
+    if checkpoint is not None and not isinstance(checkpoint, Checkpoint):
+        checkpoint = Checkpoint(checkpoint)
+    # a checkpoint is held while the run is live: another live run of it is refused (CheckpointError), not resumed
+    with judge_cache(judge, cache, cache_dir), (checkpoint.held() if checkpoint else nullcontext()):
         return _run(samples, chosen, judge, embedder, thresholds, gate, progress, skipped, checkpoint, gate_on,
                     concurrency, language, max_error_rate)
 

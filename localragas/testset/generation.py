@@ -233,6 +233,8 @@ class Generation:
             with judge_cache(judge, spec.cache, spec.cache_dir if spec.cache else None):
                 return self._run(chunks, judge)
         finally:
+            if self.checkpoint is not None:
+                self.checkpoint.release()
             if not isinstance(spec.judge, Judge):
                 judge.close()
 
@@ -256,6 +258,7 @@ class Generation:
             key = run_key("generate", digest, spec.size, spec.mix, spec.seed, spec.language, judge.scoring_fingerprint,
                           embedder.describe(), spec.chunk_chars, prompts_digest(FAMILIES))
             self.checkpoint = RecordCheckpoint(paths.runs_dir() / f"generate-{key}.jsonl")
+            self.checkpoint.lock()  # until run() ends: another live run of it is refused, not resumed
             done = self.checkpoint.load()
         corpus = _Corpus(chunks, embedder)
         wanted = plan(spec.size, spec.mix)

@@ -151,6 +151,7 @@ def test_a_killed_eval_run_resumes_with_the_same_prompts_and_starts_afresh_with_
                                                                                             change):
     killed = Evaluation(eval_spec(data))
     killed.run()  # not finished: its checkpoint stays, as a kill leaves it
+    killed.close()  # and is let go, as a kill lets it go
     cut_to_first_line(killed.checkpoint.path)
     if change:
         changed(monkeypatch, verdicts.ONE)
