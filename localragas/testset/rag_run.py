@@ -5,6 +5,10 @@ question of a test set, a bounded number at once, and each row written back with
     run = run_rag(RagRunSpec("testset.jsonl", target="examples/toy_rag.py:answer"))
     run.write("filled.jsonl")    # run.failed: the rows whose call failed
 
+A Python function runs in worker processes (localragas.testset.rag_worker): a call past the timeout is stopped, its
+worker killed and replaced, and the row says "timed out after N s; the call was stopped". An HTTP endpoint's timeout
+is a deadline for the whole request.
+
 A failed row (after `retries` retries with backoff for a timeout, a connection error or a 5xx) keeps its place with
 `"answer": ""`, `"contexts": []` and `"rag_error": "<why>"`; `localragas eval` refuses such a row (skipped with that
 reason under --skip-invalid), so a failed call is never scored. The other rows are never lost to it.
@@ -24,7 +28,8 @@ from ..data.sample_record import RAG_ERROR_FIELD as ERROR_FIELD
 from ..data.sample_record import content_id
 from ..core.errors import ConfigError, DatasetError
 from ..core.inputs import DEFAULT_MAX_INPUT_BYTES
-from .rag_targets import CallableTarget, HttpTarget, RowFailure, load_callable, parse_reply
+from .rag_targets import CallableTarget, HttpTarget, RowFailure, parse_reply
+from .rag_worker import ProcessTarget, importable_name
 from ..data.schema import FIELD_ALIASES, field_names
 
 DEFAULT_TIMEOUT = 60.0
@@ -57,9 +62,14 @@ class RagRunSpec:
             raise ConfigError(f"--retries must be a whole number >= 0, not {self.retries!r}")
 
     def pipeline(self):
+        """The pipeline to ask: an HTTP endpoint; a function named 'module:function' or 'file.py:function' (or given
+        as one a worker can import by that name), run in worker processes so that a call past the timeout is
+        stopped (rag_worker.ProcessTarget); any other function given in Python, in a thread (CallableTarget: a call
+        past the timeout is left running)."""
         if self.url is not None:
             return HttpTarget(self.url)
-        return CallableTarget(self.target if callable(self.target) else load_callable(self.target))
+        name = self.target if isinstance(self.target, str) else importable_name(self.target)
+        return ProcessTarget(name) if name is not None else CallableTarget(self.target)
 
 
 @dataclass
@@ -132,10 +142,14 @@ def run_rag(spec: RagRunSpec) -> RagRun:
             failed[i] = (row_id, str(e))
             out[i] = _filled(record, row_id, {"answer": "", "contexts": [], ERROR_FIELD: str(e)})
 
-    with progress_for(len(rows), spec.progress, unit="rows", verb="asking") as bar, \
-            ThreadPoolExecutor(spec.concurrency, thread_name_prefix="run-rag") as pool:
-        futures = {pool.submit(one, i): i for i in range(len(rows))}
-        for f in as_completed(futures):
-            f.result()
-            bar.advance(rows[futures[f]][0])
+    try:
+        with progress_for(len(rows), spec.progress, unit="rows", verb="asking") as bar, \
+                ThreadPoolExecutor(spec.concurrency, thread_name_prefix="run-rag") as pool:
+            futures = {pool.submit(one, i): i for i in range(len(rows))}
+            for f in as_completed(futures):
+                f.result()
+                bar.advance(rows[futures[f]][0])
+    finally:
+        if isinstance(pipeline, ProcessTarget):
+            pipeline.close()  # its worker processes end with the run
     return RagRun([r for r in out if r is not None], [failed[i] for i in sorted(failed)])

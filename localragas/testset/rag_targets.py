@@ -11,6 +11,7 @@ malformed reply is not. Standard library only (urllib).
 """
 from __future__ import annotations
 
+import http.client
 import importlib
 import importlib.util
 import json
@@ -69,16 +70,22 @@ def parse_reply(value: Any) -> RagReply:
     return RagReply(answer, list(contexts), None if ids is None else [str(i) for i in ids])
 
 
-def load_callable(target: str) -> Callable[[str], Any]:
-    """The function a --target names: 'module:function' (importable from the current folder) or
-    'path/to/file.py:function'."""
+def check_target(target: str) -> tuple[str, str]:
+    """(module or file, function) of a --target, its form checked (and a file's existence) without importing it."""
     where, sep, name = target.rpartition(":")
     if not sep or not where or not name.isidentifier():
         raise ConfigError(f"--target: '{target}' must look like module:function or path/to/file.py:function")
+    if where.endswith(".py") and not Path(where).is_file():
+        raise ConfigError(f"--target: {where} is not a file")
+    return where, name
+
+
+def load_callable(target: str) -> Callable[[str], Any]:
+    """The function a --target names: 'module:function' (importable from the current folder) or
+    'path/to/file.py:function'."""
+    where, name = check_target(target)
     if where.endswith(".py"):
         path = Path(where)
-        if not path.is_file():
-            raise ConfigError(f"--target: {path} is not a file")
         spec = importlib.util.spec_from_file_location(f"localragas_target_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
@@ -96,8 +103,10 @@ def load_callable(target: str) -> Callable[[str], Any]:
 
 
 class CallableTarget:
-    """A Python function, each call in a thread of its own so that a timeout can be kept (a call that times out is
-    left to finish in the background; its result is ignored)."""
+    """A Python function that no worker process can import by name (a lambda, a closure, a notebook's function: see
+    rag_worker.ProcessTarget for the others), each call in a thread of its own so that a timeout can be kept; a call
+    that times out cannot be stopped: it is left to finish in the background, its result ignored, and the row says
+    so."""
 
     def __init__(self, fn: Callable[[str], Any]):
         self.fn = fn
@@ -116,7 +125,8 @@ class CallableTarget:
         worker.start()
         worker.join(timeout)
         if worker.is_alive():
-            raise RowFailure(f"timed out after {timeout:g} s", retry=True)
+            raise RowFailure(f"timed out after {timeout:g} s; the call could not be stopped (a function not "
+                             "importable by name runs in a thread)", retry=True)
         if "error" in box:
             e = box["error"]
             raise RowFailure(f"{type(e).__name__}: {e}", retry=isinstance(e, (TimeoutError, ConnectionError)))
@@ -124,7 +134,9 @@ class CallableTarget:
 
 
 class HttpTarget:
-    """An HTTP endpoint: POST {"question", "id"}, JSON back."""
+    """An HTTP endpoint: POST {"question", "id"}, JSON back. The timeout is a deadline for the whole request
+    (connect, send, wait, read): at the deadline the connection is shut, so a server that trickles its reply a byte
+    at a time cannot hold the row past it."""
 
     def __init__(self, url: str):
         if not url.startswith(("http://", "https://")):
@@ -135,22 +147,88 @@ class HttpTarget:
         body = json.dumps({"question": question, "id": row_id}).encode("utf-8")
         request = urllib.request.Request(self.url, data=body, method="POST",
                                          headers={"Content-Type": "application/json", "Accept": "application/json"})
+        timed_out = RowFailure(f"timed out after {timeout:g} s", retry=True)
+        connections = _Connections()
+        clock = threading.Timer(timeout, connections.expire)
+        clock.daemon = True
+        clock.start()
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310 - the user's own URL
+            with _opener(connections).open(request, timeout=timeout) as reply:
                 raw = reply.read(MAX_REPLY_BYTES + 1)
         except urllib.error.HTTPError as e:
+            if connections.expired:
+                raise timed_out from None
             raise RowFailure(f"HTTP {e.code} {e.reason}", retry=e.code >= 500) from None
         except (TimeoutError, socket.timeout):
-            raise RowFailure(f"timed out after {timeout:g} s", retry=True) from None
+            raise timed_out from None
         except urllib.error.URLError as e:
-            timed_out = isinstance(e.reason, (TimeoutError, socket.timeout))
-            message = f"timed out after {timeout:g} s" if timed_out else f"cannot connect: {e.reason}"
-            raise RowFailure(message, retry=True) from None
-        except (ConnectionError, OSError) as e:
+            if connections.expired or isinstance(e.reason, (TimeoutError, socket.timeout)):
+                raise timed_out from None
+            raise RowFailure(f"cannot connect: {e.reason}", retry=True) from None
+        except (ConnectionError, OSError, http.client.HTTPException) as e:
+            if connections.expired:
+                raise timed_out from None
             raise RowFailure(f"connection error: {e}", retry=True) from None
+        finally:
+            clock.cancel()
+        if connections.expired:  # the deadline passed as the last bytes came: what came may be cut short
+            raise timed_out
         if len(raw) > MAX_REPLY_BYTES:
             raise RowFailure(f"malformed reply: longer than {MAX_REPLY_BYTES} bytes", retry=False)
         try:
             return json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             raise RowFailure(f"malformed reply: not JSON ({raw[:80]!r})", retry=False) from None
+
+
+class _Connections:
+    """The sockets of one request; expire() (at its deadline) shuts them, which ends a read blocked in them."""
+
+    def __init__(self):
+        self.expired = False
+        self._socks: list[socket.socket] = []
+        self._lock = threading.Lock()
+
+    def add(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._socks.append(sock)
+            if self.expired:
+                _shut(sock)
+
+    def expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._socks:
+                _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+def _opener(connections: _Connections) -> urllib.request.OpenerDirector:
+    """urllib's opener (proxies and redirects as usual) whose HTTP(S) connections register their sockets."""
+
+    class Http(http.client.HTTPConnection):
+        def connect(self):
+            super().connect()
+            connections.add(self.sock)
+
+    class Https(http.client.HTTPSConnection):
+        def connect(self):
+            super().connect()
+            connections.add(self.sock)
+
+    class HttpHandler(urllib.request.HTTPHandler):
+        def http_open(self, req):
+            return self.do_open(Http, req)
+
+    class HttpsHandler(urllib.request.HTTPSHandler):
+        def https_open(self, req):
+            more = {"check_hostname": self._check_hostname} if getattr(self, "_check_hostname", None) is not None else {}
+            return self.do_open(Https, req, context=self._context, **more)  # as urllib's own (3.10, 3.11; 3.12 on)
+
+    return urllib.request.build_opener(HttpHandler, HttpsHandler)

@@ -4,6 +4,7 @@ generate -> run-rag -> eval end to end with the toy RAG of examples/."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -107,7 +108,8 @@ def test_a_python_function_is_called_with_each_question(testset):
     rows = {r["id"]: r for r in run.rows}
     assert rows["r0"]["answer"] == "answer to ok" and rows["r0"]["contexts"] == ["ctx"]
     assert "retrieved_context_ids" not in rows["r0"]
-    assert rows["r1"]["rag_error"] == "timed out after 0.3 s"
+    assert rows["r1"]["rag_error"] == ("timed out after 0.3 s; the call could not be stopped (a function not "
+                                       "importable by name runs in a thread)")  # a closure: no worker can import it
     assert rows["r3"]["rag_error"] == "KeyError: 'no such document'"
     assert rows["r5"]["rag_error"] == "malformed reply: 'answer' must be a string, got int"
     assert sorted(asked) == sorted(["ok", "slow", "flaky", "missing", "garbled", "shape"])
@@ -162,3 +164,94 @@ def test_generate_run_rag_eval_end_to_end_with_the_toy_rag(tmp_path, monkeypatch
     assert len(report["samples"]) == 8 and report["meta"]["judge_stats"]["failed_calls"] == 0
     recall = [s["metrics"]["id_based_context_recall"] for s in report["samples"]]
     assert any(m["value"] is not None for m in recall)  # generated reference_context_ids meet the toy RAG's ids
+
+
+# --- a call past its timeout is stopped; an HTTP reply trickled past it is cut -----------------------------------
+
+PIPELINE = """
+import os, time
+from pathlib import Path
+
+def ask(question):
+    if question == "slow":
+        time.sleep(2.0)
+        Path(os.environ["RAG_MARKER"]).write_text("the call went on after its timeout")
+    if question == "boom":
+        raise ConnectionError("index offline")
+    if question == "exit":
+        os._exit(3)
+    return {"answer": f"{question} from {os.getpid()}", "contexts": ["c"]}
+"""
+
+
+def test_a_call_past_its_timeout_is_stopped_and_the_other_rows_are_answered(tmp_path, monkeypatch):
+    (tmp_path / "slowpipe.py").write_text(PIPELINE)
+    marker = tmp_path / "marker"
+    monkeypatch.setenv("RAG_MARKER", str(marker))
+    monkeypatch.chdir(tmp_path)
+    questions = ["a", "slow", "b", "boom", "exit", "c"]
+    data = write_jsonl(tmp_path / "t.jsonl", [{"id": f"r{i}", "question": q} for i, q in enumerate(questions)])
+    out = tmp_path / "filled.jsonl"
+    t0 = time.monotonic()
+    r = cli("run-rag", data, "--target", "slowpipe:ask", "--out", out, "--timeout", 0.5, "--retries", 0,
+            "--no-progress")
+    took = time.monotonic() - t0
+    assert r.exit_code == 4, r.output
+    rows = {row["id"]: row for row in map(json.loads, out.read_text().splitlines())}
+    assert rows["r1"]["rag_error"] == "timed out after 0.5 s; the call was stopped"
+    assert rows["r3"]["rag_error"] == "ConnectionError: index offline"
+    assert rows["r4"]["rag_error"] == "the pipeline's process ended during the call (exit code 3)"
+    pids = {i: rows[i]["answer"].split(" from ")[1] for i in ("r0", "r2", "r5")}
+    assert pids["r0"] != pids["r2"]  # the worker of the stopped call was replaced
+    assert pids["r2"] != pids["r5"]  # and so was the one that died
+    assert int(pids["r0"]) != os.getpid()
+    assert took < 10, took
+    time.sleep(2.5)  # past the slow call's sleep: had it gone on, the marker would be there
+    assert not marker.exists()
+
+
+def test_one_worker_answers_every_call_when_none_times_out(tmp_path, monkeypatch):
+    (tmp_path / "slowpipe.py").write_text(PIPELINE)
+    data = write_jsonl(tmp_path / "t.jsonl", [{"id": f"r{i}", "question": f"q{i}"} for i in range(20)])
+    run = run_rag(RagRunSpec(data, target=f"{tmp_path / 'slowpipe.py'}:ask", timeout=5))
+    assert not run.failed and len({row["answer"].split(" from ")[1] for row in run.rows}) == 1
+
+
+class Trickle(BaseHTTPRequestHandler):
+    """A reply of 1,000 bytes announced, sent one byte every 0.1 s: no single read waits long, the whole never ends."""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        try:
+            for _ in range(1000):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+def test_an_endpoint_that_trickles_its_reply_is_cut_at_the_timeout(tmp_path):
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Trickle)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    data = write_jsonl(tmp_path / "t.jsonl", [{"id": "r0", "question": "q"}])
+    out = tmp_path / "filled.jsonl"
+    try:
+        t0 = time.monotonic()
+        r = cli("run-rag", data, "--url", f"http://127.0.0.1:{httpd.server_address[1]}/q", "--out", out,
+                "--timeout", 0.5, "--retries", 1, "--no-progress")
+        took = time.monotonic() - t0
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert r.exit_code == 4, r.output
+    assert json.loads(out.read_text())["rag_error"] == "timed out after 0.5 s (after 2 tries)"
+    assert took < 3, took  # two tries of 0.5 s and a backoff, not 100 s of trickle
