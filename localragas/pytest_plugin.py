@@ -14,10 +14,10 @@ Installed with localragas and loaded by pytest automatically (entry point `pytes
 
 Settings, first found wins: command line (`--localragas-judge`, `--localragas-embedder`,
 `--localragas-judge-option KEY=VALUE`, `--localragas-cache-dir`, `--localragas-no-cache`,
-`--localragas-gate-on`), environment (LOCALRAGAS_JUDGE, LOCALRAGAS_EMBEDDER, LOCALRAGAS_JUDGE_OPTIONS,
+`--localragas-gate-on`, `--localragas-no-judge-check`), environment (LOCALRAGAS_JUDGE, LOCALRAGAS_EMBEDDER, LOCALRAGAS_JUDGE_OPTIONS,
 LOCALRAGAS_CACHE_DIR), ini options (localragas_judge, localragas_embedder, localragas_judge_options,
-localragas_cache_dir), the project's localragas.toml / [tool.localragas] (also its thresholds, metrics, custom
-metrics and [prompts] overrides), the library defaults. Judge options from every layer are merged, the command line winning per key.
+localragas_cache_dir, localragas_judge_check), the project's localragas.toml / [tool.localragas] (also its thresholds,
+metrics, custom metrics, [prompts] overrides and judge_check), the library defaults. Judge options from every layer are merged, the command line winning per key.
 
 This module is imported in every pytest session of everyone who has localragas installed: it imports nothing
 heavy at module level; judges, embedders and the runner are imported inside the fixtures.
@@ -57,6 +57,7 @@ class LocalragasConfig:
     columns: dict[str, str] = field(default_factory=dict)  # from the project config: field -> the data's column
     # from the project config's [prompts]: prompt family -> the file of its instruction text (set on the judge)
     prompts: dict[str, str] = field(default_factory=dict)
+    judge_check: bool = True  # the judge check before scoring (False: --localragas-no-judge-check, for test setups)
     config_file: str | None = None
 
 
@@ -82,10 +83,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--localragas-gate-on", choices=("mean", "lower-bound"), default=None,
                     help="what each metric's threshold is held against: the mean (default) or the lower bound of "
                          "its confidence interval.")
+    group.addoption("--localragas-no-judge-check", action="store_true", default=False,
+                    help="skip the judge check (obvious items asked before scoring; a judge that cannot tell them "
+                         "apart fails the test): for a test setup only. Ini localragas_judge_check = false.")
     parser.addini("localragas_judge", "judge for the localragas fixtures (see --localragas-judge)")
     parser.addini("localragas_embedder", "embedder for the localragas fixtures (see --localragas-embedder)")
     parser.addini("localragas_judge_options", "judge backend settings, KEY=VALUE items", type="args", default=[])
     parser.addini("localragas_cache_dir", "persistent judge cache folder (see --localragas-cache-dir)")
+    parser.addini("localragas_judge_check", "false: skip the judge check (see --localragas-no-judge-check)", type="bool",
+                  default=None)
 
 
 def _parse_options(items: Iterable[str], where: str) -> dict[str, Any]:
@@ -122,7 +128,14 @@ def _explicit(config: pytest.Config) -> dict[str, Any]:
                             config.getini("localragas_cache_dir")),
         "no_cache": bool(opt.localragas_no_cache),
         "gate_on": opt.localragas_gate_on,
+        "judge_check": False if opt.localragas_no_judge_check else _ini_bool(config, "localragas_judge_check"),
     }
+
+
+def _ini_bool(config: pytest.Config, name: str) -> bool | None:
+    """A bool ini option, None when it is not set (older pytest gives [] for an unset one)."""
+    value = config.getini(name)
+    return value if isinstance(value, bool) else None
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -139,6 +152,8 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         shown.append("judge_options=" + ",".join(f"{k}={v}" for k, v in given["judge_options"].items()))
     if given["no_cache"]:
         shown.append("no cache")
+    if given["judge_check"] is False:
+        shown.append("no judge check")
     return f"localragas: {', '.join(shown)}" if shown else None
 
 
@@ -164,6 +179,7 @@ def localragas_config(pytestconfig: pytest.Config) -> LocalragasConfig:
         metrics=list(project.metrics) if project.metrics else None,
         columns=dict(project.columns),
         prompts=dict(project.prompts),
+        judge_check=_first(given["judge_check"], project.judge_check, True),
         config_file=project.source,
     )
 
@@ -224,6 +240,7 @@ def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig
             kwargs["columns"] = cfg.columns
         if cfg.gate_on and "gate_on" not in kwargs:
             kwargs["gate_on"] = cfg.gate_on
+        kwargs.setdefault("judge_check", cfg.judge_check)
         if kwargs.get("embedder") is None and _needs_embedder(kwargs.get("metrics"), kwargs.get("metric_options")):
             kwargs["embedder"] = request.getfixturevalue("localragas_embedder")
         held = localragas_judge.prompts  # evaluate(prompts=...) sets them on the judge: the session's are restored

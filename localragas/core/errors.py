@@ -73,6 +73,12 @@ class JudgeError(LocalragasError):
     """
 
 
+class JudgeCheckError(LocalragasError):
+    """The judge failed the judge check before any sample was scored (run/judge_check.py): it cannot tell obvious
+    supported from unsupported statements, or relevant from irrelevant chunks. The command line exits 5; the message
+    names the judge, the family, the figures, items it got wrong and what to try."""
+
+
 _WHAT_TO_DO = {
     errno.EACCES: "check its permissions, or choose another path",
     errno.EPERM: "check its permissions, or choose another path",

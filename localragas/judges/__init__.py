@@ -57,7 +57,7 @@ def _transformers(target: str, options: dict[str, Any]) -> Judge:
 def _fake(target: str, options: dict[str, Any]) -> Judge:
     if options:
         raise ConfigError("the fake judge takes no --judge-option but calibration=FILE")
-    return FakeJudge(record=False)  # made from a name: nobody holds it to read its record of calls
+    return FakeJudge(record=False, checked=True)  # made from a name: nobody reads its calls; the judge check runs
 
 
 _FACTORIES: dict[str, Callable[[str, dict[str, Any]], Judge]] = {

@@ -84,6 +84,9 @@ class Judge(ABC):
     # the user's instruction texts for built-in prompt families (prompts/overrides.py; set by the run from
     # `[prompts]` / `--prompt`), applied to every prompt before it is asked or cached; None: the built-in texts
     prompts: "PromptOverrides | None" = None
+    # why the judge check (run/judge_check.py) is not run on this judge, e.g. a fake judge a test builds in code; None:
+    # checked, unless its catalogue entry is exempt (ModelSpec.judge_check)
+    judge_check_exempt: str | None = None
 
     def __init__(self) -> None:
         self.stats = JudgeStats()  # run totals, all threads

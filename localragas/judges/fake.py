@@ -31,13 +31,16 @@ class FakeJudge(Judge):
 
     A reply may be a dict, a pydantic model, a raw JSON string (to test bad replies) or an exception to raise.
     record=False keeps no `calls` (the judge `--judge fake` names: nothing reads them there, and a large run would
-    hold every prompt it was asked).
+    hold every prompt it was asked). checked=False (a judge a test builds in code, its replies the test's script):
+    exempt from the judge check (run/judge_check.py), which would ask it and record calls the test did not make;
+    the judge `--judge fake` names is checked (its heuristic separates the check's items by word overlap).
     """
 
     def __init__(self, replies: list[Reply] | None = None, responder: Responder | None = None, name: str = "fake",
-                 n_ctx: int | None = 8192, record: bool = True):
+                 n_ctx: int | None = 8192, record: bool = True, checked: bool = False):
         super().__init__()
         self.record = record
+        self.judge_check_exempt = None if checked else "a fake judge built in code (tests)"
         self.n_ctx = n_ctx  # as the llamacpp default, so long inputs are split as with a real judge (None: never)
         self.queue: deque[Reply] = deque(replies or [])
         self.responder = responder or heuristic_reply

@@ -75,7 +75,7 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
             checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
         report = evaluate([r.sample for r in group], metrics=[scored_with], judge=judge, embedder=embedder,
                           gate=False, progress=progress, cache=judge.cache is not None, checkpoint=checkpoint,
-                          metric_options=options)
+                          metric_options=options, judge_check=False)  # calibrate measures the judge itself
         results = {s.id: s for s in report.samples}
         for kind in dict.fromkeys(r.kind for r in group):
             of_kind = [r for r in group if r.kind == kind]

@@ -94,7 +94,8 @@ def _data_reasons(s: MetricSummary) -> str:
 
 
 def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problems: dict[str, str], enabled=True,
-             on: str = "mean", lower_is_better: Collection[str] = (), max_error_rate: float = 0.0) -> Gate:
+             on: str = "mean", lower_is_better: Collection[str] = (), max_error_rate: float = 0.0,
+             judge_failures: Mapping[str, str] | None = None) -> Gate:
     """Each metric with a threshold passes when its mean (or, with on='lower-bound', the lower end of its 95%
     confidence interval: 'passes even if the judge was unlucky') reaches the threshold.
 
@@ -104,10 +105,17 @@ def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problem
     Fail closed: a metric (with a threshold or not) whose samples an error left unscored beyond `max_error_rate`, or
     with errors and no scored sample, could not be evaluated: `evaluated` is False and the gate does not pass (gated
     metrics get status "error"). A metric with no scored sample is "not evaluated" (and passes) only when every
-    sample lacked the data it needs."""
+    sample lacked the data it needs.
+
+    judge_failures: metric -> why its judge was not judging (run/judge_check.py flat_metrics: its P(yes) flat over
+    many items): such a metric could not be evaluated either, whatever `max_error_rate`."""
     check_gate_on(on)
     max_error_rate = check_max_error_rate(max_error_rate)
     errors = [x for x in (metric_errors(s, max_error_rate) for s in summary) if x is not None]
+    for s in summary:
+        if why := (judge_failures or {}).get(s.metric):
+            errors.append(MetricErrors(metric=s.metric, errors=0, samples=s.scored + s.unscored, rate=0.0,
+                                       allowed=False, first_error=why, message=f"{s.metric}: could not evaluate: {why}"))
     broken = {x.metric: x for x in errors if not x.allowed}
     results = []
     for s in summary:

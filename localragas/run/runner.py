@@ -19,8 +19,9 @@ from ..asking import check_window
 from ..calibration_map import CalibrationMap
 from .checkpoint import Checkpoint, sample_hash
 from ..embeddings import CachedEmbedder, Embedder, get_embedder
-from ..core.errors import CacheError, ConfigError, JudgeError, MissingDependencyError, ModelLoadError
+from ..core.errors import CacheError, ConfigError, JudgeCheckError, JudgeError, MissingDependencyError, ModelLoadError
 from .gate import check_gate_on, check_max_error_rate, default_thresholds, run_gate
+from .judge_check import failure_message, flat_metrics, run_check, scoring_stats
 from ..judges import Judge, get_judge
 from ..judges.cache import JudgeCache
 from ..judges.calibrated import set_calibration
@@ -81,6 +82,7 @@ def evaluate(
     cache: bool = True,
     judge_options: Mapping[str, Any] | None = None,
     prompts: Mapping[str, str | Path] | None = None,
+    judge_check: bool = True,
 ) -> Report:
     """Score samples with the RAGAS metrics and apply the quality gate.
 
@@ -101,6 +103,9 @@ def evaluate(
     language: 'auto' (each sample's prompts in the language of its script), 'en' or 'zh' for every sample.
     prompts: prompt family -> a file whose text replaces the family's instruction block (prompts/overrides.py,
     docs/custom-metrics.md), e.g. {"verify_statement": "instruction.txt"}; set on the judge.
+    judge_check: before any sample is scored, ask the judge obvious items the way the metrics ask theirs
+    (run/judge_check.py, docs/gate.md#the-judge-check); a judge that cannot tell them apart raises JudgeCheckError
+    (the command line's exit 5). False skips it (report.meta["judge_check"] says so): for a test setup only.
     metric_options: per metric, settings such as {"answer_correctness": {"weights": (0.5, 0.5)}}.
     max_error_rate: the share of a metric's samples an error (judge, embedder, I/O) may leave unscored; beyond it,
     or with no scored sample, the metric could not be evaluated: report.gate.evaluated is False, the gate fails.
@@ -129,7 +134,7 @@ def evaluate(
     # a checkpoint is held while the run is live: another live run of it is refused (CheckpointError), not resumed
     with judge_cache(judge, cache, cache_dir), (checkpoint.held() if checkpoint else nullcontext()):
         return _run(samples, chosen, judge, embedder, thresholds, gate, progress, skipped, checkpoint, gate_on,
-                    concurrency, language, max_error_rate)
+                    concurrency, language, max_error_rate, judge_check)
 
 
 def set_prompts(judge: Judge, prompts: Mapping[str, str | Path] | None) -> None:
@@ -183,7 +188,7 @@ def judge_cache(judge: Judge, cache: bool = True, cache_dir: str | Path | None =
 
 
 def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, thresholds, gate, progress, skipped,
-         checkpoint, gate_on, concurrency, language, max_error_rate) -> Report:
+         checkpoint, gate_on, concurrency, language, max_error_rate, judge_check=True) -> Report:
     """evaluate() once its inputs are checked and the judge's cache is set."""
     names = [m.name for m in chosen]
     if checkpoint is not None and not isinstance(checkpoint, Checkpoint):
@@ -205,6 +210,9 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
     if emb is not None and workers > 1:
         emb = _Serialised(emb)
 
+    check = run_check(judge, chosen, samples, emb, enabled=judge_check)  # before any sample is scored
+    if check["status"] == "failed":
+        raise JudgeCheckError(failure_message(check, judge.name))
     started_at = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     slots: list[SampleResult | None] = [None] * len(samples)
@@ -232,6 +240,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
             _score_in_threads(todo, workers, finish, chosen, judge, emb, calibration)
     results = [r for r in slots if r is not None]
     wall = time.perf_counter() - t0
+    scored = scoring_stats(judge.stats.as_dict(), check)  # the scoring's: the check counts its own (judge_check)
 
     meta = {
         "localragas": __version__,
@@ -245,11 +254,12 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
         "metric_options": {m.name: dict(m.options) for m in chosen if m.options},
         "resumed_samples": resumed,
         "judge": judge.describe(),
+        "judge_check": check,
         "calibration": calibration.describe() if calibration else None,
         "uncalibrated": uncalibrated(chosen, covered),
-        "judge_stats": judge.stats.as_dict(),
+        "judge_stats": scored,
         "judge_totals": {k: round(sum(r.judge.get(k, 0) for r in results), 3) for k in judge.stats.counters()},
-        "share_of_wall_in_judge": round(judge.stats.seconds / wall, 4) if wall > 0 else None,
+        "share_of_wall_in_judge": round(scored["seconds"] / wall, 4) if wall > 0 else None,
         "judge_cache": str(judge.cache.path) if judge.cache else None,
         "embedder": embedder.describe() if isinstance(embedder, Embedder) else None,
         "thresholds": limits,
@@ -384,7 +394,8 @@ def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: 
         s.higher_is_better = s.metric not in lower
     gate = run_gate(summary, limits, problems, enabled=report.gate.enabled if enabled is None else enabled,
                     on=gate_on or report.gate.on, lower_is_better=lower,
-                    max_error_rate=report.gate.max_error_rate if max_error_rate is None else max_error_rate)
+                    max_error_rate=report.gate.max_error_rate if max_error_rate is None else max_error_rate,
+                    judge_failures=flat_metrics(report, definitions))
     meta = {**report.meta, "thresholds": limits, "ci": ci_settings()}
     return report.model_copy(update={"definitions": definitions, "summary": summary, "by_category": categories,
                                      "gate": gate, "meta": meta})

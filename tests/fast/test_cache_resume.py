@@ -144,8 +144,11 @@ def _cli(tmp_path, state: str, kill_at: int, out: Path) -> subprocess.CompletedP
                           text=True, timeout=120)
 
 
+CHECK_CALLS = 20  # the judge check's, asked before any sample (run/judge_check.py: 12 statements, 8 chunks in English)
+
+
 def test_kill_9_then_rerun_loses_nothing_and_matches_an_uninterrupted_run(tmp_path):
-    killed = _cli(tmp_path, "s", kill_at=25, out=tmp_path / "never.json")
+    killed = _cli(tmp_path, "s", kill_at=CHECK_CALLS + 25, out=tmp_path / "never.json")
     assert killed.returncode == -9, killed.stderr
     runs = list((tmp_path / "s" / "runs").glob("*.jsonl"))
     assert len(runs) == 1

@@ -1,7 +1,9 @@
 """The openai backend against a stub OpenAI-compatible server (http.server on 127.0.0.1, port 0), and concurrency.
 
 The stub answers every schema the metrics ask for with a deterministic reply derived from the prompt, so runs
-can be compared; `plan` scripts failures (HTTP codes, dropped connections, truncation, slow replies).
+can be compared; `plan` scripts failures (HTTP codes, dropped connections, truncation, slow replies). Its graded
+P(yes) is one value for every prompt (0.75), so it cannot pass the judge check: the runs here skip it
+(judge_check=False, --no-judge-check); test_judge_check.py runs the check against a stub that can judge.
 """
 from __future__ import annotations
 
@@ -275,7 +277,8 @@ def test_extra_body_from_the_command_line_as_json(stub, tmp_path):
     data.write_text(mk(1).model_dump_json() + "\n")
     result = cli(
         "eval", str(data), "--judge", "openai:stub-model", "--judge-option", f"base_url={stub.url}",
-        "--judge-option", 'extra_body={"repeat_penalty": 1.0}', "-m", "faithfulness", "--no-gate", "--no-progress")
+        "--judge-option", 'extra_body={"repeat_penalty": 1.0}', "-m", "faithfulness", "--no-gate", "--no-progress",
+        "--no-judge-check")
     assert result.exit_code == 0, result.output
     assert all(r["body"]["repeat_penalty"] == 1.0 for r in stub.requests)
 
@@ -285,7 +288,7 @@ def test_api_key_comes_from_the_named_environment_variable(stub, monkeypatch, tm
     judge = judge_for(stub.url, api_key_env="STUB_KEY")
     judge.generate(extract_claims("Paris is in France."), Claims)
     assert stub.requests[0]["headers"]["Authorization"] == "Bearer s3cret-key"
-    report = evaluate([mk(1)], metrics=["faithfulness"], judge=judge)
+    report = evaluate([mk(1)], metrics=["faithfulness"], judge=judge, judge_check=False)
     text = report.model_dump_json()
     assert "s3cret-key" not in text and "s3cret-key" not in judge.fingerprint
     assert report.meta["judge"]["settings"]["api_key_env"] == "STUB_KEY"
@@ -377,7 +380,8 @@ def test_retries_exhausted_leave_that_metric_unscored_and_the_run_goes_on(stub):
     stub.fail_if = "Case 2 has"  # the prompts that quote sample s2's answer
     sleeps: list[float] = []
     judge = judge_for(stub.url, sleeps=sleeps, retries=2)
-    report = evaluate([mk(1), mk(2), mk(3)], metrics=["faithfulness", "context_recall"], judge=judge)
+    report = evaluate([mk(1), mk(2), mk(3)], metrics=["faithfulness", "context_recall"], judge=judge,
+                      judge_check=False)
     by_id = {s.id: s.metrics for s in report.samples}
     bad = by_id["s2"]["faithfulness"]
     assert bad.value is None
@@ -427,7 +431,7 @@ def test_truncated_reply_leaves_the_metric_unscored(stub):
     stub.plan.append("truncate")
     judge = judge_for(stub.url)
     # a JSON reply cut at the token limit: the claim extraction's (a graded verdict is one token, never cut)
-    report = evaluate([mk(1)], metrics=["faithfulness"], judge=judge,
+    report = evaluate([mk(1)], metrics=["faithfulness"], judge=judge, judge_check=False,
                       metric_options={"faithfulness": {"statements": "claims"}})
     m = report.samples[0].metrics["faithfulness"]
     assert m.value is None and "truncated" in m.unscored
@@ -445,13 +449,14 @@ def test_concurrency_4_gives_the_same_results_as_1_and_overlaps_requests():
     try:
         samples = [mk(i) for i in range(12)]
         metrics = ["faithfulness", "answer_relevancy", "context_precision", "context_recall"]
-        one = evaluate(samples, metrics=metrics, judge=judge_for(stub.url), embedder=HashingEmbedder(), cache=False)
+        one = evaluate(samples, metrics=metrics, judge=judge_for(stub.url), embedder=HashingEmbedder(), cache=False,
+                       judge_check=False)
         # a handler thread may still be unwinding after its reply when the next request arrives: sequential is <= 2
         assert stub.max_in_flight <= 2
         stub.max_in_flight = 0
         judge = judge_for(stub.url)
         four = evaluate(samples, metrics=metrics, judge=judge, embedder=HashingEmbedder(), concurrency=4,
-                        cache=False)  # every request reaches the server
+                        cache=False, judge_check=False)  # every request reaches the server
     finally:
         stub.close()
     assert stub.max_in_flight >= 3  # really 4 in flight at times; more than the sequential run's overlap can reach
@@ -472,11 +477,11 @@ def _calls_by_prompt(sample) -> list[tuple[str, int]]:
 def test_concurrency_with_the_cache_and_checkpoint(stub, tmp_path):
     samples = [mk(i) for i in range(6)]
     first = evaluate(samples, metrics=["faithfulness"], judge=judge_for(stub.url), cache_dir=tmp_path / "c",
-                     concurrency=3, checkpoint=tmp_path / "run.jsonl")
+                     concurrency=3, checkpoint=tmp_path / "run.jsonl", judge_check=False)
     n = len(stub.requests)
     assert len((tmp_path / "run.jsonl").read_text().splitlines()) == 6
     again = evaluate(samples, metrics=["faithfulness"], judge=judge_for(stub.url), cache_dir=tmp_path / "c",
-                     concurrency=3)
+                     concurrency=3, judge_check=False)
     assert len(stub.requests) == n  # every reply came from the cache
     assert _scores(again) == _scores(first)
 
@@ -533,7 +538,7 @@ def test_cli_eval_with_the_openai_judge_and_concurrency(stub, tmp_path):
     result = cli(
         "eval", str(data), "--judge", "openai:stub-model", "--judge-option", f"base_url={stub.url}",
         "--judge-option", "timeout=30", "-e", "fake", "--concurrency", "4", "--no-gate", "--no-progress",
-        "--out", str(out),
+        "--out", str(out), "--no-judge-check",
     )
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
@@ -565,7 +570,7 @@ def test_cli_config_file_lists_urls_for_round_robin(stub, stub2, tmp_path):
     config.write_text(f'judge = "openai:stub-model"\n[judge_options]\nbase_url = ["{stub.url}", "{stub2.url}"]\n'
                       'retries = 1\n')
     result = cli("eval", str(data), "--config", str(config), "-m", "faithfulness",
-                 "--no-gate", "--no-progress", "--no-cache")
+                 "--no-gate", "--no-progress", "--no-cache", "--no-judge-check")
     assert result.exit_code == 0, result.output
     assert len(stub.requests) == len(stub2.requests) >= 2
 

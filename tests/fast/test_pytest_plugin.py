@@ -361,10 +361,31 @@ def test_the_cache_makes_a_rerun_ask_the_judge_nothing(pytester, tmp_path):
     pytester.makepyfile(test_gate=GATE_TESTS)
     args = [*FAKE, "--localragas-cache-dir", str(tmp_path / "c"), "-k", "good"]
     first = pytester.runpytest(*args)
-    # faithfulness by default: one graded verdict for the answer's one sentence, no extraction call
-    first.stdout.fnmatch_lines(["judge fake; embedder -; 1 judge call(s), 0 from the cache; cache *"])
+    # faithfulness by default: one graded verdict for the answer's one sentence, no extraction call; and the judge
+    # check's 12 statements (6 supported, 6 not, in English: run/judge_check.py STATEMENTS_PER_SIDE)
+    first.stdout.fnmatch_lines(["judge fake; embedder -; 13 judge call(s), 0 from the cache; cache *"])
     again = pytester.runpytest(*args)
-    again.stdout.fnmatch_lines(["judge fake; embedder -; 0 judge call(s), 1 from the cache; cache *"])
+    again.stdout.fnmatch_lines(["judge fake; embedder -; 0 judge call(s), 13 from the cache; cache *"])
+
+
+CHECK_TEST = """
+from localragas import Sample
+
+def test_check(evaluate):
+    report = evaluate([Sample(id="ok", question="Capital?", contexts=["Paris is the capital of France."],
+                              answer="Paris is the capital of France.")], metrics=["faithfulness"])
+    print("CHECK", report.meta["judge_check"]["status"], report.meta["judge_check"].get("reason"))
+"""
+
+
+@pytest.mark.parametrize("how, status", [((), "passed None"),
+                                         (("--localragas-no-judge-check",), "skipped --no-judge-check"),
+                                         (("-o", "localragas_judge_check=false"), "skipped --no-judge-check")])
+def test_the_judge_check_runs_in_the_evaluate_fixture_unless_it_is_switched_off(pytester, how, status):
+    pytester.makepyfile(test_check=CHECK_TEST)
+    r = pytester.runpytest("-s", *FAKE, "--localragas-no-cache", *how)
+    r.assert_outcomes(passed=1)
+    assert _line(r, "CHECK") == f"CHECK {status}"
 
 
 # --- the example ------------------------------------------------------------------------------------------------

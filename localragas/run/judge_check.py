@@ -1,0 +1,355 @@
+"""The judge check: before any sample is scored, the judge is asked obvious items (run/judge_check_items.py) the way
+the run's metrics ask theirs, and a judge that cannot tell supported from unsupported statements, or relevant from
+irrelevant chunks, stops the run (JudgeCheckError: exit 5) instead of passing the gate with scores that mean nothing.
+
+- What is asked: for each verdict family the run's metrics use (faithfulness and context recall: statements, their
+  graded `verify_statement` in the metric's way of asking, or `verify_statements` with verdicts=json; context
+  precision: chunks, `judge_chunk` or `judge_chunks`), in each language of the run's samples, through the metric's
+  own verdict strategy (asking/verdicts.py, the function its scores come from): the same prompt builders, the
+  judge's prompt overrides, the judge cache and the call counters. Answer relevancy and custom metrics are not
+  checked.
+- The rule (the constants below, in one place): graded verdicts pass when the ROC AUC of the raw P(yes) (the
+  supported or relevant items against the others) is at least MIN_AUC and the mean raw P(yes) of those items is at
+  least MIN_MARGIN above the others'; JSON verdicts when at least MIN_ACCURACY of the items get the right yes/no.
+  Raw, not calibrated: the check is about the judge, and a calibration map (increasing) cannot make a flat judge
+  discriminate.
+- Exempt: the catalogue's test judge (ModelSpec.judge_check, matched by the file's sha256, as its calibration is)
+  and a fake judge built in code by a test (Judge.judge_check_exempt); the report says so.
+- A judge error during the check leaves it "not completed": the run goes on and the samples' own errors decide
+  (the gate fails closed on them).
+
+During a run, `flat_metrics` (applied by runner.regate, so `report` and `merge` apply it too) reports a graded
+metric whose raw P(yes) did not move over many items (FLAT_MIN_ITEMS items within FLAT_SPREAD) as could not evaluate
+(exit 4) when the check did not vouch for the judge (skipped, not completed, or a report without it).
+"""
+from __future__ import annotations
+
+import math
+import time
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .. import models
+from ..asking.verdicts import YES, raw_p_yes
+from ..core.errors import JudgeError
+from ..data.language import NAMES, scope_of
+from ..data.schema import Sample
+from ..metrics.base import Metric, WithVerdicts
+from ..metrics.context_precision import ContextPrecision
+from ..metrics.statement_support import StatementSupport
+from ..scoring import Scoring
+from .judge_check_items import CHUNKS, STATEMENTS
+
+if TYPE_CHECKING:
+    from ..data.metric_definition import MetricDefinition
+    from ..data.schema import Report
+    from ..embeddings import Embedder
+    from ..judges import Judge
+
+# --- the rule: every constant of the check, in one place (docs/gate.md#the-judge-check) -------------------------------
+# Placeholders until measured on the catalogue judges with scripts/judge_check_margins.py.
+MIN_AUC = 0.8  # graded: ROC AUC of the raw P(yes), the supported (relevant) items against the others
+MIN_MARGIN = 0.2  # graded: mean raw P(yes) of the supported (relevant) items minus that of the others
+MIN_ACCURACY = 0.8  # JSON verdicts (verdicts=json): the share of items given the right yes/no
+STATEMENTS_PER_SIDE = 6  # supported and unsupported statements asked per language (judge_check_items.STATEMENTS)
+CHUNKS_PER_SIDE = 4  # relevant and irrelevant chunks asked per language (judge_check_items.CHUNKS)
+# During a run, when the check did not vouch for the judge: a graded metric with at least FLAT_MIN_ITEMS items whose
+# raw P(yes) all lie within FLAT_SPREAD (max - min) could not be evaluated.
+FLAT_MIN_ITEMS = 20
+FLAT_SPREAD = 0.02
+
+SKIPPED = "--no-judge-check"  # the reason a skipped check records (the flag; judge_check = false, judge_check=False)
+TEST_JUDGE = "test judge"  # the reason an exempt catalogue judge records (ModelSpec.judge_check == "exempt")
+SHOWN_WRONG = 3  # items it got wrong named in the failure message
+# the items' right answers, by kind: (the yes item's word, the no item's)
+SIDES = {"statements": ("supported", "unsupported"), "chunks": ("relevant", "irrelevant")}
+_PLAIN = {"verify_statement", "verify_statements", "judge_chunk", "judge_chunks"}
+_JSON = {"verify_statements", "judge_chunks"}
+
+
+@dataclass(frozen=True)
+class Family:
+    """One verdict family the check asks: its kind (statements, chunks), its name (the graded family a calibration
+    names, asking/ways.py Way.family, or the JSON prompt's) and the run's metric whose verdicts it asks like."""
+
+    kind: str
+    family: str
+    metric: WithVerdicts
+
+    @property
+    def graded(self) -> bool:
+        return self.metric.graded
+
+    @property
+    def label(self) -> str:
+        """How the terminal names it: the kind, with the family when it is not the plain one."""
+        if self.family in _JSON:
+            return f"{self.kind} (json)"
+        return self.kind if self.family in _PLAIN else f"{self.kind} ({self.family})"
+
+
+def families(metrics: Iterable[Metric]) -> list[Family]:
+    """The verdict families the metrics use that the check covers, once each (faithfulness and context recall asked
+    the same way share one)."""
+    seen: dict[tuple[str, str], Family] = {}
+    for m in metrics:
+        if isinstance(m, StatementSupport):
+            kind = "statements"
+        elif isinstance(m, ContextPrecision):
+            kind = "chunks"
+        else:
+            continue
+        family = m.graded_family if m.graded else m.verdict_prompts[1]
+        seen.setdefault((kind, family), Family(kind, family, m))
+    return list(seen.values())
+
+
+def exemption(judge: "Judge") -> str | None:
+    """Why the judge is not checked, else None: the catalogue's test judge (matched by its file's sha256), or a judge
+    that says so itself (a fake judge built in code)."""
+    own = getattr(judge, "judge_check_exempt", None)
+    if own:
+        return str(own)
+    digest = getattr(judge, "sha256", None)
+    entry = next((m for m in models.CATALOGUE.values() if digest and m.sha256 == digest), None)
+    return TEST_JUDGE if entry is not None and entry.judge_check == "exempt" else None
+
+
+def _take(items: Sequence[tuple[str, bool]], per_side: int) -> list[tuple[str, bool]]:
+    """The first `per_side` items of each side, in their listed (mixed) order."""
+    counts = {True: 0, False: 0}
+    out = []
+    for text, yes in items:
+        if counts[yes] < per_side:
+            counts[yes] += 1
+            out.append((text, yes))
+    return out
+
+
+def ask(judge: "Judge", family: Family, lang: str, embedder: "Embedder | None" = None
+        ) -> tuple[list[tuple[str, bool]], list[float], Scoring]:
+    """The family's items in `lang` and the judge's values for them, asked through the metric's own verdict strategy
+    (graded: the raw P(yes); JSON: 1.0 / 0.0), and the scoring context (its call log) they were asked in."""
+    metric = family.metric
+    if family.kind == "statements":
+        data = STATEMENTS[lang]
+        items = _take(data.statements, STATEMENTS_PER_SIDE)
+        texts = [t for t, _ in items]
+        sample = Sample(id="judge-check", question=data.question, contexts=[data.context], answer=" ".join(texts),
+                        language=lang)
+        ctx = Scoring(sample, judge, embedder)
+        leads = None
+        if isinstance(metric, StatementSupport) and metric.options.get("lead", "none") != "none":
+            leads = [lead for t in texts for lead in metric.leads(ctx, t, [t]) or [("", "")]]
+        notes: list[dict] = [{} for _ in texts]
+        got = metric.verdicts.support(ctx, texts, [data.context], getattr(metric, "way"), notes, leads)
+        if got.raw is not None and any("p_unadjusted" in n for n in notes):
+            return items, [_without_baseline(n, v) for n, v in zip(notes, got.raw)], ctx
+    else:
+        chunks = CHUNKS[lang]
+        items = _take(chunks.chunks, CHUNKS_PER_SIDE)
+        texts = [t for t, _ in items]
+        sample = Sample(id="judge-check", question=chunks.question, contexts=texts, answer=chunks.reference,
+                        reference=chunks.reference, language=lang)
+        ctx = Scoring(sample, judge, embedder)
+        got = metric.verdicts.relevance(ctx, chunks.question, chunks.reference, "reference answer", texts,
+                                        metric.options.get("questions", "useful"), [{} for _ in texts])
+    values = got.raw if got.raw is not None else got.values
+    return items, list(values), ctx
+
+
+def _without_baseline(note: Mapping[str, Any], value: float) -> float:
+    """A statement's score with the baseline=content_free adjustment left out (asking/ways.py Way.score): against
+    the check's one context every statement has the same baseline, which ranks nothing differently, and the judge
+    can pass or fail on its own P(yes) (divided by a baseline near 0, every P(yes) is near 1)."""
+    if "p_unadjusted" not in note:
+        return value
+    supported = float(note["p_unadjusted"])
+    return (supported + 1 - float(note["p_contradicted"])) / 2 if "p_contradicted" in note else supported
+
+
+def roc_auc(yes: Sequence[float], no: Sequence[float]) -> float:
+    """P(a yes item's value > a no item's), ties counting a half: 0.5 for a judge that gives every item one value."""
+    if not yes or not no:
+        return 0.5
+    wins = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a in yes for b in no)
+    return wins / (len(yes) * len(no))
+
+
+def figures(kind: str, items: Sequence[tuple[str, bool]], values: Sequence[float], graded: bool) -> dict[str, Any]:
+    """What the check measured on one family in one language, whether it passes the rule, and the items it got
+    wrong (graded: those on the wrong side of the other side's extreme, the overlap that lowers the AUC; JSON: the
+    wrong verdicts), the worst first."""
+    yes_word, no_word = SIDES[kind]
+    yes = [v for (_, y), v in zip(items, values) if y]
+    no = [v for (_, y), v in zip(items, values) if not y]
+    out: dict[str, Any] = {"items": len(items)}
+    if graded:
+        auc, margin = roc_auc(yes, no), sum(yes) / len(yes) - sum(no) / len(no)
+        low = sorted([(v, t, True) for (t, y), v in zip(items, values) if y and v <= max(no)], key=lambda w: w[0])
+        high = sorted([(v, t, False) for (t, y), v in zip(items, values) if not y and v >= min(yes)],
+                      key=lambda w: -w[0])
+        wrong = [w for pair in zip(low, high) for w in pair] + low[len(high):] + high[len(low):]  # both sides first
+        out.update(auc=round(auc, 4), margin=round(margin, 4), mean_yes=round(sum(yes) / len(yes), 4),
+                   mean_no=round(sum(no) / len(no), 4), min_yes=round(min(yes), 4), max_no=round(max(no), 4),
+                   passed=auc >= MIN_AUC and margin >= MIN_MARGIN)
+        out["wrong"] = [{"item": t, "expected": yes_word if y else no_word, "p_yes": round(v, 4)} for v, t, y in wrong]
+    else:
+        right = [(v >= YES) == y for (_, y), v in zip(items, values)]
+        accuracy = sum(right) / len(right)
+        out.update(accuracy=round(accuracy, 4), passed=accuracy >= MIN_ACCURACY)
+        out["wrong"] = [{"item": t, "expected": yes_word if y else no_word, "verdict": "yes" if v >= YES else "no"}
+                        for (t, y), v, ok in zip(items, values, right) if not ok]
+    return out
+
+
+def rule() -> dict[str, Any]:
+    """The rule's constants, as a report records them."""
+    return {"min_auc": MIN_AUC, "min_margin": MIN_MARGIN, "min_accuracy": MIN_ACCURACY,
+            "statements_per_side": STATEMENTS_PER_SIDE, "chunks_per_side": CHUNKS_PER_SIDE}
+
+
+# the families already asked of a judge in this process (the pytest plugin's session judge, a notebook's): asked once
+_DONE: "weakref.WeakKeyDictionary[Any, dict[tuple, dict[str, Any]]]" = weakref.WeakKeyDictionary()
+def run_check(judge: "Judge", metrics: Iterable[Metric], samples: Iterable[Sample],
+              embedder: "Embedder | None" = None, enabled: bool = True) -> dict[str, Any]:
+    """The check for a run of `metrics` on `samples` (their languages), as report.meta["judge_check"] records it:
+    status passed / failed (with each family's figures per language), skipped (enabled=False), exempt, not_needed
+    (no metric it covers, or no sample) or error (a judge error stopped it: the run goes on)."""
+    if not enabled:
+        return {"status": "skipped", "reason": SKIPPED}
+    if why := exemption(judge):
+        return {"status": "exempt", "reason": why}
+    plan = families(metrics)
+    languages = sorted({scope_of(s).lang for s in samples})
+    if not plan or not languages:
+        return {"status": "not_needed", "reason": "no sample, or no metric asks the verdicts it checks "
+                                                  "(faithfulness, context recall, context precision)"}
+    started, before = time.perf_counter(), judge.stats.counters()  # nothing else asks the judge before scoring
+    done = _DONE.setdefault(judge, {})
+    overrides = judge.prompts.sha256 if judge.prompts else None
+    results = []
+    try:
+        for family in plan:
+            for lang in languages:
+                key = (family.kind, family.family, lang, overrides, getattr(embedder, "name", None),
+                       STATEMENTS_PER_SIDE, CHUNKS_PER_SIDE)
+                if key not in done:
+                    items, values, _ = ask(judge, family, lang, embedder)
+                    done[key] = {"kind": family.kind, "family": family.family, "label": family.label,
+                                 "verdicts": family.metric.verdicts.name, "language": lang,
+                                 **figures(family.kind, items, values, family.graded)}
+                results.append(done[key])
+    except JudgeError as e:
+        return {"status": "error", "error": str(e)[:300], **_spent(judge, before, started)}
+    status = "passed" if all(r["passed"] for r in results) else "failed"
+    return {"status": status, "families": results, "rule": rule(), **_spent(judge, before, started)}
+
+
+def _spent(judge: "Judge", before: Mapping[str, float], started: float) -> dict[str, Any]:
+    """The check's wall seconds and its share of the judge's counters (calls, cache hits, tokens, seconds)."""
+    now = judge.stats.counters()
+    spent = {k: v - before.get(k, 0) for k, v in now.items()}
+    return {"seconds": round(time.perf_counter() - started, 3), "judge_seconds": round(spent.pop("seconds", 0.0), 3),
+            **{k: int(v) for k, v in spent.items()}}
+
+
+def scoring_stats(stats: Mapping[str, Any], check: Mapping[str, Any]) -> dict[str, Any]:
+    """The judge's run totals (JudgeStats.as_dict) less the check's share, so that a report's judge_stats count the
+    scoring's calls, as its samples' do (the check records its own in meta.judge_check)."""
+    spent = {**{k: v for k, v in check.items() if k in stats and k != "seconds"},
+             "seconds": check.get("judge_seconds", 0.0)}
+    out = dict(stats)
+    for k, v in spent.items():
+        if isinstance(out.get(k), (int, float)) and isinstance(v, (int, float)):
+            out[k] = round(out[k] - v, 3) if isinstance(out[k], float) else out[k] - int(v)
+    return out
+
+
+# --- the messages ------------------------------------------------------------------------------------------------
+
+ADVICE = ("Check the model's chat template (a GGUF without the right one answers about at random), use an instruct "
+          "model rather than a base model, try other --judge-option settings or another quantisation of the model, "
+          "or a stronger judge; --no-judge-check skips the check, for a test setup that only exercises the pipeline "
+          "(docs/gate.md#the-judge-check)")
+
+
+def _measured(r: Mapping[str, Any]) -> str:
+    if "auc" in r:
+        return (f"ROC AUC {r['auc']:.2f} (needs {MIN_AUC:.2f}), margin {r['margin']:+.2f} (needs {MIN_MARGIN:.2f}): "
+                f"P(yes) {SIDES[r['kind']][0]} from {r['min_yes']:.3f}, {SIDES[r['kind']][1]} up to {r['max_no']:.3f}")
+    return f"accuracy {r['accuracy']:.2f} (needs {MIN_ACCURACY:.2f})"
+
+
+def _wrong(r: Mapping[str, Any]) -> str:
+    if not r["wrong"]:
+        return f"none: every {SIDES[r['kind']][0]} item is above every other, by too little"
+    shown = [f"{w['item']!r} ({w['expected']}, " + (f"P(yes) {w['p_yes']:.3f})" if "p_yes" in w else
+                                                     f"said {w['verdict']})") for w in r["wrong"][:SHOWN_WRONG]]
+    more = len(r["wrong"]) - len(shown)
+    return "; ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def failure_message(check: Mapping[str, Any], judge_name: str) -> str:
+    """The message of a failed check (exit 5): the judge, each failing family and language with its figures and a
+    few items it got wrong, and what to try."""
+    failed = [r for r in check["families"] if not r["passed"]]
+    kinds = list(dict.fromkeys(r["kind"] for r in failed))
+    what = " and ".join(f"{SIDES[k][0]} from {SIDES[k][1]} {k}" for k in kinds)
+    parts = [f"{r['family']} ({NAMES.get(r['language'], r['language'])}): {_measured(r)}; got wrong: {_wrong(r)}"
+             for r in failed]
+    return (f"judge check failed: the judge {judge_name} cannot tell obvious {what} apart, so its scores would mean "
+            f"nothing; nothing was scored. " + " | ".join(parts) + f". {ADVICE}")
+
+
+def check_line(meta: Mapping[str, Any]) -> str | None:
+    """The one line a report shows about the check (terminal, Markdown, HTML), from its meta; None when the run
+    recorded none or there was nothing to check."""
+    check = meta.get("judge_check")
+    if not isinstance(check, Mapping):
+        return None
+    status = check.get("status")
+    if status in ("skipped", "exempt"):
+        return f"judge check: {status} ({check.get('reason', '')})"
+    if status == "error":
+        return (f"judge check: not completed, a judge error stopped it ({check.get('error', '')}); the samples' own "
+                "errors decide the gate")
+    if status not in ("passed", "failed"):
+        return None
+    shown = []
+    for label in dict.fromkeys(r.get("label", r["kind"]) for r in check.get("families", [])):
+        rows = [r for r in check["families"] if r.get("label", r["kind"]) == label]
+        if all("auc" in r for r in rows):
+            shown.append(f"{label} AUC {min(r['auc'] for r in rows):.2f}, margin {min(r['margin'] for r in rows):.2f}")
+        else:
+            shown.append(f"{label} accuracy {min(r.get('accuracy', 0.0) for r in rows):.2f}")
+    calls = f"{check.get('calls', 0)} judge call(s), {check.get('cache_hits', 0)} from the cache"
+    return f"judge check: {status} ({'; '.join(shown)}) in {check.get('seconds', 0.0):.1f} s ({calls})"
+
+
+# --- during a run: a graded metric whose P(yes) does not move ------------------------------------------------------
+
+def flat_metrics(report: "Report", definitions: Mapping[str, "MetricDefinition"]) -> dict[str, str]:
+    """Metric -> why it could not be evaluated, for each graded metric whose raw P(yes) was flat: at least
+    FLAT_MIN_ITEMS items (over all its scored samples), all within FLAT_SPREAD of each other. Only when the judge
+    check did not vouch for the judge (skipped, not completed, or not recorded): a judge that passed it can tell the
+    items apart, so a flat run is the data's (every item plainly supported), and an exempt judge is there to exercise
+    the pipeline."""
+    if ((report.meta.get("judge_check") or {}).get("status")) in ("passed", "exempt"):
+        return {}
+    out = {}
+    for name in report.metrics:
+        d = definitions.get(name)
+        if d is None or d.mode != "probability" or not d.items:
+            continue
+        p = [v for s in report.samples if (r := s.metrics.get(name)) is not None and r.value is not None
+             for item in (r.evidence.get(d.items) or []) if isinstance(item, Mapping)
+             and (v := raw_p_yes(item)) is not None]
+        if len(p) >= FLAT_MIN_ITEMS and max(p) - min(p) < FLAT_SPREAD:
+            mean = sum(p) / len(p)
+            sd = math.sqrt(sum((v - mean) ** 2 for v in p) / len(p))
+            out[name] = (f"the judge's P(yes) was flat ({mean:.3f} ± {sd:.3f} over {len(p)} items): it is not "
+                         "judging (docs/gate.md#the-judge-check)")
+    return out
