@@ -2,7 +2,8 @@
 
 Exit codes: 0 gate passed, 1 gate failed, 2 bad usage or input, 3 internal error (a bug: the traceback is printed),
 4 could not evaluate (errors left samples unscored beyond --max-error-rate: the gate fails closed; generate: a judge
-error stopped the run; run-rag: some rows failed).
+error stopped the run; run-rag: some rows failed), 5 judge check failed (the judge cannot tell obvious supported from
+unsupported statements: nothing was scored).
 """
 from __future__ import annotations
 
@@ -17,24 +18,28 @@ from .cli_calibrate import calibrate_cmd
 from .cli_generate import generate_cmd, run_rag_cmd
 from .cli_inventory import cache_group, metrics_cmd, models_group
 from .cli_options import (EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_INTERNAL_ERROR,  # noqa: F401 - tests import them
-                          EXIT_NOT_EVALUATED, format_options, gate_on_option, max_error_rate_option,
-                          max_input_bytes_option, model_options, no_gate_option, prompt_option, ragas_names_option,
-                          threshold_option)
+                          EXIT_JUDGE_CHECK_FAILED, EXIT_NOT_EVALUATED, format_options, gate_on_option,
+                          max_error_rate_option, max_input_bytes_option, model_options, no_gate_option, prompt_option,
+                          ragas_names_option, threshold_option)
 from .cli_output import check_outputs, gate_exit, write_and_print
 from .cli_reports import compare_cmd, merge_cmd, report_cmd
-from .core.errors import LocalragasError, environment_message
+from .core.errors import JudgeCheckError, LocalragasError, environment_message
 from .core.printable import printable
 
 
 def _errors_to_exit(fn):
-    """LocalragasError -> a one-line message and exit code 2; an OSError (permission, missing folder, read-only file
-    system, full disk…) -> the path, the problem and what to do, exit code 2; any other exception (a bug) -> its
-    traceback and exit code 3. The only place errors become exit codes: every command runs through it (_Main)."""
+    """JudgeCheckError (the judge cannot judge) -> its message and exit code 5; LocalragasError -> a one-line message
+    and exit code 2; an OSError (permission, missing folder, read-only file system, full disk…) -> the path, the
+    problem and what to do, exit code 2; any other exception (a bug) -> its traceback and exit code 3. The only
+    place errors become exit codes: every command runs through it (_Main)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
+        except JudgeCheckError as e:
+            click.echo(f"Error: {printable(e)}", err=True)
+            sys.exit(EXIT_JUDGE_CHECK_FAILED)
         except LocalragasError as e:
             click.echo(f"Error: {printable(e)}", err=True)  # messages quote data: ids, paths, judge replies
             sys.exit(EXIT_BAD_INPUT)
@@ -117,9 +122,12 @@ for _command in (metrics_cmd, cache_group, models_group,  # localragas/cli_inven
               help="Keep each finished sample in a checkpoint under .localragas/runs; after a crash or kill, the "
                    "same command skips the finished samples. The checkpoint is removed when the run completes.")
 @prompt_option
+@click.option("--no-judge-check", is_flag=True,
+              help="Skip the judge check: obvious supported and unsupported items asked before scoring, a judge that "
+                   "cannot tell them apart stops the run (exit 5). For a test setup only; the report says skipped.")
 def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_option, embedder, threshold, no_gate,
              max_error_rate, out, csv_path, html, md, junit, gate_on, limit, shard, skip_invalid, columns,
-             max_input_bytes, concurrency, config_path, progress, cache_dir, no_cache, resume, prompt):
+             max_input_bytes, concurrency, config_path, progress, cache_dir, no_cache, resume, prompt, no_judge_check):
     """Evaluate the samples in DATA (.jsonl, .json, .csv, .parquet, or a folder written by the datasets package's
     save_to_disk; ragas column names are read too) and apply the quality gate.
 
@@ -134,7 +142,7 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
         judge_option=judge_option, embedder=embedder, threshold=threshold, no_gate=no_gate, gate_on=gate_on,
         max_error_rate=max_error_rate, limit=limit, shard=shard, skip_invalid=skip_invalid, columns=columns,
         max_input_bytes=max_input_bytes, concurrency=concurrency, progress=progress, cache_dir=cache_dir,
-        no_cache=no_cache, resume=resume, prompt=prompt)
+        no_cache=no_cache, resume=resume, prompt=prompt, no_judge_check=no_judge_check)
     check_outputs([data, spec.config, spec.cache_folder()], out=out, csv=csv_path, html=html, md=md, junit=junit)
     run = Evaluation(spec)
     try:  # its checkpoint is held until the reports are written: another live run of it is refused, not resumed

@@ -14,6 +14,7 @@ EXIT_GATE_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL_ERROR = 3  # never 1: CI must tell a crash from a failed gate
 EXIT_NOT_EVALUATED = 4  # a broken judge, cache or embedder: never 0, and not 1 (the data may well be fine)
+EXIT_JUDGE_CHECK_FAILED = 5  # the judge cannot tell obvious supported from unsupported items: nothing was scored
 
 
 def model_options(fn):

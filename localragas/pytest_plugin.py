@@ -14,10 +14,11 @@ Installed with localragas and loaded by pytest automatically (entry point `pytes
 
 Settings, first found wins: command line (`--localragas-judge`, `--localragas-embedder`,
 `--localragas-judge-option KEY=VALUE`, `--localragas-cache-dir`, `--localragas-no-cache`,
-`--localragas-gate-on`, `--localragas-no-judge-check`), environment (LOCALRAGAS_JUDGE, LOCALRAGAS_EMBEDDER, LOCALRAGAS_JUDGE_OPTIONS,
-LOCALRAGAS_CACHE_DIR), ini options (localragas_judge, localragas_embedder, localragas_judge_options,
-localragas_cache_dir, localragas_judge_check), the project's localragas.toml / [tool.localragas] (also its thresholds,
-metrics, custom metrics, [prompts] overrides and judge_check), the library defaults. Judge options from every layer are merged, the command line winning per key.
+`--localragas-gate-on`, `--localragas-no-judge-check`), environment (LOCALRAGAS_JUDGE, LOCALRAGAS_EMBEDDER,
+LOCALRAGAS_JUDGE_OPTIONS, LOCALRAGAS_CACHE_DIR), ini options (localragas_judge, localragas_embedder,
+localragas_judge_options, localragas_cache_dir, localragas_judge_check), the project's localragas.toml /
+[tool.localragas] (also its thresholds, metrics, custom metrics, [prompts] overrides and judge_check), the library
+defaults. Judge options from every layer are merged, the command line winning per key.
 
 This module is imported in every pytest session of everyone who has localragas installed: it imports nothing
 heavy at module level; judges, embedders and the runner are imported inside the fixtures.
@@ -90,8 +91,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("localragas_embedder", "embedder for the localragas fixtures (see --localragas-embedder)")
     parser.addini("localragas_judge_options", "judge backend settings, KEY=VALUE items", type="args", default=[])
     parser.addini("localragas_cache_dir", "persistent judge cache folder (see --localragas-cache-dir)")
-    parser.addini("localragas_judge_check", "false: skip the judge check (see --localragas-no-judge-check)", type="bool",
-                  default=None)
+    parser.addini("localragas_judge_check", "false: skip the judge check (see --localragas-no-judge-check)",
+                  type="bool", default=None)
 
 
 def _parse_options(items: Iterable[str], where: str) -> dict[str, Any]:

@@ -43,6 +43,7 @@ class Settings(BaseModel):
     # [custom_metrics.NAME]: a criterion or rubric of the user's (metrics/custom.py), usable by NAME like a built-in
     custom_metrics: dict[str, dict[str, Any]] = {}
     prompts: dict[str, str] = {}  # [prompts] FAMILY = "FILE": its instruction text (like --prompt; relative to here)
+    judge_check: bool | None = None  # false: skip the judge check (like --no-judge-check; default true)
     _source: str | None = PrivateAttr(None)
 
     @property

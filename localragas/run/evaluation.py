@@ -50,6 +50,7 @@ class RunSpec:
     progress: bool | None = None  # None: a bar in a notebook or an interactive session only
     config: str | None = None  # the settings file the spec was layered over, recorded in report.meta
     prompts: dict[str, str] = field(default_factory=dict)  # prompt family -> the file of its instruction text
+    judge_check: bool = True  # the judge check before scoring (run/judge_check.py); False: skipped, for test setups
 
     def __post_init__(self) -> None:
         for name in ("data", "cache_dir"):
@@ -96,7 +97,7 @@ def spec_from_flags(data: str | Path, *, config: str | Path | None = None, metri
                     limit: int | None = None, shard: str | None = None, skip_invalid: bool = False,
                     columns: Iterable[str] = (), max_input_bytes: int | None = None, concurrency: int = 1,
                     progress: bool | None = True, cache_dir: str | Path | None = None, no_cache: bool = False,
-                    resume: bool = True, prompt: Iterable[str] = ()) -> RunSpec:
+                    resume: bool = True, prompt: Iterable[str] = (), no_judge_check: bool = False) -> RunSpec:
     """A RunSpec from `localragas eval`'s flags (the same names and text forms: KEY=VALUE items, 'a,b' metric lists,
     'I/N' shards) over the settings file (config, else ./localragas.toml or [tool.localragas] in ./pyproject.toml)
     over the defaults. Malformed items are ConfigErrors naming the flag."""
@@ -122,6 +123,7 @@ def spec_from_flags(data: str | Path, *, config: str | Path | None = None, metri
         columns=parse_columns(columns, "--columns", settings.columns),
         progress=progress,
         config=settings.source,
+        judge_check=not no_judge_check and settings.judge_check is not False,
     )
 
 
@@ -177,7 +179,7 @@ class Evaluation:
                               cache_dir=cache, cache=cache is not None, checkpoint=self.checkpoint,
                               gate_on=spec.gate_on, concurrency=spec.concurrency, language=spec.language,
                               metric_options=spec.metric_options, max_error_rate=spec.max_error_rate,
-                              prompts=spec.prompts)
+                              prompts=spec.prompts, judge_check=spec.judge_check)
         except BaseException:
             self.close()
             raise

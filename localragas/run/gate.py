@@ -115,7 +115,8 @@ def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problem
     for s in summary:
         if why := (judge_failures or {}).get(s.metric):
             errors.append(MetricErrors(metric=s.metric, errors=0, samples=s.scored + s.unscored, rate=0.0,
-                                       allowed=False, first_error=why, message=f"{s.metric}: could not evaluate: {why}"))
+                                       allowed=False, first_error=why,
+                                       message=f"{s.metric}: could not evaluate: {why}"))
     broken = {x.metric: x for x in errors if not x.allowed}
     results = []
     for s in summary:
