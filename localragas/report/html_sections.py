@@ -10,6 +10,7 @@ from markupsafe import Markup
 from ..calibration_map import uncalibrated_note
 from ..core.number_text import threshold_text
 from ..data.schema import GateResult, MetricSummary, Report
+from ..run.judge_check import check_line
 from .html_chart import histogram_svg
 
 STATUS = {  # gate status -> (symbol, words): colour is never the only carrier of meaning
@@ -43,6 +44,8 @@ def header(report: Report) -> dict[str, Any]:
         facts.append(f"started {m['started']}")
     if m.get("wall_seconds") is not None:
         facts.append(f"{m['wall_seconds']:.1f} s")
+    if line := check_line(m):
+        facts.append(line)
     nav = [("verdict", "Verdict"), ("metrics", "Metrics")]
     if report.by_category:
         nav.append(("categories", "By category"))
@@ -149,7 +152,7 @@ def samples_section(report: Report) -> dict[str, Any] | None:
 
 _GROUPS = [  # (title, meta keys); keys not named here end up under "Other"
     ("Run", ["localragas", "python", "started", "wall_seconds", "samples", "resumed_samples", "dataset", "config"]),
-    ("Judge", ["judge", "calibration", "uncalibrated"]),
+    ("Judge", ["judge", "judge_check", "calibration", "uncalibrated"]),
     ("Judge usage", ["judge_stats", "judge_totals", "share_of_wall_in_judge", "judge_cache"]),
     ("Embedder", ["embedder"]),
     ("Thresholds", ["thresholds"]),

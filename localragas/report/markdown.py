@@ -7,6 +7,7 @@ from ..calibration_map import uncalibrated_note
 from ..core.number_text import threshold_text
 from ..data.schema import Report
 from ..core.atomic_write import write_atomic
+from ..run.judge_check import check_line
 from .evidence import brief, definition_in, metric_label, worst_samples
 
 _ICON = {"passed": "✅ pass", "failed": "❌ FAIL", "not_evaluated": "⚠️ not evaluated", "error": "🛑 ERROR"}
@@ -40,6 +41,8 @@ def render_markdown(report: Report, worst: int = 3) -> str:
         head += " — 🛑 could not evaluate"
     on = " (on the 95% CI lower bound)" if report.gate.on == "lower-bound" else ""
     lines = [f"### localragas: {head}{on}", "", f"{n} samples · judge `{cell((report.meta.get('judge') or {}).get('name', '?'))}`", ""]
+    if line := check_line(report.meta):
+        lines += [cell(line), ""]
     if note := uncalibrated_note(report.meta):
         lines += [f"⚠️ {cell(note)}", ""]
     lines += ["| metric | mean | 95% CI | scored | unscored | threshold | verdict |", "|---|---:|---:|---:|---:|---:|---|"]

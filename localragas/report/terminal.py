@@ -5,6 +5,7 @@ from rich.table import Table
 
 from ..calibration_map import uncalibrated_note
 from ..core.number_text import threshold_text
+from ..run.judge_check import check_line
 from ..data.language import prompts_line
 from ..data.schema import Report
 from .console import console_text as _t, report_console
@@ -68,6 +69,8 @@ def print_report(report: Report, console: Console | None = None) -> None:
                 f"{int(totals.get('completion_tokens', 0))} generated tokens"
             )
     if line := prompts_line(report.meta.get("languages") or {}):
+        console.print(_t(line))
+    if line := check_line(report.meta):
         console.print(_t(line))
     if note := uncalibrated_note(report.meta):
         console.print(f"[yellow]{_t(note)}[/]")
