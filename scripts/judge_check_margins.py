@@ -1,0 +1,150 @@
+#!/usr/bin/env python
+"""The judge check's figures for one judge: what `localragas eval` measures before scoring (run/judge_check.py), per
+verdict family and language, to set the rule's constants (MIN_AUC, MIN_MARGIN, MIN_ACCURACY, the items per side) so
+the default and catalogue judges clear it with room to spare.
+
+For each family the metrics ask (faithfulness and context recall: statements, verify_statement graded or
+verify_statements with verdicts=json; context precision: chunks, judge_chunk or judge_chunks) and each language, it
+prints the ROC AUC and the margin of the raw P(yes) (JSON verdicts: the accuracy), the lowest P(yes) of a supported
+(relevant) item and the highest of an unsupported (irrelevant) one, the room above the rule, the items on the wrong
+side, and the seconds, judge calls and tokens it took.
+
+    python scripts/judge_check_margins.py                                   # default judge qwen2.5-1.5b
+    python scripts/judge_check_margins.py --judge qwen2.5-0.5b --items      # every item's P(yes) too
+    python scripts/judge_check_margins.py --judge smollm2-135m               # the test judge (exempt in eval)
+    python scripts/judge_check_margins.py --judge openai:qwen --judge-option base_url=http://127.0.0.1:8080/v1
+    python scripts/judge_check_margins.py --metric-option faithfulness.verdicts=json \\
+        --metric-option context_precision.verdicts=json                    # the JSON families
+    python scripts/judge_check_margins.py --statements-per-side 7 --chunks-per-side 4 --out margins.json
+
+No judge cache by default, so the seconds and calls are a cold run's (the first `eval` of a judge pays them; a
+re-run with the cache pays nothing); --cache-dir DIR uses one. Exit code 0 when every family passes the rule in
+force (the module's constants), 1 when one does not, 2 on bad usage.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from localragas.core.atomic_write import write_atomic
+from localragas.core.errors import LocalragasError
+from localragas.core.key_values import comma_items, parse_metric_options, parse_options, parse_prompts
+from localragas.data.language import NAMES
+from localragas.embeddings import get_embedder
+from localragas.judges import get_judge
+from localragas.metrics import get_metrics
+from localragas.run import judge_check
+from localragas.run.runner import judge_cache, set_prompts
+
+COUNTERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "cached_tokens", "seconds")
+
+
+def measure(judge, metrics: list, languages: list[str], embedder=None) -> list[dict]:
+    """One row per (family, language): the check's figures (judge_check.figures), every item's value, the room above
+    the rule, and what the asking cost (wall seconds, the judge's counters)."""
+    rows = []
+    for family in judge_check.families(metrics):
+        for lang in languages:
+            before, started = judge.stats.counters(), time.perf_counter()
+            items, values, _ = judge_check.ask(judge, family, lang, embedder)
+            wall = time.perf_counter() - started
+            after = judge.stats.counters()
+            got = judge_check.figures(family.kind, items, values, family.graded)
+            row = {"family": family.family, "kind": family.kind, "language": lang, **got,
+                   "values": [{"item": t, "expected": judge_check.SIDES[family.kind][0 if y else 1],
+                               "value": round(v, 4)} for (t, y), v in zip(items, values)],
+                   "wall_seconds": round(wall, 3),
+                   **{k: round(after[k] - before.get(k, 0), 3) for k in COUNTERS if k in after}}
+            if "auc" in got:
+                row["room"] = {"auc": round(got["auc"] - judge_check.MIN_AUC, 4),
+                               "margin": round(got["margin"] - judge_check.MIN_MARGIN, 4)}
+            else:
+                row["room"] = {"accuracy": round(got["accuracy"] - judge_check.MIN_ACCURACY, 4)}
+            rows.append(row)
+    return rows
+
+
+def render(judge_name: str, rows: list[dict], show_items: bool) -> str:
+    lines = [f"judge {judge_name}; rule: AUC >= {judge_check.MIN_AUC}, margin >= {judge_check.MIN_MARGIN} (graded), "
+             f"accuracy >= {judge_check.MIN_ACCURACY} (json); {judge_check.STATEMENTS_PER_SIDE} statements and "
+             f"{judge_check.CHUNKS_PER_SIDE} chunks per side and language", ""]
+    for r in rows:
+        yes, no = judge_check.SIDES[r["kind"]]
+        head = f"{r['family']} ({NAMES.get(r['language'], r['language'])}), {r['items']} items: "
+        if "auc" in r:
+            head += (f"AUC {r['auc']:.3f} (room {r['room']['auc']:+.3f}), margin {r['margin']:.3f} "
+                     f"(room {r['room']['margin']:+.3f}); mean {yes} {r['mean_yes']:.3f}, {no} {r['mean_no']:.3f}; "
+                     f"min {yes} {r['min_yes']:.3f}, max {no} {r['max_no']:.3f}")
+        else:
+            head += f"accuracy {r['accuracy']:.3f} (room {r['room']['accuracy']:+.3f})"
+        lines.append(head + f" -> {'passed' if r['passed'] else 'FAILED'}")
+        lines.append(f"  {r['wall_seconds']:.1f} s wall, {r.get('seconds', 0):.1f} s in the judge, "
+                     f"{int(r.get('calls', 0))} call(s) ({int(r.get('cache_hits', 0))} from the cache), "
+                     f"{int(r.get('prompt_tokens', 0))} prompt + {int(r.get('completion_tokens', 0))} generated tokens "
+                     f"({int(r.get('cached_tokens', 0))} prompt tokens reused)")
+        for w in r["wrong"]:
+            said = f"P(yes) {w['p_yes']:.3f}" if "p_yes" in w else f"said {w['verdict']}"
+            lines.append(f"  wrong: {w['item']!r} ({w['expected']}, {said})")
+        if show_items:
+            for v in r["values"]:
+                lines.append(f"  {v['value']:.3f}  {v['expected']:<11} {v['item']}")
+    total = {k: sum(r.get(k, 0) for r in rows) for k in ("wall_seconds", "calls", "prompt_tokens")}
+    lines += ["", f"in all: {total['wall_seconds']:.1f} s, {int(total['calls'])} judge calls, "
+                  f"{int(total['prompt_tokens'])} prompt tokens; "
+                  f"{'every family passes' if all(r['passed'] for r in rows) else 'the check FAILS'}"]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--judge", default="qwen2.5-1.5b", help="judge spec as for `localragas eval --judge`")
+    ap.add_argument("--judge-option", action="append", default=[], metavar="KEY=VALUE")
+    ap.add_argument("--metrics", action="append", default=[], metavar="NAME[,NAME]",
+                    help="the metrics whose families are checked (default faithfulness,context_precision: "
+                         "context_recall asks as faithfulness does)")
+    ap.add_argument("--metric-option", action="append", default=[], metavar="METRIC.KEY=VALUE",
+                    help="e.g. faithfulness.verdicts=json, faithfulness.shots=3")
+    ap.add_argument("--prompt", action="append", default=[], metavar="FAMILY=FILE", help="as for eval --prompt")
+    ap.add_argument("--language", choices=("en", "zh", "both"), default="both")
+    ap.add_argument("--embedder", default=None, help="only for evidence=focused (default minilm-l6 then)")
+    ap.add_argument("--statements-per-side", type=int, default=None, metavar="N",
+                    help=f"statements asked per side (default {judge_check.STATEMENTS_PER_SIDE}; the data has "
+                         f"{len(judge_check.STATEMENTS['en'].statements) // 2})")
+    ap.add_argument("--chunks-per-side", type=int, default=None, metavar="N",
+                    help=f"chunks asked per side (default {judge_check.CHUNKS_PER_SIDE}; the data has "
+                         f"{len(judge_check.CHUNKS['en'].chunks) // 2})")
+    ap.add_argument("--items", action="store_true", help="print every item's value")
+    ap.add_argument("--cache-dir", type=Path, help="use this judge cache (default: none, a cold run)")
+    ap.add_argument("--out", type=Path, help="write the rows as JSON here")
+    args = ap.parse_args(argv)
+    if args.statements_per_side:
+        judge_check.STATEMENTS_PER_SIDE = args.statements_per_side
+    if args.chunks_per_side:
+        judge_check.CHUNKS_PER_SIDE = args.chunks_per_side
+    try:
+        names = comma_items(args.metrics) or ["faithfulness", "context_precision"]
+        metrics = get_metrics(names, parse_metric_options(args.metric_option, "--metric-option"))
+        judge = get_judge(args.judge, parse_options(args.judge_option, "--judge-option"))
+        set_prompts(judge, parse_prompts(args.prompt, "--prompt"))
+        embedder = get_embedder(args.embedder) if any(m.uses_embedder for m in metrics) else None
+        languages = ["en", "zh"] if args.language == "both" else [args.language]
+        with judge_cache(judge, args.cache_dir is not None, args.cache_dir):
+            rows = measure(judge, metrics, languages, embedder)
+    except LocalragasError as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        if "judge" in locals():
+            judge.close()
+    print(render(judge.name, rows, args.items))
+    if args.out:
+        write_atomic(args.out, json.dumps({"judge": judge.name, "rule": judge_check.rule(), "rows": rows},
+                                          ensure_ascii=False, indent=1))
+    return 0 if all(r["passed"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
