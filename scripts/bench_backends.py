@@ -74,7 +74,7 @@ def stop(proc: subprocess.Popen) -> None:
 def run_eval(data: Path, out: Path, judge: str, options: dict[str, str], concurrency: int) -> dict:
     cmd = [str(ROOT / ".venv" / "bin" / "localragas"), "eval", str(data), "--judge", judge, "-e", "fake",
            "--no-cache", "--no-resume", "--no-progress", "--no-gate", "--concurrency", str(concurrency),
-           "--out", str(out)]
+           "--no-judge-check", "--out", str(out)]  # the scoring's speed; smollm2 behind a server is not exempt
     for k, v in options.items():
         cmd += ["--judge-option", f"{k}={v}"]
     print("$", " ".join(cmd), flush=True)

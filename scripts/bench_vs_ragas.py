@@ -237,7 +237,8 @@ def run_localragas(args: argparse.Namespace, jobs: list[tuple[dict, str]]) -> di
             before = dict(judge.stats.__dict__)
             t = time.perf_counter()
             try:
-                report = evaluate([s], metrics=[metric], judge=judge, embedder=embedder, gate=False, **eval_kwargs)
+                report = evaluate([s], metrics=[metric], judge=judge, embedder=embedder, gate=False,
+                                  judge_check=False, **eval_kwargs)  # the scoring's cost only, as ragas has no check
                 result, error = report.samples[0].metrics[metric], None
             except Exception as e:  # noqa: BLE001 - a benchmark records failures and goes on
                 result, error = None, f"{type(e).__name__}: {e}"
