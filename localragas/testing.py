@@ -34,9 +34,13 @@ def assert_gate(report: Report, *, worst: int = 5) -> None:
     ranks, unattributed reference statements, noncommittal answers), and the samples that could not be scored,
     with their reasons. A gate that passed while a metric was not evaluated (no scored sample) gives a
     GateNotEvaluatedWarning instead of passing silently. A metric that errors (judge, cache, embedder) kept from
-    being evaluated fails it, even with the gate off.
+    being evaluated fails it, even with the gate off, and so does a report with no scored sample at all (no sample,
+    or none a metric could score): it checked nothing.
     """
     if report.gate.passed and report.gate.evaluated:
+        if not any(m.value is not None for s in report.samples for m in s.metrics.values()):
+            __tracebackhide__ = True  # pytest: show the message, not this frame
+            raise AssertionError(_nothing_scored(report))
         if report.gate.enabled:
             missing = [r for r in report.gate.results if r.status == "not_evaluated"]
             if missing:
@@ -88,6 +92,15 @@ def gate_failure_message(report: Report, *, worst: int = 5) -> str:
     if report.skipped:
         lines.append(f"{len(report.skipped)} input row(s) were skipped as invalid and not evaluated")
     return printable("\n".join(lines), newlines=True)  # ids and evidence from data: no raw control character
+
+
+def _nothing_scored(report: Report) -> str:
+    """assert_gate's message for a report with no scored sample: each metric and why it scored none."""
+    lines = [f"RAG quality gate checked nothing: no scored sample ({len(report.samples)} sample(s))"]
+    lines += [f"NOT EVALUATED {_not_evaluated_text(report, m)}" for m in report.metrics if report.samples]
+    if report.skipped:
+        lines.append(f"{len(report.skipped)} input row(s) were skipped as invalid and not evaluated")
+    return printable("\n".join(lines), newlines=True)
 
 
 # --- pieces -----------------------------------------------------------------------------------------------------

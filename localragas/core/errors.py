@@ -8,8 +8,9 @@ class LocalragasError(Exception):
     """Base class of every error a user is meant to read."""
 
 
-class DatasetError(LocalragasError):
-    """A dataset file or one of its rows is invalid. Names the file, the line and the field.
+class DatasetError(LocalragasError, ValueError):
+    """A dataset file or one of its rows is invalid. Names the file, the line and the field. A ValueError too: what
+    the Python API raises for bad data (an empty input, a bad row), as a caller catching ValueError expects.
 
     unit: "line" for a file; "row" for data given in Python (a DataFrame, a list of dicts), numbered from 1."""
 

@@ -16,12 +16,14 @@ from typing import Any
 from .column_map import ColumnCheck, check_columns
 from ..core.errors import DatasetError
 from ..core.inputs import DEFAULT_MAX_INPUT_BYTES, check_input, check_max_input_bytes
+from .field_check import FieldCheck, SampleList
 from .sample_record import SampleIds, sample_from_dict
 from .schema import Sample, SkippedRow
 from .table_readers import hf_dataset_records, parquet_records
 from .text_readers import Record, csv_records, file_error, json_records, jsonl_records, read_text
 
 FORMATS: dict[str, str] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
+TABLES = ("csv", "parquet")  # every record has the same columns: checked once (and a `datasets` folder)
 
 
 def _records(p: Path, shown: str, limit: int, columns: Mapping[str, str] | None = None) -> Iterator[Record]:
@@ -52,19 +54,29 @@ def load_samples(path: str | Path, *, skip_invalid: bool = False,
     A path that is not a regular file or folder (a FIFO, a device), or a file over max_input_bytes, is refused.
     columns: canonical field -> the file's column holding it (e.g. {"question": "query"}); a mapped column that no
     row has is an error.
+    A name no field reads that is a near miss of a field the row lacks ("refrence" without a reference) is an error
+    naming the name it probably meant: a row's (skipped with skip_invalid), or for a table (CSV, Parquet, a folder)
+    its column's, once, a file's. The samples are a SampleList: `ignored` lists the other names no field reads.
     """
     shown, p = str(path), Path(path)
     columns = check_columns(columns)
     records = _records(p, shown, max_input_bytes, columns)
+    table = p.is_dir() or FORMATS.get(p.suffix.lower()) in TABLES
     samples: list[Sample] = []
     skipped: list[SkippedRow] = []
     ids = SampleIds(shown)
     mapped = ColumnCheck(columns, shown)
+    fields, header = FieldCheck(columns), None
     for line, record in records:
+        if table and header is None and isinstance(record, Mapping):
+            header = list(record)
+            fields.table(header, shown)  # one column: the file's error, never a row skipped for it
         try:
             if isinstance(record, DatasetError):
                 raise record
             mapped.see(record)
+            if not table:
+                fields.row(record, shown, line)
             samples.append(ids.claim(sample_from_dict(record, path=shown, line=line, columns=columns), line))
         except DatasetError as e:
             if not skip_invalid:
@@ -74,7 +86,7 @@ def load_samples(path: str | Path, *, skip_invalid: bool = False,
         extra = f" ({len(skipped)} invalid rows skipped)" if skipped else ""
         raise DatasetError(shown, None, None, f"no samples{extra}")
     mapped.done()
-    return samples, skipped
+    return SampleList(samples, fields.ignored, shown), skipped
 
 
 def read_records(path: str | Path, max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> list[Record]:

@@ -31,6 +31,7 @@ from typing import Any
 from .column_map import ColumnCheck, check_columns, list_columns, type_name
 from .dataset import load_samples
 from ..core.errors import DatasetError
+from .field_check import FieldCheck, SampleList
 from .sample_record import ID_FIELDS, SampleIds, sample_from_dict
 from .schema import Sample, field_names
 from .table_readers import plain
@@ -38,12 +39,17 @@ from .text_readers import list_cell
 
 
 def as_samples(data: Any, columns: Mapping[str, str] | None = None) -> list[Sample]:
-    """Samples from any input evaluate() takes (see the module docstring); raises DatasetError naming the row and
-    field of a bad record, ConfigError for a bad `columns` mapping."""
+    """Samples from any input evaluate() takes (see the module docstring): a SampleList, whose `ignored` lists the
+    names no field reads. Raises DatasetError (a ValueError) naming the row and field of a bad record or a near-miss
+    name ("refrence" without a reference: a table's column, once), and for an input with no sample; ConfigError for
+    a bad `columns` mapping. A SampleList (load_samples's, a shard of one) is returned as it is."""
     columns = check_columns(columns)
+    if isinstance(data, SampleList):
+        return data
     if isinstance(data, (str, os.PathLike)):
         return load_samples(Path(data), columns=columns)[0]
-    source, rows = python_records(data, columns)
+    fields = FieldCheck(columns)
+    source, rows = python_records(data, columns, fields=fields)
     samples: list[Sample] = []
     ids = SampleIds(source, unit="row")
     with numbered_rows():
@@ -51,18 +57,23 @@ def as_samples(data: Any, columns: Mapping[str, str] | None = None) -> list[Samp
             if not isinstance(item, Sample):
                 item = sample_from_dict(item, path=source, line=row, columns=columns)
             samples.append(ids.claim(item, row))
-    return samples
+    if not samples:  # as a file with no sample is refused: an empty input must not pass the gate
+        raise DatasetError(source, None, None, "no samples: the input is empty, and nothing would be evaluated")
+    return SampleList(samples, fields.ignored, source)
 
 
-def python_records(data: Any, columns: Mapping[str, str],
-                   samples: bool = True) -> tuple[str, Iterator[tuple[int, Any]]]:
+def python_records(data: Any, columns: Mapping[str, str], samples: bool = True,
+                   fields: FieldCheck | None = None) -> tuple[str, Iterator[tuple[int, Any]]]:
     """(what to call `data` in errors, its rows numbered from 1): each a plain record (a dict, missing values left
     out, arrays as lists; a table's list cells given as text parsed) or, with `samples`, a Sample as it was given.
     The readers of rows given in Python (as_samples, localragas.quality.calibration's labelled rows) build their
     samples from these with sample_from_dict, inside numbered_rows(). columns: checked (check_columns); a mapped
-    column the data lacks is an error (for a table before any row, else at the end)."""
+    column the data lacks is an error (for a table before any row, else at the end). fields: the names no field
+    reads are followed (a table's columns checked before any row, else each record's)."""
     source, known, records = _records(data)
     mapped = ColumnCheck(columns, source, known)
+    if fields is not None and known is not None:
+        fields.table(known, source)
 
     def rows() -> Iterator[tuple[int, Any]]:
         for row, item in enumerate(records, 1):
@@ -73,6 +84,8 @@ def python_records(data: Any, columns: Mapping[str, str],
             if known is not None:  # a table's list cells may be text (pandas.read_csv)
                 _parse_list_cells(record, columns, source, row)
             mapped.see(record)
+            if fields is not None and known is None:
+                fields.row(record, source, row, unit="row")
             yield row, record
         mapped.done()
 

@@ -73,7 +73,8 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
             key = run_key("calibrate", where, digest, scored_with, judge.scoring_fingerprint, embedder, limit,
                           *([options] if options else []), metrics_digest(chosen))
             checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
-        report = evaluate([r.sample for r in group], metrics=[scored_with], judge=judge, embedder=embedder,
+        # the metric as an object, not a name: rows it cannot score are counted unscored, not refused (evaluate)
+        report = evaluate([r.sample for r in group], metrics=chosen, judge=judge, embedder=embedder,
                           gate=False, progress=progress, cache=judge.cache is not None, checkpoint=checkpoint,
                           metric_options=options, judge_check=False)  # calibrate measures the judge itself
         results = {s.id: s for s in report.samples}

@@ -151,7 +151,8 @@ def samples_section(report: Report) -> dict[str, Any] | None:
 
 
 _GROUPS = [  # (title, meta keys); keys not named here end up under "Other"
-    ("Run", ["localragas", "python", "started", "wall_seconds", "samples", "resumed_samples", "dataset", "config"]),
+    ("Run", ["localragas", "python", "started", "wall_seconds", "samples", "resumed_samples", "dataset",
+             "ignored_fields", "config"]),
     ("Judge", ["judge", "judge_check", "calibration", "uncalibrated"]),
     ("Judge usage", ["judge_stats", "judge_totals", "share_of_wall_in_judge", "judge_cache"]),
     ("Embedder", ["embedder"]),

@@ -41,7 +41,8 @@ def render_junit(report: Report) -> str:
     for key, value in (("judge", (report.meta.get("judge") or {}).get("name")),
                        ("embedder", (report.meta.get("embedder") or {}).get("name")),
                        ("samples", report.meta.get("samples", len(report.samples))),
-                       ("gate_on", report.gate.on), ("dataset", report.meta.get("dataset"))):
+                       ("gate_on", report.gate.on), ("dataset", report.meta.get("dataset")),
+                       ("ignored_fields", ", ".join(map(str, report.meta.get("ignored_fields") or [])) or None)):
         if value is not None:
             ET.SubElement(props, "property", name=key, value=xml_text(str(value)))
     failures = skipped = errors = 0

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from ..calibration_map import uncalibrated_note
 from ..core.number_text import threshold_text
+from ..data.field_check import ignored_line
 from ..data.schema import Report
 from ..core.atomic_write import write_atomic
 from ..run.judge_check import check_line
@@ -73,6 +74,8 @@ def render_markdown(report: Report, worst: int = 3) -> str:
         lines += ["", "</details>"]
     if report.skipped:
         lines += ["", f"{len(report.skipped)} invalid input row(s) skipped."]
+    if ignored := ignored_line(report.meta):
+        lines += ["", f"{cell(ignored)} (no field reads them)."]
     stats = report.meta.get("judge_stats") or {}
     if stats:
         lines += ["", f"<sub>{stats['calls']} judge calls ({stats.get('cache_hits', 0)} cached, {stats['failed_calls']} failed), "

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import MissingDependencyError
 from ..core.number_text import threshold_text
+from ..data.field_check import ignored_line
 
 if TYPE_CHECKING:
     from ..data.schema import Report
@@ -119,6 +120,8 @@ def text(report: "Report") -> str:
         lines.append("  " + " ".join(p for p in parts if p).rstrip())
     if report.skipped:
         lines.append(f"  {len(report.skipped)} invalid row(s) skipped")
+    if ignored := ignored_line(report.meta):
+        lines.append(f"  {ignored}")
     return "\n".join(lines)
 
 
@@ -137,5 +140,7 @@ def html_table(report: "Report") -> str:
     cells = "".join(f"<th>{e(label)}</th>" for _, label in cols)
     body = "".join("<tr>" + "".join(f"<td>{e(r[key])}</td>" for key, _ in cols) + "</tr>" for r in _rows(report))
     skipped = f"<p>{len(report.skipped)} invalid row(s) skipped</p>" if report.skipped else ""
+    if ignored := ignored_line(report.meta):
+        skipped += f"<p>{e(ignored)}</p>"
     return (f"<div class=\"localragas-report\">{head}<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody>"
             f"</table>{skipped}</div>")

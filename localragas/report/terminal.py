@@ -7,6 +7,7 @@ from ..calibration_map import uncalibrated_note
 from ..core.number_text import threshold_text
 from ..run.judge_check import check_line
 from ..data.language import prompts_line
+from ..data.field_check import ignored_line
 from ..data.schema import Report
 from .console import console_text as _t, report_console
 
@@ -52,6 +53,8 @@ def print_report(report: Report, console: Console | None = None) -> None:
 
     if report.skipped:
         console.print(f"[yellow]{len(report.skipped)} invalid row(s) skipped[/] (listed in the JSON report)")
+    if ignored := ignored_line(report.meta):
+        console.print(f"[yellow]{_t(ignored)}[/] (no field reads them)")
     stats = report.meta.get("judge_stats") or {}
     if stats:
         console.print(
@@ -77,7 +80,9 @@ def print_report(report: Report, console: Console | None = None) -> None:
     if not report.gate.enabled:
         console.print("quality gate: off")
     elif report.gate.passed:
-        console.print(f"[bold green]quality gate PASSED[/]{_ON.get(report.gate.on, '')}")
+        unchecked = [g.metric for g in report.gate.results if g.status == "not_evaluated"]
+        console.print(f"[bold green]quality gate PASSED[/]{_ON.get(report.gate.on, '')}"
+                      + (f", [yellow]not evaluated: {_t(', '.join(unchecked))}[/]" if unchecked else ""))
     else:
         console.print(f"[bold red]quality gate FAILED[/]{_ON.get(report.gate.on, '')}")
         for g in report.gate.results:

@@ -158,6 +158,8 @@ class Evaluation:
         from ..judges import get_judge  # noqa: PLC0415
         from .runner import evaluate, set_prompts  # noqa: PLC0415
         from .shard import take_shard  # noqa: PLC0415
+        from ..metrics import get_metrics  # noqa: PLC0415
+        from .runner import refuse_unscorable  # noqa: PLC0415
 
         spec = self.spec
         samples, skipped = load_samples(spec.data, skip_invalid=spec.skip_invalid,
@@ -165,8 +167,11 @@ class Evaluation:
         if spec.limit:
             samples = samples[:spec.limit]
         total = len(samples)
+        # a metric asked for by name that no row can score: refused before the judge loads (evaluate() would too)
+        refuse_unscorable(samples, get_metrics(spec.metrics, spec.metric_options), named=spec.metrics)
         if spec.shard:
-            samples, positions = take_shard(samples, *spec.shard)
+            shard, positions = take_shard(samples, *spec.shard)
+            samples = samples.part(shard)  # evaluate() checks the input, not this shard (which may be empty)
         judge = get_judge(spec.judge, dict(spec.judge_options))
         try:
             set_prompts(judge, spec.prompts)  # before the checkpoint key: Judge.scoring_fingerprint covers them

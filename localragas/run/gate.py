@@ -93,6 +93,20 @@ def _data_reasons(s: MetricSummary) -> str:
     return f": every sample lacked the data it needs ({reasons})" if reasons else ""
 
 
+# An unscored reason that is one field missing, as the gate line names it ("no row has a reference").
+_MISSING_FIELD = {"no_reference": "a reference", "no_contexts": "a retrieved context",
+                  "no_retrieved_context_ids": "retrieved_context_ids",
+                  "no_reference_context_ids": "reference_context_ids"}
+
+
+def _not_evaluated(s: MetricSummary) -> str:
+    """Why a metric has no scored sample, all of them lacking data: the field no row has, when one field is the
+    reason of every sample ("context_recall: not evaluated (no row has a reference)"), else the reasons counted."""
+    if len(s.unscored_reasons) == 1 and (reason := next(iter(s.unscored_reasons))) in _MISSING_FIELD:
+        return f"{s.metric}: not evaluated (no row has {_MISSING_FIELD[reason]})"
+    return f"{s.metric}: not evaluated (no scored sample{_data_reasons(s)})"
+
+
 def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problems: dict[str, str], enabled=True,
              on: str = "mean", lower_is_better: Collection[str] = (), max_error_rate: float = 0.0,
              judge_failures: Mapping[str, str] | None = None) -> Gate:
@@ -131,7 +145,7 @@ def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problem
             continue
         if s.mean is None:
             results.append(GateResult(metric=s.metric, threshold=t, mean=None, status="not_evaluated", **ci,
-                                      message=f"{s.metric}: not evaluated (no scored sample{_data_reasons(s)})"))
+                                      message=_not_evaluated(s)))
             continue
         bound, end = (s.ci_high, "upper") if low else (s.ci_low, "lower")
         if on == "lower-bound" and bound is not None:

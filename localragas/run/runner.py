@@ -6,7 +6,7 @@ import platform
 import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
@@ -34,6 +34,7 @@ from ..prompts.overrides import PromptOverrides, load_overrides, template_hashes
 from ..scoring import Scoring
 from ..data.schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow, calls_by_prompt
 from .stats import by_category, ci_settings, summarise
+from ..core.errors import DatasetError
 
 log = logging.getLogger("localragas")
 
@@ -87,7 +88,10 @@ def evaluate(
     """Score samples with the RAGAS metrics and apply the quality gate.
 
     samples: Sample objects, dicts, a pandas DataFrame, a datasets.Dataset, a ragas EvaluationDataset, or a file
-    path (localragas.data.sample_inputs.as_samples); field names as in files (ragas's, deepeval's too).
+    path (localragas.data.sample_inputs.as_samples); field names as in files (ragas's, deepeval's too). Refused with
+    a DatasetError (a ValueError) before any judge call: an input with no sample, a name that is a near miss of a
+    field the data lacks ("refrence" and no reference), and a metric given by name in `metrics` that needs a field
+    no sample has (context_recall and no reference). The other names no field reads: report.meta["ignored_fields"].
     columns: canonical field -> your column, e.g. {"question": "query", "answer": "response"}.
     judge / embedder: an instance, a catalogue name or path, or None for the defaults (the embedder is only
     loaded when a chosen metric needs it). thresholds override the defaults per metric.
@@ -114,7 +118,7 @@ def evaluate(
     """
     from ..data.sample_inputs import as_samples  # noqa: PLC0415
 
-    samples = as_samples(samples, columns)
+    samples = given = as_samples(samples, columns)  # a SampleList: the names no field read, the input of a shard
     language = check_language(language)
     if language != "auto":  # the sample field decides: its hash (resume) changes with it
         samples = [s.model_copy(update={"language": language}) for s in samples]
@@ -123,6 +127,7 @@ def evaluate(
     if not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError(f"concurrency must be a whole number >= 1, not {concurrency!r}")
     chosen = get_metrics(metrics, metric_options)
+    refuse_unscorable(given, chosen, named=[n for n in metrics or () if isinstance(n, str)])
     check_cache_choice(cache, cache_dir)
     judge = set_calibration(judge, judge_options) if isinstance(judge, Judge) else get_judge(judge, judge_options)
     set_prompts(judge, prompts)
@@ -133,8 +138,34 @@ def evaluate(
         checkpoint = Checkpoint(checkpoint)
     # a checkpoint is held while the run is live: another live run of it is refused (CheckpointError), not resumed
     with judge_cache(judge, cache, cache_dir), (checkpoint.held() if checkpoint else nullcontext()):
-        return _run(samples, chosen, judge, embedder, thresholds, gate, progress, skipped, checkpoint, gate_on,
-                    concurrency, language, max_error_rate, judge_check)
+        report = _run(samples, chosen, judge, embedder, thresholds, gate, progress, skipped, checkpoint, gate_on,
+                      concurrency, language, max_error_rate, judge_check)
+    if getattr(given, "ignored", None):
+        report.meta["ignored_fields"] = list(given.ignored)  # listed once: the terminal, Markdown, HTML show it
+    return report
+
+
+# The fields a row may lack: a metric that needs one scores no row without it (unscored "no_reference", ...).
+OPTIONAL_FIELDS = ("reference", "retrieved_context_ids", "reference_context_ids")
+
+
+def refuse_unscorable(samples: list[Sample], chosen: list[Metric], named: Iterable[str] | None) -> None:
+    """Before any judge call, refuse a metric asked for by name (`named`: the names given to -m, metrics=, the
+    settings file; not a Metric object given) that needs a field no sample has (context_recall and no reference
+    anywhere): it would be "not evaluated" on every row, and the gate pass. A DatasetError naming the field and the
+    metrics. samples: the input (a SampleList's `whole` for a shard of one)."""
+    whole = getattr(samples, "whole", None) or samples
+    named = set(named or ())
+    if not named or not whole:
+        return
+    for field in OPTIONAL_FIELDS:
+        wanting = [m.name for m in chosen if m.name in named and field in m.needs]
+        if wanting and all(getattr(s, field) is None for s in whole):
+            who = ", ".join(wanting)
+            raise DatasetError(getattr(whole, "source", "samples"), None, field,
+                               f"no row has it, and {who} (asked for by name) "
+                               f"need{'s' if len(wanting) == 1 else ''} it: no row could be scored. Give the rows "
+                               f"a {field} (or map its column: columns {field}=NAME), or leave {who} out")
 
 
 def set_prompts(judge: Judge, prompts: Mapping[str, str | Path] | None) -> None:

@@ -252,11 +252,11 @@ def test_cli_csv(tmp_path):
 
 def test_cli_csv_unscored_reason_and_empty_value(tmp_path):
     rec = rows(1)[0] | {"reference": None}
-    data = write_jsonl(tmp_path / "d.jsonl", [rec])
+    data = write_jsonl(tmp_path / "d.jsonl", [rec, rows(2)[1]])  # a row with a reference: -m names the metric
     out = tmp_path / "scores.csv"
     r = cli("eval", data, *FAST, "--csv", out, "-m", "context_recall", "--no-gate")
     assert r.exit_code == 0, r.output
-    header, row = list(csv.reader(io.StringIO(out.read_text())))
+    header, row, _ = list(csv.reader(io.StringIO(out.read_text())))
     assert dict(zip(header, row))["context_recall"] == ""
     assert dict(zip(header, row))["context_recall_unscored"] == "no_reference"
 
