@@ -3,16 +3,18 @@
 Standard library only (urllib + json). Decoding is constrained to the output's JSON schema by the server, in the
 form the server understands (`structured`): OpenAI's `response_format` json_schema (vLLM, llama-server, Ollama,
 OpenAI), llama-cpp-python's `response_format` json_object + schema, TGI's json_object + value, llama-server's
-top-level `json_schema`, or a GBNF `grammar` built here from the schema. Connection errors, timeouts (and HTTP 408),
-429 and 5xx are retried with exponential backoff (honouring Retry-After), rotating over the given URLs; when the
-retries run out, the call raises JudgeError and the metric is unscored with that reason. Other 4xx replies fail at
-once, quoting the server.
+top-level `json_schema`, or a GBNF `grammar` built here from the schema. `timeout` is a deadline for one whole request
+(connect, send, wait and read: a server that trickles its reply a byte at a time is cut off when it passes, as is one
+that goes silent). Connection errors, timeouts (and HTTP 408), 429 and 5xx are retried with exponential backoff
+(honouring Retry-After), rotating over the given URLs; when the retries run out, the call raises JudgeError and the
+metric is unscored with that reason. Other 4xx replies fail at once, quoting the server.
 """
 from __future__ import annotations
 
 import email.utils
 import hashlib
 import http.client
+import io
 import itertools
 import json
 import os
@@ -49,7 +51,7 @@ class OpenAISettings(BaseModel):
                                 "(comma-separated or a list) are used round-robin")
     api_key_env: str | None = Field(None, description="NAME of the environment variable holding the API key "
                                     "(sent as a Bearer token); never the key itself")
-    timeout: float = Field(120.0, gt=0, description="seconds to wait for one reply")
+    timeout: float = Field(120.0, gt=0, description="seconds for one whole request: connect, send, wait and read")
     retries: int = Field(4, ge=0, description="further attempts after a connection error, timeout, 429 or 5xx")
     backoff: float = Field(1.0, ge=0, description="seconds before the first retry; doubled at each retry, with "
                            "seeded jitter; a longer Retry-After from the server wins (each wait <= 60 s)")
@@ -135,8 +137,10 @@ class OpenAIJudge(Judge):
         self._grammars: dict[str, str] = {}
         self._to_gbnf = _gbnf_builder() if s.structured == "grammar" else None
         self._sleep = time.sleep  # tests replace it
-        self._direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never via a proxy
-        self._proxied = urllib.request.build_opener()  # elsewhere: the environment's proxy settings, as curl does
+        # `timeout` bounds each whole request (_DEADLINE_HANDLERS); loopback never via a proxy; elsewhere the
+        # environment's proxy settings, as curl does
+        self._direct = urllib.request.build_opener(urllib.request.ProxyHandler({}), *_DEADLINE_HANDLERS)
+        self._proxied = urllib.request.build_opener(*_DEADLINE_HANDLERS)
         self.name = f"openai/{model}"
         decoding = json.dumps(s.model_dump(include={"temperature", "seed", "max_tokens", "structured", "extra_body"}),
                               sort_keys=True)
@@ -234,15 +238,21 @@ class OpenAIJudge(Judge):
                 raise _Retryable(f"HTTP {e.code}: {message}", _retry_after(e.headers.get("Retry-After"))) from None
             raise JudgeError(f"HTTP {e.code} from {_redact(base_url)}: {message}") from None
         except urllib.error.URLError as e:  # connection refused, unknown host, TLS failure, timeout while connecting
+            if isinstance(e.reason, (TimeoutError, socket.timeout)):
+                raise _Retryable(self._timed_out()) from None
             raise _Retryable(f"{type(e.reason).__name__}: {e.reason}") from None
-        except (TimeoutError, socket.timeout):
-            raise _Retryable(f"no reply within {self.settings.timeout:g} s") from None
+        except (TimeoutError, socket.timeout):  # silent too long, or the whole request past its deadline
+            raise _Retryable(self._timed_out()) from None
         except (ConnectionError, http.client.HTTPException, OSError) as e:  # reset, closed mid-reply…
             raise _Retryable(f"{type(e).__name__}: {e}") from None
         try:
             return json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise JudgeError(f"{_redact(base_url)} answered with something that is not JSON: {raw[:200]!r}") from None
+
+    def _timed_out(self) -> str:
+        t = self.settings.timeout
+        return f"no complete reply within {t:g} s (timeout={t:g}: one whole request)"
 
     def _parse(self, reply: dict[str, Any], url: str) -> Completion:
         try:
@@ -264,6 +274,96 @@ class OpenAIJudge(Judge):
         s = self.settings
         return {**super().describe(), "model": self.model, "base_url": [_redact(u) for u in s.base_url],
                 "settings": s.model_dump(exclude={"base_url"})}  # api_key_env is a variable's name, not the key
+
+
+# --- the deadline of one request ----------------------------------------------------------------------------------
+# urllib's timeout applies to each socket operation: a server that sends a byte every few seconds never trips it. These
+# connection classes turn it into a deadline for the whole request: connect and send get the time left, and every
+# read of the status line, headers and body sets the socket's timeout to the time left first, and fails at once
+# (TimeoutError) when none is.
+
+
+def _time_left(deadline: float) -> float:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("the request's deadline passed")
+    return left
+
+
+class _DeadlineReader(io.RawIOBase):
+    """The socket's reader, each read bounded by the time left before the deadline."""
+
+    def __init__(self, raw: io.RawIOBase, sock: socket.socket, deadline: float):
+        super().__init__()
+        self._raw, self._sock, self._deadline = raw, sock, deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int | None:
+        self._sock.settimeout(_time_left(self._deadline))
+        return self._raw.readinto(b)
+
+    def close(self) -> None:
+        try:
+            self._raw.close()
+        finally:
+            super().close()
+
+
+class _DeadlineResponse(http.client.HTTPResponse):
+    def __init__(self, sock, *args, deadline: float, **kwargs):
+        super().__init__(sock, *args, **kwargs)
+        raw = self.fp.detach()  # nothing read yet: the buffered reader's raw socket reader, kept open
+        self.fp = io.BufferedReader(_DeadlineReader(raw, sock, deadline))
+
+
+class _DeadlineConnection:
+    """Mixed into http.client's connection classes; `timeout` (urllib passes the judge's) becomes the deadline."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        limit = self.timeout if isinstance(self.timeout, (int, float)) else float("inf")
+        self._deadline = time.monotonic() + limit
+        self.response_class = _deadline_response(self._deadline)
+
+    def connect(self) -> None:
+        self.timeout = _time_left(self._deadline)
+        super().connect()
+
+    def send(self, data) -> None:
+        if self.sock is None and self.auto_open:
+            self.connect()
+        if self.sock is not None:
+            self.sock.settimeout(_time_left(self._deadline))  # sendall: the timeout bounds the whole send
+        super().send(data)
+
+
+def _deadline_response(deadline: float):
+    def make(sock, *args, **kwargs) -> _DeadlineResponse:
+        return _DeadlineResponse(sock, *args, deadline=deadline, **kwargs)
+    return make
+
+
+class _DeadlineHTTPConnection(_DeadlineConnection, http.client.HTTPConnection):
+    pass
+
+
+class _DeadlineHTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req):
+        return self.do_open(_DeadlineHTTPConnection, req)
+
+
+_DEADLINE_HANDLERS: tuple[type, ...] = (_DeadlineHTTPHandler,)
+if hasattr(http.client, "HTTPSConnection"):  # Python built with ssl
+    class _DeadlineHTTPSConnection(_DeadlineConnection, http.client.HTTPSConnection):
+        pass
+
+    class _DeadlineHTTPSHandler(urllib.request.HTTPSHandler):
+        def https_open(self, req):  # the default TLS context, as urllib's own handler without a context
+            return self.do_open(_DeadlineHTTPSConnection, req)
+
+    _DEADLINE_HANDLERS += (_DeadlineHTTPSHandler,)
 
 
 def _gbnf_builder():
