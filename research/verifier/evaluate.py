@@ -54,7 +54,6 @@ def scalar_features(r: dict) -> dict[str, float]:
         "lp_noctx_mean": num("lp_noctx_mean"), "lp_noctx_min": num("lp_noctx_min"),
         "lp_gain_mean": num("lp_ctx_mean") - num("lp_noctx_mean"),
         "lp_gain_p10": num("lp_ctx_p10") - num("lp_noctx_p10"),
-        "logit_noctx": float(logit(np.array([num("p_yes_noctx", 0.5)]))[0]),
         "uni_prec": num("uni_prec", 1.0), "bi_prec": num("bi_prec", 1.0),
         "log_words": math.log1p(num("n_words")), "log_n": math.log(max(1.0, num("n", 1.0))),
     }
@@ -152,7 +151,7 @@ def statement_lofo(data: dict, block: int, pca: int, c: float, agg: str) -> dict
             continue
         xt = np.vstack([design(data[s][0], data[s][1], block) for s in train])
         yt, wt = map(np.concatenate, zip(*[targets(data[s][0]) for s in train]))
-        head = Head(1 if block == 0 else 13, pca, c).fit(xt, yt, wt)
+        head = Head(1 if block == 0 else 12, pca, c).fit(xt, yt, wt)
         new = head.predict(design(recs, hidden, block))
         today = np.asarray([cal(r["p_yes"]) for r in recs])
         _, y, base = per_answer(recs, today, agg)
@@ -170,7 +169,7 @@ def chunk_cv(data: dict, block: int, pca: int, c: float) -> dict:
         groups = [r["row"].rsplit("-", 2)[0] for r in recs]  # the question's id (WikiQA Q<n>)
         pred = np.zeros(len(recs))
         for tr, te in GroupKFold(n_splits=5).split(x, y, groups):
-            pred[te] = Head(1 if block == 0 else 13, pca, c).fit(x[tr], y[tr], np.ones(len(tr))).predict(x[te])
+            pred[te] = Head(1 if block == 0 else 12, pca, c).fit(x[tr], y[tr], np.ones(len(tr))).predict(x[te])
         base = np.asarray([cal(r["p_yes"]) for r in recs])
         f = figures(y, base, pred)
         f["ba_gate_today"] = balanced_accuracy(y, base, 0.70)

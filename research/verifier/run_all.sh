@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-research/verifier/out}
-for f in context_precision_wikiqa begin_faithfulness qags_faithfulness faithfulness_faithbench context_recall_faithbench; do
+for f in begin_faithfulness qags_faithfulness faithfulness_faithbench context_precision_wikiqa context_recall_faithbench; do
   .venv/bin/python research/verifier/signals.py --bench "${BENCH:-../shared/benchmarks}" --out "$OUT" --files "$f.jsonl"
 done
 echo "all signals done"

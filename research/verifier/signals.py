@@ -10,8 +10,8 @@ that one pass this script reads:
 - the statement's own tokens' log-probabilities inside that prompt, i.e. given the contexts (mean, min, 10th
   percentile, count);
 
-and from a second, short pass of the same prompt with no context ("(no context was retrieved)", a prefix shared by
-every row, so only the item is evaluated): p_yes and the same token statistics without the contexts. Lexical
+and from a second, short pass of the statement's words alone (after a fixed "Text:" lead, no instructions, no
+context) the same token statistics without the contexts: their difference is the conditional PMI. Lexical
 overlap with the contexts is computed in Python (no judge).
 
 Output, per benchmark file: OUT/<stem>.jsonl, one line per statement (ids and numbers only, no benchmark text), and
@@ -72,12 +72,28 @@ class Reader:
         self.steps = LlamaSteps(self.llm, llama_cpp)
         self.n_embd = self.llm.n_embd()
         self.prefix: tuple[int, ...] = ()
-        self.saved: dict[tuple[int, ...], bytes] = {}  # KV state after a prefix every row shares (no context)
 
     def _decode_text(self, i: int) -> str:
         return self.llm.detokenize([i]).decode("utf-8", "replace")
 
-    def ask(self, prompt, target: str, shared: bool = False) -> dict:
+    def alone(self, target: str) -> list[float]:
+        """The log-probabilities of `target`'s tokens read with no context and no instructions: after a fixed
+        two-token lead ("Text:"), nothing else (the judge's prior for the words)."""
+        lead = self.llm.tokenize(b"Text:\n", add_bos=False, special=False)
+        toks = self.llm.tokenize(target.strip().encode("utf-8"), add_bos=False, special=False)[:400]
+        self.prefix = ()
+        self.llm.n_tokens = 0
+        self.llm.eval(lead + toks)
+        n_vocab = self.llm.n_vocab()
+        out = []
+        for k in range(len(lead), len(lead) + len(toks)):
+            row = np.ctypeslib.as_array(self.lib.llama_get_logits_ith(self.llm._ctx.ctx, k - 1),
+                                        shape=(n_vocab,)).astype(np.float64)
+            row = row - row.max()
+            out.append(float(row[toks[k - len(lead)]] - math.log(np.exp(row).sum())))
+        return out
+
+    def ask(self, prompt, target: str) -> dict:
         """Evaluate `prompt` (the shared prefix kept when it is the one in the context); read P(yes), the hidden
         state at the last token and the log-probabilities of `target`'s tokens inside the item."""
         segs = self.steps.segments(prompt)
@@ -85,13 +101,10 @@ class Reader:
             raise RuntimeError("prompt could not be cut into prefix + item")
         prefix, item = tuple(t for seg in segs[:-1] for t in seg), segs[-1]
         if self.prefix != prefix or self.llm.n_tokens < len(prefix):
-            if prefix in self.saved:
-                self.steps.restore(self.saved[prefix], prefix)
-            else:
-                self.llm.n_tokens = 0
-                self.llm.eval(list(prefix))
-                if shared:
-                    self.saved[prefix] = self.steps.save()
+            self.lib.llama_set_embeddings(self.llm._ctx.ctx, False)  # the prefix: only its last token's logits
+            self.llm.n_tokens = 0
+            self.llm.eval(list(prefix))
+            self.lib.llama_set_embeddings(self.llm._ctx.ctx, True)
             self.prefix = prefix
         self.llm.n_tokens = len(prefix)
         if len(item) > self.llm.n_batch:
@@ -183,9 +196,8 @@ def run_file(reader: Reader, path: Path, out: Path, limit: int | None) -> None:
                          **lexical(s, [row["question"]] if kind == "chunk" else row["contexts"]),
                          "chars": len(s)})
             hs.append(with_ctx["hidden"])
-        for rec, s in zip(recs, items):  # the same items with no context: one prefix for every row
-            bare = reader.ask(make(s, False), s, shared=True)
-            rec.update({"p_yes_noctx": bare["p_yes"], **stats(bare["lps"], "lp_noctx")})
+        for rec, s in zip(recs, items):  # the same words read alone
+            rec.update(stats(reader.alone(s), "lp_noctx"))
         secs = time.time() - t0
         for rec in recs:
             rec["row_seconds"] = round(secs, 2)
