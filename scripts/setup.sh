@@ -6,7 +6,9 @@
 # Environment knobs:
 #   PYTHON=python3.11          interpreter for the venv (>= 3.10)
 #   LOCALRAGAS_WHEEL_CACHE=DIR where the compiled llama-cpp-python wheel is kept and reused
-#                              (default ~/.cache/localragas/wheels)
+#                              (default ~/.cache/localragas/wheels), in a folder keyed by the exact CPU flags and
+#                              build flags it was compiled for
+#   LOCALRAGAS_CPU_FLAGS="..." the CPU flags to build for (default: this machine's, from /proc/cpuinfo)
 #   SETUP_SKIP_EVAL=1          stop after installing (CI uses the test suite instead of the demo run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,22 +18,127 @@ LLAMA_VERSION=0.3.36
 # The CPU build is chosen from the CPU's flags, never -march=native: native builds enable AMX kernels that crash
 # ("Illegal instruction") on CPUs or VMs that advertise AMX without enabling it, and a native wheel cached on one
 # machine may not run on another. AVX-512 where all its parts are present (about 1.3x faster prompt processing
-# measured here), else AVX2.
+# measured here), else AVX2 (with SSE4.2, AVX, FMA, F16C and BMI2, which llama.cpp also turns on with GGML_NATIVE=OFF),
+# else a generic x86-64 build with all of them off. LLAMA_NEEDS: the CPU flags the chosen build's instructions need.
 LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
 LLAMA_VARIANT=avx2
-cpu_flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
+LLAMA_NEEDS="sse4_2 avx avx2 fma f16c bmi2"
+AVX512_NEEDS="avx512f avx512cd avx512vl avx512dq avx512bw avx512vbmi avx512_vnni avx512_bf16"
+cpu_flags=${LOCALRAGAS_CPU_FLAGS:-$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)}
 has_all() { for f in "$@"; do [[ " $cpu_flags " == *" $f "* ]] || return 1; done; }
-if has_all avx512f avx512cd avx512vl avx512dq avx512bw avx512vbmi avx512_vnni avx512_bf16; then
+# shellcheck disable=SC2086  # the flag lists are split on purpose
+if has_all $LLAMA_NEEDS $AVX512_NEEDS; then
   LLAMA_CMAKE_ARGS="$LLAMA_CMAKE_ARGS -DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX512_BF16=ON"
   LLAMA_VARIANT=avx512
-elif ! has_all avx2 fma f16c; then
-  LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+  LLAMA_NEEDS="$LLAMA_NEEDS $AVX512_NEEDS"
+elif ! has_all $LLAMA_NEEDS; then
+  LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_SSE42=OFF -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_BMI2=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
   LLAMA_VARIANT=generic
+  LLAMA_NEEDS=""
 fi
-WHEELS=${LOCALRAGAS_WHEEL_CACHE:-$HOME/.cache/localragas/wheels}/llama-cpp-python-$LLAMA_VERSION-$LLAMA_VARIANT
+# The wheel's cache folder is keyed by the exact CPU flags it needs and its build flags (a short hash of both), not
+# only by the variant's name: a wheel cached under other flags is never taken for this build.
+# shellcheck disable=SC2086
+LLAMA_BUILD="llama-cpp-python $LLAMA_VERSION; needs: $(printf '%s\n' $LLAMA_NEEDS | LC_ALL=C sort | paste -sd ' ' -); cmake: $LLAMA_CMAKE_ARGS"
+LLAMA_KEY=$(printf '%s' "$LLAMA_BUILD" | sha256sum | cut -c1-12)
+WHEELS=${LOCALRAGAS_WHEEL_CACHE:-$HOME/.cache/localragas/wheels}/llama-cpp-python-$LLAMA_VERSION-$LLAMA_VARIANT-$LLAMA_KEY
 start=$(date +%s)
 
 step() { printf '\n==> %s\n' "$*"; }
+
+# --- the llama-cpp-python wheel: compiled once into $WHEELS, installed, and smoke-tested in a subprocess ------------
+llama_wheels() { ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null; }
+
+build_llama_wheel() {
+  echo "compiling llama.cpp (several minutes on 2 cores; the wheel is cached in $WHEELS)"
+  mkdir -p "$WHEELS"
+  CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "${PIP[@]}" wheel -q --no-cache-dir --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$WHEELS"
+  printf '%s\n' "$LLAMA_BUILD" >"$WHEELS/build.txt"
+}
+
+# The sha256 of the wheel the venv's llama-cpp-python was installed from (pip's direct_url.json), if any.
+LLAMA_INSTALLED_FROM='
+import importlib.metadata as md, json
+try:
+    url = json.loads(md.distribution("llama-cpp-python").read_text("direct_url.json") or "{}")
+except md.PackageNotFoundError:
+    url = {}
+print(url.get("archive_info", {}).get("hash", ""))
+'
+
+# $1 = always: reinstall whatever is there. Else only when the venv's llama-cpp-python was not installed from this
+# very wheel (pip would keep another build of the same version, e.g. one compiled for other CPU flags).
+install_llama_wheel() {
+  local wheel
+  wheel=$(llama_wheels | head -n 1)
+  if [ "${1:-}" != always ] &&
+     [ "$(.venv/bin/python -c "$LLAMA_INSTALLED_FROM" 2>/dev/null)" = "sha256=$(sha256sum "$wheel" | cut -d' ' -f1)" ]; then
+    echo "installed from $wheel already"
+    return
+  fi
+  "${PIP[@]}" install -q --force-reinstall --no-deps "$wheel"
+}
+
+# Import llama_cpp and call into its native library (llama_print_system_info); given a GGUF, also load it and
+# evaluate one token. In a subprocess: a build with instructions this CPU lacks dies there ("Illegal instruction").
+LLAMA_SMOKE_TEST='
+import sys
+import llama_cpp
+print("llama.cpp:", llama_cpp.llama_print_system_info().decode("utf-8", "replace").strip())
+if len(sys.argv) > 1:
+    llm = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=64, n_threads=1, verbose=False)
+    llm.eval(llm.tokenize(b"Hello", add_bos=True)[:1])
+    print("one token evaluated with", sys.argv[1])
+'
+llama_smoke_test() { .venv/bin/python -c "$LLAMA_SMOKE_TEST" "$@"; }
+
+exit_reason() {  # $1: an exit status
+  if [ "$1" -gt 128 ]; then
+    local name
+    name=$(kill -l "$(($1 - 128))" 2>/dev/null || echo "?")
+    if [ "$name" = ILL ]; then
+      echo "killed by SIGILL, Illegal instruction: the build uses an instruction this CPU lacks"
+    else
+      echo "killed by signal $(($1 - 128)) (SIG$name)"
+    fi
+  else
+    echo "exit $1"
+  fi
+}
+
+LLAMA_REBUILT=0
+# The smoke test; when it fails, the cached wheel is deleted and compiled again from source, once per run of this
+# script; if the new wheel fails too, the script stops.
+check_llama() {
+  local code=0
+  llama_smoke_test "$@" || code=$?
+  [ "$code" = 0 ] && return 0
+  if [ "$LLAMA_REBUILT" = 0 ]; then
+    echo "llama-cpp-python's smoke test failed ($(exit_reason "$code")): deleting the cached wheel in $WHEELS and compiling it again from source" >&2
+    rm -f "$WHEELS"/llama_cpp_python-*.whl
+    LLAMA_REBUILT=1
+    build_llama_wheel
+    install_llama_wheel always
+    code=0
+    llama_smoke_test "$@" || code=$?
+    [ "$code" = 0 ] && return 0
+  fi
+  rm -f "$WHEELS"/llama_cpp_python-*.whl  # never leave a wheel that fails in the cache
+  echo "error: llama-cpp-python $LLAMA_VERSION ($LLAMA_VARIANT build) fails its smoke test even freshly compiled ($(exit_reason "$code")). Build flags: $LLAMA_CMAKE_ARGS. Check the compiler and the CPU flags (LOCALRAGAS_CPU_FLAGS, /proc/cpuinfo), then run this script again." >&2
+  exit 1
+}
+
+# The test judge's GGUF (any GGUF in the models folder when it is missing), for the one-token smoke test.
+test_gguf() {
+  local gguf dir
+  gguf=$(.venv/bin/localragas models path smollm2-135m 2>/dev/null || true)
+  if [ -n "$gguf" ] && [ -f "$gguf" ]; then
+    echo "$gguf"
+    return
+  fi
+  dir=$(.venv/bin/localragas models path --dir 2>/dev/null || true)
+  find "${dir:-models}" -maxdepth 1 -name '*.gguf' -type f 2>/dev/null | sort | head -n 1
+}
 
 step "virtual environment .venv"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
@@ -41,16 +148,13 @@ PIP=(.venv/bin/python -m pip)
 step "PyTorch 2.13.0 (CPU build)"
 "${PIP[@]}" install -q torch==2.13.0
 
-step "llama-cpp-python $LLAMA_VERSION ($LLAMA_VARIANT build)"
-mkdir -p "$WHEELS"
-if ! ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
-  echo "compiling llama.cpp (several minutes on 2 cores; the wheel is cached in $WHEELS)"
-  CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "${PIP[@]}" wheel -q --no-cache-dir --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$WHEELS"
-fi
-"${PIP[@]}" install -q "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl
-# its server extras (fastapi, uvicorn, ...): the real tier serves the test judge over HTTP to test the openai
-# backend. llama-cpp-python itself is already satisfied by the wheel above, so nothing is rebuilt.
+step "llama-cpp-python $LLAMA_VERSION ($LLAMA_VARIANT build, cache key $LLAMA_KEY)"
+llama_wheels >/dev/null || build_llama_wheel
+install_llama_wheel
+# its dependencies and server extras (fastapi, uvicorn, ...): the real tier serves the test judge over HTTP to test
+# the openai backend. llama-cpp-python itself is already satisfied by the wheel above, so nothing is rebuilt.
 "${PIP[@]}" install -q "llama-cpp-python[server]==$LLAMA_VERSION"
+check_llama
 
 step "localragas (editable) with the embedder and test extras"
 "${PIP[@]}" install -q -e ".[all]"
@@ -61,6 +165,14 @@ step "transformers judge backend: gguf, accelerate, xgrammar (without triton, a 
 step "models: default judge qwen2.5-1.5b and test judge smollm2-135m"
 .venv/bin/localragas models pull qwen2.5-1.5b smollm2-135m
 .venv/bin/localragas models list
+
+step "llama-cpp-python smoke test: one token with the test judge"
+gguf=$(test_gguf)
+if [ -n "$gguf" ]; then
+  check_llama "$gguf"
+else
+  echo "no GGUF in the models folder: skipped (the import and system-info check above passed)"
+fi
 
 echo "setup took $(( $(date +%s) - start )) s"
 if [ "${SETUP_SKIP_EVAL:-0}" = 1 ]; then

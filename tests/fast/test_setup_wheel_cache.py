@@ -1,0 +1,193 @@
+"""scripts/setup.sh's llama-cpp-python wheel: cached in a folder keyed by the exact CPU flags and build flags it was
+compiled for, smoke-tested in a subprocess after it is installed (import + the native library's system info) and
+again once the models are there (one token with the test judge). A wheel that fails (e.g. killed by SIGILL: built
+for instructions this CPU lacks) is deleted and compiled again from source once; if that fails too, setup stops.
+
+The whole script runs here, as written, in a copy of the checkout whose .venv/bin/python and .venv/bin/localragas are
+stand-ins: pip wheel writes a fake wheel whose first line says how it behaves (`good`; `crash`: dies of SIGILL on
+import; `crash-on-token`: dies when it evaluates a token), its second the build flags; pip install copies it to
+`installed` (kept, as pip keeps an installed version, unless --force-reinstall; its sha256 stands for pip's record of
+the wheel it was installed from), and the smoke test (`python -c`) behaves as the installed wheel says. Nothing is
+compiled, downloaded or run for real."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+AVX2 = "fpu sse sse2 ssse3 sse4_1 sse4_2 avx avx2 fma f16c bmi1 bmi2"
+AVX512 = AVX2 + " avx512f avx512cd avx512vl avx512dq avx512bw avx512vbmi avx512_vnni avx512_bf16"
+OLD_CPU = "fpu sse sse2 ssse3"  # no SSE4.2, no AVX
+GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+FAKE_PYTHON = r"""#!/usr/bin/env bash
+state=$FAKE_STATE
+if [ "$1" = -m ] && [ "$2" = pip ]; then
+  case "$3" in
+    wheel)
+      while [ $# -gt 0 ]; do [ "$1" = -w ] && dir=$2; shift; done
+      echo "build CMAKE_ARGS=$CMAKE_ARGS" >>"$state/log"
+      wheel="$dir/llama_cpp_python-0.3.36-cp311-cp311-linux_x86_64.whl"
+      printf '%s\n%s\n' "${FAKE_BUILD:-good}" "$CMAKE_ARGS" >"$wheel" ;;
+    install)  # as pip: the same version already installed is kept, unless --force-reinstall
+      [[ " $* " == *" --force-reinstall "* ]] || [ ! -f "$state/installed" ] || exit 0
+      for a in "$@"; do
+        case "$a" in *.whl) echo "install $a" >>"$state/log"; cp "$a" "$state/installed" ;; esac
+      done ;;
+  esac
+  exit 0
+fi
+if [ "$1" = -c ] && [[ "$2" == *llama_print_system_info* ]]; then  # the smoke test; $3: a GGUF
+  how=$(head -n 1 "$state/installed" 2>/dev/null)
+  if [ "$how" = crash ] || { [ "$how" = crash-on-token ] && [ -n "$3" ]; }; then
+    ulimit -c 0
+    kill -ILL $$
+  fi
+  echo "smoke ${3:-import}" >>"$state/log"
+  exit 0
+fi
+if [ "$1" = -c ] && [[ "$2" == *direct_url.json* ]]; then  # the hash of the wheel installed from
+  [ -f "$state/installed" ] && echo "sha256=$(sha256sum "$state/installed" | cut -d' ' -f1)"
+  exit 0
+fi
+echo "unexpected python $*" >>"$state/log"
+exit 1
+"""
+
+FAKE_LOCALRAGAS = r"""#!/usr/bin/env bash
+models=$(cd "$(dirname "$0")/../.." && pwd)/models
+case "$1 $2" in
+  "models pull") mkdir -p "$models" && : >"$models/SmolLM2-135M-Instruct.Q4_1.gguf" ;;
+  "models path") if [ "$3" = --dir ]; then echo "$models"; else echo "$models/SmolLM2-135M-Instruct.Q4_1.gguf"; fi ;;
+esac
+"""
+
+
+class Checkout:
+    """A copy of scripts/setup.sh with stand-ins for the venv's python and localragas."""
+
+    def __init__(self, tmp: Path):
+        self.root = tmp / "repo"
+        self.state = tmp / "state"
+        self.cache = tmp / "wheels"
+        (self.root / "scripts").mkdir(parents=True)
+        (self.root / ".venv" / "bin").mkdir(parents=True)
+        self.state.mkdir()
+        shutil.copy(ROOT / "scripts" / "setup.sh", self.root / "scripts" / "setup.sh")
+        for name, text in (("python", FAKE_PYTHON), ("localragas", FAKE_LOCALRAGAS)):
+            path = self.root / ".venv" / "bin" / name
+            path.write_text(text)
+            path.chmod(0o755)
+
+    def setup(self, cpu: str = AVX2, build: str = "good") -> subprocess.CompletedProcess:
+        (self.state / "log").write_text("")
+        env = {**os.environ, "FAKE_STATE": str(self.state), "FAKE_BUILD": build, "LOCALRAGAS_CPU_FLAGS": cpu,
+               "LOCALRAGAS_WHEEL_CACHE": str(self.cache), "SETUP_SKIP_EVAL": "1"}
+        return subprocess.run(["bash", str(self.root / "scripts" / "setup.sh")], env=env, capture_output=True,
+                              text=True, timeout=60)
+
+    def log(self) -> list[str]:
+        return (self.state / "log").read_text().splitlines()
+
+    def builds(self) -> list[str]:
+        return [line for line in self.log() if line.startswith("build ")]
+
+    def wheels(self) -> list[Path]:
+        return sorted(self.cache.glob("*/llama_cpp_python-0.3.36-*.whl"))
+
+
+@pytest.fixture
+def checkout(tmp_path) -> Checkout:
+    return Checkout(tmp_path)
+
+
+def test_first_run_compiles_installs_and_smoke_tests_then_a_rerun_reuses_the_cached_wheel(checkout):
+    r = checkout.setup()
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert len(checkout.builds()) == 1
+    (wheel,) = checkout.wheels()
+    gguf = checkout.root / "models" / GGUF
+    assert [line for line in checkout.log() if line.startswith("smoke")] == ["smoke import", f"smoke {gguf}"]
+    assert f"install {wheel}" in checkout.log()
+
+    r = checkout.setup()
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert checkout.builds() == [] and checkout.wheels() == [wheel]  # nothing compiled again
+    assert f"installed from {wheel} already" in r.stdout and f"install {wheel}" not in checkout.log()
+    assert f"smoke {gguf}" in checkout.log()
+
+
+def test_a_venv_holding_another_build_of_the_same_version_gets_the_cached_one(checkout):
+    assert checkout.setup().returncode == 0
+    (checkout.state / "installed").write_text("crash")  # e.g. installed by hand from an AVX-512 wheel
+    r = checkout.setup()
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert checkout.builds() == [] and (checkout.state / "installed").read_text().startswith("good\n")
+    assert "smoke test failed" not in r.stderr
+
+
+def test_a_cached_wheel_that_dies_of_sigill_is_deleted_compiled_again_and_setup_goes_on(checkout):
+    assert checkout.setup().returncode == 0
+    (wheel,) = checkout.wheels()
+    wheel.write_text("crash")  # e.g. compiled on a machine with AVX-512 and copied here
+    r = checkout.setup()
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "smoke test failed (killed by SIGILL, Illegal instruction" in r.stderr
+    assert "deleting the cached wheel" in r.stderr
+    assert len(checkout.builds()) == 1
+    assert checkout.wheels() == [wheel] and wheel.read_text().startswith("good\n")
+    assert (checkout.state / "installed").read_text().startswith("good\n")
+    assert checkout.log()[-1] == f"smoke {checkout.root / 'models' / GGUF}"
+
+
+def test_a_wheel_that_dies_only_on_a_token_is_caught_after_the_models_are_pulled(checkout):
+    assert checkout.setup().returncode == 0
+    (wheel,) = checkout.wheels()
+    wheel.write_text("crash-on-token")  # imports, prints its system info, dies in the first matrix product
+    r = checkout.setup()
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "smoke test failed (killed by SIGILL" in r.stderr
+    assert len(checkout.builds()) == 1 and wheel.read_text().startswith("good\n")
+
+
+def test_a_wheel_that_still_fails_after_one_rebuild_stops_setup_with_a_clear_message(checkout):
+    assert checkout.setup().returncode == 0
+    (wheel,) = checkout.wheels()
+    wheel.write_text("crash")
+    r = checkout.setup(build="crash")
+    assert r.returncode == 1
+    assert "fails its smoke test even freshly compiled (killed by SIGILL" in r.stderr
+    assert "-DGGML_AVX2=ON" in r.stderr  # the build flags, to check against the CPU
+    assert len(checkout.builds()) == 1  # compiled again once, not in a loop
+    assert checkout.wheels() == []  # no failing wheel is left in the cache
+    assert "setup took" not in r.stdout  # stopped before the models step
+
+
+def test_the_cache_folder_is_keyed_by_the_exact_cpu_flags_and_build_flags(checkout):
+    assert checkout.setup(cpu=AVX512).returncode == 0
+    (avx512,) = checkout.wheels()
+    assert avx512.parent.name.startswith("llama-cpp-python-0.3.36-avx512-")
+    assert "-DGGML_AVX512=ON" in checkout.builds()[0]
+    recorded = (avx512.parent / "build.txt").read_text()
+    assert "avx512_bf16" in recorded and "-DGGML_AVX512=ON" in recorded
+
+    # the same CPU with its flags in another order: the same folder, nothing compiled
+    assert checkout.setup(cpu=" ".join(reversed(AVX512.split()))).returncode == 0
+    assert checkout.builds() == []
+
+    # a CPU without AVX-512 never takes the AVX-512 wheel: a folder of its own, compiled for it
+    assert checkout.setup(cpu=AVX2).returncode == 0
+    assert len(checkout.builds()) == 1 and "-DGGML_AVX512" not in checkout.builds()[0]
+    avx2 = [w for w in checkout.wheels() if w != avx512]
+    assert len(avx2) == 1 and avx2[0].parent.name.startswith("llama-cpp-python-0.3.36-avx2-")
+    assert f"install {avx2[0]}" in checkout.log()
+
+    # without AVX at all: every x86 extension llama.cpp would turn on by itself is off
+    assert checkout.setup(cpu=OLD_CPU).returncode == 0
+    (build,) = checkout.builds()
+    assert all(f"-DGGML_{x}=OFF" in build for x in ("SSE42", "AVX", "AVX2", "FMA", "F16C", "BMI2"))
+    assert len({w.parent for w in checkout.wheels()}) == 3
