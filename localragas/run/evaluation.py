@@ -204,7 +204,6 @@ class Evaluation:
         if self.checkpoint is not None:
             self.checkpoint.remove()
 
-
     def close(self) -> None:
         """The run is over, complete or not: its checkpoint is let go (kept, unless finish() removed it), so another
         run may resume it."""

@@ -49,12 +49,17 @@ if TYPE_CHECKING:
     from ..judges import Judge
 
 # --- the rule: every constant of the check, in one place (docs/gate.md#the-judge-check) -------------------------------
-# Placeholders until measured on the catalogue judges with scripts/judge_check_margins.py.
-MIN_AUC = 0.8  # graded: ROC AUC of the raw P(yes), the supported (relevant) items against the others
-MIN_MARGIN = 0.2  # graded: mean raw P(yes) of the supported (relevant) items minus that of the others
+# Set from scripts/judge_check_margins.py on the catalogue judges (docs/gate.md#measured-margins): the default judge
+# ranks every item right (AUC 1.00) with margins 0.24-0.72, on llama.cpp and behind an OpenAI-compatible server alike;
+# qwen2.5-0.5b ranks the statements right with a margin of only 0.04 and the chunks at chance (AUC 0.50 / 0.69).
+# A judge giving every item the same P(yes) has AUC 0.50. The margin floor only refuses a judge whose P(yes) barely
+# moves; the items per side are as few as keep a flat or inverted judge from passing by luck, since a cold run pays
+# for each (about 2 s a call on 2 cores).
+MIN_AUC = 0.75  # graded: ROC AUC of the raw P(yes), the supported (relevant) items against the others
+MIN_MARGIN = 0.02  # graded: mean raw P(yes) of the supported (relevant) items minus that of the others
 MIN_ACCURACY = 0.8  # JSON verdicts (verdicts=json): the share of items given the right yes/no
-STATEMENTS_PER_SIDE = 6  # supported and unsupported statements asked per language (judge_check_items.STATEMENTS)
-CHUNKS_PER_SIDE = 4  # relevant and irrelevant chunks asked per language (judge_check_items.CHUNKS)
+STATEMENTS_PER_SIDE = 4  # supported and unsupported statements asked per language (judge_check_items.STATEMENTS)
+CHUNKS_PER_SIDE = 3  # relevant and irrelevant chunks asked per language (judge_check_items.CHUNKS)
 # During a run, when the check did not vouch for the judge: a graded metric with at least FLAT_MIN_ITEMS items whose
 # raw P(yes) all lie within FLAT_SPREAD (max - min) could not be evaluated.
 FLAT_MIN_ITEMS = 20

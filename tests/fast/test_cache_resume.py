@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from localragas import evaluate, load_samples
+from localragas.run import judge_check
 from localragas.run.checkpoint import Checkpoint, sample_hash
 from localragas.judges import FakeJudge
 from localragas.judges.cache import JudgeCache, cache_key
@@ -144,7 +145,8 @@ def _cli(tmp_path, state: str, kill_at: int, out: Path) -> subprocess.CompletedP
                           text=True, timeout=120)
 
 
-CHECK_CALLS = 20  # the judge check's, asked before any sample (run/judge_check.py: 12 statements, 8 chunks in English)
+# the judge check's calls, asked before any sample (run/judge_check.py: its statements and chunks, in English)
+CHECK_CALLS = 2 * judge_check.STATEMENTS_PER_SIDE + 2 * judge_check.CHUNKS_PER_SIDE
 
 
 def test_kill_9_then_rerun_loses_nothing_and_matches_an_uninterrupted_run(tmp_path):

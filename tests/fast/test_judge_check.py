@@ -28,6 +28,9 @@ from localragas.run.runner import evaluate
 
 from cli_helpers import cli, write_jsonl
 
+# the check's calls on an English run: every statement and chunk it asks, one graded call each
+ENGLISH_CALLS = 2 * judge_check.STATEMENTS_PER_SIDE + 2 * judge_check.CHUNKS_PER_SIDE
+
 MARK = "Zanzibar"  # in every sample's context: a request that holds it asks about a sample
 
 
@@ -133,7 +136,8 @@ def test_a_judge_that_gives_every_item_one_p_yes_stops_the_run_with_exit_5_befor
     assert ("judge check failed: the judge openai/stub cannot tell obvious supported from unsupported "
             "statements") in message
     assert "relevant from irrelevant chunks" in message
-    assert "verify_statement (English): ROC AUC 0.50 (needs 0.80), margin +0.00 (needs 0.20)" in message
+    assert (f"verify_statement (English): ROC AUC 0.50 (needs {judge_check.MIN_AUC:.2f}), margin +0.00 "
+            f"(needs {judge_check.MIN_MARGIN:.2f})") in message
     assert "judge_chunk (English): ROC AUC 0.50" in message
     assert f"'The Eiffel Tower is located in Berlin, Germany.' (unsupported, P(yes) {p:.3f})" in message
     assert "chat template" in message and "instruct model" in message and "--no-judge-check" in message
@@ -148,7 +152,7 @@ def test_a_judge_that_separates_passes_and_the_run_goes_on(serve, tmp_path):
     assert stub.about_samples()
     assert "judge check: passed (statements AUC 1.00, margin 0.72; chunks AUC 1.00, margin 0.98) in" in r.output
     check = json.loads(out.read_text())["meta"]["judge_check"]
-    assert check["status"] == "passed" and check["calls"] == 20 and check["cache_hits"] == 0
+    assert check["status"] == "passed" and check["calls"] == ENGLISH_CALLS and check["cache_hits"] == 0
     assert [(f["family"], f["language"], f["items"], f["passed"]) for f in check["families"]] == [
         ("verify_statement", "en", 12, True), ("judge_chunk", "en", 8, True)]
     assert check["families"][0]["min_yes"] == 0.99 and check["families"][0]["max_no"] == 0.32
@@ -185,8 +189,8 @@ def test_a_second_run_answers_the_check_from_the_judge_cache(serve, tmp_path):
     assert again.exit_code == 0, again.output
     assert len(stub.asked) == asked  # not one request, the check's included
     one, two = (json.loads((tmp_path / f"{i}.json").read_text())["meta"]["judge_check"] for i in (1, 2))
-    assert one["calls"] == 20 and one["cache_hits"] == 0
-    assert two["calls"] == 0 and two["cache_hits"] == 20
+    assert one["calls"] == ENGLISH_CALLS and one["cache_hits"] == 0
+    assert two["calls"] == 0 and two["cache_hits"] == ENGLISH_CALLS
     assert two["families"] == one["families"]
 
 
@@ -278,7 +282,7 @@ def test_json_verdicts_are_checked_by_accuracy(tmp_path):
     with pytest.raises(JudgeCheckError) as e:
         evaluate([en], metrics=["faithfulness"], judge=FakeJudge(responder=all_yes, checked=True), cache=False,
                  metric_options=options)
-    assert "verify_statements (English): accuracy 0.50 (needs 0.80)" in str(e.value)
+    assert f"verify_statements (English): accuracy 0.50 (needs {judge_check.MIN_ACCURACY:.2f})" in str(e.value)
     assert "(unsupported, said yes)" in str(e.value)
 
 
@@ -330,9 +334,12 @@ def test_the_margins_script_prints_each_family_and_language_and_exits_1_when_one
     out = tmp_path / "m.json"
     assert script.main(["--judge", "fake", "--out", str(out), "--metric-option", "faithfulness.verdicts=json"]) == 0
     shown = capsys.readouterr().out
-    assert "verify_statements (English), 12 items: accuracy 1.000 (room +0.200) -> passed" in shown
-    assert "judge_chunk (Chinese), 8 items: AUC 1.000 (room +0.200), margin 1.000 (room +0.800)" in shown
-    assert "1 call(s) (0 from the cache)" in shown and "8 call(s) (0 from the cache)" in shown
+    s, c = 2 * judge_check.STATEMENTS_PER_SIDE, 2 * judge_check.CHUNKS_PER_SIDE
+    assert (f"verify_statements (English), {s} items: accuracy 1.000 (room {1 - judge_check.MIN_ACCURACY:+.3f}) "
+            "-> passed") in shown
+    assert (f"judge_chunk (Chinese), {c} items: AUC 1.000 (room {1 - judge_check.MIN_AUC:+.3f}), margin 1.000 "
+            f"(room {1 - judge_check.MIN_MARGIN:+.3f})") in shown
+    assert "1 call(s) (0 from the cache)" in shown and f"{c} call(s) (0 from the cache)" in shown
     rows = json.loads(out.read_text())["rows"]
     assert [(r["family"], r["language"]) for r in rows] == [
         ("verify_statements", "en"), ("verify_statements", "zh"), ("judge_chunk", "en"), ("judge_chunk", "zh")]
@@ -341,5 +348,6 @@ def test_the_margins_script_prints_each_family_and_language_and_exits_1_when_one
     monkeypatch.setattr(judge_check, "MIN_MARGIN", 0.75)
     assert script.main(["--judge", "fake", "--language", "en", "--statements-per-side", "7"]) == 1
     shown = capsys.readouterr().out
-    assert "verify_statement (English), 14 items: AUC 1.000 (room +0.200), margin 0.734 (room -0.016)" in shown
+    assert (f"verify_statement (English), 14 items: AUC 1.000 (room {1 - judge_check.MIN_AUC:+.3f}), margin 0.734 "
+            "(room -0.016)") in shown
     assert shown.rstrip().endswith("the check FAILS")

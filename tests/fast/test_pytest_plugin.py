@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from localragas.run import judge_check
 from localragas.run.gate import run_gate
 from localragas.metrics import all_metrics
 from localragas.data.schema import MetricResult, Report, SampleResult
@@ -362,10 +363,11 @@ def test_the_cache_makes_a_rerun_ask_the_judge_nothing(pytester, tmp_path):
     args = [*FAKE, "--localragas-cache-dir", str(tmp_path / "c"), "-k", "good"]
     first = pytester.runpytest(*args)
     # faithfulness by default: one graded verdict for the answer's one sentence, no extraction call; and the judge
-    # check's 12 statements (6 supported, 6 not, in English: run/judge_check.py STATEMENTS_PER_SIDE)
-    first.stdout.fnmatch_lines(["judge fake; embedder -; 13 judge call(s), 0 from the cache; cache *"])
+    # check's statements (supported and not, in English: run/judge_check.py STATEMENTS_PER_SIDE)
+    calls = 1 + 2 * judge_check.STATEMENTS_PER_SIDE
+    first.stdout.fnmatch_lines([f"judge fake; embedder -; {calls} judge call(s), 0 from the cache; cache *"])
     again = pytester.runpytest(*args)
-    again.stdout.fnmatch_lines(["judge fake; embedder -; 0 judge call(s), 13 from the cache; cache *"])
+    again.stdout.fnmatch_lines([f"judge fake; embedder -; 0 judge call(s), {calls} from the cache; cache *"])
 
 
 CHECK_TEST = """
