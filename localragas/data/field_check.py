@@ -160,3 +160,27 @@ class SampleList(list):
     def part(self, samples: Iterable[Sample]) -> "SampleList":
         """Some of these samples (a shard), as a part of this input."""
         return SampleList(samples, self.ignored, self.source, self.whole if self.whole is not None else self)
+
+
+# The fields a row may lack: a metric that needs one scores no row without it (unscored "no_reference", ...).
+OPTIONAL_FIELDS = ("reference", "retrieved_context_ids", "reference_context_ids")
+
+
+def refuse_unscorable(samples: list[Sample], chosen: Iterable[Any], named: Iterable[str] | None) -> None:
+    """Before any judge call, refuse a metric asked for by name (`named`: the names given to -m, metrics=, the
+    settings file; not a Metric object given) that needs a field no sample has (context_recall and no reference
+    anywhere): it would be "not evaluated" on every row, and the gate pass. A DatasetError naming the field and the
+    metrics. chosen: the run's Metric objects (their .name and .needs); samples: the input (a SampleList's `whole`
+    for a shard of one)."""
+    whole = getattr(samples, "whole", None) or samples
+    named = set(named or ())
+    if not named or not whole:
+        return
+    for field in OPTIONAL_FIELDS:
+        wanting = [m.name for m in chosen if m.name in named and field in m.needs]
+        if wanting and all(getattr(s, field) is None for s in whole):
+            who = ", ".join(wanting)
+            raise DatasetError(getattr(whole, "source", "samples"), None, field,
+                               f"no row has it, and {who} (asked for by name) "
+                               f"need{'s' if len(wanting) == 1 else ''} it: no row could be scored. Give the rows "
+                               f"a {field} (or map its column: columns {field}=NAME), or leave {who} out")

@@ -159,7 +159,7 @@ class Evaluation:
         from .runner import evaluate, set_prompts  # noqa: PLC0415
         from .shard import take_shard  # noqa: PLC0415
         from ..metrics import get_metrics  # noqa: PLC0415
-        from .runner import refuse_unscorable  # noqa: PLC0415
+        from ..data.field_check import refuse_unscorable  # noqa: PLC0415
 
         spec = self.spec
         samples, skipped = load_samples(spec.data, skip_invalid=spec.skip_invalid,

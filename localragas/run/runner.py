@@ -25,6 +25,7 @@ from .judge_check import failure_message, flat_metrics, run_check, scoring_stats
 from ..judges import Judge, get_judge
 from ..judges.cache import JudgeCache
 from ..judges.calibrated import set_calibration
+from ..data.field_check import refuse_unscorable
 from ..data.language import check_language, scope_of
 from ..metrics import Metric, all_metrics, get_metrics
 from ..metrics.base import WithVerdicts, uncalibrated
@@ -34,7 +35,6 @@ from ..prompts.overrides import PromptOverrides, load_overrides, template_hashes
 from ..scoring import Scoring
 from ..data.schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow, calls_by_prompt
 from .stats import by_category, ci_settings, summarise
-from ..core.errors import DatasetError
 
 log = logging.getLogger("localragas")
 
@@ -143,29 +143,6 @@ def evaluate(
     if getattr(given, "ignored", None):
         report.meta["ignored_fields"] = list(given.ignored)  # listed once: the terminal, Markdown, HTML show it
     return report
-
-
-# The fields a row may lack: a metric that needs one scores no row without it (unscored "no_reference", ...).
-OPTIONAL_FIELDS = ("reference", "retrieved_context_ids", "reference_context_ids")
-
-
-def refuse_unscorable(samples: list[Sample], chosen: list[Metric], named: Iterable[str] | None) -> None:
-    """Before any judge call, refuse a metric asked for by name (`named`: the names given to -m, metrics=, the
-    settings file; not a Metric object given) that needs a field no sample has (context_recall and no reference
-    anywhere): it would be "not evaluated" on every row, and the gate pass. A DatasetError naming the field and the
-    metrics. samples: the input (a SampleList's `whole` for a shard of one)."""
-    whole = getattr(samples, "whole", None) or samples
-    named = set(named or ())
-    if not named or not whole:
-        return
-    for field in OPTIONAL_FIELDS:
-        wanting = [m.name for m in chosen if m.name in named and field in m.needs]
-        if wanting and all(getattr(s, field) is None for s in whole):
-            who = ", ".join(wanting)
-            raise DatasetError(getattr(whole, "source", "samples"), None, field,
-                               f"no row has it, and {who} (asked for by name) "
-                               f"need{'s' if len(wanting) == 1 else ''} it: no row could be scored. Give the rows "
-                               f"a {field} (or map its column: columns {field}=NAME), or leave {who} out")
 
 
 def set_prompts(judge: Judge, prompts: Mapping[str, str | Path] | None) -> None:
