@@ -44,6 +44,12 @@ def _write(folder: Path, stem: str, rows: int, direction: float, seed: int) -> N
     np.save(folder / f"{stem}.hidden.npy", rng.normal(size=(len(recs), 24)).astype(np.float16))
 
 
+def test_a_block_is_kept_only_for_a_mean_gain_of_003_with_no_file_losing_more_than_002():
+    assert evaluate.keeps({"a": 0.05, "b": 0.02})
+    assert not evaluate.keeps({"a": 0.10, "b": -0.03})
+    assert not evaluate.keeps({"a": 0.02, "b": 0.03})
+
+
 def test_statement_targets_use_a_statements_own_label_else_the_answers():
     recs = [{"s_label": 0, "label": 1, "n": 3}, {"s_label": None, "label": 1, "n": 3},
             {"s_label": None, "label": 0, "n": 4}]
@@ -55,9 +61,9 @@ def test_a_head_finds_the_likelihood_signal_that_p_yes_lacks_leaving_one_source_
     for k, stem in enumerate(evaluate.STATEMENT_FILES):
         _write(tmp_path, stem, 60, 1.0, k)
     data = {s: evaluate.load(tmp_path, s) for s in evaluate.STATEMENT_FILES}
-    base = evaluate.statement_lofo(data, 0, 4, 1.0, "mean")
-    more = evaluate.statement_lofo(data, 1, 4, 1.0, "mean")
-    hidden = evaluate.statement_lofo(data, 2, 4, 1.0, "mean")
+    base = evaluate.statement_lofo(data, [0], 4, 1.0, "mean")
+    more = evaluate.statement_lofo(data, [0, 1], 4, 1.0, "mean")
+    hidden = evaluate.statement_lofo(data, [0, 1, evaluate.HIDDEN], 4, 1.0, "mean")
     assert set(base) == set(evaluate.STATEMENT_FILES)
     for stem in data:
         assert 0.3 < base[stem]["auc"] < 0.7  # P(yes) is noise here
@@ -72,7 +78,7 @@ def test_faithbench_files_never_train_each_others_head(tmp_path):
     for k, stem in enumerate(evaluate.STATEMENT_FILES):
         _write(tmp_path, stem, 60, -1.0 if evaluate.STATEMENT_FILES[stem] == "faithbench" else 1.0, k)
     data = {s: evaluate.load(tmp_path, s) for s in evaluate.STATEMENT_FILES}
-    got = evaluate.statement_lofo(data, 1, 4, 1.0, "mean")
+    got = evaluate.statement_lofo(data, [0, 1], 4, 1.0, "mean")
     assert got["faithfulness_faithbench"]["auc"] < 0.1 and got["context_recall_faithbench"]["auc"] < 0.1
     assert got["begin_faithfulness"]["auc"] < 0.1  # trained on QAGS (right way) and FaithBench (wrong way, more rows)
 
