@@ -192,6 +192,7 @@ def chunk_cv(data: dict, blocks: Sequence[int], pca: int, c: float) -> dict:
 
 
 MIN_MEAN_GAIN, MAX_LOSS = 0.03, 0.02  # the rule for keeping a block
+MIN_ROWS = 50  # answers a file needs to be scored
 
 
 def keeps(step: dict[str, float]) -> bool:
@@ -214,8 +215,10 @@ def main() -> None:
     ap.add_argument("--agg", choices=["mean", "min"], default="mean")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
-    stmt = {s: d for s in STATEMENT_FILES if (d := load(a.signals, s))}
-    chunk = {s: d for s in CHUNK_FILES if (d := load(a.signals, s))}
+    def enough(d) -> bool:  # a file still being extracted is left out until it has MIN_ROWS answers
+        return d is not None and len({r["row"] for r in d[0]}) >= MIN_ROWS
+    stmt = {s: d for s in STATEMENT_FILES if enough(d := load(a.signals, s))}
+    chunk = {s: d for s in CHUNK_FILES if enough(d := load(a.signals, s))}
     results: dict = {"statements": [], "chunks": []}
     for family, data, score in (("statements", stmt, lambda bl: statement_lofo(stmt, bl, a.pca, a.c, a.agg)),
                                 ("chunks", chunk, lambda bl: chunk_cv(chunk, bl, a.pca, a.c))):
