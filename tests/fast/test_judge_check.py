@@ -150,14 +150,20 @@ def test_a_judge_that_separates_passes_and_the_run_goes_on(serve, tmp_path):
     r = cli("eval", data, *METRICS, *openai(stub), "--no-cache", "--no-resume", "--out", out)
     assert r.exit_code == 0, r.output
     assert stub.about_samples()
-    assert "judge check: passed (statements AUC 1.00, margin 0.72; chunks AUC 1.00, margin 0.98) in" in r.output
     check = json.loads(out.read_text())["meta"]["judge_check"]
+    statements, chunks = check["families"]
+    assert (f"judge check: passed (statements AUC 1.00, margin {statements['margin']:.2f}; chunks AUC 1.00, margin "
+            f"{chunks['margin']:.2f}) in") in r.output
     assert check["status"] == "passed" and check["calls"] == ENGLISH_CALLS and check["cache_hits"] == 0
     assert [(f["family"], f["language"], f["items"], f["passed"]) for f in check["families"]] == [
-        ("verify_statement", "en", 12, True), ("judge_chunk", "en", 8, True)]
-    assert check["families"][0]["min_yes"] == 0.99 and check["families"][0]["max_no"] == 0.32
-    assert check["rule"] == {"min_auc": 0.8, "min_margin": 0.2, "min_accuracy": 0.8, "statements_per_side": 6,
-                             "chunks_per_side": 4}
+        ("verify_statement", "en", 2 * judge_check.STATEMENTS_PER_SIDE, True),
+        ("judge_chunk", "en", 2 * judge_check.CHUNKS_PER_SIDE, True)]
+    assert statements["min_yes"] == 0.99 and statements["max_no"] < statements["min_yes"]
+    assert statements["margin"] >= judge_check.MIN_MARGIN and chunks["margin"] >= judge_check.MIN_MARGIN
+    assert check["rule"] == {"min_auc": judge_check.MIN_AUC, "min_margin": judge_check.MIN_MARGIN,
+                             "min_accuracy": judge_check.MIN_ACCURACY,
+                             "statements_per_side": judge_check.STATEMENTS_PER_SIDE,
+                             "chunks_per_side": judge_check.CHUNKS_PER_SIDE}
 
 
 def test_no_judge_check_lets_the_run_go_on_and_every_report_says_skipped(serve, tmp_path):
