@@ -256,7 +256,7 @@ def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig
 
 
 def _needs_embedder(metrics: list[str] | None, options: dict[str, dict] | None = None) -> bool:
-    """Does a metric, with its options (e.g. faithfulness.evidence=focused), need the embedder?"""
+    """Does a metric, with its options (e.g. answer_relevancy), need the embedder?"""
     from .metrics import get_metrics  # noqa: PLC0415
 
     return any(m.uses_embedder for m in get_metrics(metrics, options))

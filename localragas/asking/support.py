@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from ..core.outputs import verdicts_for
 from ..prompts import Prompt, verify_statements
-from .focus import focused_contexts
 from .text import context_pieces, number_list, pack
 from .ways import PLAIN, Way
 from .window import MIN_ITEM, REPLY_BASE, TAG_TOKENS, VERDICT_TOKENS, YES_NO_REPLY, Window, verdicts_reply
@@ -57,51 +56,28 @@ def check_items(ctx: "Scoring", statements: list[str], contexts: list[str],
     return flags
 
 
-
 def support_probabilities(ctx: "Scoring", statements: list[str], contexts: list[str], way: Way = PLAIN,
-                          notes: list[dict] | None = None, leads: list[tuple[str, str]] | None = None) -> list[float]:
+                          notes: list[dict] | None = None) -> list[float]:
     """For each statement, P(yes) that the contexts support it: one graded call per statement, the contexts first
     (a shared prefix). When the contexts do not fit beside a statement, they are judged in groups that fit and the
     statement gets its highest probability over the groups. No contexts: 0 for each, no call.
-    `way`: how each statement is asked (asking/ways.py; the default: the support question against all contexts);
-    `notes`: one dict per statement, given what the way keeps for its evidence; `leads`: what each statement is read
-    with (the way's lead option; None: each alone)."""
+    `way`: how each statement is asked (asking/ways.py; the default: the support question alone);
+    `notes`: one dict per statement, given what the way keeps for its evidence."""
     if not contexts:
         return [0.0] * len(statements)
     if not statements:
         return []
     notes = notes if notes is not None else [{} for _ in statements]
-    leads = leads if leads is not None else [("", "")] * len(statements)
-    if way.evidence == "focused":
-        probs = []
-        for s, (texts, used), note, lead in zip(statements, focused_contexts(ctx, statements, contexts), notes, leads):
-            note["evidence_sentences"] = used
-            probs += _fitted(ctx, [s], texts, way, [note], [lead]) if texts else [0.0]
-        return probs
-    return _fitted(ctx, statements, contexts, way, notes, leads)
-
-
-def _fitted(ctx: "Scoring", statements: list[str], contexts: list[str], way: Way, notes: list[dict],
-            leads: list[tuple[str, str]]) -> list[float]:
-    """support_probabilities against these contexts, grouped when they do not fit. The way's content-free statements
-    (Way.null_p), if any, are asked after the statements, against each set of contexts the statements were."""
     lang = ctx.language.lang
     w = Window(ctx.judge)
-    asked = [way.prompts(s, contexts, lang, lead) for s, lead in zip(statements, leads)]  # built once: checked, asked
-    nulls = way.null_prompts(contexts, lang)
-    if all(w.fits(p, YES_NO_REPLY) for ps in [*asked, nulls] for p in ps):
-        p = [[ctx.p_yes(prompt) for prompt in ps] for ps in asked]
-        p0 = way.null_p(ctx, contexts, lang)
-        return [_noted(way.score(ps, p0), note) for ps, note in zip(p, notes)]
-    empty = [*(p for s, lead in zip(statements, leads) for p in way.prompts(s, [], lang, lead)),
-             *way.null_prompts([], lang)]
-    limit = max(MIN_ITEM, min(w.room(p) for p in empty) - YES_NO_REPLY)
+    asked = [way.prompts(s, contexts, lang) for s in statements]  # built once: checked, then asked
+    if all(w.fits(p, YES_NO_REPLY) for ps in asked for p in ps):
+        return [_noted(way.score([ctx.p_yes(prompt) for prompt in ps]), note) for ps, note in zip(asked, notes)]
+    limit = max(MIN_ITEM, min(w.room(p) for s in statements for p in way.prompts(s, [], lang)) - YES_NO_REPLY)
     pieces, split = context_pieces(contexts, limit - TAG_TOKENS, w)
     groups = [[text for _, text in g] for g in pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS, limit)]
-    per_group = [[[ctx.p_yes(prompt) for prompt in way.prompts(s, g, lang, lead)] for g in groups]
-                 for s, lead in zip(statements, leads)]
-    p0s = [way.null_p(ctx, g, lang) for g in groups]
-    probs = [_noted(max((way.score(ps, p0) for ps, p0 in zip(got, p0s)), key=lambda scored: scored[0]), note)
+    per_group = [[[ctx.p_yes(prompt) for prompt in way.prompts(s, g, lang)] for g in groups] for s in statements]
+    probs = [_noted(max((way.score(ps) for ps in got), key=lambda scored: scored[0]), note)
              for got, note in zip(per_group, notes)]
     note = (f"the contexts did not fit the judge's context window (n_ctx={w.n_ctx}) beside a statement: each of the "
             f"{len(statements)} statements was judged against {len(groups)} group(s) of contexts; its probability "

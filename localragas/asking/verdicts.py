@@ -79,11 +79,10 @@ class Verdicts(ABC):
 
     @abstractmethod
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
-                notes: list[dict] | None = None, leads: list[tuple[str, str]] | None = None) -> Judged:
+                notes: list[dict] | None = None) -> Judged:
         """For each item (a claim, a statement), do the texts `against` (the contexts) support it? No texts: 0 each,
         no call. `way`: how a graded verdict is asked (asking/ways.py; JSON verdicts take the default only);
-        `notes`: one dict per item, given what the way keeps for its evidence; `leads`: what each item is read with
-        (lead=preceding; None: each alone)."""
+        `notes`: one dict per item, given what the way keeps for its evidence."""
 
     @abstractmethod
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str],
@@ -100,8 +99,8 @@ class ProbabilityVerdicts(Verdicts):
     graded = True
 
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
-                notes: list[dict] | None = None, leads: list[tuple[str, str]] | None = None) -> Judged:
-        return graded(ctx, way.family, support_probabilities(ctx, items, against, way, notes, leads),
+                notes: list[dict] | None = None) -> Judged:
+        return graded(ctx, way.family, support_probabilities(ctx, items, against, way, notes),
                       judged=bool(against))
 
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str],
@@ -121,7 +120,7 @@ class JsonVerdicts(Verdicts):
     graded = False
 
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
-                notes: list[dict] | None = None, leads: list[tuple[str, str]] | None = None) -> Judged:
+                notes: list[dict] | None = None) -> Judged:
         assert way == PLAIN, "JSON verdicts are asked one way only (metrics refuse the graded ways with verdicts=json)"
         return Judged([1.0 if f else 0.0 for f in check_items(ctx, items, against)])
 

@@ -7,15 +7,12 @@ prompt's UTF-8 size already fits: a token covers at least one byte, so a cached 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from typing import TYPE_CHECKING
 
 from ..core.errors import ConfigError
-from .ways import SHOTS
-from ..prompts.overrides import EXAMPLES, family_of
 from ..prompts import (Prompt, check_question, contradict_statement, entities_in_contexts, extract_claims,
                        extract_entities, generate_questions, judge_chunk, judge_chunks, question_answerable,
-                       rate_context_relevance, verify_statement, verify_statement_reworded, verify_statements)
+                       rate_context_relevance, verify_statement, verify_statements)
 
 if TYPE_CHECKING:
     from ..judges import Judge
@@ -81,18 +78,13 @@ class Window:
 
 # --- refusing a window too small -------------------------------------------------------------------------------------
 
-def _graded_support() -> dict[str, tuple[Callable[[], Prompt], int, int]]:
-    """The one-word support questions (asking/ways.py), each with every count of worked examples."""
-    return {f("", [], shots=n).name: (partial(f, "", [], shots=n), 2 * (MIN_ITEM + TAG_TOKENS), YES_NO_REPLY)
-            for f in (verify_statement, verify_statement_reworded, contradict_statement) for n in SHOTS}
-
-
 # Per prompt family: the prompt with empty data, the data tokens of one item, the reply tokens for one item.
 Smallest = tuple[Callable[[], Prompt], int, int]
 _SMALLEST: dict[str, Smallest] = {
     "extract_claims": (lambda: extract_claims("", "?"), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
     "verify_statements": (lambda: verify_statements([], []), 2 * (MIN_ITEM + TAG_TOKENS), verdicts_reply(1)),
-    **_graded_support(),
+    "verify_statement": (lambda: verify_statement("", []), 2 * (MIN_ITEM + TAG_TOKENS), YES_NO_REPLY),
+    "contradict_statement": (lambda: contradict_statement("", []), 2 * (MIN_ITEM + TAG_TOKENS), YES_NO_REPLY),
     "extract_entities": (lambda: extract_entities(""), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
     "entities_in_contexts": (lambda: entities_in_contexts([], []), 2 * MIN_ITEM + TAG_TOKENS, verdicts_reply(1)),
     "rate_context_relevance": (lambda: rate_context_relevance("?", []), 2 * MIN_ITEM + TAG_TOKENS, 16),
@@ -134,12 +126,8 @@ def _what(judge: "Judge", name: str, own: Mapping[str, Smallest] | None) -> tupl
     """How an error names the prompt (its family, and where its text came from when it is the user's), and what to
     do about it."""
     sources = judge.prompts.sources if judge.prompts else {}
-    family = family_of(name)
-    texts = [f"its instruction text from {sources[family]}"] if family in sources else []
-    if family != name and EXAMPLES in sources:  # a prompt with worked examples (shots=N)
-        texts.append(f"its worked examples from {sources[EXAMPLES]}")
-    if texts:
-        return f"the {name} prompt ({', '.join(texts)})", "shorten that text, or raise it"
+    if name in sources:
+        return f"the {name} prompt (its instruction text from {sources[name]})", "shorten that text, or raise it"
     if name in (own or {}):
         return f"the {name} prompt (the custom metric's own question)", "shorten the question, or raise it"
     return f"the {name} prompt", "raise it"

@@ -92,9 +92,6 @@ class PrefixSteps:
             _, (_, old) = self._saved.popitem(last=False)
             self._saved_bytes -= len(old)
 
-    def saved_tokens(self) -> list[Tokens]:
-        return [tokens for tokens, _ in self._saved.values()]
-
     # --- calls that evaluate their prompt their own way (constrained JSON generation) ------------------------------
 
     def before_call(self, tokens: Tokens, min_gain: int = 32) -> int:

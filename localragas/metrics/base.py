@@ -35,6 +35,7 @@ class Metric(ABC):
     problem: str  # what a bad score means for the RAG system (gate messages)
     prompts: tuple[str, ...] = ()  # prompt families it asks the judge (checked against the judge's context window)
     options: dict[str, Any] = {}  # settings and their defaults; a configured copy: with_options(...)
+    removed: Mapping[str, Any] = {}  # options (or option values) taken out of the product -> the value removed
     threshold: float | None = None  # the default gate threshold (None: gated only when one is given)
     items: str | None = None  # the evidence list of its judged items (claims, statements, chunks), if it has one
     source: str | None = None  # where a custom metric was declared (metrics/custom.py); None: built in
@@ -93,7 +94,9 @@ class Metric(ABC):
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             valid = ", ".join(self.options) or "none"
-            raise ConfigError(f"unknown option(s) {', '.join(unknown)} for metric {self.name}; valid: {valid}")
+            gone = [f"{k}={self.removed[k]}" for k in unknown if k in self.removed]
+            raise ConfigError(f"unknown option(s) {', '.join(unknown)} for metric {self.name}; valid: {valid}"
+                              + (f"; {removed_note(gone)}" if gone else ""))
         configured = copy.copy(self)
         configured.options = self.check_options({**self.options, **options})
         return configured
@@ -159,14 +162,21 @@ class WithVerdicts(Metric):
         return {**options, "verdicts": check_choice(self.name, "verdicts", options["verdicts"], described)}
 
 
-def check_choice(metric: str, key: str, value: Any, choices: Mapping[Any, str]) -> Any:
+def check_choice(metric: str, key: str, value: Any, choices: Mapping[Any, str], removed: Any = None) -> Any:
     """The choice `value` names (a key of `choices`, matched as text so 3 and "3" are the same), else a ConfigError
-    listing the valid ones with their descriptions."""
+    listing the valid ones with their descriptions (and saying so when `value` is the `removed` one)."""
     for choice in choices:
         if str(choice) == str(value):
             return choice
     valid = "; ".join(f"{k}: {v}" for k, v in choices.items())
-    raise ConfigError(f"{metric}: {key} must be one of {', '.join(map(str, choices))}, got {value!r} ({valid})")
+    gone = f"; {removed_note([f'{key}={removed}'])}" if removed is not None and str(removed) == str(value) else ""
+    raise ConfigError(f"{metric}: {key} must be one of {', '.join(map(str, choices))}, got {value!r} ({valid}){gone}")
+
+
+def removed_note(settings: list[str]) -> str:
+    """What an error adds for settings that were taken out of the product (Metric.removed), e.g. ["shots=3"]."""
+    return (f"{', '.join(settings)} was measured, not adopted and removed from localragas (its measurement: "
+            "docs/accuracy.md)")
 
 
 def uncalibrated(metrics: Iterable[Metric], calibrated: Collection[str] = ()) -> list[str]:
@@ -176,16 +186,15 @@ def uncalibrated(metrics: Iterable[Metric], calibrated: Collection[str] = ()) ->
 
 
 def support_result(ctx: "Scoring", metric: WithVerdicts, items: list[str], contexts: list[str],
-                   leads: list[tuple[str, str]] | None = None, **evidence: Any) -> MetricResult:
+                   **evidence: Any) -> MetricResult:
     """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the
     metric's verdict strategy: the mean verdict (graded: the mean calibrated P(yes), or raw without a calibration;
     json: supported / total). Each item is listed under the metric's item_fields with its verdict (Judged.item) and
-    what the metric's way of asking (StatementSupport.way, asking/ways.py; the plain question otherwise) noted for it.
-    `leads`: what each item is read with (StatementSupport.leads; None: each alone)."""
+    what the metric's way of asking (StatementSupport.way, asking/ways.py; the plain question otherwise) noted for it."""
     plural, name, flag = metric.item_fields
     verdicts = metric.verdicts
     notes: list[dict] = [{} for _ in items]
-    got = verdicts.support(ctx, items, contexts, getattr(metric, "way", PLAIN), notes, leads)
+    got = verdicts.support(ctx, items, contexts, getattr(metric, "way", PLAIN), notes)
     rows = [{name: t, **got.item(i, flag), **note} for i, (t, note) in enumerate(zip(items, notes))]
     graded = {"calibrated": got.calibrated} if verdicts.graded else {}
     return MetricResult.of(sum(got.values) / len(got.values), verdicts=verdicts.name, **graded, **{plural: rows},

@@ -25,5 +25,4 @@ class ContextRecall(StatementSupport):
         if not statements:
             return MetricResult.unscored_because("no_claims", note="the reference holds no factual statement")
         note = {} if sample.contexts else {"note": "no contexts: no statement can be attributed"}
-        leads = self.leads(ctx, sample.reference, statements)
-        return support_result(ctx, self, statements, sample.contexts, leads=leads, **note)
+        return support_result(ctx, self, statements, sample.contexts, **note)

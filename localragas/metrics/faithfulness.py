@@ -26,5 +26,4 @@ class Faithfulness(StatementSupport):
         if not claims:
             return MetricResult.unscored_because("no_claims")
         note = {} if sample.contexts else {"note": "no contexts: no statement can be supported"}
-        leads = self.leads(ctx, sample.answer, claims)
-        return support_result(ctx, self, claims, sample.contexts, leads=leads, **note)
+        return support_result(ctx, self, claims, sample.contexts, **note)

@@ -5,17 +5,20 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from ..asking.statements import DEFAULT_STATEMENTS, STATEMENT_MODES, lead_of, statements_of
+from ..asking.statements import DEFAULT_STATEMENTS, STATEMENT_MODES, statements_of
 from ..asking.verdicts import DEFAULT_VERDICTS
-from ..asking.ways import LEAD_SENTENCES, PLAIN, WAY_OPTIONS, Way
+from ..asking.ways import PLAIN, WAY_OPTIONS, Way
 from ..core.errors import ConfigError
 from ..data.metric_definition import verdict_renderer
-from ..prompts.overrides import EXAMPLES, text_hashes
 from .base import WithVerdicts, check_choice
 
 if TYPE_CHECKING:
-    from ..prompts.overrides import PromptOverrides
     from ..scoring import Scoring
+
+# The ways of asking that were measured and not adopted, taken out of the product (their measurements stay in
+# docs/accuracy.md): option -> the value that was removed. Given, the option (or the value) is refused naming it.
+REMOVED = {"evidence": "focused", "shots": 3, "phrasings": 2, "baseline": "content_free", "lead": "preceding",
+           "statements": "hybrid"}
 
 
 class StatementSupport(WithVerdicts):
@@ -23,6 +26,7 @@ class StatementSupport(WithVerdicts):
 
     options = {"verdicts": DEFAULT_VERDICTS, "statements": DEFAULT_STATEMENTS, **asdict(PLAIN)}
     verdict_prompts = ("verify_statement", "verify_statements")
+    removed = REMOVED
     share: str  # what the score is the share of, e.g. "share of the reference answer's statements that ..."
 
     @property
@@ -48,17 +52,8 @@ class StatementSupport(WithVerdicts):
 
     @property
     def graded_prompts(self) -> tuple[str, ...]:  # type: ignore[override]
-        """The support questions its way of asking asks, and their worked examples (shots=N)."""
-        return (*self.way.families, *((EXAMPLES,) if self.way.shots else ()))
-
-    def prompt_hashes(self, overrides: "PromptOverrides | None") -> dict[str, str]:
-        """Those of graded_prompts, and the hash of each text its way of asking adds outside their templates
-        (Way.texts: the content-free statements, the lead's note): a calibration of the way holds only under them."""
-        return {**super().prompt_hashes(overrides), **text_hashes(self.way.texts)}
-
-    @property
-    def uses_embedder(self) -> bool:  # type: ignore[override]
-        return self.options["evidence"] == "focused"
+        """The support questions its way of asking asks."""
+        return self.way.families
 
     @property
     def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -72,7 +67,8 @@ class StatementSupport(WithVerdicts):
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         options = super().check_options(options)
         choices = {"statements": STATEMENT_MODES, **WAY_OPTIONS}
-        options = {**options, **{k: check_choice(self.name, k, options[k], values) for k, values in choices.items()}}
+        options = {**options, **{k: check_choice(self.name, k, options[k], values, self.removed.get(k))
+                                 for k, values in choices.items()}}
         ways = [f"{k}={options[k]}" for k, v in asdict(PLAIN).items() if options[k] != v]
         if ways and options["verdicts"] == "json":
             raise ConfigError(f"{self.name}: {', '.join(ways)} shapes a graded verdict and does not apply to "
@@ -82,10 +78,3 @@ class StatementSupport(WithVerdicts):
     def statements(self, ctx: "Scoring", text: str, what: str) -> list[str]:
         """The statements of `text` (the answer, the reference: `what`) by the metric's `statements` option."""
         return statements_of(ctx, text, ctx.sample.question, self.options["statements"], what=what)
-
-    def leads(self, ctx: "Scoring", text: str, statements: list[str]) -> list[tuple[str, str]] | None:
-        """What each statement of `text` is read with (lead=preceding: asking/statements.py lead_of); None (judged
-        alone) otherwise."""
-        if self.options["lead"] == "none":
-            return None
-        return [lead_of(text, ctx.sample.question, s, LEAD_SENTENCES) for s in statements]

@@ -3,8 +3,7 @@
 The judge cache keys on the full text asked, so a changed prompt is asked again there; a checkpoint keeps finished
 outcomes under the run's key, and without the prompts' text in that key a killed run resumed after an upgrade that
 changed a built-in prompt would mix outcomes asked with the old text into the new run's result. Each family is
-rendered on one fixed probe, in every language and every variant its builder has (target kinds, wordings, worked
-examples), so a change anywhere in what is asked (instructions, system prompt, reminder, reply line, layout) changes
+rendered on one fixed probe, in every language and every variant its builder has (target kinds, rating variants), so a change anywhere in what is asked (instructions, system prompt, reminder, reply line, layout) changes
 the digest. The user's overrides are not applied: Judge.scoring_fingerprint holds their hash.
 """
 from __future__ import annotations
@@ -22,8 +21,7 @@ from .mentions import entities_in_contexts
 from .questions import check_question, generate_questions
 from .rating import VARIANTS, rate_context_relevance
 from .relevance import judge_chunk, judge_chunks
-from .verdicts import (NULL_STATEMENTS, contradict_statement, verify_statement, verify_statement_reworded,
-                       verify_statements)
+from .verdicts import contradict_statement, verify_statement, verify_statements
 
 LANGS = ("en", "zh")
 STATEMENT = "A tram ran in Oslo in 1875."
@@ -44,33 +42,18 @@ PROBES: dict[str, Callable[[str], list[Prompt]]] = {
     "judge_chunk": lambda lang: [judge_chunk(Q, "" if k == "question" else S, k, S, lang) for k in TARGET_KINDS],
     "judge_chunks": lambda lang: [judge_chunks(Q, "" if k == "question" else S, k, C, lang) for k in TARGET_KINDS],
     "verify_statements": lambda lang: [verify_statements([S], C, lang)],
+    "verify_statement": lambda lang: [verify_statement(S, C, lang)],
+    "contradict_statement": lambda lang: [contradict_statement(S, C, lang)],
     **{f"write_{kind}": (lambda lang, kind=kind: [write_item(kind, C, lang)]) for kind in TASKS},
     "write_unanswerable": lambda lang: [write_unanswerable(S, lang)],
     "question_answerable": lambda lang: [question_answerable(C, Q, lang)],
 }
-# the one-word statement questions, whose family with N worked examples is NAME_Nshot (prompts.verdicts)
-ONE_WORD = {f.__name__: f for f in (verify_statement, verify_statement_reworded, contradict_statement)}
 
 
 def probe(family: str, lang: str) -> list[Prompt] | None:
     """The family's prompts on the probe in `lang`; None for a family that is not built in (a custom metric's,
     a plugin's: its name alone goes into the digest)."""
-    if family in PROBES:
-        return PROBES[family](lang)
-    base, _, shots = family.rpartition("_")
-    # each with the content-free statements too (baseline=content_free asks them in the same family), and read with
-    # a question and a sentence before it (lead=preceding)
-    if base in ONE_WORD and shots.endswith("shot") and shots[:-4].isdigit():
-        return _one_word(base, lang, int(shots[:-4]))
-    if family in ONE_WORD:
-        return _one_word(family, lang, 0)
-    return None
-
-
-def _one_word(family: str, lang: str, shots: int) -> list[Prompt]:
-    ask = ONE_WORD[family]
-    return [*(ask(s, C, lang, shots=shots) for s in (S, *NULL_STATEMENTS[lang])),
-            ask(S, C, lang, shots=shots, lead=(Q, S))]
+    return PROBES[family](lang) if family in PROBES else None
 
 
 def prompts_digest(families: Iterable[str], own: Mapping[str, str] | None = None) -> str:

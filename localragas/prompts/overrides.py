@@ -1,12 +1,11 @@
 """A user's own instruction text for a built-in prompt family, read from a file (`[prompts] FAMILY = FILE`,
 `--prompt FAMILY=FILE`): it replaces the family's instruction block, in every language, and nothing else (the data
-layout, the tags and the reply line stay, so the output schema is fixed); `support_examples` replaces the worked
-examples of the `shots` prompts. The report records each family's template hash (`template_hashes`)."""
+layout, the tags and the reply line stay, so the output schema is fixed). The report records each family's template
+hash (`template_hashes`)."""
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -14,9 +13,6 @@ from typing import Any
 from ..core.errors import ConfigError
 from . import claims, entities, mentions, questions, rating, relevance, verdicts
 from .base import Prompt
-from .support_examples import examples_block
-
-EXAMPLES = "support_examples"  # the worked examples of verify_statement / contradict_statement with shots=N
 
 
 def _targets(texts: dict[str, str]) -> list[str]:
@@ -36,17 +32,8 @@ TEMPLATES: dict[str, list[str]] = {
     "judge_chunks": _targets(relevance.INSTRUCTIONS) + list(relevance.QUESTION_ONLY.values()),
     "verify_statements": list(verdicts.INSTRUCTIONS.values()),
     "verify_statement": list(verdicts.ONE.values()),
-    "verify_statement_reworded": list(verdicts.REWORDED.values()),
     "contradict_statement": list(verdicts.CONTRADICT.values()),
-    EXAMPLES: [examples_block(lang, n, c) for n in (3, 2, 1) for c in (False, True) for lang in ("en", "zh")],
 }
-
-
-def family_of(prompt_name: str) -> str:
-    """The family an override is given for: a built-in prompt's name without a `_Nshot` suffix (a custom metric's
-    family, e.g. criterion:tone_3shot, is its own name)."""
-    base, _, shots = prompt_name.rpartition("_")
-    return base if base in TEMPLATES and shots.endswith("shot") and shots[:-4].isdigit() else prompt_name
 
 
 def _sha(text: str) -> str:
@@ -73,20 +60,16 @@ class PromptOverrides:
         return _sha(json.dumps(self.texts, sort_keys=True, ensure_ascii=False))
 
     def apply(self, prompt: Prompt) -> Prompt:
-        """The prompt with its family's instruction block (and worked examples) replaced by the user's; the split
-        offsets after a replaced block moved with it."""
-        for family in (family_of(prompt.name), EXAMPLES):
-            text = self.texts.get(family)
-            if text is None:
-                continue
-            found = next((t for t in TEMPLATES[family] if t in prompt.user), None)
-            if found is None:
-                continue
-            at = prompt.user.index(found)
-            delta = len(text) - len(found)
-            user = prompt.user[:at] + text + prompt.user[at + len(found):]
-            prompt = replace(prompt, user=user, splits=tuple(s + delta if s > at else s for s in prompt.splits))
-        return prompt
+        """The prompt with its family's instruction block replaced by the user's; the split offsets after the replaced
+        block moved with it."""
+        text = self.texts.get(prompt.name)
+        found = next((t for t in TEMPLATES[prompt.name] if t in prompt.user), None) if text is not None else None
+        if text is None or found is None:
+            return prompt
+        at = prompt.user.index(found)
+        delta = len(text) - len(found)
+        user = prompt.user[:at] + text + prompt.user[at + len(found):]
+        return replace(prompt, user=user, splits=tuple(s + delta if s > at else s for s in prompt.splits))
 
 
 def template_hashes(families: list[str], overrides: PromptOverrides | None = None,
@@ -95,18 +78,12 @@ def template_hashes(families: list[str], overrides: PromptOverrides | None = Non
     its question and levels), else the built-in instruction blocks (a family with none hashes its name)."""
     texts = {**(own or {}), **(overrides.texts if overrides else {})}
     out = {}
-    for family in sorted({family_of(f) for f in families}):
+    for family in sorted(set(families)):
         if family in texts:
             out[family] = _sha(texts[family])
         else:
             out[family] = _json_sha(TEMPLATES.get(family, [family]))
     return out
-
-
-def text_hashes(texts: Mapping[str, Any]) -> dict[str, str]:
-    """sha256 (of the JSON) of each text a prompt is built with outside its family's template, by name: e.g. the
-    content-free statements of a way of asking (asking.ways.Way.texts), which no override replaces."""
-    return {name: _json_sha(text) for name, text in texts.items()}
 
 
 def load_overrides(files: dict[str, str | Path], where: str = "--prompt") -> PromptOverrides:

@@ -45,7 +45,6 @@ from .judge_check_items import CHUNKS, STATEMENTS
 if TYPE_CHECKING:
     from ..data.metric_definition import MetricDefinition
     from ..data.schema import Report
-    from ..embeddings import Embedder
     from ..judges import Judge
 
 # --- the rule: every constant of the check, in one place (docs/gate.md#the-judge-check) -------------------------------
@@ -133,8 +132,7 @@ def _take(items: Sequence[tuple[str, bool]], per_side: int) -> list[tuple[str, b
     return out
 
 
-def ask(judge: "Judge", family: Family, lang: str, embedder: "Embedder | None" = None
-        ) -> tuple[list[tuple[str, bool]], list[float], Scoring]:
+def ask(judge: "Judge", family: Family, lang: str) -> tuple[list[tuple[str, bool]], list[float], Scoring]:
     """The family's items in `lang` and the judge's values for them, asked through the metric's own verdict strategy
     (graded: the raw P(yes); JSON: 1.0 / 0.0), and the scoring context (its call log) they were asked in."""
     metric = family.metric
@@ -144,35 +142,19 @@ def ask(judge: "Judge", family: Family, lang: str, embedder: "Embedder | None" =
         texts = [t for t, _ in items]
         sample = Sample(id="judge-check", question=data.question, contexts=[data.context], answer=" ".join(texts),
                         language=lang)
-        ctx = Scoring(sample, judge, embedder)
-        leads = None
-        if isinstance(metric, StatementSupport) and metric.options.get("lead", "none") != "none":
-            leads = [lead for t in texts for lead in metric.leads(ctx, t, [t]) or [("", "")]]
-        notes: list[dict] = [{} for _ in texts]
-        got = metric.verdicts.support(ctx, texts, [data.context], getattr(metric, "way"), notes, leads)
-        if got.raw is not None and any("p_unadjusted" in n for n in notes):
-            return items, [_without_baseline(n, v) for n, v in zip(notes, got.raw)], ctx
+        ctx = Scoring(sample, judge)
+        got = metric.verdicts.support(ctx, texts, [data.context], getattr(metric, "way"), [{} for _ in texts])
     else:
         chunks = CHUNKS[lang]
         items = _take(chunks.chunks, CHUNKS_PER_SIDE)
         texts = [t for t, _ in items]
         sample = Sample(id="judge-check", question=chunks.question, contexts=texts, answer=chunks.reference,
                         reference=chunks.reference, language=lang)
-        ctx = Scoring(sample, judge, embedder)
+        ctx = Scoring(sample, judge)
         got = metric.verdicts.relevance(ctx, chunks.question, chunks.reference, "reference answer", texts,
                                         metric.options.get("questions", "useful"), [{} for _ in texts])
     values = got.raw if got.raw is not None else got.values
     return items, list(values), ctx
-
-
-def _without_baseline(note: Mapping[str, Any], value: float) -> float:
-    """A statement's score with the baseline=content_free adjustment left out (asking/ways.py Way.score): against
-    the check's one context every statement has the same baseline, which ranks nothing differently, and the judge
-    can pass or fail on its own P(yes) (divided by a baseline near 0, every P(yes) is near 1)."""
-    if "p_unadjusted" not in note:
-        return value
-    supported = float(note["p_unadjusted"])
-    return (supported + 1 - float(note["p_contradicted"])) / 2 if "p_contradicted" in note else supported
 
 
 def roc_auc(yes: Sequence[float], no: Sequence[float]) -> float:
@@ -219,7 +201,7 @@ def rule() -> dict[str, Any]:
 # the families already asked of a judge in this process (the pytest plugin's session judge, a notebook's): asked once
 _DONE: "weakref.WeakKeyDictionary[Any, dict[tuple, dict[str, Any]]]" = weakref.WeakKeyDictionary()
 def run_check(judge: "Judge", metrics: Iterable[Metric], samples: Iterable[Sample],
-              embedder: "Embedder | None" = None, enabled: bool = True) -> dict[str, Any]:
+              enabled: bool = True) -> dict[str, Any]:
     """The check for a run of `metrics` on `samples` (their languages), as report.meta["judge_check"] records it:
     status passed / failed (with each family's figures per language), skipped (enabled=False), exempt, not_needed
     (no metric it covers, or no sample) or error (a judge error stopped it: the run goes on)."""
@@ -239,10 +221,9 @@ def run_check(judge: "Judge", metrics: Iterable[Metric], samples: Iterable[Sampl
     try:
         for family in plan:
             for lang in languages:
-                key = (family.kind, family.family, lang, overrides, getattr(embedder, "name", None),
-                       STATEMENTS_PER_SIDE, CHUNKS_PER_SIDE)
+                key = (family.kind, family.family, lang, overrides, STATEMENTS_PER_SIDE, CHUNKS_PER_SIDE)
                 if key not in done:
-                    items, values, _ = ask(judge, family, lang, embedder)
+                    items, values, _ = ask(judge, family, lang)
                     done[key] = {"kind": family.kind, "family": family.family, "label": family.label,
                                  "verdicts": family.metric.verdicts.name, "language": lang,
                                  **figures(family.kind, items, values, family.graded)}

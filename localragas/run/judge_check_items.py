@@ -20,7 +20,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class StatementItems:
     """A context and statements about it, each with whether the context supports it; the question the statements
-    answer (what lead=preceding shows with a statement)."""
+    answer."""
 
     question: str
     context: str
