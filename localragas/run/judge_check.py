@@ -45,6 +45,7 @@ from .judge_check_items import CHUNKS, STATEMENTS
 if TYPE_CHECKING:
     from ..data.metric_definition import MetricDefinition
     from ..data.schema import Report
+    from ..embeddings import Embedder
     from ..judges import Judge
 
 # --- the rule: every constant of the check, in one place (docs/gate.md#the-judge-check) -------------------------------
@@ -132,7 +133,8 @@ def _take(items: Sequence[tuple[str, bool]], per_side: int) -> list[tuple[str, b
     return out
 
 
-def ask(judge: "Judge", family: Family, lang: str) -> tuple[list[tuple[str, bool]], list[float], Scoring]:
+def ask(judge: "Judge", family: Family, lang: str, embedder: "Embedder | None" = None
+        ) -> tuple[list[tuple[str, bool]], list[float], Scoring]:
     """The family's items in `lang` and the judge's values for them, asked through the metric's own verdict strategy
     (graded: the raw P(yes); JSON: 1.0 / 0.0), and the scoring context (its call log) they were asked in."""
     metric = family.metric
@@ -142,7 +144,7 @@ def ask(judge: "Judge", family: Family, lang: str) -> tuple[list[tuple[str, bool
         texts = [t for t, _ in items]
         sample = Sample(id="judge-check", question=data.question, contexts=[data.context], answer=" ".join(texts),
                         language=lang)
-        ctx = Scoring(sample, judge)
+        ctx = Scoring(sample, judge, embedder)
         got = metric.verdicts.support(ctx, texts, [data.context], getattr(metric, "way"), [{} for _ in texts])
     else:
         chunks = CHUNKS[lang]
@@ -150,7 +152,7 @@ def ask(judge: "Judge", family: Family, lang: str) -> tuple[list[tuple[str, bool
         texts = [t for t, _ in items]
         sample = Sample(id="judge-check", question=chunks.question, contexts=texts, answer=chunks.reference,
                         reference=chunks.reference, language=lang)
-        ctx = Scoring(sample, judge)
+        ctx = Scoring(sample, judge, embedder)
         got = metric.verdicts.relevance(ctx, chunks.question, chunks.reference, "reference answer", texts,
                                         metric.options.get("questions", "useful"), [{} for _ in texts])
     values = got.raw if got.raw is not None else got.values
@@ -201,7 +203,7 @@ def rule() -> dict[str, Any]:
 # the families already asked of a judge in this process (the pytest plugin's session judge, a notebook's): asked once
 _DONE: "weakref.WeakKeyDictionary[Any, dict[tuple, dict[str, Any]]]" = weakref.WeakKeyDictionary()
 def run_check(judge: "Judge", metrics: Iterable[Metric], samples: Iterable[Sample],
-              enabled: bool = True) -> dict[str, Any]:
+              embedder: "Embedder | None" = None, enabled: bool = True) -> dict[str, Any]:
     """The check for a run of `metrics` on `samples` (their languages), as report.meta["judge_check"] records it:
     status passed / failed (with each family's figures per language), skipped (enabled=False), exempt, not_needed
     (no metric it covers, or no sample) or error (a judge error stopped it: the run goes on)."""
@@ -221,9 +223,10 @@ def run_check(judge: "Judge", metrics: Iterable[Metric], samples: Iterable[Sampl
     try:
         for family in plan:
             for lang in languages:
-                key = (family.kind, family.family, lang, overrides, STATEMENTS_PER_SIDE, CHUNKS_PER_SIDE)
+                key = (family.kind, family.family, lang, overrides, getattr(embedder, "name", None),
+                       STATEMENTS_PER_SIDE, CHUNKS_PER_SIDE)
                 if key not in done:
-                    items, values, _ = ask(judge, family, lang)
+                    items, values, _ = ask(judge, family, lang, embedder)
                     done[key] = {"kind": family.kind, "family": family.family, "label": family.label,
                                  "verdicts": family.metric.verdicts.name, "language": lang,
                                  **figures(family.kind, items, values, family.graded)}

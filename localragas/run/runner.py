@@ -218,7 +218,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
     if emb is not None and workers > 1:
         emb = _Serialised(emb)
 
-    check = run_check(judge, chosen, samples, enabled=judge_check)  # before any sample is scored
+    check = run_check(judge, chosen, samples, emb, enabled=judge_check)  # before any sample is scored
     if check["status"] == "failed":
         raise JudgeCheckError(failure_message(check, judge.name))
     started_at = datetime.now(timezone.utc)

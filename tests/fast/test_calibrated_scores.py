@@ -28,8 +28,8 @@ CHUNKS = {"Paris is the capital of France.": 0.6, "Cats live there.": 0.3}
 
 
 def scripted(prompt, output):
-    """Known P(yes): per statement (verify_statement; the answer's sentences, or these claims when asked for) and per
-    chunk (judge_chunk)."""
+    """Known P(yes): per statement (verify_statement; the answer's sentences, or these claims when asked for; its
+    complement when asked whether the contexts contradict it) and per chunk (judge_chunk)."""
     if output is Claims:
         return {"claims": list(CLAIMS)}
     assert output is YesNo
@@ -37,7 +37,7 @@ def scripted(prompt, output):
     table = CHUNKS if prompt.name == "judge_chunk" else CLAIMS
     hit = next(k for k in table if (f"<context>\n{k}\n</context>" if prompt.name == "judge_chunk"
                                     else f"<statement>\n{k}\n</statement>") in text)
-    return {"p_yes": table[hit], "mass": 1.0}
+    return {"p_yes": 1 - table[hit] if prompt.name == "contradict_statement" else table[hit], "mass": 1.0}
 
 
 def both_families(path):
@@ -166,11 +166,11 @@ def test_shards_of_different_calibrations_are_not_merged_and_compare_warns(tmp_p
 
 
 def test_a_map_of_the_plain_question_is_not_applied_to_another_way_of_asking(tmp_path):
-    """shots=3 (or any way other than the plain support question) gives P(yes) on another scale: its family is
-    verify_statement:shots=3, which a map fitted on verify_statement does not cover, so its scores stay raw."""
+    """question=both (any way other than the plain support question) gives P(yes) on another scale: its family is
+    verify_statement:question=both, which a map fitted on verify_statement does not cover, so its scores stay raw."""
     judge = FakeJudge(responder=scripted)
     report = run(judge, tmp_path, both_families(tmp_path / "c.json"), metrics=("faithfulness",),
-                 metric_options={"faithfulness": {"shots": 3}}, gate=False)
+                 metric_options={"faithfulness": {"question": "both"}}, gate=False)
     faith = report.samples[0].metrics["faithfulness"]
     assert faith.evidence["calibrated"] is False
     assert [c["p_supported"] for c in faith.evidence["claims"]] == [c["p_supported_raw"]

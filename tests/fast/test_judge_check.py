@@ -256,20 +256,22 @@ def test_the_check_asks_the_way_the_metric_asks_with_the_runs_prompt_overrides(t
     instruction.write_text("Is the statement backed by the context? Say yes or no.")
     judge = FakeJudge(checked=True)
     en = Sample(id="e", question="Where?", contexts=["Paris."], answer="Paris.")
+    both = {"faithfulness": {"question": "both"}}
     report = evaluate([en], metrics=["faithfulness"], judge=judge, cache=False,
-                      prompts={"verify_statement": instruction}, metric_options={"faithfulness": {"shots": 3}})
+                      prompts={"verify_statement": instruction}, metric_options=both)
     check = report.meta["judge_check"]
-    assert [f["family"] for f in check["families"]] == ["verify_statement:shots=3"]
-    assert "statements (verify_statement:shots=3) AUC 1.00" in judge_check.check_line(report.meta)
+    assert [f["family"] for f in check["families"]] == ["verify_statement:question=both"]
+    assert "statements (verify_statement:question=both) AUC" in judge_check.check_line(report.meta)
     asked = [c.prompt for c in judge.calls if "Eiffel" in c.prompt.user]
-    assert all("Is the statement backed by the context?" in p.user for p in asked)  # the override, as the samples'
-    # exactly the prompts the metric's way of asking builds (the worked examples of shots=3 before the context),
+    supported = [p for p in asked if p.name == "verify_statement"]
+    assert supported and all("Is the statement backed by the context?" in p.user for p in supported)  # the override
+    # exactly the prompts the metric's way of asking builds (the support question, then the contradiction question),
     # with the judge's override applied, as a sample's statements are asked
-    metric = get_metrics(["faithfulness"], {"faithfulness": {"shots": 3}})[0]
+    metric = get_metrics(["faithfulness"], both)[0]
     data = judge_check.STATEMENTS["en"]
     statements = [t for t, _ in judge_check._take(data.statements, judge_check.STATEMENTS_PER_SIDE)]
-    assert [p.user for p in asked] == [judge.with_overrides(metric.way.prompts(s, [data.context], "en")[0]).user
-                                       for s in statements]
+    assert [p.user for p in asked] == [judge.with_overrides(p).user for s in statements
+                                       for p in metric.way.prompts(s, [data.context], "en")]
 
 
 def test_json_verdicts_are_checked_by_accuracy(tmp_path):

@@ -13,9 +13,8 @@ from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.prompts import (check_question, contradict_statement, entities_in_contexts, extract_claims,
                                 extract_entities, generate_questions, judge_chunk, judge_chunks,
-                                rate_context_relevance, verify_statement, verify_statement_reworded,
-                                verify_statements)
-from localragas.prompts.overrides import EXAMPLES, TEMPLATES, PromptOverrides, family_of, load_overrides
+                                rate_context_relevance, verify_statement, verify_statements)
+from localragas.prompts.overrides import TEMPLATES, PromptOverrides, load_overrides
 
 from cli_helpers import cli, write_file, write_jsonl
 from reports_helpers import make_report
@@ -36,11 +35,8 @@ BUILT = {  # one prompt of each family, per language, with every variant of its 
     "judge_chunks": lambda lang: [judge_chunks("q", t, k, ["c"], lang=lang)
                                   for t, k in (("r", "reference answer"), ("a", "answer"), ("", "question"))],
     "verify_statements": lambda lang: [verify_statements(["s"], ["c"], lang=lang)],
-    "verify_statement": lambda lang: [verify_statement("s", ["c"], lang=lang, shots=n) for n in (0, 3)],
-    "verify_statement_reworded": lambda lang: [verify_statement_reworded("s", ["c"], lang=lang)],
-    "contradict_statement": lambda lang: [contradict_statement("s", ["c"], lang=lang, shots=n) for n in (0, 1)],
-    EXAMPLES: lambda lang: [f("s", ["c"], lang=lang, shots=n) for f in (verify_statement, contradict_statement)
-                            for n in (1, 2, 3)],
+    "verify_statement": lambda lang: [verify_statement("s", ["c"], lang=lang)],
+    "contradict_statement": lambda lang: [contradict_statement("s", ["c"], lang=lang)],
 }
 
 
@@ -60,11 +56,6 @@ def test_the_split_moves_with_the_replaced_block():
     asked = PromptOverrides({"verify_statement": MINE}).apply(prompt)
     assert asked.user[asked.splits[0]:] == prompt.user[prompt.splits[0]:]  # the item's own text, after the split
     assert asked.user[:asked.splits[0]].endswith(MINE + "\n\n")
-
-
-def test_family_of_strips_the_shots_suffix():
-    assert family_of("verify_statement_3shot") == "verify_statement" and family_of("judge_chunk") == "judge_chunk"
-    assert family_of("criterion:tone_3shot") == "criterion:tone_3shot"  # a custom metric's name is kept whole
 
 
 def test_an_override_changes_what_the_judge_is_asked_and_the_reports_hashes(tmp_path):

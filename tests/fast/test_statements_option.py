@@ -1,4 +1,4 @@
-"""The `statements` option of faithfulness and context recall (asking/statements.py): claims, sentences or hybrid,
+"""The `statements` option of faithfulness and context recall (asking/statements.py): claims or sentences,
 on English and Chinese text: what the judge is asked in each mode and what is scored."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from localragas.asking.statements import LONG_CJK_CHARS, LONG_WORDS, STATEMENT_MODES, is_long
+from localragas.asking.statements import STATEMENT_MODES
 from localragas.asking.ways import WAY_OPTIONS
 from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
@@ -33,12 +33,6 @@ def items_asked(judge: FakeJudge) -> list[str]:
     return [p.user[p.splits[0]:] for p in judge.asked("verify_statement")]
 
 
-def test_long_sentence_limits():
-    assert not is_long(" ".join(["word"] * LONG_WORDS)) and is_long(" ".join(["word"] * (LONG_WORDS + 1)))
-    assert not is_long("字" * LONG_CJK_CHARS) and is_long("字" * (LONG_CJK_CHARS + 1))
-    assert is_long(LONG) and not is_long(SHORT) and is_long(ZH_LONG) and not is_long(ZH_SHORT)
-
-
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("answer, parts", [(f"{SHORT} {LONG}", [SHORT, LONG]),
                                            (ZH_SHORT + ZH_LONG, [ZH_SHORT, ZH_LONG])])
@@ -55,36 +49,6 @@ def test_faithfulness_by_sentences_asks_no_extraction_and_one_verdict_per_senten
     else:
         asked = items_asked(judge)
         assert len(asked) == 2 and all(p in a for p, a in zip(parts, asked))
-
-
-@pytest.mark.parametrize("answer, short, long, claims", [
-    (f"{SHORT} {LONG}", SHORT, LONG, ["Archive restores data within twelve hours.", "Archive is the cheapest tier."]),
-    (ZH_SHORT + ZH_LONG, ZH_SHORT, ZH_LONG, ["归档层在十二小时内恢复数据。", "归档层最便宜。"]),
-])
-def test_faithfulness_hybrid_asks_claims_of_the_long_sentence_only(answer, short, long, claims):
-    judge = FakeJudge([{"claims": claims}, *graded(1.0, 0.8, 0.2)])
-    r = FAITH.with_options(statements="hybrid").score(Scoring(sample(answer=answer), judge))
-    extraction = judge.asked("extract_claims")
-    assert len(extraction) == 1 and long in extraction[0].user and short not in extraction[0].user
-    assert [c["claim"] for c in r.evidence["claims"]] == [short, *claims]
-    assert all(s in a for s, a in zip([short, *claims], items_asked(judge)))
-    assert r.value == pytest.approx(2 / 3)
-
-
-def test_hybrid_with_short_sentences_only_asks_no_extraction():
-    judge = FakeJudge(graded(1.0, 0.0))
-    r = RECALL.with_options(statements="hybrid").score(Scoring(sample(reference="Acme has tiers. Archive is cold."),
-                                                               judge))
-    assert not judge.asked("extract_claims") and r.value == pytest.approx(0.5)
-
-
-def test_context_recall_hybrid_asks_one_extraction_per_long_sentence():
-    judge = FakeJudge([{"claims": ["A1."]}, {"claims": ["B1.", "B2."]}, *graded(1, 1, 1, 1)])
-    RECALL.with_options(statements="hybrid").score(Scoring(sample(reference=f"{LONG} {SHORT} {LONG[:-1]} too."),
-                                                           judge))
-    extraction = judge.asked("extract_claims")
-    assert len(extraction) == 2 and all(SHORT not in p.user for p in extraction)
-    assert len(judge.asked("verify_statement")) == 4  # A1, the short sentence, B1, B2
 
 
 def test_faithfulness_default_is_the_answers_sentences_with_no_extraction_call():
@@ -110,9 +74,9 @@ def test_context_recall_default_is_the_judges_claims():
 @pytest.mark.parametrize("metric", [FAITH, RECALL])
 def test_statements_option_prompts_and_errors(metric):
     assert metric.with_options(statements="sentences").prompts == ("verify_statement",)
-    assert metric.with_options(statements="hybrid").prompts == ("extract_claims", "verify_statement")
-    with pytest.raises(ConfigError, match=f"{metric.name}: statements must be one of claims, sentences, hybrid, "
-                                          "got 'words' .*hybrid: the text's sentences"):
+    assert metric.with_options(statements="claims").prompts == ("extract_claims", "verify_statement")
+    with pytest.raises(ConfigError, match=f"{metric.name}: statements must be one of claims, sentences, "
+                                          "got 'words' .*sentences: the text's sentences"):
         metric.with_options(statements="words")
 
 

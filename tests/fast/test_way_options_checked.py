@@ -1,6 +1,7 @@
 """Every way-of-asking option of faithfulness and context recall (asking/ways.py WAY_OPTIONS) is checked the same
 way: its default is the plain question, a value outside its list is refused naming the metric, the option and the
-values (in Python and on the command line, exit code 2), and any other value refuses verdicts=json."""
+values (in Python and on the command line, exit code 2), and any other value refuses verdicts=json. A way that was
+measured and taken out (metrics/statement_support.py REMOVED) is refused naming it and where its measurement is."""
 from __future__ import annotations
 
 import re
@@ -10,10 +11,11 @@ import pytest
 from localragas.asking.ways import PLAIN, WAY_OPTIONS
 from localragas.core.errors import ConfigError
 from localragas.metrics import all_metrics
+from localragas.metrics.statement_support import REMOVED
 
 from cli_helpers import cli
 
-BAD = {"evidence": "some", "question": "either", "shots": 1, "phrasings": 3, "baseline": "foo", "lead": "all"}
+BAD = {"question": "either"}
 
 
 def test_every_option_has_a_bad_value_here():
@@ -39,3 +41,22 @@ def test_the_option_is_checked(metric, option, data):
     r = cli("eval", data, "--judge", "fake", "--metric-option", f"{metric}.{option}={bad}")
     said = " ".join(r.output.split())
     assert r.exit_code == 2 and f"{metric}: {option} must be one of {listed}, got {shown}" in said
+
+
+@pytest.mark.parametrize("metric", ["faithfulness", "context_recall"])
+@pytest.mark.parametrize("option", sorted(REMOVED))
+def test_a_removed_way_is_refused_naming_it(metric, option, data):
+    value = REMOVED[option]
+    m = all_metrics()[metric]
+    with pytest.raises(ConfigError) as e:
+        m.with_options(**{option: value})
+    said = str(e.value)
+    assert f"{option}={value} was measured, not adopted and removed from localragas" in said
+    assert "docs/accuracy.md" in said
+    if option in m.options:  # an option that stays (statements): its valid values are listed
+        assert f"{metric}: {option} must be one of claims, sentences, got" in said
+    else:  # an option that is gone: the valid options are listed
+        assert f"unknown option(s) {option} for metric {metric}; valid: verdicts, statements, question" in said
+    r = cli("eval", data, "--judge", "fake", "--metric-option", f"{metric}.{option}={value}")
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and f"{option}={value} was measured, not adopted and removed" in said, r.output

@@ -40,14 +40,16 @@ def test_an_overridden_instruction_is_sized_by_its_own_text(tmp_path):
     assert "Say yes when the contexts state it." in judge.asked("verify_statement")[0].user
 
 
-def test_an_overridden_worked_examples_block_is_sized_too(tmp_path):
-    examples = tmp_path / "examples.txt"
-    examples.write_text(LONG)
-    judge = FakeJudge(n_ctx=needed_window(FakeJudge(), "verify_statement_3shot") + 100)
+def test_the_contradiction_questions_override_is_sized_too(tmp_path):
+    long_file = tmp_path / "long.txt"
+    long_file.write_text(LONG)
+    judge = FakeJudge(n_ctx=max(needed_window(FakeJudge(), f) for f in ("verify_statement", "contradict_statement"))
+                      + 100)
     with pytest.raises(ConfigError) as e:
-        run(judge, ["faithfulness"], prompts={"support_examples": examples},
-            metric_options={"faithfulness": {"statements": "sentences", "shots": 3}})
-    assert f"but the verify_statement_3shot prompt (its worked examples from {examples}) needs at least" in str(e.value)
+        run(judge, ["faithfulness"], prompts={"contradict_statement": long_file},
+            metric_options={"faithfulness": {"statements": "sentences", "question": "both"}})
+    assert f"but the contradict_statement prompt (its instruction text from {long_file}) needs at least" in str(e.value)
+    assert judge.calls == []
 
 
 def test_a_too_long_criterion_or_rubric_is_refused_naming_it():
