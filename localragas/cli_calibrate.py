@@ -32,6 +32,10 @@ from .core.printable import printable
 @click.option("--fit", "fit_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Fit a calibration map to the binary-labelled single-item rows (from the judge's raw P(yes)) and "
                    "write it here, for --judge-option calibration=FILE (docs/calibration.md).")
+@click.option("--family", metavar="FAMILY",
+              help="With --fit: fit this prompt family instead of the metrics' and add it to FILE, its other families "
+                   "kept. question_answerable: generate's answerability check, each row's question and contexts "
+                   "against its binary label (docs/calibration.md).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress on stderr.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Persistent judge cache folder (default .localragas/cache, or $LOCALRAGAS_STATE_DIR/cache).")
@@ -46,7 +50,7 @@ from .core.printable import printable
                    "judge_options, embedder, thresholds, metric_options and max_input_bytes, under the flags.")
 @prompt_option
 def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metric_option, limit, out, md, fit_path,
-                  progress, cache_dir, no_cache, resume, columns, max_input_bytes, config_path, prompt):
+                  family, progress, cache_dir, no_cache, resume, columns, max_input_bytes, config_path, prompt):
     """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
     kind}): binary labels give ROC AUC and balanced accuracy at the gate and at the best threshold (suggested as
     the gate threshold); graded labels Spearman correlation and mean absolute error; pairwise labels the fraction
@@ -58,6 +62,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     Example:
       localragas calibrate labelled.jsonl --judge qwen2.5-1.5b --limit 100 --out calib.json --md calib.md
       localragas calibrate sentences.jsonl --fit my-judge.calibration.json
+      localragas calibrate wikiqa.jsonl --fit my-judge.calibration.json --family question_answerable
     """
     from .quality.calibration import calibrate  # noqa: PLC0415
     from .run.config import load_settings  # noqa: PLC0415
@@ -73,6 +78,10 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     chosen = layered(settings, judge=judge, judge_option=judge_option, embedder=embedder, threshold=threshold,
                      metric_option=metric_option, max_input_bytes=max_input_bytes, prompt=prompt)
     check_outputs([*files, settings.source, cache_folder(not no_cache, cache_dir)], out=out, md=md, fit=fit_path)
+    if family is not None:
+        _fit_family(family, files, chosen, fit_path=fit_path, out=out, md=md, metric=metric, limit=limit,
+                    progress=progress, cache=not no_cache, cache_dir=cache_dir, columns=columns)
+        sys.exit(0)
     metric_options = chosen["metric_options"]
     if metric:
         get_metrics([metric])
@@ -101,3 +110,41 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     if out or md or fit_path:
         click.echo("wrote " + printable(", ".join(str(p) for p in (out, md, fit_path) if p)))
     sys.exit(0)
+
+
+def _fit_family(family, files, chosen, *, fit_path, out, md, metric, limit, progress, cache, cache_dir,
+                columns) -> None:
+    """--family: one prompt family fitted on the rows of one labelled file and added to --fit FILE
+    (localragas.quality.answerable_fit); --out writes each row's raw P(yes)."""
+    import json  # noqa: PLC0415
+
+    from .core.atomic_write import write_atomic  # noqa: PLC0415
+    from .core.errors import ConfigError  # noqa: PLC0415
+    from .core.key_values import parse_columns  # noqa: PLC0415
+    from .judges import get_judge  # noqa: PLC0415
+    from .quality.answerable_fit import FAMILIES, fit_answerable  # noqa: PLC0415
+    from .quality.labelled import read_labelled  # noqa: PLC0415
+    from .run.runner import judge_cache, set_prompts  # noqa: PLC0415
+
+    if family not in FAMILIES:
+        raise ConfigError(f"--family {family!r}: not a family to fit; valid: {', '.join(FAMILIES)}")
+    if fit_path is None or len(files) != 1:
+        raise ConfigError("--family needs --fit FILE" if fit_path is None else "--family fits one LABELLED file")
+    refused = [flag for flag, given in (("--metric", metric), ("--md", md)) if given]
+    if refused:
+        raise ConfigError(f"--family fits a prompt family, not a metric: {refused[0]} does not apply")
+    source = read_labelled(files[0], any_metric=True, max_input_bytes=chosen["max_input_bytes"],
+                           columns=parse_columns(columns, "--columns"))
+    judge_obj = get_judge(chosen["judge"], {**chosen["judge_options"], "calibration": "none"})  # raw P(yes)
+    try:
+        set_prompts(judge_obj, chosen["prompts"])
+        with judge_cache(judge_obj, cache, cache_dir):
+            run = fit_answerable(source, judge_obj, fit_path, limit, progress)
+    finally:
+        judge_obj.close()
+    for line in run.lines():
+        click.echo(printable(line))
+    click.echo("fitted " + printable(run.fit.text()) + printable(f", added to {fit_path}"))
+    if out:
+        write_atomic(out, json.dumps(run.document(), indent=1) + "\n")
+        click.echo("wrote " + printable(str(out)))

@@ -1,19 +1,14 @@
 """What the tests of every tier share: `localragas ARGS` run in-process, the files they hand it (JSONL, any file,
-the fast tier's two-sample rows), and the scripts/ imported as modules. tests/ is on sys.path (tests/conftest.py is
-there), so `from cli_helpers import cli` works from tests/fast, tests/real and tests/browser."""
+the fast tier's two-sample rows). tests/ is on sys.path (tests/conftest.py is there), so `from cli_helpers import cli`
+works from every tier."""
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 from click.testing import CliRunner, Result
 
 from localragas.cli import main
-
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 
 def cli(*args: object, catch_exceptions: bool = True, **env: str) -> Result:
@@ -47,14 +42,3 @@ def write_file(folder: Path, name: str, data: str | bytes) -> Path:
     p = folder / name
     p.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
     return p
-
-
-def load_script(name: str) -> ModuleType:
-    """scripts/NAME.py imported afresh as the module NAME, with scripts/ on sys.path as when a script runs."""
-    if str(SCRIPTS) not in sys.path:
-        sys.path.insert(0, str(SCRIPTS))
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module

@@ -1,7 +1,7 @@
 """Shared test setup: never let a test reach a model hub; keep the judge cache and checkpoints out of the checkout.
 
 This folder is on sys.path (pytest puts a conftest's folder there), so every tier imports the helpers beside it:
-cli_helpers.py (`cli(...)`: the CLI in-process; the file writers; scripts/ as modules). Each tier's own helpers sit
+cli_helpers.py (`cli(...)`: the CLI in-process; the file writers). Each tier's own helpers sit
 in its folder: fast/metrics_helpers.py (sample texts; scripted verdicts of both modes, MODES for tests parametrised by
 verdict mode), fast/reports_helpers.py, fast/calibration_helpers.py, fast/inputs_helpers.py, real/real_helpers.py.
 A test module never imports another test module."""

@@ -78,7 +78,8 @@ def answerable_by_any(ctx: Asking, question: str, chunks: list[str]) -> float:
 
 def answerable(ctx: Asking, question: str, chunks: list[str]) -> float:
     """P(yes) that the chunks state the answer to the question, calibrated when the context's calibration has an
-    ANSWERABLE_FAMILY map (fitted on chunks people marked as answering a question or not: scripts/fit_answerable.py)."""
+    ANSWERABLE_FAMILY map (fitted on chunks people marked as answering a question or not:
+    `calibrate --fit FILE --family question_answerable`)."""
     lang = ctx.language.lang
     shown = _fitted(ctx, chunks, lambda c: question_answerable(c, question, lang), YES_NO_REPLY)
     return graded(ctx, ANSWERABLE_FAMILY, [ctx.p_yes(question_answerable(shown, question, lang))]).values[0]

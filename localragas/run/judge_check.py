@@ -49,8 +49,9 @@ if TYPE_CHECKING:
     from ..judges import Judge
 
 # --- the rule: every constant of the check, in one place (docs/gate.md#the-judge-check) -------------------------------
-# Set from scripts/judge_check_margins.py on the catalogue judges (docs/gate.md#measured-margins): the default judge
-# ranks every item right (AUC 1.00) with margins 0.24-0.72, on llama.cpp and behind an OpenAI-compatible server alike;
+# Set from research/accuracy/judge_check_margins.py on the catalogue judges (docs/gate.md#measured-margins): the
+# default judge ranks every item right (AUC 1.00) with margins 0.24-0.72, on llama.cpp and behind an OpenAI-compatible
+# server alike;
 # qwen2.5-0.5b ranks the statements right with a margin of only 0.04 and the chunks at chance (AUC 0.50 / 0.69).
 # A judge giving every item the same P(yes) has AUC 0.50. The margin floor only refuses a judge whose P(yes) barely
 # moves; the items per side are as few as keep a flat or inverted judge from passing by luck, since a cold run pays

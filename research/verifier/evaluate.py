@@ -15,7 +15,7 @@ many-statement answer is a 0 weighted 1/n (some of them are unsupported, which i
 Context precision (one file of single chunks) has no other file of its family: its head is judged by 5-fold
 cross-validation grouped by question, said so in the output.
 
-    .venv/bin/python research/verifier/evaluate.py --signals research/verifier/out [--json results.json]
+    .venv/bin/python -m research.verifier.evaluate --signals research/verifier/out [--json results.json]
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-research/verifier/out}
-run() { .venv/bin/python research/verifier/signals.py --bench "${BENCH:-../shared/benchmarks}" --out "$OUT" "$@"; }
+run() { .venv/bin/python -m research.verifier.signals --bench "${BENCH:-../shared/benchmarks}" --out "$OUT" "$@"; }
 for f in begin_faithfulness qags_faithfulness faithfulness_faithbench; do run --files "$f.jsonl" --limit 100; done
 run --files context_precision_wikiqa.jsonl
 for f in begin_faithfulness qags_faithfulness faithfulness_faithbench context_recall_faithbench; do run --files "$f.jsonl"; done

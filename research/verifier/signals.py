@@ -18,7 +18,7 @@ Output, per benchmark file: OUT/<stem>.jsonl, one line per statement (ids and nu
 OUT/<stem>.hidden.npy (float16, one row per line of the jsonl, same order). Resumable: rows already in the jsonl
 are skipped (the .npy is rewritten from a .part file at the end of each row).
 
-    .venv/bin/python research/verifier/signals.py --bench ../shared/benchmarks --out research/verifier/out \
+    .venv/bin/python -m research.verifier.signals --bench ../shared/benchmarks --out research/verifier/out \
         --files begin_faithfulness.jsonl qags_faithfulness.jsonl
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@
 leave-one-source-out figures of evaluate.py: what a file rewards, and how much better a head looks when it is fitted
 on rows of the same file.
 
-    .venv/bin/python research/verifier/within_file.py begin_faithfulness qags_faithfulness
+    .venv/bin/python -m research.verifier.within_file begin_faithfulness qags_faithfulness
 """
 from __future__ import annotations
 
@@ -12,10 +12,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from evaluate import BLOCKS, HIDDEN, Head, design, load, per_answer, targets  # noqa: E402
-
-from localragas.quality.agreement import roc_auc  # noqa: E402
+from localragas.quality.agreement import roc_auc
+from research.verifier.evaluate import BLOCKS, HIDDEN, Head, design, load, per_answer, targets
 
 
 def main(stems: list[str], signals: Path = Path("research/verifier/out")) -> None:

@@ -289,9 +289,9 @@ def test_a_calibration_fitted_under_another_support_prompt_is_not_applied():
 
 
 def test_the_answerability_check_is_read_on_the_calibrated_scale_when_the_map_has_it():
-    """A question_answerable map (scripts/fit_answerable.py) is applied to the check's P(yes): a flat map at 0.3 makes
-    every question unanswerable: answerable kinds dropped "not_answerable", unanswerable ones kept with 0.15 (under
-    UNANSWERABLE_THRESHOLD)."""
+    """A question_answerable map (calibrate --fit --family question_answerable) is applied to the check's P(yes): a
+    flat map at 0.3 makes every question unanswerable: answerable kinds dropped "not_answerable", unanswerable ones
+    kept with 0.15 (under UNANSWERABLE_THRESHOLD)."""
     from localragas.calibration_map import CalibrationMap, FamilyMap, logit
 
     judge = FakeJudge()

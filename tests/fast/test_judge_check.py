@@ -332,30 +332,3 @@ def test_a_judge_error_during_the_check_leaves_it_not_completed_and_the_samples_
     assert report.meta["judge_check"]["calls"] == 1  # it stopped at the first error
     assert not report.gate.evaluated  # the sample's own judge error: could not evaluate, exit 4
     assert "judge check: not completed" in judge_check.check_line(report.meta)
-
-
-def test_the_margins_script_prints_each_family_and_language_and_exits_1_when_one_fails(tmp_path, capsys,
-                                                                                       monkeypatch):
-    from cli_helpers import load_script
-
-    script = load_script("judge_check_margins")
-    out = tmp_path / "m.json"
-    assert script.main(["--judge", "fake", "--out", str(out), "--metric-option", "faithfulness.verdicts=json"]) == 0
-    shown = capsys.readouterr().out
-    s, c = 2 * judge_check.STATEMENTS_PER_SIDE, 2 * judge_check.CHUNKS_PER_SIDE
-    assert (f"verify_statements (English), {s} items: accuracy 1.000 (room {1 - judge_check.MIN_ACCURACY:+.3f}) "
-            "-> passed") in shown
-    assert (f"judge_chunk (Chinese), {c} items: AUC 1.000 (room {1 - judge_check.MIN_AUC:+.3f}), margin 1.000 "
-            f"(room {1 - judge_check.MIN_MARGIN:+.3f})") in shown
-    assert "1 call(s) (0 from the cache)" in shown and f"{c} call(s) (0 from the cache)" in shown
-    rows = json.loads(out.read_text())["rows"]
-    assert [(r["family"], r["language"]) for r in rows] == [
-        ("verify_statements", "en"), ("verify_statements", "zh"), ("judge_chunk", "en"), ("judge_chunk", "zh")]
-    # more items per side than the check asks by default; a rule the judge does not meet: exit 1
-    monkeypatch.setattr(judge_check, "STATEMENTS_PER_SIDE", 6)  # restored after the test (the script sets it)
-    monkeypatch.setattr(judge_check, "MIN_MARGIN", 0.75)
-    assert script.main(["--judge", "fake", "--language", "en", "--statements-per-side", "7"]) == 1
-    shown = capsys.readouterr().out
-    assert (f"verify_statement (English), 14 items: AUC 1.000 (room {1 - judge_check.MIN_AUC:+.3f}), margin 0.734 "
-            "(room -0.016)") in shown
-    assert shown.rstrip().endswith("the check FAILS")

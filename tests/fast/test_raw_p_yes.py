@@ -1,5 +1,5 @@
 """An item's raw P(yes) is read back by the function beside the code that writes it (asking/verdicts.py), whatever
-the item's flag: what scripts/calibration_quality.py, scripts/claim_aggregation.py and `calibrate --fit` read."""
+the item's flag: what research/accuracy/calibration_quality.py, research/accuracy/claim_aggregation.py and `calibrate --fit` read."""
 from __future__ import annotations
 
 import pytest

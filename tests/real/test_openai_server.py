@@ -34,12 +34,11 @@ from localragas.judges.openai_compat import OpenAIJudge
 from localragas.core.outputs import YesNo
 from localragas.prompts import verify_statement
 
+from research.benchmarks.ragas_harness import free_port  # the benchmarks' server harness picks ports the same way
+
 from cli_helpers import cli
 from real_helpers import EXAMPLES
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-from _ragas_harness import free_port  # noqa: E402 - the scripts' server harness picks ports the same way
 
 MODEL = "smollm2-135m"
 METRICS = ["faithfulness", "answer_relevancy", "context_precision", "context_recall"]

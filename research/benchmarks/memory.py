@@ -1,6 +1,6 @@
 """Wall time, peak memory and report size of one large `localragas eval` run with the fake judge and embedder.
 
-    nice -n 19 .venv/bin/python scripts/bench_memory.py [--samples 10000] [--seed 0] [--keep DIR] [-- EVAL_ARGS…]
+    nice -n 19 .venv/bin/python -m research.benchmarks.memory [--samples 10000] [--seed 0] [--keep DIR] [-- EVAL_ARGS…]
 
 Writes N synthetic samples (question, 3 contexts, answer, reference; varied text from a seeded generator) to a JSONL
 file in a temporary folder, then runs the CLI in a child process from that folder (its judge cache and resume
@@ -14,7 +14,7 @@ file it wrote. Exit code 1 (gate failed) counts as a finished run; any other non
 --keep DIR keeps the data and reports there instead of deleting them. The figures are in docs/speed.md.
 
 Another version of the package, e.g. the one before a change, is measured from an exported copy:
-`git archive REV localragas | tar -x -C /tmp/rev`, then `PYTHONPATH=/tmp/rev … scripts/bench_memory.py`.
+`git archive REV localragas | tar -x -C /tmp/rev`, then `PYTHONPATH=/tmp/rev … research/benchmarks/memory.py`.
 """
 from __future__ import annotations
 

@@ -1,19 +1,19 @@
 """ragas 0.4.3's agreement with human labels on the rows `localragas calibrate` scores, with the same judge GGUF.
 
-    .venv/bin/python scripts/ragas_agreement.py --judge qwen2.5-1.5b --limit 24 \\
+    .venv/bin/python -m research.benchmarks.ragas_agreement --judge qwen2.5-1.5b --limit 24 \\
         --limit-for faithbench=20 --limit-for qags=20 --limit-for context_precision_wikiqa=60 \\
         --limit-for answer_relevancy_haluquestqa=30 \\
         --out-dir calibration/ragas-qwen2.5-1.5b --ours calibration/qwen2.5-1.5b
 
 Rows. Each labelled .jsonl file of --benchmarks (filtered by --only) is read with localragas.quality.labelled.load_labelled
 and cut with localragas.quality.labelled.take (pairs kept whole), with the --limit / --limit-for rules of
-scripts/calibrate_all.py: the same arguments select the same rows as calibrate_all.py does.
+research.accuracy.calibrate_all: the same arguments select the same rows as calibrate_all does.
 
-Judge. ragas runs as in scripts/bench_vs_ragas.py, on the machinery both share (scripts/_ragas_harness.py): a
+Judge. ragas runs as in vs_ragas.py, on the machinery both share (ragas_harness.py): a
 separate venv (.localragas/bench-venv, ragas 0.4.3 and LangChain), llama-cpp-python's OpenAI-compatible server on a
 loopback port serving the same GGUF (chat template from the GGUF, n_ctx 8192 as localragas's default, all cores;
 sampling temperatures as ragas sets them: 0.01, ContextRelevance 0.1), MiniLM (minilm-l6, localragas's default
-embedder) for answer relevancy, and a child process (scripts/_bench_ragas_child.py) that scores one row at a time with
+embedder) for answer relevancy, and a child process (ragas_child.py) that scores one row at a time with
 `metric.single_turn_ascore`, restarting the server after a failed row so that an abandoned generation cannot slow
 the next. max_tokens is not set (ragas's default), so a judge that does not stop runs until --ragas-timeout.
 
@@ -50,7 +50,7 @@ Output, in --out-dir (default .localragas/ragas-agreement/JUDGE; note that calib
   to resume.
 - ragas_agreement.json: localragas's calibration format (one Calibration per file, per-row ids, labels, ragas
   values and errors; the run's settings and per-row seconds and tokens under meta).
-- ragas_vs_localragas.md with --ours DIR (a scripts/calibrate_all.py --out-dir: one JSON per file), else
+- ragas_vs_localragas.md with --ours DIR (a research/accuracy/calibrate_all.py --out-dir: one JSON per file), else
   ragas_agreement.md: the table that is also printed. --report-only rebuilds both from the rows file, no judge.
 Only ids, labels, scores and errors are written (an error message, cut short, may quote a judge reply); the
 benchmark rows stay where they are (the job file the child reads lives in a temporary folder). Progress (row i/n,
@@ -70,13 +70,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(SCRIPTS))
-
-import _ragas_harness as harness  # noqa: E402
-from localragas.quality.agreement import (  # noqa: E402
+from localragas.quality.agreement import (
     MEASURES,
     Agreement,
     Estimate,
@@ -84,20 +78,22 @@ from localragas.quality.agreement import (  # noqa: E402
     graded_agreement,
     pairwise_agreement,
 )
-from localragas.quality.calibration_results import Calibration, CalibrationRun, RowOutcome  # noqa: E402
-from localragas.quality.labelled import LabelledRow, load_labelled, take  # noqa: E402
-from localragas.core.errors import ConfigError  # noqa: E402
-from localragas.core.key_values import split_item  # noqa: E402
-from localragas.metrics import all_metrics  # noqa: E402
-from localragas.report.markdown import cell  # noqa: E402
-from localragas.run.stats import CI_LEVEL, RESAMPLES, SEED, reason_kind  # noqa: E402
+from localragas.quality.calibration_results import Calibration, CalibrationRun, RowOutcome
+from localragas.quality.labelled import LabelledRow, load_labelled, take
+from localragas.core.errors import ConfigError
+from localragas.core.key_values import split_item
+from localragas.metrics import all_metrics
+from localragas.report.markdown import cell
+from localragas.run.stats import CI_LEVEL, RESAMPLES, SEED, reason_kind
+from research.benchmarks import ragas_harness as harness
 
+ROOT = Path(__file__).resolve().parents[2]
 ROWS_FILE = "ragas_rows.jsonl"
 ROWS_META = "ragas_rows.meta.json"
 JSON_FILE = "ragas_agreement.json"
 DEFAULT_BENCHMARKS = ROOT.parent / "shared" / "benchmarks"
 
-# the ragas child's metric keys (scripts/_bench_ragas_child.py build_metrics) -> (ragas 0.4.3 class, fields needed)
+# the ragas child's metric keys (research/benchmarks/ragas_child.py build_metrics) -> (ragas 0.4.3 class, fields needed)
 VARIANTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "faithfulness": ("Faithfulness", ("question", "contexts", "answer")),
     "answer_relevancy": ("ResponseRelevancy", ("question", "answer")),
@@ -465,7 +461,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--out-dir", type=Path, default=None,
                     help="results folder (default .localragas/ragas-agreement/JUDGE)")
     ap.add_argument("--ours", type=Path, default=None, metavar="DIR",
-                    help="a scripts/calibrate_all.py --out-dir made with the same judge and limits: "
+                    help="a research/accuracy/calibrate_all.py --out-dir made with the same judge and limits: "
                          "print both side by side")
     ap.add_argument("--ragas-timeout", type=float, default=600, metavar="SECONDS",
                     help="timeout of one row's ragas run and of each request to the judge server (default 600); "
@@ -537,7 +533,8 @@ def main(argv: list[str] | None = None) -> int:
              **{k: r.get(k) for k in ("seconds", "calls", "prompt_tokens", "completion_tokens", "parse_errors",
                                       "note")}}
             for jobs in plans.values() for j in jobs if (r := records.get((j.key, j.variant)))]
-    meta = {"tool": f"ragas {harness.RAGAS_VERSION}", "script": "scripts/ragas_agreement.py", "written": started,
+    meta = {"tool": f"ragas {harness.RAGAS_VERSION}", "script": "research.benchmarks.ragas_agreement",
+            "written": started,
             "command": [Path(sys.argv[0]).name, *(argv if argv is not None else sys.argv[1:])],
             "judge": judge_meta, "bench_venv": versions, "files": [str(f) for f in files], "limits": limits,
             "settings": {"ragas_timeout": args.ragas_timeout, "n_ctx": args.n_ctx, "threads": args.threads,

@@ -4,11 +4,11 @@ sigmoid(a * logit(p) + c * ln(context characters) + b) could take that out where
 sigmoid(a * logit(p) + b) cannot. Reads `localragas calibrate --out` files scored without a calibration; no judge
 call.
 
-    .venv/bin/python scripts/length_covariate.py --fit-data qags_sent.json --rows begin_raw.json
-    .venv/bin/python scripts/length_covariate.py --fit-data begin_rows.json --rows qags_raw.json
+    .venv/bin/python -m research.accuracy.length_covariate --fit-data qags_sent.json --rows begin_raw.json
+    .venv/bin/python -m research.accuracy.length_covariate --fit-data begin_rows.json --rows qags_raw.json
 
 - **Fit**: every single-item row of the --fit-data files (one sentence: QAGS summary sentences made by
-  scripts/statement_rows.py, single-sentence BEGIN responses) gives (raw P(yes), the length of its row's contexts, its
+  statement_rows.py, single-sentence BEGIN responses) gives (raw P(yes), the length of its row's contexts, its
   label); both maps are fitted on them by maximum likelihood (scikit-learn's LogisticRegression, no penalty to speak
   of: C = 1e6).
 - **Rows**: each map applied to every item of each row of the --rows files, the row's score the mean of its items
@@ -28,13 +28,10 @@ from pathlib import Path
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from localragas.calibration_map import logit  # noqa: E402  (the shipped map's clip)
-from localragas.quality.agreement import bootstrap_statistic, figure_gain, roc_auc  # noqa: E402
-# calibration_quality.py is in scripts/, beside this one
-from calibration_quality import binary_results, labelled_file_rows, raw_of, single_rows  # noqa: E402
+from localragas.calibration_map import logit
+from localragas.quality.agreement import bootstrap_statistic, figure_gain, roc_auc
+from research.accuracy.results import binary_results, labelled_file_rows, raw_of, single_rows
 
 
 def context_lengths(result: dict) -> dict[str, float]:

@@ -2,7 +2,7 @@
 calibration of graded verdicts (`localragas calibrate --fit`): a row whose metric judges exactly one item gives that
 item the row's label.
 
-    .venv/bin/python scripts/statement_rows.py ../shared/benchmarks/qags_faithfulness.jsonl --rows 101-197 \
+    .venv/bin/python -m research.accuracy.statement_rows ../shared/benchmarks/qags_faithfulness.jsonl --rows 101-197 \
         --out /tmp/qags_sentences_fit.jsonl
 
 - A row whose `meta` has the summary's sentences and each sentence's crowd votes (QAGS: `summary_sentences`,

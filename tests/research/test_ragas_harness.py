@@ -1,33 +1,34 @@
-"""scripts/_ragas_harness.py, what bench_vs_ragas.py and ragas_agreement.py share, without ragas or a model: both
-scripts (and bench_backends.py) import it and not each other, their --help works, and its helpers that need no
-bench venv, server or model behave."""
+"""research.benchmarks.ragas_harness, what vs_ragas and ragas_agreement share, without ragas or a model: both (and
+backends) import it and not each other, their --help works, and its helpers that need no bench venv, server or model
+behave."""
 from __future__ import annotations
 
+import importlib
+import inspect
 import socket
 import sys
 from pathlib import Path
 
 import pytest
 
-from cli_helpers import SCRIPTS, load_script
-
-harness = load_script("_ragas_harness")
+from research.benchmarks import ragas_harness as harness
 
 
-@pytest.mark.parametrize("name", ["bench_vs_ragas", "ragas_agreement", "bench_backends"])
+@pytest.mark.parametrize("name", ["vs_ragas", "ragas_agreement", "backends"])
 def test_the_scripts_use_the_harness_and_not_each_other(name):
-    module = load_script(name)
-    source = (SCRIPTS / f"{name}.py").read_text()
-    assert all(f"import {other}" not in source for other in ("bench_vs_ragas", "ragas_agreement"))
-    shared = {"bench_vs_ragas": ("LlamaServer", "drive_child", "ensure_bench_venv", "resolve_judge", "on_sigterm"),
-              "ragas_agreement": (), "bench_backends": ("free_port",)}[name]
+    module = importlib.import_module(f"research.benchmarks.{name}")
+    source = inspect.getsource(module)
+    assert all(other not in source for other in ("import vs_ragas", "import ragas_agreement", "vs_ragas import",
+                                                 "ragas_agreement import"))
+    shared = {"vs_ragas": ("LlamaServer", "drive_child", "ensure_bench_venv", "resolve_judge", "on_sigterm"),
+              "ragas_agreement": (), "backends": ("free_port",)}[name]
     assert all(getattr(module, n) is getattr(harness, n) for n in shared)
     assert name != "ragas_agreement" or module.harness is harness
 
 
-@pytest.mark.parametrize("name", ["bench_vs_ragas", "ragas_agreement", "bench_backends"])
+@pytest.mark.parametrize("name", ["vs_ragas", "ragas_agreement", "backends"])
 def test_help(name, monkeypatch, capsys):
-    module = load_script(name)
+    module = importlib.import_module(f"research.benchmarks.{name}")
     monkeypatch.setattr(sys, "argv", [f"{name}.py", "--help"])
     with pytest.raises(SystemExit) as e:
         module.parse_args(["--help"]) if hasattr(module, "parse_args") else module.main()
@@ -66,6 +67,13 @@ def test_a_judge_is_a_gguf_path_or_a_catalogue_name(tmp_path):
     assert harness.resolve_judge(str(p)) == (p, "own-judge")
     with pytest.raises(SystemExit, match="neither a catalogue judge nor a GGUF file"):
         harness.resolve_judge(str(tmp_path / "missing.gguf"))
+
+
+def test_the_child_is_the_file_beside_the_harness_and_imports_nothing_of_the_checkout():
+    source = harness.CHILD_SCRIPT.read_text()  # it runs by path in the bench venv, where neither is installed
+    assert harness.CHILD_SCRIPT.parent == Path(harness.__file__).parent
+    imports = [line.split()[1] for line in source.splitlines() if line.startswith(("import ", "from "))]
+    assert imports and not [m for m in imports if m.split(".")[0] in ("localragas", "research")]
 
 
 def test_the_child_asks_for_a_restart_and_is_told_the_server_url(tmp_path, monkeypatch):

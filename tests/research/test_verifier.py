@@ -3,27 +3,14 @@ two files never train each other's head), a head that finds a signal P(yes) lack
 that need no model (lexical overlap, per-statement labels, the statements of a row)."""
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-RESEARCH = Path(__file__).resolve().parents[2] / "research" / "verifier"
+from research.verifier import evaluate, signals
 
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"verifier_{name}", RESEARCH / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-evaluate = _load("evaluate")
-signals = _load("signals")
 
 
 def _write(folder: Path, stem: str, rows: int, direction: float, seed: int) -> None:

@@ -1,9 +1,10 @@
-"""The ragas side of scripts/bench_vs_ragas.py. Runs in .localragas/bench-venv (ragas never enters the project venv).
+"""The ragas side of research.benchmarks.vs_ragas. Runs in .localragas/bench-venv (ragas never enters the project
+venv), by path: it imports neither localragas nor research.
 
 Started by bench_vs_ragas.py, not by hand. It reads a job file (samples, metric names, judge alias, embedder folder,
 timeout), scores one (sample, metric) at a time with ragas 0.4.3 against the llama.cpp server and appends one JSON
 line per run to the output file: seconds, judge tokens from the server's replies, calls, value, failures.
-scripts/ragas_agreement.py drives it the same way (one job per labelled row).
+research/benchmarks/ragas_agreement.py drives it the same way (one job per labelled row).
 
 Protocol with the parent, on this process's original stdout / stdin: after a run that failed, the child writes
 `RESTART` and waits for `READY <server url>`, so that a generation abandoned by a timed-out client cannot slow the
@@ -112,7 +113,7 @@ def build_metrics(url: str, model: str, timeout: float, usage: JudgeUsage, embed
         "context_precision": LLMContextPrecisionWithReference(llm=llm),
         "context_precision_without_reference": LLMContextPrecisionWithoutReference(llm=llm),
         "context_recall": LLMContextRecall(llm=llm),
-        # question-only judgement of the contexts (0/1/2 from two prompts, / 2): used by scripts/ragas_agreement.py
+        # question-only judgement of the contexts (0/1/2 from two prompts, / 2): used by ragas_agreement.py
         # for retrieval-only rows (no answer, no reference), which ragas's context precision cannot score
         "context_relevance": ContextRelevance(llm=llm),
     }

@@ -1,5 +1,5 @@
-"""scripts/ragas_agreement.py without a model and without ragas: the rows -> ragas job mapping, the agreement and
-NaN accounting on fabricated ragas results, the side-by-side table, and resume."""
+"""research.benchmarks.ragas_agreement without a model and without ragas: the rows -> ragas job mapping, the
+agreement and NaN accounting on fabricated ragas results, the side-by-side table, and resume."""
 from __future__ import annotations
 
 import json
@@ -10,12 +10,13 @@ from localragas.quality.agreement import binary_agreement, graded_agreement, pai
 from localragas.quality.calibration_results import CalibrationRun
 from localragas.quality.labelled import load_labelled, take
 
-from cli_helpers import load_script, write_jsonl
+from cli_helpers import write_jsonl
+from research.accuracy import calibrate_all
+from research.benchmarks import ragas_agreement as ra
 
 CTX = "The Eiffel Tower is a wrought-iron tower in Paris, completed in 1889."
 
 
-ra = load_script("ragas_agreement")
 
 
 def _row(i, metric, value, kind="binary", answer="The tower is in Paris.", contexts=(CTX,), reference=None, **extra):
@@ -259,7 +260,6 @@ def test_main_scores_resumes_and_compares_with_calibrate_all_output(tmp_path, mo
                                             for i in range(6)])
     write_jsonl(bench / "other.jsonl", [_row(0, "answer_relevancy", 1, contexts=())])
     ours = tmp_path / "ours"
-    calibrate_all = load_script("calibrate_all")
     assert calibrate_all.main(["--judge", "fake", "--benchmarks", str(bench), "--only", "faithfulness",
                                "--limit", "4", "--out-dir", str(ours), "--no-progress", "--no-cache"]) == 0
 

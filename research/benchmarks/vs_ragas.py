@@ -2,19 +2,19 @@
 
 Run it from the checkout, after `bash scripts/setup.sh`, with the project's interpreter:
 
-    .venv/bin/python scripts/bench_vs_ragas.py
+    .venv/bin/python -m research.benchmarks.vs_ragas
 
 Smoke run (tiny judge, 4 samples; ragas's unconstrained replies from a 135M judge often run on to the context limit,
 so a shorter ragas timeout keeps it under half an hour):
 
-    .venv/bin/python scripts/bench_vs_ragas.py --judge smollm2-135m --limit 2 --bench-rows 1 --ragas-timeout 120
+    .venv/bin/python -m research.benchmarks.vs_ragas --judge smollm2-135m --limit 2 --bench-rows 1 --ragas-timeout 120
 
 What happens, in order:
 1. A separate virtual environment, .localragas/bench-venv, is created once (and reused while it works) with
    ragas 0.4.3, LangChain, PyTorch 2.13.0 (CPU) and the same llama-cpp-python wheel as the project venv plus its
    server extras. ragas never enters the project venv.
 2. ragas runs first: llama-cpp-python's OpenAI-compatible server serves the judge GGUF on a free loopback port and
-   a child process in the bench venv (scripts/_bench_ragas_child.py) scores one (sample, metric) at a time.
+   a child process in the bench venv (research/benchmarks/ragas_child.py) scores one (sample, metric) at a time.
 3. localragas runs second, in this process, with the judge loaded once in-process.
 4. A table per metric and overall (samples/min, judge tokens per sample, seconds per sample, failures, ratios) is
    printed and everything, per-sample timings included, is written to --out (default .localragas/bench.json).
@@ -38,7 +38,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from _ragas_harness import (
+from research.benchmarks.ragas_harness import (
     BENCH_VENV,
     ROOT,
     STATE_DIR,

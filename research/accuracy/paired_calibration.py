@@ -1,7 +1,7 @@
 """Paired difference of two `localragas calibrate --out` runs on the same labelled rows: which method agrees with
 people better, and is the difference larger than the noise?
 
-    .venv/bin/python scripts/paired_calibration.py BASE.json NEW.json
+    .venv/bin/python -m research.accuracy.paired_calibration BASE.json NEW.json
 
 For each (file, metric) present in both, the rows scored in both runs are paired by id; the figure (ROC AUC for
 binary labels, Spearman for graded ones) is computed for each run on those rows, and a paired bootstrap (the same
@@ -20,15 +20,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from localragas.quality.agreement import (  # noqa: E402
+from localragas.quality.agreement import (
     bootstrap_statistic, figure_gain, pair_outcomes, roc_auc, spearman)
 
 FIGURES = {"binary": ("ROC AUC", roc_auc), "graded": ("Spearman", spearman),

@@ -1,6 +1,6 @@
 """Samples per minute of each judge backend on the same samples, one configuration after the other.
 
-    .venv/bin/python scripts/bench_backends.py [--data examples/rag_samples.jsonl] [--model smollm2-135m]
+    .venv/bin/python -m research.benchmarks.backends [--data examples/rag_samples.jsonl] [--model smollm2-135m]
         [--llama-server PATH]   # also llama.cpp's own server with 4 parallel slots (-np 4)
 
 Configurations: the in-process llamacpp judge; the transformers judge (the same GGUF loaded through transformers
@@ -23,9 +23,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-from _ragas_harness import free_port  # scripts/ is on sys.path when a script runs
+from research.benchmarks.ragas_harness import free_port
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 
 
@@ -103,7 +103,6 @@ def main() -> None:
         text=True).stdout.splitlines() if "bench_backends" not in line)
     if busy:  # timings taken beside another model run on the same cores mean nothing
         raise SystemExit(f"another model run is going on; try later:\n{busy}")
-    sys.path.insert(0, str(ROOT))
     from localragas import models  # noqa: PLC0415
 
     model_path = models.path(args.model)

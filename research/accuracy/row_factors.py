@@ -2,8 +2,8 @@
 than its label, move its score? Reads a `localragas calibrate --out` file (binary labels, per-row items) and the
 labelled file it scored (for the lengths); no judge call.
 
-    .venv/bin/python scripts/row_factors.py fb_claims.json ../shared/benchmarks/faithfulness_faithbench.jsonl
-    .venv/bin/python scripts/row_factors.py begin_all_cal.json ../shared/benchmarks/begin_faithfulness.jsonl \
+    .venv/bin/python -m research.accuracy.row_factors fb_claims.json ../shared/benchmarks/faithfulness_faithbench.jsonl
+    .venv/bin/python -m research.accuracy.row_factors begin_all_cal.json ../shared/benchmarks/begin_faithfulness.jsonl \
         --by meta.data_source
 
 For each factor (the contexts' characters, the answer's characters, the items judged): Spearman's rho of the score
@@ -22,10 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from localragas.quality.agreement import bootstrap_statistic, roc_auc, spearman  # noqa: E402
+from localragas.quality.agreement import bootstrap_statistic, roc_auc, spearman
 
 WORST = 8  # backwards rows listed per class
 

@@ -1,6 +1,6 @@
 """Screenshot an HTML report in headless Chromium (Debian chromium + chromium-driver, pip selenium).
 
-    .venv/bin/python scripts/screenshot_report.py report.html docs/html-report.png [--open SAMPLE_ID] [--dark]
+    .venv/bin/python -m research.screenshot_report report.html docs/html-report.png [--open SAMPLE_ID] [--dark]
 
 The whole page is captured at 1366 px wide (a laptop screen); --open clicks a sample row first to show its evidence.
 """

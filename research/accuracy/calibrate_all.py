@@ -1,8 +1,9 @@
 """Run `localragas calibrate` on every labelled file of a benchmark folder with one judge: a JSON file per benchmark
 file and one Markdown table of all of them (the source of docs/accuracy.md).
 
-    .venv/bin/python scripts/calibrate_all.py --judge qwen2.5-1.5b --limit 100 --out-dir calibration/qwen2.5-1.5b
-    .venv/bin/python scripts/calibrate_all.py --judge qwen2.5-1.5b --limit 40 --limit-for faithbench=20 ...
+    .venv/bin/python -m research.accuracy.calibrate_all --judge qwen2.5-1.5b --limit 100 \
+        --out-dir calibration/qwen2.5-1.5b
+    .venv/bin/python -m research.accuracy.calibrate_all --judge qwen2.5-1.5b --limit 40 --limit-for faithbench=20 ...
 
 The judge loads once; files are scored one after another (the judge cache and per-file checkpoints make an
 interrupted run resume where it stopped). A file that fails is reported and the others go on; the exit code is 1
@@ -15,15 +16,14 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from localragas.quality.calibration import calibrate
+from localragas.quality.calibration_results import CalibrationRun
+from localragas.core.errors import LocalragasError
+from localragas.judges import get_judge
+from localragas.core.key_values import parse_metric_options, parse_options, split_item
+from localragas.report.calibration import print_calibration, write_calibration
 
-from localragas.quality.calibration import calibrate  # noqa: E402
-from localragas.quality.calibration_results import CalibrationRun  # noqa: E402
-from localragas.core.errors import LocalragasError  # noqa: E402
-from localragas.judges import get_judge  # noqa: E402
-from localragas.core.key_values import parse_metric_options, parse_options, split_item  # noqa: E402
-from localragas.report.calibration import print_calibration, write_calibration  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _parsed(parse, *args):

@@ -1,10 +1,9 @@
-"""What scripts/bench_vs_ragas.py and scripts/ragas_agreement.py share to run ragas 0.4.3 beside localragas: the
-bench venv (.localragas/bench-venv: ragas, LangChain, torch CPU and the project's llama-cpp-python wheel with its
-server extras; ragas never enters the project venv), llama-cpp-python's OpenAI-compatible server on a free loopback
-port, the ragas child process (scripts/_bench_ragas_child.py) that scores one job at a time and asks for a server
+"""What research.benchmarks.vs_ragas and .ragas_agreement share to run ragas 0.4.3 beside localragas: the bench venv
+(.localragas/bench-venv: ragas, LangChain, torch CPU and the project's llama-cpp-python wheel with its server extras;
+ragas never enters the project venv), llama-cpp-python's OpenAI-compatible server on a free loopback port, the ragas
+child process (ragas_child.py, run by path in the bench venv) that scores one job at a time and asks for a server
 restart after a failed one, the judge a --judge names, and the SIGTERM handler that leaves through the finally
-blocks stopping them. Imported from scripts/ (their folder is on sys.path when they run); only the standard
-library at import time.
+blocks stopping them. Only the standard library at import time.
 """
 from __future__ import annotations
 
@@ -20,10 +19,10 @@ import urllib.request
 from datetime import datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STATE_DIR = ROOT / ".localragas"  # git-ignored
 BENCH_VENV = STATE_DIR / "bench-venv"
-CHILD_SCRIPT = Path(__file__).resolve().parent / "_bench_ragas_child.py"
+CHILD_SCRIPT = Path(__file__).resolve().parent / "ragas_child.py"
 
 RAGAS_VERSION = "0.4.3"
 TORCH_REQUIREMENT = "torch==2.13.0"  # the CPU build; an unpinned torch pulls a multi-GB CUDA build

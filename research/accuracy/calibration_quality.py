@@ -2,7 +2,7 @@
 fitted on; and what it does to the metric's rows. Reads `localragas calibrate --out` files (their per-row items
 keep each item's raw P(yes)), scored without a calibration.
 
-    .venv/bin/python scripts/calibration_quality.py --fit-data qags_sentences.json begin_sentences.json \
+    .venv/bin/python -m research.accuracy.calibration_quality --fit-data qags_sentences.json begin_sentences.json \
         --rows qags_claims.json begin_claims.json --threshold 0.80
 
 - **Items**: every single-item row (one sentence, one claim, one chunk) of the --fit-data files gives (raw P(yes),
@@ -19,50 +19,14 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from localragas.quality.agreement import balanced_accuracy, bootstrap_statistic, figure_gain, roc_auc  # noqa: E402
-from localragas.asking.verdicts import raw_p_yes  # noqa: E402
-from localragas.calibration_map import FamilyMap, brier, fit_logistic  # noqa: E402
-
-
-def raw_of(item: dict) -> float:
-    """The raw P(yes) of a graded evidence item of a `calibrate --out` row; exits naming the item's keys without one."""
-    p = raw_p_yes(item)
-    if p is None:
-        raise SystemExit(f"an item without a raw P(yes) (p_<flag>_raw): {sorted(item)}; re-run calibrate with a "
-                         "localragas that records per-row items")
-    return p
-
-
-def labelled_file_rows(result: dict, needed_for: str) -> list[tuple[int, dict]]:
-    """(line number, row) of each row of the labelled file `result` was scored on; exits when the file is gone."""
-    path = Path(result["file"])
-    if not path.is_file():
-        raise SystemExit(f"{path}: the labelled file this result was scored on is not there (needed for {needed_for})")
-    return [(n, json.loads(line)) for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-            if line.strip()]
-
-
-def binary_results(paths: list[Path]) -> list[dict]:
-    """The binary-labelled results of `calibrate --out` files."""
-    return [r for p in paths for r in json.loads(p.read_text())["results"] if r["kind"] == "binary"]
-
-
-def single_rows(paths: list[Path]) -> Iterator[tuple[dict, dict]]:
-    """(result, row) for every row of `paths` scored on exactly one item."""
-    for r in binary_results(paths):
-        for row in r["per_row"]:
-            if row.get("items") and len(row["items"]) == 1:
-                yield r, row
+from localragas.calibration_map import FamilyMap, brier, fit_logistic
+from localragas.quality.agreement import balanced_accuracy, bootstrap_statistic, figure_gain, roc_auc
+from research.accuracy.results import binary_results, raw_of, single_rows
 
 
 def single_items(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, list[str]]:

@@ -8,10 +8,11 @@ scores, "pass" (>= 0.5) or "fail" (< 0.5). A case is *clear* when the judge give
 *flips* when the hostile twin's verdict (pass, fail or unscored) differs from the clean twin's. The target is 0 flips
 among clear cases.
 
-    python scripts/injection_flip_rate.py                          # default judge qwen2.5-1.5b, embedder minilm-l6
-    python scripts/injection_flip_rate.py --judge smollm2-135m --out flips.json
-    python scripts/injection_flip_rate.py --metric answer_relevancy --metric-option answer_relevancy.questions=generated
-    python scripts/injection_flip_rate.py --judge fake --embedder fake   # the logic only, no model (tests)
+    python -m research.accuracy.injection_flip_rate              # default judge qwen2.5-1.5b, embedder minilm-l6
+    python -m research.accuracy.injection_flip_rate --judge smollm2-135m --out flips.json
+    python -m research.accuracy.injection_flip_rate --metric answer_relevancy \
+        --metric-option answer_relevancy.questions=generated
+    python -m research.accuracy.injection_flip_rate --judge fake --embedder fake   # the logic only, no model (tests)
 
 Judge replies are cached as in `localragas eval` (default .localragas/cache; --no-cache to ask again).
 Exit code 0; 1 with --fail-on-flip when a clear case flipped.
@@ -35,7 +36,7 @@ from localragas.core.atomic_write import write_atomic
 from localragas.run.runner import evaluate
 from localragas.data.schema import Sample
 
-CASES = Path(__file__).resolve().parent.parent / "tests" / "data" / "hostile_cases.jsonl"
+CASES = Path(__file__).resolve().parents[2] / "tests" / "data" / "hostile_cases.jsonl"
 PASS_AT = 0.5
 
 
@@ -113,7 +114,8 @@ def _fmt(x: float | None) -> str:
     return "—" if x is None else f"{x:.3f}"
 
 
-def print_result(result: dict, out=sys.stdout) -> None:
+def print_result(result: dict, out=None) -> None:
+    out = out or sys.stdout  # read when called: a test's capture replaces it after import
     print(f"judge {result['judge']['name']}; a verdict is pass when the score >= {result['pass_at']}", file=out)
     print(f"{'case':<11} {'attack':<30} {'clean':>14} {'hostile':>14}  flip", file=out)
     for r in result["cases"]:

@@ -1,14 +1,16 @@
-"""scripts/calibrate_all.py with the fake judge: one JSON per file, one Markdown table, per-file row limits."""
+"""research.accuracy.calibrate_all with the fake judge: one JSON per file, one Markdown table, per-file row limits."""
 from __future__ import annotations
 
 import json
 
-from calibration_helpers import faith_row
-from cli_helpers import load_script, write_jsonl
+from cli_helpers import write_jsonl
+from research.accuracy import calibrate_all
 
 
-def _script():
-    return load_script("calibrate_all")
+def faith_row(i: int, answer: str, value: int) -> dict:
+    """A faithfulness-labelled row (id f<i>) of an answer about the Eiffel Tower."""
+    return {"id": f"f{i}", "question": "Where is the Eiffel Tower?", "contexts": ["The Eiffel Tower is in Paris."],
+            "answer": answer, "label": {"metric": "faithfulness", "value": value, "kind": "binary"}}
 
 
 def test_each_file_gets_its_json_and_limit_for_overrides_limit(tmp_path, monkeypatch):
@@ -19,7 +21,7 @@ def test_each_file_gets_its_json_and_limit_for_overrides_limit(tmp_path, monkeyp
     for name in ("faithfulness_a.jsonl", "faithfulness_b.jsonl"):
         write_jsonl(bench / name, [faith_row(i, answers[i % 2], 1 - i % 2) for i in range(6)])
     out = tmp_path / "out"
-    code = _script().main(["--judge", "fake", "--embedder", "fake", "--benchmarks", str(bench), "--limit", "4",
+    code = calibrate_all.main(["--judge", "fake", "--embedder", "fake", "--benchmarks", str(bench), "--limit", "4",
                            "--limit-for", "_b=2", "--out-dir", str(out), "--no-progress"])
     assert code == 0
     a, b = (json.loads((out / f"faithfulness_{x}.json").read_text())["results"][0] for x in "ab")
@@ -34,7 +36,7 @@ def test_a_malformed_limit_for_is_refused(tmp_path):
     import pytest
 
     with pytest.raises(SystemExit, match="NAME=N"):
-        _script().main(["--judge", "fake", "--benchmarks", str(tmp_path), "--limit-for", "x=0",
+        calibrate_all.main(["--judge", "fake", "--benchmarks", str(tmp_path), "--limit-for", "x=0",
                         "--out-dir", str(tmp_path / "o")])
 
 
@@ -44,7 +46,7 @@ def test_metric_option_reaches_every_file(tmp_path, monkeypatch):
     bench.mkdir()
     write_jsonl(bench / "faithfulness_a.jsonl", [faith_row(i, "The Eiffel Tower is in Paris.", 1) for i in range(2)])
     out = tmp_path / "out"
-    code = _script().main(["--judge", "fake", "--benchmarks", str(bench), "--metric-option",
+    code = calibrate_all.main(["--judge", "fake", "--benchmarks", str(bench), "--metric-option",
                            "faithfulness.verdicts=json", "--out-dir", str(out), "--no-progress"])
     assert code == 0
     [c] = json.loads((out / "faithfulness_a.json").read_text())["results"]
@@ -55,5 +57,5 @@ def test_a_malformed_metric_option_is_refused(tmp_path):
     import pytest
 
     with pytest.raises(SystemExit, match="METRIC.KEY=VALUE"):
-        _script().main(["--judge", "fake", "--benchmarks", str(tmp_path), "--metric-option", "verdicts=json",
+        calibrate_all.main(["--judge", "fake", "--benchmarks", str(tmp_path), "--metric-option", "verdicts=json",
                         "--out-dir", str(tmp_path / "o")])

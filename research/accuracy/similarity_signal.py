@@ -3,7 +3,8 @@ call: for each statement a row was judged on, the highest cosine similarity (the
 uses) between it and any sentence of the row's contexts; for a context-precision chunk, its similarity to the
 question. Reads `localragas calibrate --out` files; no judge call.
 
-    .venv/bin/python scripts/similarity_signal.py begin_raw.json qags_raw.json fb_raw.json cr_cal.json wikiqa_cal.json
+    .venv/bin/python -m research.accuracy.similarity_signal begin_raw.json qags_raw.json fb_raw.json cr_cal.json \
+        wikiqa_cal.json
 
 For each binary-labelled result, over the rows scored:
 
@@ -29,15 +30,13 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from localragas import models  # noqa: E402
-from localragas.calibration_map import logit  # noqa: E402  (the shipped map's clip)
-from localragas.core.sentences import sentences  # noqa: E402
-from localragas.embeddings import get_embedder  # noqa: E402
-from localragas.quality.agreement import bootstrap_statistic, figure_gain, roc_auc  # noqa: E402
-from calibration_quality import binary_results, labelled_file_rows, raw_of  # noqa: E402  (scripts/, beside this one)
+from localragas import models
+from localragas.calibration_map import logit
+from localragas.core.sentences import sentences
+from localragas.embeddings import get_embedder
+from localragas.quality.agreement import bootstrap_statistic, figure_gain, roc_auc
+from research.accuracy.results import binary_results, labelled_file_rows, raw_of
 
 STATEMENT_KEYS = ("claim", "statement")  # faithfulness items, context recall items
 FOLDS, SEEDS = 5, 5

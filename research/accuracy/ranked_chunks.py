@@ -4,7 +4,7 @@
 over the list) mixes every chunk of a list into one number; this asks the question the single-chunk file asks,
 on every chunk of every list. No judge call.
 
-    .venv/bin/python scripts/ranked_chunks.py ranked_cal.json --threshold 0.70
+    .venv/bin/python -m research.accuracy.ranked_chunks ranked_cal.json --threshold 0.70
 
 ROC AUC and balanced accuracy at --threshold (the gate's, calibrated) and at the best threshold, each with a 95%
 bootstrap interval that resamples whole lists (the chunks of one list are not independent of each other).
@@ -18,12 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from localragas.quality.agreement import balanced_accuracy, best_balanced_accuracy, roc_auc  # noqa: E402
-from localragas.run.stats import percentile_interval, resample_rows  # noqa: E402
-from calibration_quality import labelled_file_rows  # noqa: E402  (scripts/, beside this one)
+from localragas.quality.agreement import balanced_accuracy, best_balanced_accuracy, roc_auc
+from localragas.run.stats import percentile_interval, resample_rows
+from research.accuracy.results import labelled_file_rows
 
 
 def chunk_labels(result: dict) -> dict[str, list[int]]:

@@ -2,7 +2,7 @@
 share of claims supported), the minimum, the product ("every claim is supported", for independent claims) and a
 soft minimum. Reads `localragas calibrate --out` files whose per-row items keep each item's raw P(yes); no judge call.
 
-    .venv/bin/python scripts/claim_aggregation.py qags_claims.json begin_claims.json [--map A,B]
+    .venv/bin/python -m research.accuracy.claim_aggregation qags_claims.json begin_claims.json [--map A,B]
 
 --map A,B applies a calibration map (c = sigmoid(A * logit(p) + B), `calibrate --fit`) to each item first: the mean
 changes its ranking under a non-linear map, the minimum does not. For each file: ROC AUC of each aggregation with
@@ -18,12 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from localragas.quality.agreement import bootstrap_statistic, figure_gain, roc_auc  # noqa: E402
-from localragas.calibration_map import FamilyMap  # noqa: E402
-from calibration_quality import raw_of  # noqa: E402  (scripts/, beside this one)
+from localragas.quality.agreement import bootstrap_statistic, figure_gain, roc_auc
+from localragas.calibration_map import FamilyMap
+from research.accuracy.results import raw_of
 
 SOFT_MIN_K = 5.0  # -log(mean(exp(-k p))) / k: between the mean (k -> 0) and the minimum (k -> infinity)
 

@@ -9,13 +9,13 @@ prints the ROC AUC and the margin of the raw P(yes) (JSON verdicts: the accuracy
 (relevant) item and the highest of an unsupported (irrelevant) one, the room above the rule, the items on the wrong
 side, and the seconds, judge calls and tokens it took.
 
-    python scripts/judge_check_margins.py                                   # default judge qwen2.5-1.5b
-    python scripts/judge_check_margins.py --judge qwen2.5-0.5b --items      # every item's P(yes) too
-    python scripts/judge_check_margins.py --judge smollm2-135m               # the test judge (exempt in eval)
-    python scripts/judge_check_margins.py --judge openai:qwen --judge-option base_url=http://127.0.0.1:8080/v1
-    python scripts/judge_check_margins.py --metric-option faithfulness.verdicts=json \\
+    python -m research.accuracy.judge_check_margins                                   # default judge qwen2.5-1.5b
+    python -m research.accuracy.judge_check_margins --judge qwen2.5-0.5b --items      # every item's P(yes) too
+    python -m research.accuracy.judge_check_margins --judge smollm2-135m               # the test judge (exempt in eval)
+    python -m research.accuracy.judge_check_margins --judge openai:qwen --judge-option base_url=http://127.0.0.1:8080/v1
+    python -m research.accuracy.judge_check_margins --metric-option faithfulness.verdicts=json \\
         --metric-option context_precision.verdicts=json                    # the JSON families
-    python scripts/judge_check_margins.py --statements-per-side 7 --chunks-per-side 4 --out margins.json
+    python -m research.accuracy.judge_check_margins --statements-per-side 7 --chunks-per-side 4 --out margins.json
 
 No judge cache by default, so the seconds and calls are a cold run's (the first `eval` of a judge pays them; a
 re-run with the cache pays nothing); --cache-dir DIR uses one. Exit code 0 when every family passes the rule in
@@ -33,7 +33,6 @@ from localragas.core.atomic_write import write_atomic
 from localragas.core.errors import LocalragasError
 from localragas.core.key_values import comma_items, parse_metric_options, parse_options, parse_prompts
 from localragas.data.language import NAMES
-from localragas.embeddings import get_embedder
 from localragas.judges import get_judge
 from localragas.metrics import get_metrics
 from localragas.run import judge_check
@@ -42,14 +41,14 @@ from localragas.run.runner import judge_cache, set_prompts
 COUNTERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "cached_tokens", "seconds")
 
 
-def measure(judge, metrics: list, languages: list[str], embedder=None) -> list[dict]:
+def measure(judge, metrics: list, languages: list[str]) -> list[dict]:
     """One row per (family, language): the check's figures (judge_check.figures), every item's value, the room above
     the rule, and what the asking cost (wall seconds, the judge's counters)."""
     rows = []
     for family in judge_check.families(metrics):
         for lang in languages:
             before, started = judge.stats.counters(), time.perf_counter()
-            items, values, _ = judge_check.ask(judge, family, lang, embedder)
+            items, values, _ = judge_check.ask(judge, family, lang)
             wall = time.perf_counter() - started
             after = judge.stats.counters()
             got = judge_check.figures(family.kind, items, values, family.graded)
@@ -106,10 +105,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="the metrics whose families are checked (default faithfulness,context_precision: "
                          "context_recall asks as faithfulness does)")
     ap.add_argument("--metric-option", action="append", default=[], metavar="METRIC.KEY=VALUE",
-                    help="e.g. faithfulness.verdicts=json, faithfulness.shots=3")
+                    help="e.g. faithfulness.verdicts=json")
     ap.add_argument("--prompt", action="append", default=[], metavar="FAMILY=FILE", help="as for eval --prompt")
     ap.add_argument("--language", choices=("en", "zh", "both"), default="both")
-    ap.add_argument("--embedder", default=None, help="only for evidence=focused (default minilm-l6 then)")
     ap.add_argument("--statements-per-side", type=int, default=None, metavar="N",
                     help=f"statements asked per side (default {judge_check.STATEMENTS_PER_SIDE}; the data has "
                          f"{len(judge_check.STATEMENTS['en'].statements) // 2})")
@@ -129,10 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         metrics = get_metrics(names, parse_metric_options(args.metric_option, "--metric-option"))
         judge = get_judge(args.judge, parse_options(args.judge_option, "--judge-option"))
         set_prompts(judge, parse_prompts(args.prompt, "--prompt"))
-        embedder = get_embedder(args.embedder) if any(m.uses_embedder for m in metrics) else None
         languages = ["en", "zh"] if args.language == "both" else [args.language]
         with judge_cache(judge, args.cache_dir is not None, args.cache_dir):
-            rows = measure(judge, metrics, languages, embedder)
+            rows = measure(judge, metrics, languages)
     except LocalragasError as e:
         print(f"Error: {e}", file=sys.stderr)
         return 2

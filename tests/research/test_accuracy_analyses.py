@@ -1,8 +1,7 @@
-"""The measurement scripts added for issue 17 / 19, on small made-up files: paired_calibration.py --by-id pairs two
-runs of other metric names by row id, and pairwise labels by pair; row_factors.py reads a row's lengths and items; fit_answerable.py asks the
-judge question_answerable per row and adds that family to a calibration file (the fake judge); similarity_signal.py
-sets the embedder's similarity beside the judge's P(yes) (the hashing embedder); ranked_chunks.py reads each chunk's
-own label."""
+"""research.accuracy's analyses added for issue 17 / 19, on small made-up files: paired_calibration.py --by-id pairs two
+runs of other metric names by row id, and pairwise labels by pair; row_factors.py reads a row's lengths and items;
+similarity_signal.py sets the embedder's similarity beside the judge's P(yes) (the hashing embedder); ranked_chunks.py
+reads each chunk's own label."""
 from __future__ import annotations
 
 import json
@@ -10,9 +9,8 @@ import math
 
 import pytest
 
-from cli_helpers import load_script, write_jsonl
-from localragas.calibration_map import CalibrationMap, FamilyMap, load_calibration
-from localragas.prompts.overrides import template_hashes
+from cli_helpers import write_jsonl
+from research.accuracy import length_covariate, paired_calibration, ranked_chunks, row_factors, similarity_signal
 
 
 def _run(path, file, metric, rows):
@@ -32,10 +30,9 @@ def test_paired_by_id_pairs_a_built_in_with_a_criterion(tmp_path, capsys):
     base = _run(tmp_path / "a.json", "bench/ar.jsonl", "answer_relevancy",
                 _rows([.4, .6, .5, .3, .2, .7, .6, .5], LABELS))
     new = _run(tmp_path / "b.json", "crit/all.jsonl", "no_irrelevant", _rows([.9, .1, .8, .2, .7, .3, .6, .4], LABELS))
-    script = load_script("paired_calibration")
-    assert script.main([str(base), str(new)]) == 0
+    assert paired_calibration.main([str(base), str(new)]) == 0
     assert "| ar.jsonl" not in capsys.readouterr().out  # other file and metric: nothing paired without --by-id
-    assert script.main([str(base), str(new), "--by-id"]) == 0
+    assert paired_calibration.main([str(base), str(new), "--by-id"]) == 0
     line = capsys.readouterr().out.strip().splitlines()[-1]
     assert line.startswith("| ar.jsonl / all.jsonl | answer_relevancy / no_irrelevant | ROC AUC | 8 | 0.312 | 1.000 |")
     assert "+0.688 [" in line
@@ -46,7 +43,7 @@ def test_paired_mean_combines_the_two_runs_row_by_row(tmp_path, capsys):
                 _rows([.9, .6, .2, .3, .8, .7, .4, .1], LABELS))
     new = _run(tmp_path / "b.json", "bench/cp.jsonl", "context_precision",
                _rows([.3, .1, .9, .2, .3, .45, .8, .6], LABELS))
-    assert load_script("paired_calibration").main([str(base), str(new), "--mean"]) == 0
+    assert paired_calibration.main([str(base), str(new), "--mean"]) == 0
     line = capsys.readouterr().out.strip().splitlines()[-1]
     # the mean per row, labelled 1: .6 .55 .55 .6, labelled 0: .35 .25 .575 .35 -> ROC AUC 14/16 against 11/16
     assert line.startswith("| cp.jsonl | context_precision | ROC AUC | 8 | 0.688 | 0.875 | +0.188 [")
@@ -56,7 +53,7 @@ def test_paired_by_id_wants_one_result_per_run(tmp_path):
     two = tmp_path / "two.json"
     two.write_text(json.dumps({"results": [{"file": "a", "metric": "m", "kind": "binary", "per_row": []}] * 2}))
     with pytest.raises(SystemExit):
-        load_script("paired_calibration").main([str(two), str(two), "--by-id"])
+        paired_calibration.main([str(two), str(two), "--by-id"])
 
 
 def _pairwise(path, pairs, metric="answer_relevancy"):
@@ -73,15 +70,14 @@ def test_paired_pairwise_labels_pair_by_pair(tmp_path, capsys):
                                            ("p5", .6, None)], metric="ResponseRelevancy")
     new = _pairwise(tmp_path / "b.json", [("p1", .8, .2), ("p2", .9, .1), ("p3", .6, .4), ("p4", .3, .7),
                                           ("p5", .9, .1), ("p6", .9, .1)])
-    script = load_script("paired_calibration")
-    assert script.main([str(base), str(new), "--by-id"]) == 0
+    assert paired_calibration.main([str(base), str(new), "--by-id"]) == 0
     line = capsys.readouterr().out.strip().splitlines()[-1]
     # p5 (one answer unscored in base) and p6 (only in new) are left out; base orders p1 p4 right and ties p3:
     # 2.5 / 4; new orders p1 p2 p3 right: 3 / 4
     assert line.startswith("| pairs.jsonl | ResponseRelevancy / answer_relevancy | pairs ordered | 4 | 0.625 | 0.750 | "
                            "+0.125 [")
     with pytest.raises(SystemExit, match="pairwise"):
-        script.main([str(base), str(new), "--by-id", "--mean"])
+        paired_calibration.main([str(base), str(new), "--by-id", "--mean"])
 
 
 def test_row_factors_reads_lengths_and_items(tmp_path, capsys):
@@ -93,7 +89,7 @@ def test_row_factors_reads_lengths_and_items(tmp_path, capsys):
     result = _run(tmp_path / "r.json", str(labelled), "faithfulness",
                   _rows([.9, .1, .8, .2, .7, .3, .6, .4], LABELS, items))
     result.write_text(result.read_text().replace('"per_row"', '"metric_options": {}, "per_row"'))
-    assert load_script("row_factors").main([str(result), str(labelled)]) == 0
+    assert row_factors.main([str(result), str(labelled)]) == 0
     out = capsys.readouterr().out
     assert "8 rows, ROC AUC 1.000" in out
     assert "| context chars | 450 |" in out and "| items | 2 |" in out
@@ -111,45 +107,12 @@ def test_row_factors_by_a_meta_field(tmp_path, capsys):
     # cmu ranked right, wow backwards
     result = _run(tmp_path / "r.json", str(labelled), "faithfulness", _rows([.9, .1, .8, .2, .3, .7, .4, .5], LABELS))
     result.write_text(result.read_text().replace('"per_row"', '"metric_options": {}, "per_row"'))
-    assert load_script("row_factors").main([str(result), str(labelled), "--by", "meta.data_source"]) == 0
+    assert row_factors.main([str(result), str(labelled), "--by", "meta.data_source"]) == 0
     out = capsys.readouterr().out
     assert "| meta.data_source | rows | labelled 1 | score's ROC AUC [95% CI] |" in out
     assert "| cmu | 4 | 2 | 1.000" in out
     assert "| wow | 3 | 2 | 0.000" in out
     assert "| (none) | 1 | 0 | n/a |" in out
-
-
-def test_fit_answerable_adds_its_family_and_keeps_the_others(tmp_path, capsys):
-    rows = [{"id": f"w{i}", "question": "How tall is the tower?",
-             "contexts": ["The tower is twenty-two metres tall." if i % 2 else "The keepers left in 1989."],
-             "label": {"metric": "context_precision", "value": i % 2, "kind": "binary"}} for i in range(20)]
-    labelled = tmp_path / "wikiqa.jsonl"
-    write_jsonl(labelled, rows)
-    into = tmp_path / "cal.json"
-    CalibrationMap({"verify_statement": FamilyMap(1.5, 0.5)}).write(into)
-    per_row = tmp_path / "answerable.json"
-    code = load_script("fit_answerable").main([str(labelled), "--judge", "fake", "--into", str(into),
-                                               "--cache-dir", str(tmp_path / "cache"), "--source", "made up",
-                                               "--per-row", str(per_row)])
-    assert code == 0
-    [result] = json.loads(per_row.read_text())["results"]
-    assert result["metric"] == "question_answerable" and result["kind"] == "binary"
-    assert [(r["id"], r["label"]) for r in result["per_row"]] == [(f"w{i}", i % 2) for i in range(20)]
-    assert all(0 <= r["score"] <= 1 for r in result["per_row"])
-    got = load_calibration(into)
-    assert set(got.families) == {"verify_statement", "question_answerable"}
-    fam = got.families["question_answerable"]
-    assert fam.a > 0 and fam.fitted_on == {"items": 20, "positives": 10, "source": "made up"}
-    assert fam.prompt_sha256 == template_hashes(["question_answerable"])
-    assert (got.families["verify_statement"].a, got.families["verify_statement"].b) == (1.5, 0.5)
-    assert "20 rows, 10 labelled 1" in capsys.readouterr().out
-
-
-def test_fit_answerable_names_the_bad_row(tmp_path):
-    labelled = tmp_path / "bad.jsonl"
-    write_jsonl(labelled, [{"id": "x", "question": "q", "contexts": ["c"], "label": {"value": 2}}])
-    with pytest.raises(SystemExit, match="bad.jsonl:1: a row needs question, contexts and a binary label.value"):
-        load_script("fit_answerable").main([str(labelled), "--judge", "fake", "--into", str(tmp_path / "c.json")])
 
 
 def test_length_covariate_takes_out_a_length_the_labels_do_not_depend_on(tmp_path, capsys):
@@ -164,7 +127,7 @@ def test_length_covariate_takes_out_a_length_the_labels_do_not_depend_on(tmp_pat
                            for i, (y, chars) in enumerate(specs)])
     items = [[{"p_supported_raw": p_of(y, chars)}] for y, chars in specs]
     result = _run(tmp_path / "r.json", str(labelled), "faithfulness", _rows([0.5] * 40, [y for y, _ in specs], items))
-    assert load_script("length_covariate").main(["--fit-data", str(result), "--rows", str(result)]) == 0
+    assert length_covariate.main(["--fit-data", str(result), "--rows", str(result)]) == 0
     out = capsys.readouterr().out
     c = float(out.split(" c=")[1].split()[0])
     assert c > 0.5  # the fit finds the length's pull
@@ -173,7 +136,7 @@ def test_length_covariate_takes_out_a_length_the_labels_do_not_depend_on(tmp_pat
     assert line.startswith("| rows.jsonl | 40 | ") and plain < 0.9 and with_length == 1.0  # right once length is out
     labelled.unlink()
     with pytest.raises(SystemExit, match="rows.jsonl: the labelled file this result was scored on is not there"):
-        load_script("length_covariate").main(["--fit-data", str(result), "--rows", str(result)])
+        length_covariate.main(["--fit-data", str(result), "--rows", str(result)])
 
 
 def _similarity_case(tmp_path):
@@ -191,8 +154,7 @@ def _similarity_case(tmp_path):
 
 def test_similarity_signal_scores_each_statement_against_the_context_sentences(tmp_path, capsys):
     labelled, result = _similarity_case(tmp_path)
-    script = load_script("similarity_signal")
-    assert script.main([str(result), "--all-rows", str(labelled), "--embedder", "fake"]) == 0
+    assert similarity_signal.main([str(result), "--all-rows", str(labelled), "--embedder", "fake"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     line = next(x for x in out if x.startswith("| r.json"))
     cells = [c.strip() for c in line.split("|")[1:-1]]
@@ -210,12 +172,12 @@ def test_similarity_signal_reads_context_precision_chunks_and_names_a_missing_fi
     write_jsonl(labelled, rows)
     items = [[{"rank": 1, "p_relevant_raw": .5}] for _ in rows]
     result = _run(tmp_path / "cp.json", str(labelled), "context_precision", _rows([.5] * 8, LABELS, items))
-    assert load_script("similarity_signal").main([str(result), "--embedder", "fake"]) == 0
+    assert similarity_signal.main([str(result), "--embedder", "fake"]) == 0
     line = capsys.readouterr().out.strip().splitlines()[-1]
     assert line.startswith("| cp.json | cp.jsonl | 8 | 0.500") and "| 1.000 [" in line
     labelled.unlink()
     with pytest.raises(SystemExit, match="cp.jsonl: the labelled file this result was scored on is not there"):
-        load_script("similarity_signal").main([str(result), "--embedder", "fake"])
+        similarity_signal.main([str(result), "--embedder", "fake"])
 
 
 def test_ranked_chunks_reads_each_chunks_own_label(tmp_path, capsys):
@@ -228,7 +190,7 @@ def test_ranked_chunks_reads_each_chunks_own_label(tmp_path, capsys):
     result = tmp_path / "cp.json"
     result.write_text(json.dumps({"results": [{"file": str(labelled), "metric": "context_precision", "kind": "graded",
                                                "per_row": per_row}]}))
-    assert load_script("ranked_chunks").main([str(result), "--threshold", "0.70"]) == 0
+    assert ranked_chunks.main([str(result), "--threshold", "0.70"]) == 0
     line = capsys.readouterr().out.strip().splitlines()[-1]
     # ROC AUC 1; at 0.70: TPR 1, TNR 1/2 -> 0.75; at the best threshold (0.8) 1
     assert line.startswith("| cp.json | ranked.jsonl | 4 | 12 (4) | 1.000 [1.000, 1.000] | 0.750 [0.750, 0.750] | "
@@ -236,4 +198,4 @@ def test_ranked_chunks_reads_each_chunks_own_label(tmp_path, capsys):
     rows[2]["meta"]["relevance"] = [0, 1]
     write_jsonl(labelled, rows)
     with pytest.raises(SystemExit, match="ranked.jsonl:3: meta.relevance must hold one 0/1 per chunk of contexts"):
-        load_script("ranked_chunks").main([str(result)])
+        ranked_chunks.main([str(result)])
