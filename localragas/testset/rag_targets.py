@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ConfigError
+from ..core.number_text import seconds_text
 
 MAX_REPLY_BYTES = 64 << 20  # an HTTP reply longer than this is malformed
 
@@ -125,7 +126,7 @@ class CallableTarget:
         worker.start()
         worker.join(timeout)
         if worker.is_alive():
-            raise RowFailure(f"timed out after {timeout:g} s; the call could not be stopped (a function not "
+            raise RowFailure(f"timed out after {seconds_text(timeout, digits=None)}; the call could not be stopped (a function not "
                              "importable by name runs in a thread)", retry=True)
         if "error" in box:
             e = box["error"]
@@ -147,7 +148,7 @@ class HttpTarget:
         body = json.dumps({"question": question, "id": row_id}).encode("utf-8")
         request = urllib.request.Request(self.url, data=body, method="POST",
                                          headers={"Content-Type": "application/json", "Accept": "application/json"})
-        timed_out = RowFailure(f"timed out after {timeout:g} s", retry=True)
+        timed_out = RowFailure(f"timed out after {seconds_text(timeout, digits=None)}", retry=True)
         connections = _Connections()
         clock = threading.Timer(timeout, connections.expire)
         clock.daemon = True
