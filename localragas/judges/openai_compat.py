@@ -242,7 +242,7 @@ class OpenAIJudge(Judge):
             if isinstance(e.reason, (TimeoutError, socket.timeout)):
                 raise _Retryable(self._timed_out()) from None
             raise _Retryable(f"{type(e.reason).__name__}: {e.reason}") from None
-        except (TimeoutError, socket.timeout):  # silent too long, or the whole request past its deadline
+        except TimeoutError:  # silent too long, or the whole request past its deadline
             raise _Retryable(self._timed_out()) from None
         except (ConnectionError, http.client.HTTPException, OSError) as e:  # reset, closed mid-reply…
             raise _Retryable(f"{type(e).__name__}: {e}") from None

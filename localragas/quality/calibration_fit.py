@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..asking.verdicts import raw_key
 from ..calibration_map import CalibrationMap, FamilyMap, brier, fit_logistic
@@ -75,7 +75,7 @@ def family_items(run: "CalibrationRun", overrides: "PromptOverrides | None" = No
         metric = known.get(c.metric)
         if c.kind != "binary" or not isinstance(metric, WithVerdicts):
             continue
-        metric = metric.with_options(**c.metric_options)
+        metric = cast(WithVerdicts, metric.with_options(**c.metric_options))
         if not metric.graded:
             continue
         got = out.setdefault(metric.graded_family,

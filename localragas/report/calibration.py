@@ -12,7 +12,7 @@ from ..quality.calibration_results import (Calibration, CalibrationRun, calibrat
 from ..calibration_map import uncalibrated_note
 from ..core.number_text import interval_text, percent_text, score_text, seconds_text
 from ..core.inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input
-from .console import console_text as escape, report_console
+from .console import Columns, console_text as escape, report_console
 from ..core.atomic_write import write_atomic
 from .markdown import cell
 
@@ -70,8 +70,9 @@ def print_calibration(run: CalibrationRun, console: Console | None = None, fit: 
         console.print(f"[yellow]{escape(line)}[/]")
     for c in run.results:
         t = Table(title=f"{escape(c.file)}: {escape(c.metric)} ({escape(c.kind)} labels)", title_justify="left")
-        for col, just in [("agreement", "left"), ("value", "right"), (f"{percent_text(level)} CI", "right"),
-                          ("unscored counted wrong", "right")]:
+        columns: Columns = [("agreement", "left"), ("value", "right"), (f"{percent_text(level)} CI", "right"),
+                            ("unscored counted wrong", "right")]
+        for col, just in columns:
             t.add_column(col, justify=just)
         for name, e in c.agreement.measures.items():
             wrong = c.agreement.counted_wrong.get(name)

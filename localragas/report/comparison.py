@@ -8,7 +8,7 @@ from rich.table import Table
 
 from ..core.number_text import interval_text, percent_text, score_text
 from ..quality.compare import Comparison
-from .console import console_text as escape, report_console
+from .console import Columns, console_text as escape, report_console
 from ..core.atomic_write import write_atomic
 from .markdown import cell
 
@@ -27,8 +27,9 @@ def _ci(lo: float | None, hi: float | None) -> str:
 def print_comparison(c: Comparison, console: Console | None = None) -> None:
     console = console or report_console()
     t = Table(title=f"localragas compare — {escape(c.base)} → {escape(c.new)}", title_justify="left")
-    for col, just in [("metric", "left"), ("base", "right"), ("new", "right"), ("change", "right"),
-                      (f"{percent_text(c.level)} CI of change", "right"), ("pairs", "right"), ("verdict", "left")]:
+    columns: Columns = [("metric", "left"), ("base", "right"), ("new", "right"), ("change", "right"),
+                        (f"{percent_text(c.level)} CI of change", "right"), ("pairs", "right"), ("verdict", "left")]
+    for col, just in columns:
         t.add_column(col, justify=just)
     for m in c.metrics:
         t.add_row(escape(m.metric), score_text(m.base_mean), score_text(m.new_mean), score_text(m.diff, signed=True), _ci(m.ci_low, m.ci_high),

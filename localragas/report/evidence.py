@@ -147,4 +147,4 @@ def worst_samples(report: Report, metric: str, k: int = 5) -> list[tuple[SampleR
     metric where lower is better."""
     sign = -1 if lower_is_better(report, metric) else 1
     got = [(s, s.metrics[metric]) for s in report.samples if metric in s.metrics and s.metrics[metric].value is not None]
-    return sorted(got, key=lambda p: (sign * p[1].value, p[0].id))[:k]
+    return sorted(got, key=lambda p: (sign * (p[1].value or 0.0), p[0].id))[:k]

@@ -83,8 +83,7 @@ def verdict(report: Report) -> dict[str, Any]:
 def metric_card(report: Report, s: MetricSummary, g: GateResult | None, definition: str) -> dict[str, Any]:
     status = g.status if g else None
     symbol, words = STATUS.get(status, STATUS[None])
-    values = [r.metrics[s.metric].value for r in report.samples
-              if s.metric in r.metrics and r.metrics[s.metric].value is not None]
+    values = [v for r in report.samples if s.metric in r.metrics and (v := r.metrics[s.metric].value) is not None]
     ci = _ci(s)
     on_bound = getattr(report.gate, "on", "mean") == "lower-bound"
     hib = getattr(s, "higher_is_better", True)  # False: noise sensitivity, lower is better

@@ -78,8 +78,8 @@ def render_junit(report: Report) -> str:
     suite.set("time", f"{report.meta.get('wall_seconds', 0):.3f}")
     if report.meta.get("started"):
         suite.set("timestamp", str(report.meta["started"])[:19])
-    root = ET.Element("testsuites", name="localragas", tests=suite.get("tests"), failures=str(failures),
-                      errors=str(errors), skipped=str(skipped), time=suite.get("time"))
+    root = ET.Element("testsuites", name="localragas", tests=suite.get("tests", ""), failures=str(failures),
+                      errors=str(errors), skipped=str(skipped), time=suite.get("time", ""))
     root.append(suite)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

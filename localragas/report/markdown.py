@@ -61,8 +61,8 @@ def render_markdown(report: Report, worst: int = 3) -> str:
         lines += ["", "<details><summary>by category</summary>", "",
                   "| category | " + " | ".join(cell(m) for m in report.metrics) + " |",
                   "|---|" + "---:|" * len(report.metrics)]
-        for cat, rows in report.by_category.items():
-            lines.append(f"| {cell(cat)} | " + " | ".join(score_text(r.mean) for r in rows) + " |")
+        for cat, summaries in report.by_category.items():
+            lines.append(f"| {cell(cat)} | " + " | ".join(score_text(r.mean) for r in summaries) + " |")
         lines += ["", "</details>"]
     if report.skipped:
         lines += ["", f"{len(report.skipped)} invalid input row(s) skipped."]

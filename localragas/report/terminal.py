@@ -9,7 +9,7 @@ from ..run.judge_check import check_line
 from ..data.language import prompts_line
 from ..data.field_check import ignored_line
 from ..data.schema import Report
-from .console import console_text as _t, report_console
+from .console import Columns, console_text as _t, report_console
 
 _STYLE = {"passed": "green", "failed": "bold red", "not_evaluated": "yellow", "error": "bold red"}
 _ON = {"lower-bound": " (each metric's 95% CI lower bound against its threshold)"}
@@ -21,8 +21,9 @@ def print_report(report: Report, console: Console | None = None) -> None:
     console = console or report_console()
     gate = {g.metric: g for g in report.gate.results}
     t = Table(title=f"localragas — {report.meta.get('samples', len(report.samples))} samples", title_justify="left")
-    for col, just in [("metric", "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right"),
-                      ("unscored", "right"), ("threshold", "right"), ("verdict", "left")]:
+    columns: Columns = [("metric", "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right"),
+                        ("unscored", "right"), ("threshold", "right"), ("verdict", "left")]
+    for col, just in columns:
         t.add_column(col, justify=just, overflow="fold" if col == "metric" else "ellipsis")
     broken = {x.metric for x in report.gate.errors if not x.allowed}
     for s in report.summary:

@@ -150,7 +150,7 @@ def ask(judge: "Judge", family: Family, lang: str, embedder: "Embedder | None" =
         if isinstance(metric, StatementSupport) and metric.options.get("lead", "none") != "none":
             leads = [lead for t in texts for lead in metric.leads(ctx, t, [t]) or [("", "")]]
         notes: list[dict] = [{} for _ in texts]
-        got = metric.verdicts.support(ctx, texts, [data.context], getattr(metric, "way"), notes, leads)
+        got = metric.verdicts.support(ctx, texts, [data.context], getattr(metric, "way"), notes, leads)  # noqa: B009
         if got.raw is not None and any("p_unadjusted" in n for n in notes):
             return items, [_without_baseline(n, v) for n, v in zip(notes, got.raw)], ctx
     else:

@@ -160,7 +160,7 @@ class HttpTarget:
             if connections.expired:
                 raise timed_out from None
             raise RowFailure(f"HTTP {e.code} {e.reason}", retry=e.code >= 500) from None
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             raise timed_out from None
         except urllib.error.URLError as e:
             if connections.expired or isinstance(e.reason, (TimeoutError, socket.timeout)):
