@@ -153,7 +153,8 @@ def _sample_lines(report: Report, metric: str, threshold: float | None, worst: i
         below = sum(1 for v, _, _ in scored if (v > threshold if lower else v < threshold))
         shown = scored[:worst]
         side = "above" if lower else "below"
-        out.append(f"  worst {len(shown)} of {len(scored)} scored sample(s) ({below} {side} {threshold_text(threshold)}):")
+        out.append(f"  worst {len(shown)} of {len(scored)} scored sample(s) "
+                   f"({below} {side} {threshold_text(threshold)}):")
         width = max(len(sid) for _, sid, _ in shown)
         for value, sid, m in shown:
             ev = brief(definition_in(report, metric), m)

@@ -100,7 +100,8 @@ def render_calibration_markdown(run: CalibrationRun, fit: bool = False) -> str:
     lines = [f"### localragas calibrate: judge {cell(judge.get('name', '?'))}", "",
              f"Judge fingerprint `{cell(judge.get('fingerprint', '?'))}`; "
              f"calibration `{cell(calibration_source(meta))}`; "
-             f"{percent_text(level)} CIs: percentile bootstrap, {ci.get('resamples', '?')} resamples, seed {ci.get('seed', '?')}"
+             f"{percent_text(level)} CIs: percentile bootstrap, {ci.get('resamples', '?')} resamples, "
+             f"seed {ci.get('seed', '?')}"
              + (f"; first {meta['limit']} rows of each file" if meta.get("limit") else "") + ".", ""]
     lines += [x for note in _warnings(run, fit) for x in (f"⚠️ {cell(note)}", "")]
     lines += [f"| file | metric | kind | rows | scored | unscored | agreement | value [{percent_text(level)} CI] | "

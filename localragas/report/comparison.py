@@ -32,7 +32,8 @@ def print_comparison(c: Comparison, console: Console | None = None) -> None:
     for col, just in columns:
         t.add_column(col, justify=just)
     for m in c.metrics:
-        t.add_row(escape(m.metric), score_text(m.base_mean), score_text(m.new_mean), score_text(m.diff, signed=True), _ci(m.ci_low, m.ci_high),
+        t.add_row(escape(m.metric), score_text(m.base_mean), score_text(m.new_mean), score_text(m.diff, signed=True),
+                  _ci(m.ci_low, m.ci_high),
                   str(m.pairs), f"[{_STYLE[m.verdict]}]{_LABEL[m.verdict]}[/]")
     console.print(t)
     for w in c.warnings:
@@ -58,7 +59,8 @@ def print_comparison(c: Comparison, console: Console | None = None) -> None:
 
 def render_comparison_markdown(c: Comparison) -> str:
     lines = [f"### localragas compare: {cell(c.base)} → {cell(c.new)}", "",
-             f"| metric | base | new | change | {percent_text(c.level)} CI | pairs | verdict |", "|---|---:|---:|---:|---:|---:|---|"]
+             f"| metric | base | new | change | {percent_text(c.level)} CI | pairs | verdict |",
+             "|---|---:|---:|---:|---:|---:|---|"]
     for m in c.metrics:
         lines.append(f"| {cell(m.metric)} | {score_text(m.base_mean)} | {score_text(m.new_mean)} | "
                      f"{score_text(m.diff, signed=True)} | "
@@ -69,7 +71,8 @@ def render_comparison_markdown(c: Comparison) -> str:
     if moved:
         lines += ["", "<details><summary>largest per-sample changes</summary>", "",
                   "| metric | sample | base | new | change |", "|---|---|---:|---:|---:|"]
-        lines += [f"| {cell(name)} | {cell(s.id)} | {score_text(s.base)} | {score_text(s.new)} | {score_text(s.diff, signed=True)} |" for name, s in moved]
+        lines += [f"| {cell(name)} | {cell(s.id)} | {score_text(s.base)} | {score_text(s.new)} | "
+                  f"{score_text(s.diff, signed=True)} |" for name, s in moved]
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
 

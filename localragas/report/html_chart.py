@@ -50,7 +50,8 @@ def histogram_svg(metric: str, values: list[float], threshold: float | None = No
         parts.append(f'<line class="ci" x1="{_x(ci[0])}" x2="{_x(ci[1])}" y1="{y}" y2="{y}">'
                      f'<title>95% CI {interval_text(*ci)}</title></line>')
     if mean is not None:
-        parts.append(f'<circle class="mean" cx="{_x(mean)}" cy="{_AXIS + 10}" r="3.5"><title>mean {score_text(mean)}</title></circle>')
+        parts.append(f'<circle class="mean" cx="{_x(mean)}" cy="{_AXIS + 10}" r="3.5">'
+                     f'<title>mean {score_text(mean)}</title></circle>')
     for v in (0, 0.5, 1):
         parts.append(f'<text class="tick" x="{_x(v)}" y="{_H - 8}" text-anchor="middle">{v:g}</text>')
     if threshold is not None:

@@ -42,7 +42,8 @@ def render_markdown(report: Report, worst: int = 3) -> str:
     for s in report.summary:
         g = gate.get(s.metric)
         reasons = ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items())
-        lines.append(f"| {cell(metric_label(report, s.metric))} | {score_text(s.mean)} | {interval_text(s.ci_low, s.ci_high, form='spaced')} | {s.scored} | "
+        lines.append(f"| {cell(metric_label(report, s.metric))} | {score_text(s.mean)} | "
+                     f"{interval_text(s.ci_low, s.ci_high, form='spaced')} | {s.scored} | "
                      f"{s.unscored}{f' ({cell(reasons)})' if reasons else ''} | {threshold_text(g.threshold) if g else '—'} | "
                      f"{_ICON[g.status] if g and report.gate.enabled else ''} |")
     if report.gate.errors:
@@ -71,7 +72,8 @@ def render_markdown(report: Report, worst: int = 3) -> str:
     stats = report.meta.get("judge_stats") or {}
     if stats:
         lines += ["", f"<sub>{stats['calls']} judge calls ({stats.get('cache_hits', 0)} cached, {stats['failed_calls']} failed), "
-                      f"{seconds_text(report.meta.get('wall_seconds', 0), digits=0)} wall · localragas {report.meta.get('localragas', '')}</sub>"]
+                      f"{seconds_text(report.meta.get('wall_seconds', 0), digits=0)} wall · "
+                      f"localragas {report.meta.get('localragas', '')}</sub>"]
     return "\n".join(lines) + "\n"
 
 

@@ -33,7 +33,8 @@ def print_report(report: Report, console: Console | None = None) -> None:
         if s.metric in broken and not (g and report.gate.enabled):
             verdict = f"[{_STYLE['error']}]{_LABEL['error']}[/]"  # ungated, or gate off: still could not evaluate
         name = _t(s.metric) if s.higher_is_better else f"{_t(s.metric)}\n(lower is better)"
-        t.add_row(name, score_text(s.mean), interval_text(s.ci_low, s.ci_high), str(s.scored), f"{s.unscored}" + (f" ({_t(reasons)})" if reasons else ""),
+        t.add_row(name, score_text(s.mean), interval_text(s.ci_low, s.ci_high), str(s.scored),
+                  f"{s.unscored}" + (f" ({_t(reasons)})" if reasons else ""),
                   threshold_text(g.threshold) if g else "", verdict)
     console.print(t)
 

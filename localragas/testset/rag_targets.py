@@ -126,8 +126,8 @@ class CallableTarget:
         worker.start()
         worker.join(timeout)
         if worker.is_alive():
-            raise RowFailure(f"timed out after {seconds_text(timeout, digits=None)}; the call could not be stopped (a function not "
-                             "importable by name runs in a thread)", retry=True)
+            raise RowFailure(f"timed out after {seconds_text(timeout, digits=None)}; the call could not be stopped "
+                             "(a function not importable by name runs in a thread)", retry=True)
         if "error" in box:
             e = box["error"]
             raise RowFailure(f"{type(e).__name__}: {e}", retry=isinstance(e, (TimeoutError, ConnectionError)))

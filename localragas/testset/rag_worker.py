@@ -120,7 +120,8 @@ class _Worker:
             reply = self._replies.get(timeout=timeout)
         except queue.Empty:
             self.kill()
-            raise RowFailure(f"timed out after {seconds_text(timeout, digits=None)}; the call was stopped", retry=True) from None
+            raise RowFailure(f"timed out after {seconds_text(timeout, digits=None)}; the call was stopped",
+                             retry=True) from None
         except OSError:  # its input is closed: it has died
             reply = None
         if reply is None:
