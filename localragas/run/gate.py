@@ -138,7 +138,7 @@ def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problem
             continue
         t = thresholds[s.metric]
         low = s.metric in lower_is_better
-        ci = {"ci_low": s.ci_low, "ci_high": s.ci_high, "higher_is_better": not low}
+        ci: dict[str, Any] = {"ci_low": s.ci_low, "ci_high": s.ci_high, "higher_is_better": not low}
         if s.metric in broken:
             results.append(GateResult(metric=s.metric, threshold=t, mean=s.mean, status="error", **ci,
                                       message=broken[s.metric].message))
