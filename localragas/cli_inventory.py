@@ -10,6 +10,7 @@ import click
 from . import models
 from .core import paths
 from .core.errors import LocalragasError
+from .core.number_text import megabytes_text
 from .judges.cache import JudgeCache
 from .core.printable import printable
 
@@ -50,7 +51,7 @@ def cache_info(cache_dir) -> None:
     """Show the cache's location, size and entries per judge."""
     with JudgeCache(cache_dir) as cache:
         info = cache.info()
-    click.echo(f"{printable(info['path'])}: {info['entries']} replies, {info['bytes'] / 1e6:.1f} MB")
+    click.echo(f"{printable(info['path'])}: {info['entries']} replies, {megabytes_text(info['bytes'])}")
     for judge, row in info["judges"].items():
         click.echo(f"  {printable(judge)}: {row['entries']} replies, {row['judge_seconds_saved_per_rerun']} s of judging "
                    "saved per re-run")

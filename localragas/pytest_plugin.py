@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import pytest
 
+from .core.number_text import given_text, score_text
+
 if TYPE_CHECKING:
     from .data.schema import Report
 
@@ -266,8 +268,8 @@ def _record(request: pytest.FixtureRequest, report: "Report") -> None:
     """Gate results as JUnit properties of the test, and a line for the terminal summary."""
     rows = [(r.metric, r.mean, r.threshold, r.status) for r in report.gate.results]
     for metric, mean, threshold, status in rows:
-        request.node.user_properties.append((f"localragas.{metric}", "n/a" if mean is None else f"{mean:.4f}"))
-        request.node.user_properties.append((f"localragas.{metric}.threshold", f"{threshold:g}"))
+        request.node.user_properties.append((f"localragas.{metric}", score_text(mean, digits=4, missing="n/a")))
+        request.node.user_properties.append((f"localragas.{metric}.threshold", given_text(threshold)))
         request.node.user_properties.append((f"localragas.{metric}.status", status))
     request.config.stash[_RUNS].append((request.node.nodeid, report.gate.passed, rows, len(report.samples)))
 
@@ -298,4 +300,4 @@ def _row_text(metric: str, mean: float | None, threshold: float, status: str) ->
         return f"{metric} could not be evaluated (errors)"
     if mean is None:
         return f"{metric} not evaluated"
-    return f"{metric} {mean:.3f} {'<' if status == 'failed' else '>='} {threshold:g}"
+    return f"{metric} {score_text(mean)} {'<' if status == 'failed' else '>='} {given_text(threshold)}"

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .data.schema import Sample
 
 T = TypeVar("T")
-O = TypeVar("O", bound="Output")
+O = TypeVar("O", bound="Output")  # noqa: E741 - the reply schema ask() returns
 
 
 class Asking:

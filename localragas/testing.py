@@ -14,6 +14,7 @@ import warnings
 from typing import Any
 
 from .report.evidence import _short, brief, definition_in, lower_is_better
+from .core.number_text import interval_text, score_text, threshold_text
 from .core.printable import printable
 from .data.schema import MetricResult, MetricSummary, Report
 
@@ -113,22 +114,14 @@ def _summary(report: Report, metric: str) -> MetricSummary | None:
         return None
 
 
-def _num(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.3f}"
-
-
-def _threshold(t: float) -> str:
-    return f"{t:.2f}" if round(t, 2) == t else f"{t:g}"
-
-
 def _numbers(mean: float | None, threshold: float, s: MetricSummary | None, gate_result: Any = None) -> str:
-    parts = [f"mean {_num(mean)}", f"threshold {_threshold(threshold)}"]
+    parts = [f"mean {score_text(mean, missing='n/a')}", f"threshold {threshold_text(threshold)}"]
     low = getattr(s, "ci_low", None) if s is not None else None
     high = getattr(s, "ci_high", None) if s is not None else None
     if low is None and gate_result is not None:  # a gate result may carry the interval too
         low, high = getattr(gate_result, "ci_low", None), getattr(gate_result, "ci_high", None)
     if low is not None and high is not None:
-        parts.append(f"95% CI [{low:.3f}, {high:.3f}]")
+        parts.append(f"95% CI {interval_text(low, high, form='brackets')}")
     if s is not None:
         parts.append(f"{s.scored} scored" + (f", {s.unscored} unscored" if s.unscored else ""))
     return ", ".join(parts)
@@ -160,11 +153,12 @@ def _sample_lines(report: Report, metric: str, threshold: float | None, worst: i
         below = sum(1 for v, _, _ in scored if (v > threshold if lower else v < threshold))
         shown = scored[:worst]
         side = "above" if lower else "below"
-        out.append(f"  worst {len(shown)} of {len(scored)} scored sample(s) ({below} {side} {_threshold(threshold)}):")
+        out.append(f"  worst {len(shown)} of {len(scored)} scored sample(s) "
+                   f"({below} {side} {threshold_text(threshold)}):")
         width = max(len(sid) for _, sid, _ in shown)
         for value, sid, m in shown:
             ev = brief(definition_in(report, metric), m)
-            out.append(f"    {sid:<{width}}  {value:.3f}" + (f"  {ev}" if ev else ""))
+            out.append(f"    {sid:<{width}}  {score_text(value)}" + (f"  {ev}" if ev else ""))
     if unscored:
         out.append(f"  unscored ({len(unscored)}; left out of the mean):")
         for sid, m in unscored[:_UNSCORED_SHOWN]:

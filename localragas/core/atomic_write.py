@@ -35,14 +35,14 @@ def write_atomic(path: str | Path, text: str | Iterable[str]) -> None:
             with open(path, "w", encoding="utf-8", newline="") as f:
                 f.writelines(pieces)
         except OSError as e:
-            raise naming(e, shown)
+            raise naming(e, shown) from e
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as e:  # names the temporary file it tried: the user's path is the one to show
         raise naming(e, shown, e.filename if isinstance(e.filename, str) and Path(e.filename).parent == path.parent
-                     else None)
+                     else None) from e
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.writelines(pieces)
@@ -53,7 +53,7 @@ def write_atomic(path: str | Path, text: str | Iterable[str]) -> None:
     except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(e, OSError):
-            raise naming(e, shown, tmp)
+            raise naming(e, shown, tmp) from e
         raise
 
 

@@ -80,7 +80,7 @@ class JudgeCheckError(LocalragasError):
     names the judge, the family, the figures, items it got wrong and what to try."""
 
 
-_WHAT_TO_DO = {
+_WHAT_TO_DO: dict[int | None, str] = {
     errno.EACCES: "check its permissions, or choose another path",
     errno.EPERM: "check its permissions, or choose another path",
     errno.ENOENT: "it does not exist: check the path",

@@ -115,8 +115,8 @@ def verdicts_for(n: int) -> type[Verdicts]:
         create_model(
             f"Verdict{i}",
             __base__=Output,
-            id=(Literal[i], ...),  # type: ignore[valid-type]
-            verdict=(Literal["yes", "no"], ...),
+            id=(Literal[i], ...),  # type: ignore[valid-type, arg-type]
+            verdict=(Literal["yes", "no"], ...),  # type: ignore[arg-type, maybe-unrecognized-str-typeform]
         )
         for i in range(1, n + 1)
     )

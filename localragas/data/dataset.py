@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 from .column_map import ColumnCheck, check_columns
 from ..core.errors import DatasetError

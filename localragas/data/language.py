@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core.errors import ConfigError
+from ..core.number_text import count_text
 
 if TYPE_CHECKING:
     from .schema import Sample
@@ -114,11 +115,11 @@ def prompts_line(languages: dict[str, int]) -> str | None:
         by_prompts.setdefault(PROMPTS.get(detected, "en"), Counter())[detected] += n
     if len(by_prompts) < 2 and all(d in LANGUAGES for d in languages):
         return None
-    parts = []
-    for lang, detected in sorted(by_prompts.items(), key=lambda kv: (-kv[1].total(), kv[0])):
-        n = detected.total()
-        part = f"{lang} for {n}" + (f" row{'s' if n != 1 else ''}" if not parts else "")
-        others = sorted(((k, v) for k, v in detected.items() if k not in LANGUAGES), key=lambda kv: (-kv[1], kv[0]))
+    parts: list[str] = []
+    for lang, counts in sorted(by_prompts.items(), key=lambda kv: (-kv[1].total(), kv[0])):
+        n = counts.total()
+        part = f"{lang} for " + (count_text(n, "row") if not parts else str(n))
+        others = sorted(((k, v) for k, v in counts.items() if k not in LANGUAGES), key=lambda kv: (-kv[1], kv[0]))
         if others:
             part += f" ({', '.join(f'{v} {k}' for k, v in others)}: no prompts of their own)"
         parts.append(part)

@@ -112,7 +112,7 @@ def _settings(cls: type[_Settings], options: dict[str, Any]) -> _Settings:
     try:
         return cls(**options)
     except ValidationError as e:
-        raise ConfigError(f"bad --judge-option: {_first_error(e)}; options: {', '.join(cls.model_fields)}")
+        raise ConfigError(f"bad --judge-option: {_first_error(e)}; options: {', '.join(cls.model_fields)}") from None
 
 
 def _first_error(e: ValidationError) -> str:

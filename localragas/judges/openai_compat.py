@@ -31,6 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.errors import ConfigError, JudgeError, MissingDependencyError
+from ..core.number_text import given_text, seconds_text
 from ..core.outputs import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
@@ -241,7 +242,7 @@ class OpenAIJudge(Judge):
             if isinstance(e.reason, (TimeoutError, socket.timeout)):
                 raise _Retryable(self._timed_out()) from None
             raise _Retryable(f"{type(e.reason).__name__}: {e.reason}") from None
-        except (TimeoutError, socket.timeout):  # silent too long, or the whole request past its deadline
+        except TimeoutError:  # silent too long, or the whole request past its deadline
             raise _Retryable(self._timed_out()) from None
         except (ConnectionError, http.client.HTTPException, OSError) as e:  # reset, closed mid-reply…
             raise _Retryable(f"{type(e).__name__}: {e}") from None
@@ -252,7 +253,7 @@ class OpenAIJudge(Judge):
 
     def _timed_out(self) -> str:
         t = self.settings.timeout
-        return f"no complete reply within {t:g} s (timeout={t:g}: one whole request)"
+        return f"no complete reply within {seconds_text(t, digits=None)} (timeout={given_text(t)}: one whole request)"
 
     def _parse(self, reply: dict[str, Any], url: str) -> Completion:
         try:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..asking.verdicts import raw_key
 from ..calibration_map import CalibrationMap, FamilyMap, brier, fit_logistic
 from ..core.errors import ConfigError
+from ..core.number_text import score_text as _n
 from ..metrics import all_metrics
 from ..metrics.base import WithVerdicts
 
@@ -58,10 +59,10 @@ class FamilyFit:
         return self.positives / self.items
 
     def text(self) -> str:
-        return (f"{self.family} ({', '.join(self.metrics)}): a={self.a:.4f} b={self.b:.4f} on {self.items} items "
-                f"({self.positives} supported); Brier {self.brier_raw:.4f} raw -> {self.brier_calibrated:.4f} "
-                f"calibrated; mean P(yes) {self.mean_raw:.3f} raw -> {self.mean_calibrated:.3f} calibrated, "
-                f"share supported {self.share_positive:.3f}")
+        return (f"{self.family} ({', '.join(self.metrics)}): a={_n(self.a, digits=4)} b={_n(self.b, digits=4)} on "
+                f"{self.items} items ({self.positives} supported); Brier {_n(self.brier_raw, digits=4)} raw -> "
+                f"{_n(self.brier_calibrated, digits=4)} calibrated; mean P(yes) {_n(self.mean_raw)} raw -> "
+                f"{_n(self.mean_calibrated)} calibrated, share supported {_n(self.share_positive)}")
 
 
 def family_items(run: "CalibrationRun", overrides: "PromptOverrides | None" = None) -> dict[str, FamilyItems]:
@@ -74,7 +75,7 @@ def family_items(run: "CalibrationRun", overrides: "PromptOverrides | None" = No
         metric = known.get(c.metric)
         if c.kind != "binary" or not isinstance(metric, WithVerdicts):
             continue
-        metric = metric.with_options(**c.metric_options)
+        metric = cast(WithVerdicts, metric.with_options(**c.metric_options))
         if not metric.graded:
             continue
         got = out.setdefault(metric.graded_family,
@@ -105,7 +106,7 @@ def fit_family(items: FamilyItems) -> FamilyFit:
                           "scored exactly one item give an item label: one row per sentence gives the most)")
     a, b = fit_logistic(items.raw, items.labels)
     if a <= 0:
-        raise ConfigError(f"--fit: {counts}: the fitted slope is {a:.4f} <= 0, the judge ranks these items "
+        raise ConfigError(f"--fit: {counts}: the fitted slope is {_n(a, digits=4)} <= 0, the judge ranks these items "
                           "backwards; no calibration can be made of it")
     m = FamilyMap(a, b)
     calibrated = [m(p) for p in items.raw]

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from .agreement import MEASURES, Agreement, Estimate, Kind
 from ..calibration_map import uncalibrated_note
-from ..core.number_text import threshold_text
+from ..core.number_text import count_text, score_text, score_with_interval, threshold_text
 
 
 class RowOutcome(BaseModel):
@@ -76,10 +76,7 @@ class CalibrationRun(BaseModel):
 
 def figure_text(e: Estimate | None) -> str:
     """A figure with its interval, e.g. 0.812 [0.701, 0.903]; — when it has no value."""
-    if e is None or e.value is None:
-        return "—"
-    ci = "" if e.ci_low is None or e.ci_high is None else f" [{e.ci_low:.3f}, {e.ci_high:.3f}]"
-    return f"{e.value:.3f}{ci}"
+    return "—" if e is None else score_with_interval(e.value, e.ci_low, e.ci_high)
 
 
 def unscored_text(c: Calibration) -> str:
@@ -95,7 +92,7 @@ def suggested_text(c: Calibration) -> str:
     if a.suggested_threshold is None:
         return "—"
     gate = f" (gate {threshold_text(a.gate_threshold)})" if a.gate_threshold is not None else ""
-    return f"{a.suggested_threshold:.3f}{gate}"
+    return f"{score_text(a.suggested_threshold)}{gate}"
 
 
 def rows_text(c: Calibration) -> str:
@@ -122,7 +119,7 @@ def calibration_text(item: CalibrationRun | Calibration) -> str:
     lines = []
     if isinstance(item, CalibrationRun):
         judge = (item.meta.get("judge") or {}).get("name", "?")
-        lines.append(f"<localragas CalibrationRun: {len(results)} result{'s' * (len(results) != 1)}, judge {judge}, "
+        lines.append(f"<localragas CalibrationRun: {count_text(len(results), 'result')}, judge {judge}, "
                      f"calibration: {calibration_source(item.meta)}>")
         note = uncalibrated_note(item.meta)
         lines += [f"  {note}"] if note else []

@@ -122,8 +122,8 @@ def compare_reports(base: Report, new: Report, base_name: str = "base", new_name
         hib = defined[name].higher_is_better
         bs, ns = _mean_of(base, name), _mean_of(new, name)
         changes.append(MetricChange(
-            metric=name, base_mean=bs, new_mean=ns, pairs=d["pairs"], diff=d["diff"], ci_low=d["ci_low"],
-            ci_high=d["ci_high"], verdict=verdict_of(d["pairs"], d["ci_low"], d["ci_high"], hib), higher_is_better=hib,
+            metric=name, base_mean=bs, new_mean=ns, pairs=len(pairs), diff=d["diff"], ci_low=d["ci_low"],
+            ci_high=d["ci_high"], verdict=verdict_of(len(pairs), d["ci_low"], d["ci_high"], hib), higher_is_better=hib,
             became_unscored=became_unscored, became_scored=became_scored,
         ))
         moved = sorted((p for p in pairs if p[2] != p[1]), key=lambda p: (-abs(p[2] - p[1]), p[0]))[:top]

@@ -10,14 +10,15 @@ from ..quality.agreement import Estimate
 from ..quality.calibration_results import (Calibration, CalibrationRun, calibration_source, figure_text, measure_label,
                                    rows_text, suggested_text, unscored_text)
 from ..calibration_map import uncalibrated_note
+from ..core.number_text import interval_text, percent_text, score_text, seconds_text
 from ..core.inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input
-from .console import console_text as escape, report_console
+from .console import Columns, console_text as escape, report_console
 from ..core.atomic_write import write_atomic
 from .markdown import cell
 
 
 def _seconds(c: Calibration) -> str:
-    return "—" if c.seconds_per_sample is None else f"{c.seconds_per_sample:.2f}"
+    return "—" if c.seconds_per_sample is None else seconds_text(c.seconds_per_sample, digits=2, unit=False)
 
 
 def _why(c: Calibration) -> list[str]:
@@ -33,11 +34,11 @@ def _why(c: Calibration) -> list[str]:
 
 
 def _ci(e: Estimate | None) -> str:
-    return "—" if e is None or e.ci_low is None or e.ci_high is None else f"{e.ci_low:.3f}–{e.ci_high:.3f}"
+    return "—" if e is None else interval_text(e.ci_low, e.ci_high)
 
 
 def _value(e: Estimate | None) -> str:
-    return "—" if e is None or e.value is None else f"{e.value:.3f}"
+    return "—" if e is None else score_text(e.value)
 
 
 def fit_note(run: CalibrationRun) -> str | None:
@@ -69,8 +70,9 @@ def print_calibration(run: CalibrationRun, console: Console | None = None, fit: 
         console.print(f"[yellow]{escape(line)}[/]")
     for c in run.results:
         t = Table(title=f"{escape(c.file)}: {escape(c.metric)} ({escape(c.kind)} labels)", title_justify="left")
-        for col, just in [("agreement", "left"), ("value", "right"), (f"{level:.0%} CI", "right"),
-                          ("unscored counted wrong", "right")]:
+        columns: Columns = [("agreement", "left"), ("value", "right"), (f"{percent_text(level)} CI", "right"),
+                            ("unscored counted wrong", "right")]
+        for col, just in columns:
             t.add_column(col, justify=just)
         for name, e in c.agreement.measures.items():
             wrong = c.agreement.counted_wrong.get(name)
@@ -98,10 +100,11 @@ def render_calibration_markdown(run: CalibrationRun, fit: bool = False) -> str:
     lines = [f"### localragas calibrate: judge {cell(judge.get('name', '?'))}", "",
              f"Judge fingerprint `{cell(judge.get('fingerprint', '?'))}`; "
              f"calibration `{cell(calibration_source(meta))}`; "
-             f"{level:.0%} CIs: percentile bootstrap, {ci.get('resamples', '?')} resamples, seed {ci.get('seed', '?')}"
+             f"{percent_text(level)} CIs: percentile bootstrap, {ci.get('resamples', '?')} resamples, "
+             f"seed {ci.get('seed', '?')}"
              + (f"; first {meta['limit']} rows of each file" if meta.get("limit") else "") + ".", ""]
     lines += [x for note in _warnings(run, fit) for x in (f"⚠️ {cell(note)}", "")]
-    lines += [f"| file | metric | kind | rows | scored | unscored | agreement | value [{level:.0%} CI] | "
+    lines += [f"| file | metric | kind | rows | scored | unscored | agreement | value [{percent_text(level)} CI] | "
              "unscored counted wrong | suggested threshold | s/sample |",
              "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|"]
     notes: list[str] = []

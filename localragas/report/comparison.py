@@ -6,8 +6,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from ..core.number_text import interval_text, percent_text, score_text
 from ..quality.compare import Comparison
-from .console import console_text as escape, report_console
+from .console import Columns, console_text as escape, report_console
 from ..core.atomic_write import write_atomic
 from .markdown import cell
 
@@ -18,22 +19,21 @@ _MD = {"improved": "🟢 improved", "regressed": "🔴 regressed", "within_noise
        "not_comparable": "⚠️ not comparable"}
 
 
-def _n(x: float | None, signed: bool = False) -> str:
-    return "—" if x is None else (f"{x:+.3f}" if signed else f"{x:.3f}")
-
-
 def _ci(lo: float | None, hi: float | None) -> str:
-    return "—" if lo is None or hi is None else f"{lo:+.3f} … {hi:+.3f}"
+    """The interval of a change: +0.010 … +0.030."""
+    return interval_text(lo, hi, form="ellipsis", signed=True)
 
 
 def print_comparison(c: Comparison, console: Console | None = None) -> None:
     console = console or report_console()
     t = Table(title=f"localragas compare — {escape(c.base)} → {escape(c.new)}", title_justify="left")
-    for col, just in [("metric", "left"), ("base", "right"), ("new", "right"), ("change", "right"),
-                      (f"{c.level:.0%} CI of change", "right"), ("pairs", "right"), ("verdict", "left")]:
+    columns: Columns = [("metric", "left"), ("base", "right"), ("new", "right"), ("change", "right"),
+                        (f"{percent_text(c.level)} CI of change", "right"), ("pairs", "right"), ("verdict", "left")]
+    for col, just in columns:
         t.add_column(col, justify=just)
     for m in c.metrics:
-        t.add_row(escape(m.metric), _n(m.base_mean), _n(m.new_mean), _n(m.diff, True), _ci(m.ci_low, m.ci_high),
+        t.add_row(escape(m.metric), score_text(m.base_mean), score_text(m.new_mean), score_text(m.diff, signed=True),
+                  _ci(m.ci_low, m.ci_high),
                   str(m.pairs), f"[{_STYLE[m.verdict]}]{_LABEL[m.verdict]}[/]")
     console.print(t)
     for w in c.warnings:
@@ -42,7 +42,7 @@ def print_comparison(c: Comparison, console: Console | None = None) -> None:
         moved = c.largest_changes.get(m.metric) or []
         if moved:
             console.print(f"{escape(m.metric)}: largest changes " + ", ".join(
-                f"{escape(s.id)} {s.base:.2f}→{s.new:.2f}" for s in moved))
+                f"{escape(s.id)} {score_text(s.base, digits=2)}→{score_text(s.new, digits=2)}" for s in moved))
         if m.became_unscored:
             console.print(f"{escape(m.metric)}: unscored in the new run only: "
                           f"{escape(', '.join(m.became_unscored[:10]))}"
@@ -59,9 +59,11 @@ def print_comparison(c: Comparison, console: Console | None = None) -> None:
 
 def render_comparison_markdown(c: Comparison) -> str:
     lines = [f"### localragas compare: {cell(c.base)} → {cell(c.new)}", "",
-             f"| metric | base | new | change | {c.level:.0%} CI | pairs | verdict |", "|---|---:|---:|---:|---:|---:|---|"]
+             f"| metric | base | new | change | {percent_text(c.level)} CI | pairs | verdict |",
+             "|---|---:|---:|---:|---:|---:|---|"]
     for m in c.metrics:
-        lines.append(f"| {cell(m.metric)} | {_n(m.base_mean)} | {_n(m.new_mean)} | {_n(m.diff, True)} | "
+        lines.append(f"| {cell(m.metric)} | {score_text(m.base_mean)} | {score_text(m.new_mean)} | "
+                     f"{score_text(m.diff, signed=True)} | "
                      f"{_ci(m.ci_low, m.ci_high)} | {m.pairs} | {_MD[m.verdict]} |")
     if c.warnings:
         lines += [""] + [f"> ⚠️ {cell(w)}" for w in c.warnings]
@@ -69,7 +71,8 @@ def render_comparison_markdown(c: Comparison) -> str:
     if moved:
         lines += ["", "<details><summary>largest per-sample changes</summary>", "",
                   "| metric | sample | base | new | change |", "|---|---|---:|---:|---:|"]
-        lines += [f"| {cell(name)} | {cell(s.id)} | {s.base:.3f} | {s.new:.3f} | {s.diff:+.3f} |" for name, s in moved]
+        lines += [f"| {cell(name)} | {cell(s.id)} | {score_text(s.base)} | {score_text(s.new)} | "
+                  f"{score_text(s.diff, signed=True)} |" for name, s in moved]
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import os
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.markup import escape
 
 from ..core.printable import printable
 
 LOG_WIDTH = 120
+Columns = list[tuple[str, JustifyMethod]]  # a table's column titles with their alignment
 
 
 def report_console() -> Console:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..core.number_text import score_text
 from ..data.metric_definition import MetricDefinition
 from ..metrics.report_definitions import definitions_of, known_definition
 from ..data.schema import MetricResult, Report, SampleResult
@@ -54,7 +55,7 @@ def _claim_counts(ev: dict[str, Any], spec: dict[str, Any], note: str) -> str | 
     missed = [c.get("claim", "") for c in ev.get("reference_claims") or [] if not c.get("in_answer")]
     parts = [f"TP {ev['tp']}, FP {ev['fp']}, FN {ev['fn']}"]
     if isinstance(ev.get("similarity"), float):
-        parts.append(f"similarity {ev['similarity']:.2f}")
+        parts.append(f"similarity {score_text(ev['similarity'], digits=2)}")
     if wrong:
         parts.append(f"not in the reference: {_quoted(wrong)}")
     if missed:
@@ -76,7 +77,7 @@ def _questions(ev: dict[str, Any], spec: dict[str, Any], note: str) -> str | Non
     qs = ev.get("generated_questions") or []
     if not qs:
         return note.strip()
-    sims = ", ".join(f"{q.get('similarity', 0):.2f}" for q in qs)
+    sims = ", ".join(score_text(q.get("similarity", 0), digits=2) for q in qs)
     if ev.get("noncommittal_overruled"):
         note = f"; flagged noncommittal, overruled: the answer replies to the question{note}"
     unanswered = [q.get("question", "") for q in qs if q.get("answered") is False]  # questions=checked
@@ -146,4 +147,4 @@ def worst_samples(report: Report, metric: str, k: int = 5) -> list[tuple[SampleR
     metric where lower is better."""
     sign = -1 if lower_is_better(report, metric) else 1
     got = [(s, s.metrics[metric]) for s in report.samples if metric in s.metrics and s.metrics[metric].value is not None]
-    return sorted(got, key=lambda p: (sign * p[1].value, p[0].id))[:k]
+    return sorted(got, key=lambda p: (sign * (p[1].value or 0.0), p[0].id))[:k]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ..core.number_text import threshold_text
+from ..core.number_text import count_text, interval_text, score_text, threshold_text
 
 BINS = 10
 _W, _H = 260, 140
@@ -41,16 +41,17 @@ def histogram_svg(metric: str, values: list[float], threshold: float | None = No
         h = round((_AXIS - _TOP) * n / top, 1)
         x = round(_LEFT + i * width + 1.5, 1)
         cls = "bar below" if threshold is not None and hi <= threshold else "bar"
-        tip = f"{lo:.1f}–{hi:.1f}{']' if i == BINS - 1 else ')'}: {n} sample{'s' if n != 1 else ''}"
+        tip = f"{lo:.1f}–{hi:.1f}{']' if i == BINS - 1 else ')'}: {count_text(n, 'sample')}"
         parts.append(f'<rect class="{cls}" x="{x}" y="{_AXIS - h}" width="{round(width - 3, 1)}" height="{h}">'
                      f'<title>{escape(tip)}</title></rect>')
     parts.append(f'<line class="axis" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{_AXIS}" y2="{_AXIS}"/>')
     if ci is not None and mean is not None:
         y = _AXIS + 10
         parts.append(f'<line class="ci" x1="{_x(ci[0])}" x2="{_x(ci[1])}" y1="{y}" y2="{y}">'
-                     f'<title>95% CI {ci[0]:.3f}–{ci[1]:.3f}</title></line>')
+                     f'<title>95% CI {interval_text(*ci)}</title></line>')
     if mean is not None:
-        parts.append(f'<circle class="mean" cx="{_x(mean)}" cy="{_AXIS + 10}" r="3.5"><title>mean {mean:.3f}</title></circle>')
+        parts.append(f'<circle class="mean" cx="{_x(mean)}" cy="{_AXIS + 10}" r="3.5">'
+                     f'<title>mean {score_text(mean)}</title></circle>')
     for v in (0, 0.5, 1):
         parts.append(f'<text class="tick" x="{_x(v)}" y="{_H - 8}" text-anchor="middle">{v:g}</text>')
     if threshold is not None:

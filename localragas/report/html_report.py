@@ -27,13 +27,13 @@ from .json_report import json_pieces
 
 
 def _asset(name: str) -> str:
-    return files("localragas.report").joinpath("html", name).read_text(encoding="utf-8")
+    return files("localragas.report").joinpath("html").joinpath(name).read_text(encoding="utf-8")
 
 
 def _template(name: str) -> str:
     """A template's text; in parts/ each line break and the indentation after it are dropped, so the sections'
     markup is written one element a line and comes out on one line (a space that matters stays inside a line)."""
-    text = files("localragas.report").joinpath("templates", name).read_text(encoding="utf-8")
+    text = files("localragas.report").joinpath("templates").joinpath(name).read_text(encoding="utf-8")
     return re.sub(r"\n[ \t]*", "", text) if name.startswith("parts/") else text
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from markupsafe import Markup
 
 from ..calibration_map import uncalibrated_note
-from ..core.number_text import threshold_text
+from ..core.number_text import count_text, interval_text, percent_text, score_text, seconds_text, threshold_text
 from ..data.schema import GateResult, MetricSummary, Report
 from ..run.judge_check import check_line
 from .html_chart import histogram_svg
@@ -22,10 +22,6 @@ STATUS = {  # gate status -> (symbol, words): colour is never the only carrier o
 }
 
 
-def num(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3f}"
-
-
 def _ci(obj: object) -> tuple[float, float] | None:
     lo, hi = getattr(obj, "ci_low", None), getattr(obj, "ci_high", None)
     return None if lo is None or hi is None else (lo, hi)
@@ -33,7 +29,7 @@ def _ci(obj: object) -> tuple[float, float] | None:
 
 def header(report: Report) -> dict[str, Any]:
     m = report.meta
-    facts = [f"{len(report.samples)} sample{'s' if len(report.samples) != 1 else ''}"]
+    facts = [count_text(len(report.samples), "sample")]
     if m.get("dataset"):
         facts.append(f"dataset {m['dataset']}")
     if (m.get("judge") or {}).get("name"):
@@ -43,7 +39,7 @@ def header(report: Report) -> dict[str, Any]:
     if m.get("started"):
         facts.append(f"started {m['started']}")
     if m.get("wall_seconds") is not None:
-        facts.append(f"{m['wall_seconds']:.1f} s")
+        facts.append(seconds_text(m["wall_seconds"]))
     if line := check_line(m):
         facts.append(line)
     nav = [("verdict", "Verdict"), ("metrics", "Metrics")]
@@ -67,7 +63,7 @@ def verdict(report: Report) -> dict[str, Any]:
         text = "Report only: no metric can fail the run (thresholds are still shown)."
     elif gate.passed:
         cls, icon, title = "passed", "✓", "Quality gate passed"
-        text = (f"All {len(gate.results)} metric{'s' if len(gate.results) != 1 else ''} with a threshold meet it "
+        text = (f"All {count_text(len(gate.results), 'metric')} with a threshold meet it "
                 f"(compared: {basis})." if gate.results else "No metric has a threshold.")
     else:
         cls, icon, title = "failed", "✗", "Quality gate FAILED"
@@ -75,7 +71,7 @@ def verdict(report: Report) -> dict[str, Any]:
     if not gate.evaluated:
         cls, icon, title = "failed", "!", "Could not evaluate" + (": quality gate FAILED" if gate.enabled else "")
         text = (f"Errors (judge, cache, embedder, I/O) left samples unscored beyond the max error rate "
-                f"({gate.max_error_rate:.0%}), or left no scored sample: the gate fails closed."
+                f"({percent_text(gate.max_error_rate)}), or left no scored sample: the gate fails closed."
                 + (f" {text}" if gate.enabled and failed else ""))
     items = [("not_evaluated", "! errors accepted", x.message) if x.allowed
              else ("error", "! could not evaluate", x.message) for x in gate.errors]
@@ -87,8 +83,7 @@ def verdict(report: Report) -> dict[str, Any]:
 def metric_card(report: Report, s: MetricSummary, g: GateResult | None, definition: str) -> dict[str, Any]:
     status = g.status if g else None
     symbol, words = STATUS.get(status, STATUS[None])
-    values = [r.metrics[s.metric].value for r in report.samples
-              if s.metric in r.metrics and r.metrics[s.metric].value is not None]
+    values = [v for r in report.samples if s.metric in r.metrics and (v := r.metrics[s.metric].value) is not None]
     ci = _ci(s)
     on_bound = getattr(report.gate, "on", "mean") == "lower-bound"
     hib = getattr(s, "higher_is_better", True)  # False: noise sensitivity, lower is better
@@ -101,9 +96,9 @@ def metric_card(report: Report, s: MetricSummary, g: GateResult | None, definiti
         symbol, words = STATUS["error"]
     compared = getattr(g, "compared", None) if g else None
     card = {"metric": s.metric, "status": status or "none", "tag": status or "neutral", "symbol": symbol,
-            "words": words, "lower": not hib, "definition": definition, "mean": num(s.mean),
-            "ci_text": f"95% CI {ci[0]:.3f}–{ci[1]:.3f}" if ci else "95% CI —", "ci": ci, "threshold": threshold,
-            "compared": num(compared) if on_bound and compared is not None else None, "scored": s.scored,
+            "words": words, "lower": not hib, "definition": definition, "mean": score_text(s.mean),
+            "ci_text": f"95% CI {interval_text(s.ci_low, s.ci_high)}", "ci": ci, "threshold": threshold,
+            "compared": score_text(compared) if on_bound and compared is not None else None, "scored": s.scored,
             "unscored": s.unscored, "reasons": list(s.unscored_reasons.items()), "errors": s.errors,
             "first_error": s.first_error or "", "chart": None}
     if values:
@@ -133,8 +128,8 @@ def categories(report: Report) -> dict[str, Any] | None:
             t = limits.get(s.metric)
             ci = _ci(s)
             low = s.mean is not None and t is not None and (s.mean < t if s.higher_is_better else s.mean > t)
-            cells.append({"mean": num(s.mean), "unscored": s.unscored, "low": low,
-                          "ci": f"{ci[0]:.3f}–{ci[1]:.3f}" if ci else None})
+            cells.append({"mean": score_text(s.mean), "unscored": s.unscored, "low": low,
+                          "ci": interval_text(*ci) if ci else None})
         rows.append({"category": cat, "samples": sum(1 for r in report.samples if r.category == cat), "cells": cells})
     head = [("category", ""), ("samples", "num"), *((m, "num") for m in report.metrics)]  # (label, class)
     return {"head": head, "rows": rows}

@@ -25,12 +25,12 @@ def json_pieces(report: Report, indent: int | None = 2) -> Iterator[str]:
     if not report.samples:
         yield head
         return
-    pad = "\n" + " " * (2 * indent) if pretty else ""  # a sample is an item two levels down
+    pad = "\n" + " " * (2 * indent) if indent is not None else ""  # a sample is an item two levels down
     yield head[:cut]
     for i, sample in enumerate(report.samples):
         text = sample.model_dump_json(indent=indent)
         yield ("," if i else "") + (pad + text.replace("\n", pad) if pretty else text)
-    yield ("\n" + " " * indent if pretty else "") + head[cut:]
+    yield ("\n" + " " * indent if indent is not None else "") + head[cut:]
 
 
 def write_json(report: Report, path: str | Path) -> None:

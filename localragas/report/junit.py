@@ -6,7 +6,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ..core.number_text import threshold_text
+from ..core.number_text import interval_text, score_text, threshold_text
 from ..data.schema import Report
 from ..core.atomic_write import write_atomic
 from .evidence import brief, definition_in, lower_is_better, worst_samples
@@ -21,8 +21,8 @@ def xml_text(text: str) -> str:
 
 def _details(report: Report, metric: str) -> str:
     s = report.summary_for(metric)
-    lines = [f"mean {s.mean:.3f}" if s.mean is not None else "no scored sample",
-             f"95% CI {s.ci_low:.3f} - {s.ci_high:.3f}" if s.ci_low is not None else "",
+    lines = [f"mean {score_text(s.mean)}" if s.mean is not None else "no scored sample",
+             f"95% CI {interval_text(s.ci_low, s.ci_high, form='ascii')}" if s.ci_low is not None else "",
              f"scored {s.scored}, unscored {s.unscored}"
              + (" (" + ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items()) + ")" if s.unscored_reasons else ""),
              f"unscored by an error: {s.errors}; the first: {s.first_error}" if s.errors else ""]
@@ -30,7 +30,7 @@ def _details(report: Report, metric: str) -> str:
     if worst:
         lines.append("highest-scoring samples (lower is better):" if lower_is_better(report, metric)
                      else "lowest-scoring samples:")
-        lines += [f"  {smp.id}: {r.value:.3f} - {brief(definition_in(report, metric), r)}" for smp, r in worst]
+        lines += [f"  {smp.id}: {score_text(r.value)} - {brief(definition_in(report, metric), r)}" for smp, r in worst]
     return xml_text("\n".join(x for x in lines if x))
 
 
@@ -61,10 +61,10 @@ def render_junit(report: Report) -> str:
             hib = g.higher_is_better
             bound = report.gate.on == "lower-bound" and (g.ci_low if hib else g.ci_high) is not None
             what = f"CI {'lower' if hib else 'upper'} bound" if bound else "mean"
-            extra = f" (mean {g.mean:.3f})" if bound else ""
+            extra = f" (mean {score_text(g.mean)})" if bound else ""
             side = "below" if hib else "above"
             f = ET.SubElement(case, "failure", type="QualityGateFailed",
-                              message=f"{s.metric} {what} {g.compared:.3f} {side} threshold "
+                              message=f"{s.metric} {what} {score_text(g.compared)} {side} threshold "
                                       f"{threshold_text(g.threshold)}{extra}" + ("" if hib else " (lower is better)"))
             f.text = xml_text(g.message) + "\n" + _details(report, s.metric)
             failures += 1
@@ -78,8 +78,8 @@ def render_junit(report: Report) -> str:
     suite.set("time", f"{report.meta.get('wall_seconds', 0):.3f}")
     if report.meta.get("started"):
         suite.set("timestamp", str(report.meta["started"])[:19])
-    root = ET.Element("testsuites", name="localragas", tests=suite.get("tests"), failures=str(failures),
-                      errors=str(errors), skipped=str(skipped), time=suite.get("time"))
+    root = ET.Element("testsuites", name="localragas", tests=suite.get("tests", ""), failures=str(failures),
+                      errors=str(errors), skipped=str(skipped), time=suite.get("time", ""))
     root.append(suite)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

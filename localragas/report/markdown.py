@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..calibration_map import uncalibrated_note
-from ..core.number_text import threshold_text
+from ..core.number_text import interval_text, score_text, seconds_text, threshold_text
 from ..data.field_check import ignored_line
 from ..data.schema import Report
 from ..core.atomic_write import write_atomic
@@ -21,14 +21,6 @@ def cell(text: object) -> str:
                  ("_", "\\_"), ("[", "\\["), ("]", "\\]")):
         s = s.replace(a, b)
     return s
-
-
-def _num(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3f}"
-
-
-def _ci(lo: float | None, hi: float | None) -> str:
-    return "—" if lo is None or hi is None else f"{lo:.3f} – {hi:.3f}"
 
 
 def render_markdown(report: Report, worst: int = 3) -> str:
@@ -50,7 +42,8 @@ def render_markdown(report: Report, worst: int = 3) -> str:
     for s in report.summary:
         g = gate.get(s.metric)
         reasons = ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items())
-        lines.append(f"| {cell(metric_label(report, s.metric))} | {_num(s.mean)} | {_ci(s.ci_low, s.ci_high)} | {s.scored} | "
+        lines.append(f"| {cell(metric_label(report, s.metric))} | {score_text(s.mean)} | "
+                     f"{interval_text(s.ci_low, s.ci_high, form='spaced')} | {s.scored} | "
                      f"{s.unscored}{f' ({cell(reasons)})' if reasons else ''} | {threshold_text(g.threshold) if g else '—'} | "
                      f"{_ICON[g.status] if g and report.gate.enabled else ''} |")
     if report.gate.errors:
@@ -64,13 +57,13 @@ def render_markdown(report: Report, worst: int = 3) -> str:
         rows, defined = worst_samples(report, g.metric, worst), definition_in(report, g.metric)
         if rows:
             lines += ["| sample | score | why |", "|---|---:|---|"]
-            lines += [f"| {cell(s.id)} | {r.value:.3f} | {cell(brief(defined, r))} |" for s, r in rows]
+            lines += [f"| {cell(s.id)} | {score_text(r.value)} | {cell(brief(defined, r))} |" for s, r in rows]
     if report.by_category:
         lines += ["", "<details><summary>by category</summary>", "",
                   "| category | " + " | ".join(cell(m) for m in report.metrics) + " |",
                   "|---|" + "---:|" * len(report.metrics)]
-        for cat, rows in report.by_category.items():
-            lines.append(f"| {cell(cat)} | " + " | ".join(_num(r.mean) for r in rows) + " |")
+        for cat, summaries in report.by_category.items():
+            lines.append(f"| {cell(cat)} | " + " | ".join(score_text(r.mean) for r in summaries) + " |")
         lines += ["", "</details>"]
     if report.skipped:
         lines += ["", f"{len(report.skipped)} invalid input row(s) skipped."]
@@ -79,7 +72,8 @@ def render_markdown(report: Report, worst: int = 3) -> str:
     stats = report.meta.get("judge_stats") or {}
     if stats:
         lines += ["", f"<sub>{stats['calls']} judge calls ({stats.get('cache_hits', 0)} cached, {stats['failed_calls']} failed), "
-                      f"{report.meta.get('wall_seconds', 0):.0f} s wall · localragas {report.meta.get('localragas', '')}</sub>"]
+                      f"{seconds_text(report.meta.get('wall_seconds', 0), digits=0)} wall · "
+                      f"localragas {report.meta.get('localragas', '')}</sub>"]
     return "\n".join(lines) + "\n"
 
 

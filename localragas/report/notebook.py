@@ -9,7 +9,7 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import MissingDependencyError
-from ..core.number_text import threshold_text
+from ..core.number_text import interval_text, score_text, threshold_text
 from ..data.field_check import ignored_line
 
 if TYPE_CHECKING:
@@ -78,10 +78,6 @@ def verdict(report: "Report") -> str:
     return text
 
 
-def _num(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3f}"
-
-
 def _rows(report: "Report") -> list[dict[str, str]]:
     gate = {g.metric: g for g in report.gate.results}
     out = []
@@ -89,8 +85,8 @@ def _rows(report: "Report") -> list[dict[str, str]]:
         g = gate.get(s.metric) if report.gate.enabled else None
         out.append({
             "metric": s.metric + ("" if s.higher_is_better else " (lower is better)"),
-            "mean": _num(s.mean),
-            "ci": "" if s.ci_low is None or s.ci_high is None else f"[{s.ci_low:.3f}, {s.ci_high:.3f}]",
+            "mean": score_text(s.mean),
+            "ci": interval_text(s.ci_low, s.ci_high, form="brackets", missing=""),
             "threshold": (("≤ " if not s.higher_is_better else "≥ ") + threshold_text(g.threshold)) if g else "",
             "status": _status(report, s.metric) or "",
             "scored": f"{s.scored}/{s.scored + s.unscored}",

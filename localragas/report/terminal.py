@@ -4,20 +4,16 @@ from rich.console import Console
 from rich.table import Table
 
 from ..calibration_map import uncalibrated_note
-from ..core.number_text import threshold_text
+from ..core.number_text import interval_text, score_text, seconds_text, threshold_text
 from ..run.judge_check import check_line
 from ..data.language import prompts_line
 from ..data.field_check import ignored_line
 from ..data.schema import Report
-from .console import console_text as _t, report_console
+from .console import Columns, console_text as _t, report_console
 
 _STYLE = {"passed": "green", "failed": "bold red", "not_evaluated": "yellow", "error": "bold red"}
 _ON = {"lower-bound": " (each metric's 95% CI lower bound against its threshold)"}
 _LABEL = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "not evaluated", "error": "ERROR"}
-
-
-def _fmt(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3f}"
 
 
 def print_report(report: Report, console: Console | None = None) -> None:
@@ -25,8 +21,9 @@ def print_report(report: Report, console: Console | None = None) -> None:
     console = console or report_console()
     gate = {g.metric: g for g in report.gate.results}
     t = Table(title=f"localragas — {report.meta.get('samples', len(report.samples))} samples", title_justify="left")
-    for col, just in [("metric", "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right"),
-                      ("unscored", "right"), ("threshold", "right"), ("verdict", "left")]:
+    columns: Columns = [("metric", "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right"),
+                        ("unscored", "right"), ("threshold", "right"), ("verdict", "left")]
+    for col, just in columns:
         t.add_column(col, justify=just, overflow="fold" if col == "metric" else "ellipsis")
     broken = {x.metric for x in report.gate.errors if not x.allowed}
     for s in report.summary:
@@ -35,9 +32,9 @@ def print_report(report: Report, console: Console | None = None) -> None:
         verdict = f"[{_STYLE[g.status]}]{_LABEL[g.status]}[/]" if g and report.gate.enabled else ""
         if s.metric in broken and not (g and report.gate.enabled):
             verdict = f"[{_STYLE['error']}]{_LABEL['error']}[/]"  # ungated, or gate off: still could not evaluate
-        ci = "—" if s.ci_low is None or s.ci_high is None else f"{s.ci_low:.3f}–{s.ci_high:.3f}"
         name = _t(s.metric) if s.higher_is_better else f"{_t(s.metric)}\n(lower is better)"
-        t.add_row(name, _fmt(s.mean), ci, str(s.scored), f"{s.unscored}" + (f" ({_t(reasons)})" if reasons else ""),
+        t.add_row(name, score_text(s.mean), interval_text(s.ci_low, s.ci_high), str(s.scored),
+                  f"{s.unscored}" + (f" ({_t(reasons)})" if reasons else ""),
                   threshold_text(g.threshold) if g else "", verdict)
     console.print(t)
 
@@ -48,7 +45,7 @@ def print_report(report: Report, console: Console | None = None) -> None:
             c.add_column(_t(m), justify="right")
         for cat, rows in report.by_category.items():
             n = max((r.scored + r.unscored for r in rows), default=0)
-            c.add_row(f"{_t(cat)} ({n})", *(_fmt(r.mean) for r in rows))
+            c.add_row(f"{_t(cat)} ({n})", *(score_text(r.mean) for r in rows))
         console.print(c)
 
     if report.skipped:
@@ -62,7 +59,7 @@ def print_report(report: Report, console: Console | None = None) -> None:
             f"{stats.get('cache_hits', 0)} from the cache, "
             f"{stats['failed_calls']} failed, "
             f"{stats['prompt_tokens']} prompt + {stats['completion_tokens']} generated tokens, "
-            f"{stats['seconds']:.1f} s in the judge of {report.meta.get('wall_seconds', 0):.1f} s wall"
+            f"{seconds_text(stats['seconds'])} in the judge of {seconds_text(report.meta.get('wall_seconds', 0))} wall"
         )
         totals, resumed = report.meta.get("judge_totals") or {}, report.meta.get("resumed_samples") or 0
         if resumed and totals:  # the line above counts this process only; the checkpoint's samples were judged before

@@ -19,7 +19,7 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from pydantic import ValidationError
 
@@ -238,7 +238,7 @@ def _lines(f: BinaryIO, limit: int) -> Iterator[bytes | None]:
         yield None
 
 
-def _json_line(line: bytes | None) -> object:
+def _json_line(line: bytes | None) -> Any:
     """A checkpoint line's JSON value, or (a str) why it cannot be read."""
     if line is None:
         return f"longer than {MAX_LINE_BYTES:,} bytes"

@@ -104,7 +104,7 @@ def _declare(settings: Settings, path: Path) -> None:
 
     table = "tool.localragas.custom_metrics" if path.name == "pyproject.toml" else "custom_metrics"
     declared(settings.custom_metrics, str(path), table)
-    for family, file in settings.prompts.items():
+    for family in settings.prompts:
         if family not in TEMPLATES:
             raise ConfigError(f"{path}: key 'prompts.{family}': unknown prompt family; valid: {', '.join(TEMPLATES)}")
     settings.prompts = {k: str(path.parent / Path(v).expanduser()) for k, v in settings.prompts.items()}

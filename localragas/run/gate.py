@@ -6,7 +6,7 @@ from typing import Any
 
 from ..core.errors import ConfigError
 from ..core.key_values import split_item
-from ..core.number_text import threshold_text
+from ..core.number_text import percent_text, score_text, threshold_text
 from ..data.schema import Gate, GateResult, MetricErrors, MetricSummary
 
 # Each metric declares its default threshold (`Metric.default_threshold`), by verdicts mode where it has one: for
@@ -64,7 +64,7 @@ def check_max_error_rate(rate: object) -> float:
 
 
 def _pct(x: float) -> str:
-    return f"{x * 100:.3g}%"
+    return percent_text(x, significant=3)
 
 
 def metric_errors(s: MetricSummary, max_error_rate: float) -> MetricErrors | None:
@@ -138,7 +138,7 @@ def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problem
             continue
         t = thresholds[s.metric]
         low = s.metric in lower_is_better
-        ci = {"ci_low": s.ci_low, "ci_high": s.ci_high, "higher_is_better": not low}
+        ci: dict[str, Any] = {"ci_low": s.ci_low, "ci_high": s.ci_high, "higher_is_better": not low}
         if s.metric in broken:
             results.append(GateResult(metric=s.metric, threshold=t, mean=s.mean, status="error", **ci,
                                       message=broken[s.metric].message))
@@ -149,11 +149,11 @@ def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problem
             continue
         bound, end = (s.ci_high, "upper") if low else (s.ci_low, "lower")
         if on == "lower-bound" and bound is not None:
-            value, label = bound, f"{s.metric} CI {end} bound {bound:.3f} (mean {s.mean:.3f})"
+            value, label = bound, f"{s.metric} CI {end} bound {score_text(bound)} (mean {score_text(s.mean)})"
         elif on == "lower-bound":
-            value, label = s.mean, f"{s.metric} {s.mean:.3f} (1 scored sample: no interval, mean used)"
+            value, label = s.mean, f"{s.metric} {score_text(s.mean)} (1 scored sample: no interval, mean used)"
         else:
-            value, label = s.mean, f"{s.metric} {s.mean:.3f}"
+            value, label = s.mean, f"{s.metric} {score_text(s.mean)}"
         if (value <= t) if low else (value >= t):
             results.append(GateResult(metric=s.metric, threshold=t, mean=s.mean, status="passed", compared=value,
                                       message=f"{label} {'<=' if low else '>='} {threshold_text(t)}"

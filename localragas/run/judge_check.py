@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from .. import models
 from ..asking.verdicts import YES, raw_p_yes
 from ..core.errors import JudgeError
+from ..core.number_text import score_text as _n, seconds_text
 from ..data.language import NAMES, scope_of
 from ..data.schema import Sample
 from ..metrics.base import Metric, WithVerdicts
@@ -146,7 +147,7 @@ def ask(judge: "Judge", family: Family, lang: str, embedder: "Embedder | None" =
         sample = Sample(id="judge-check", question=data.question, contexts=[data.context], answer=" ".join(texts),
                         language=lang)
         ctx = Scoring(sample, judge, embedder)
-        got = metric.verdicts.support(ctx, texts, [data.context], getattr(metric, "way"), [{} for _ in texts])
+        got = metric.verdicts.support(ctx, texts, [data.context], getattr(metric, "way"), [{} for _ in texts])  # noqa: B009
     else:
         chunks = CHUNKS[lang]
         items = _take(chunks.chunks, CHUNKS_PER_SIDE)
@@ -268,15 +269,16 @@ ADVICE = ("Check the model's chat template (a GGUF without the right one answers
 
 def _measured(r: Mapping[str, Any]) -> str:
     if "auc" in r:
-        return (f"ROC AUC {r['auc']:.2f} (needs {MIN_AUC:.2f}), margin {r['margin']:+.2f} (needs {MIN_MARGIN:.2f}): "
-                f"P(yes) {SIDES[r['kind']][0]} from {r['min_yes']:.3f}, {SIDES[r['kind']][1]} up to {r['max_no']:.3f}")
-    return f"accuracy {r['accuracy']:.2f} (needs {MIN_ACCURACY:.2f})"
+        return (f"ROC AUC {_n(r['auc'], digits=2)} (needs {_n(MIN_AUC, digits=2)}), margin "
+                f"{_n(r['margin'], digits=2, signed=True)} (needs {_n(MIN_MARGIN, digits=2)}): P(yes) "
+                f"{SIDES[r['kind']][0]} from {_n(r['min_yes'])}, {SIDES[r['kind']][1]} up to {_n(r['max_no'])}")
+    return f"accuracy {_n(r['accuracy'], digits=2)} (needs {_n(MIN_ACCURACY, digits=2)})"
 
 
 def _wrong(r: Mapping[str, Any]) -> str:
     if not r["wrong"]:
         return f"none: every {SIDES[r['kind']][0]} item is above every other, by too little"
-    shown = [f"{w['item']!r} ({w['expected']}, " + (f"P(yes) {w['p_yes']:.3f})" if "p_yes" in w else
+    shown = [f"{w['item']!r} ({w['expected']}, " + (f"P(yes) {_n(w['p_yes'])})" if "p_yes" in w else
                                                      f"said {w['verdict']})") for w in r["wrong"][:SHOWN_WRONG]]
     more = len(r["wrong"]) - len(shown)
     return "; ".join(shown) + (f" and {more} more" if more > 0 else "")
@@ -312,11 +314,12 @@ def check_line(meta: Mapping[str, Any]) -> str | None:
     for label in dict.fromkeys(r.get("label", r["kind"]) for r in check.get("families", [])):
         rows = [r for r in check["families"] if r.get("label", r["kind"]) == label]
         if all("auc" in r for r in rows):
-            shown.append(f"{label} AUC {min(r['auc'] for r in rows):.2f}, margin {min(r['margin'] for r in rows):.2f}")
+            shown.append(f"{label} AUC {_n(min(r['auc'] for r in rows), digits=2)}, "
+                         f"margin {_n(min(r['margin'] for r in rows), digits=2)}")
         else:
-            shown.append(f"{label} accuracy {min(r.get('accuracy', 0.0) for r in rows):.2f}")
+            shown.append(f"{label} accuracy {_n(min(r.get('accuracy', 0.0) for r in rows), digits=2)}")
     calls = f"{check.get('calls', 0)} judge call(s), {check.get('cache_hits', 0)} from the cache"
-    return f"judge check: {status} ({'; '.join(shown)}) in {check.get('seconds', 0.0):.1f} s ({calls})"
+    return f"judge check: {status} ({'; '.join(shown)}) in {seconds_text(check.get('seconds', 0.0))} ({calls})"
 
 
 # --- during a run: a graded metric whose P(yes) does not move ------------------------------------------------------
@@ -340,6 +343,6 @@ def flat_metrics(report: "Report", definitions: Mapping[str, "MetricDefinition"]
         if len(p) >= FLAT_MIN_ITEMS and max(p) - min(p) < FLAT_SPREAD:
             mean = sum(p) / len(p)
             sd = math.sqrt(sum((v - mean) ** 2 for v in p) / len(p))
-            out[name] = (f"the judge's P(yes) was flat ({mean:.3f} ± {sd:.3f} over {len(p)} items): it is not "
+            out[name] = (f"the judge's P(yes) was flat ({_n(mean)} ± {_n(sd)} over {len(p)} items): it is not "
                          "judging (docs/gate.md#the-judge-check)")
     return out

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..core.printable import printable
 
@@ -24,8 +24,8 @@ class Progress:
         self.stream = stream or sys.stderr
         self.every = every_seconds
         self.done = 0
-        self._bar = None
-        self._task = None
+        self._bar: Any = None  # a rich progress bar while one is shown (a terminal)
+        self._task: Any = None
         self._start = self._last = 0.0
 
     def __enter__(self) -> "Progress":

@@ -41,7 +41,7 @@ def percentile_interval(values: np.ndarray, level: float = CI_LEVEL) -> tuple[fl
     return round(float(low), 6), round(float(high), 6)
 
 
-def bootstrap_ci(values: Sequence[float], level: float = CI_LEVEL, resamples: int = RESAMPLES,
+def bootstrap_ci(values: Sequence[float] | np.ndarray, level: float = CI_LEVEL, resamples: int = RESAMPLES,
                  seed: int = SEED) -> tuple[float, float] | None:
     """(low, high) of the mean of values; None with fewer than 2 values (no spread to resample)."""
     x = np.asarray(values, dtype=float)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ConfigError
+from ..core.number_text import seconds_text
 
 MAX_REPLY_BYTES = 64 << 20  # an HTTP reply longer than this is malformed
 
@@ -125,8 +126,8 @@ class CallableTarget:
         worker.start()
         worker.join(timeout)
         if worker.is_alive():
-            raise RowFailure(f"timed out after {timeout:g} s; the call could not be stopped (a function not "
-                             "importable by name runs in a thread)", retry=True)
+            raise RowFailure(f"timed out after {seconds_text(timeout, digits=None)}; the call could not be stopped "
+                             "(a function not importable by name runs in a thread)", retry=True)
         if "error" in box:
             e = box["error"]
             raise RowFailure(f"{type(e).__name__}: {e}", retry=isinstance(e, (TimeoutError, ConnectionError)))
@@ -147,7 +148,7 @@ class HttpTarget:
         body = json.dumps({"question": question, "id": row_id}).encode("utf-8")
         request = urllib.request.Request(self.url, data=body, method="POST",
                                          headers={"Content-Type": "application/json", "Accept": "application/json"})
-        timed_out = RowFailure(f"timed out after {timeout:g} s", retry=True)
+        timed_out = RowFailure(f"timed out after {seconds_text(timeout, digits=None)}", retry=True)
         connections = _Connections()
         clock = threading.Timer(timeout, connections.expire)
         clock.daemon = True
@@ -159,7 +160,7 @@ class HttpTarget:
             if connections.expired:
                 raise timed_out from None
             raise RowFailure(f"HTTP {e.code} {e.reason}", retry=e.code >= 500) from None
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             raise timed_out from None
         except urllib.error.URLError as e:
             if connections.expired or isinstance(e.reason, (TimeoutError, socket.timeout)):

@@ -24,6 +24,7 @@ import weakref
 from typing import Any, Callable
 
 from ..core.errors import ConfigError
+from ..core.number_text import seconds_text
 from .rag_targets import RowFailure, check_target, load_callable, parse_reply
 
 _STOP_SECONDS = 2.0  # a worker told to end (its input closed) has this long before it is killed
@@ -119,7 +120,8 @@ class _Worker:
             reply = self._replies.get(timeout=timeout)
         except queue.Empty:
             self.kill()
-            raise RowFailure(f"timed out after {timeout:g} s; the call was stopped", retry=True) from None
+            raise RowFailure(f"timed out after {seconds_text(timeout, digits=None)}; the call was stopped",
+                             retry=True) from None
         except OSError:  # its input is closed: it has died
             reply = None
         if reply is None:

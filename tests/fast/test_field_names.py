@@ -4,7 +4,6 @@ passes; any other name is listed once as ignored. A metric asked for by name tha
 input given in Python, are input errors too; assert_gate fails a report with no scored sample."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd

@@ -13,7 +13,7 @@ import pytest
 from localragas.embeddings import HashingEmbedder
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
-from localragas.prompts import entities_in_contexts, judge_chunks, verify_statements
+from localragas.prompts import entities_in_contexts, judge_chunks
 from localragas.prompts.base import _SPECIAL_TOKEN, REMINDER, TAGS, neutralise
 from localragas.data.schema import Sample
 from localragas.scoring import Scoring
