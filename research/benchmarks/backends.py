@@ -109,7 +109,9 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     cores = os.cpu_count() or 1
     only = set(args.only.split(",")) if args.only else None
-    want = (lambda k: only is None or k in only)
+    def want(k: str) -> bool:
+        return only is None or k in only
+
     rows: list[tuple[str, dict]] = []
     opts = {"structured": args.structured, "timeout": "600"}
 

@@ -24,7 +24,6 @@ are skipped (the .npy is rewritten from a .part file at the end of each row).
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import math
 import os
