@@ -72,7 +72,7 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
     from .quality.labelled import read_labelled  # noqa: PLC0415
     from .metrics import get_metrics  # noqa: PLC0415
     from .report.calibration import print_calibration, write_calibration  # noqa: PLC0415
-    from .run.runner import set_prompts  # noqa: PLC0415
+    from .judges.calibrated import run_options  # noqa: PLC0415
 
     settings = load_settings(config_path)
     chosen = layered(settings, judge=judge, judge_option=judge_option, embedder=embedder, threshold=threshold,
@@ -92,18 +92,20 @@ def calibrate_cmd(files, judge, judge_option, embedder, threshold, metric, metri
                              columns=column_map) for f in files]  # refused before a model loads
     judge_obj = get_judge(chosen["judge"], chosen["judge_options"])
     try:
-        set_prompts(judge_obj, chosen["prompts"])
         run = calibrate(sources, judge_obj, chosen["embedder"], metric=metric, limit=limit,
                         thresholds=chosen["thresholds"], cache=not no_cache, cache_dir=None if no_cache else cache_dir,
-                        resume=resume, progress=progress, metric_options=metric_options)
+                        resume=resume, progress=progress, metric_options=metric_options,
+                        judge_options=run_options(chosen["judge_options"]), prompts=chosen["prompts"])
     finally:
         judge_obj.close()
     write_calibration(run, out, md, fit=bool(fit_path))
     print_calibration(run, fit=bool(fit_path))
     if fit_path:
+        from .prompts.overrides import load_overrides  # noqa: PLC0415
         from .quality.calibration_fit import fit_calibration  # noqa: PLC0415
 
-        fitted, fits = fit_calibration(run, judge_obj)
+        asked = load_overrides(dict(chosen["prompts"])) if chosen["prompts"] else None  # as the run asked them
+        fitted, fits = fit_calibration(run, judge_obj, asked)
         fitted.write(fit_path)
         for f in fits:
             click.echo("fitted " + printable(f.text()))
@@ -124,7 +126,7 @@ def _fit_family(family, files, chosen, *, fit_path, out, md, metric, limit, prog
     from .judges import get_judge  # noqa: PLC0415
     from .quality.answerable_fit import FAMILIES, fit_answerable  # noqa: PLC0415
     from .quality.labelled import read_labelled  # noqa: PLC0415
-    from .run.runner import judge_cache, set_prompts  # noqa: PLC0415
+    from .run.runner import check_cache_choice, run_judging  # noqa: PLC0415
 
     if family not in FAMILIES:
         raise ConfigError(f"--family {family!r}: not a family to fit; valid: {', '.join(FAMILIES)}")
@@ -135,11 +137,12 @@ def _fit_family(family, files, chosen, *, fit_path, out, md, metric, limit, prog
         raise ConfigError(f"--family fits a prompt family, not a metric: {refused[0]} does not apply")
     source = read_labelled(files[0], any_metric=True, max_input_bytes=chosen["max_input_bytes"],
                            columns=parse_columns(columns, "--columns"))
-    judge_obj = get_judge(chosen["judge"], {**chosen["judge_options"], "calibration": "none"})  # raw P(yes)
+    check_cache_choice(cache, cache_dir)
+    judge_obj = get_judge(chosen["judge"], chosen["judge_options"])
     try:
-        set_prompts(judge_obj, chosen["prompts"])
-        with judge_cache(judge_obj, cache, cache_dir):
-            run = fit_answerable(source, judge_obj, fit_path, limit, progress)
+        judging = run_judging(judge_obj, {"calibration": "none"}, chosen["prompts"])  # raw P(yes)
+        with judging.cached(cache, cache_dir):
+            run = fit_answerable(source, judging, fit_path, limit, progress)
     finally:
         judge_obj.close()
     for line in run.lines():

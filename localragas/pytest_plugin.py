@@ -58,7 +58,7 @@ class LocalragasConfig:
     thresholds: dict[str, float] = field(default_factory=dict)  # from the project config
     metrics: list[str] | None = None  # from the project config
     columns: dict[str, str] = field(default_factory=dict)  # from the project config: field -> the data's column
-    # from the project config's [prompts]: prompt family -> the file of its instruction text (set on the judge)
+    # from the project config's [prompts]: prompt family -> the file of its instruction text (each run's)
     prompts: dict[str, str] = field(default_factory=dict)
     judge_check: bool = True  # the judge check before scoring (False: --localragas-no-judge-check, for test setups)
     config_file: str | None = None
@@ -189,20 +189,18 @@ def localragas_config(pytestconfig: pytest.Config) -> LocalragasConfig:
 
 @pytest.fixture(scope="session")
 def localragas_judge(localragas_config: LocalragasConfig, pytestconfig: pytest.Config):
-    """The judge (a model loads on its first uncached call); its cache is closed at the end of the session."""
+    """The judge (a model loads on its first uncached call), closed at the end of the session. Each `evaluate` run
+    asks it through its own judging context (the session's cache, prompts and calibration): it is never changed."""
     from .judges import get_judge  # noqa: PLC0415
-    from .run.runner import judge_cache, set_prompts  # noqa: PLC0415
 
     cfg = localragas_config
     judge = get_judge(cfg.judge, dict(cfg.judge_options))
-    set_prompts(judge, cfg.prompts)  # the project config's [prompts], as eval applies them
     used = pytestconfig.stash[_USED]
-    used.update(judge=judge.name, cache=str(cfg.cache_dir) if cfg.cache_dir else None)
+    used.update(judge=judge.name, cache=str(cfg.cache_dir) if cfg.cache_dir else None,
+                stats={"calls": 0, "cache_hits": 0})  # its runs' (_count)
     try:
-        with judge_cache(judge, cfg.cache_dir is not None, cfg.cache_dir):  # the session's cache, as evaluate's
-            yield judge
+        yield judge
     finally:
-        used["stats"] = judge.stats.as_dict()
         judge.close()
 
 
@@ -224,17 +222,23 @@ def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig
     samples: anything localragas.evaluate takes (Sample objects, dicts with localragas, ragas or deepeval field
     names, a pandas DataFrame, a datasets.Dataset, a ragas EvaluationDataset, a file path). kwargs: any keyword of
     localragas.evaluate (metrics, thresholds, gate, gate_on, judge, embedder, columns, prompts, ...); thresholds
-    are merged over the project config's thresholds. The session judge asks with the project config's [prompts];
-    prompts=... replaces them for this call only.
+    are merged over the project config's thresholds. The session judge asks with the project config's [prompts] and
+    its calibration option; prompts=... replaces them for this call only.
     """
+    from .judges.calibrated import run_options  # noqa: PLC0415
     from .run.runner import evaluate as run  # noqa: PLC0415
 
     cfg = localragas_config
 
     def _evaluate(samples: Any, **kwargs: Any) -> "Report":
-        kwargs.setdefault("judge", localragas_judge)
+        if "judge" not in kwargs:
+            kwargs["judge"] = localragas_judge
+            kwargs.setdefault("judge_options", run_options(cfg.judge_options))  # the rest built the session judge
+        kwargs.setdefault("prompts", cfg.prompts or None)  # the project config's [prompts], as eval applies them
         if cfg.cache_dir is None:
             kwargs.setdefault("cache", False)  # --localragas-no-cache: not evaluate()'s default cache either
+        elif kwargs.get("cache", True):
+            kwargs.setdefault("cache_dir", cfg.cache_dir)  # the session's cache
         if kwargs.get("metrics") is None and cfg.metrics:
             kwargs["metrics"] = cfg.metrics
         if cfg.thresholds:
@@ -246,11 +250,9 @@ def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig
         kwargs.setdefault("judge_check", cfg.judge_check)
         if kwargs.get("embedder") is None and _needs_embedder(kwargs.get("metrics"), kwargs.get("metric_options")):
             kwargs["embedder"] = request.getfixturevalue("localragas_embedder")
-        held = localragas_judge.prompts  # evaluate(prompts=...) sets them on the judge: the session's are restored
-        try:
-            report = run(samples, **kwargs)
-        finally:
-            localragas_judge.prompts = held
+        report = run(samples, **kwargs)
+        if kwargs["judge"] is localragas_judge:
+            _count(request.config.stash[_USED], report)
         _record(request, report)
         return report
 
@@ -262,6 +264,14 @@ def _needs_embedder(metrics: list[str] | None, options: dict[str, dict] | None =
     from .metrics import get_metrics  # noqa: PLC0415
 
     return any(m.uses_embedder for m in get_metrics(metrics, options))
+
+
+def _count(used: dict, report: "Report") -> None:
+    """Add a run's judge calls and cache hits (its scoring's and its judge check's) to the session's, for the summary."""
+    stats = used["stats"]
+    for part in (report.meta.get("judge_stats") or {}, report.meta.get("judge_check") or {}):
+        for k in ("calls", "cache_hits"):
+            stats[k] += int(part.get(k, 0) or 0)
 
 
 def _record(request: pytest.FixtureRequest, report: "Report") -> None:

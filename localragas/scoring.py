@@ -1,5 +1,6 @@
-"""The scoring context: one sample scored with one judge and one embedder, passed to every metric
-(`Metric.score(ctx)`) and through it to every judge call (localragas.asking).
+"""The scoring context: one sample scored with one run's judging context (judges/judging.py: the judge, the run's
+cache, prompt overrides and calibration) and one embedder, passed to every metric (`Metric.score(ctx)`) and through it
+to every judge call (localragas.asking).
 
 It carries what used to be hidden state: the sample's languages (localragas.data.language.Scope), the memo of judge work
 several metrics of the sample share (the answer's and the reference's claims and their checks: done once), the
@@ -11,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .judges.base import CallLog
+from .judges.judging import CallLog, Judging, judging_of
 from .data.language import Scope, scope_of
 
 if TYPE_CHECKING:
     from .calibration_map import CalibrationMap
     from .embeddings import Embedder
-    from .judges import Judge
+    from .judges.base import Judge
     from .core.outputs import Output
     from .prompts import Prompt
     from .data.schema import Sample
@@ -27,30 +28,31 @@ O = TypeVar("O", bound="Output")  # noqa: E741 - the reply schema ask() returns
 
 
 class Asking:
-    """What a call of the judge-call layer (localragas.asking) needs: the judge, the prompts' language, the warnings
-    of the work in hand and the log of the calls. A Scoring (one sample's) is one; `localragas generate` asks through
-    one per generated item (localragas.asking.generation)."""
+    """What a call of the judge-call layer (localragas.asking) needs: the run's judging context, the prompts' language,
+    the warnings of the work in hand and the log of the calls. A Scoring (one sample's) is one; `localragas generate`
+    asks through one per generated item (localragas.asking.generation). A judge given alone is asked through a
+    judging context of its own with nothing set (judging_of)."""
 
-    def __init__(self, judge: "Judge", language: Scope, calibration: "CalibrationMap | None" = None):
-        self.judge = judge
+    def __init__(self, judging: "Judging | Judge", language: Scope, calibration: "CalibrationMap | None" = None):
+        self.judging = judging_of(judging)
         self.language = language
-        # the calibration map the run applies (runner.calibration_in_effect: the judge's, less the families whose
-        # prompts changed since it was fitted); None: the judge's own
-        self.calibration = judge.calibration if calibration is None else calibration
+        # the calibration map the run applies (runner.calibration_in_effect: the run's, less the families whose
+        # prompts changed since it was fitted); None: the run's own (Judging.calibration)
+        self.calibration = self.judging.calibration if calibration is None else calibration
         self.warnings: list[str] = []
         self.log = CallLog()
 
     def ask(self, prompt: "Prompt", output: "type[O]") -> "O":
         """The judge's reply to `prompt`, recorded in this sample's call log."""
-        return self.judge.generate(prompt, output, log=self.log)
+        return self.judging.generate(prompt, output, log=self.log)
 
     def p_yes(self, prompt: "Prompt") -> float:
         """The judge's P(yes) for the yes/no question `prompt` (a graded verdict), recorded in the sample's call log."""
-        return self.judge.p_yes(prompt, log=self.log)
+        return self.judging.p_yes(prompt, log=self.log)
 
     def choices(self, prompt: "Prompt", options: "Sequence[str]") -> dict[str, float]:
         """The judge's probability of each one-token option (a rubric's levels), recorded in the sample's call log."""
-        return self.judge.choice_probabilities(prompt, options, log=self.log)
+        return self.judging.choice_probabilities(prompt, options, log=self.log)
 
     def warn(self, message: str) -> None:
         """Note a split or truncation in the evidence of the metric being scored."""
@@ -58,11 +60,11 @@ class Asking:
 
 
 class Scoring(Asking):
-    """One (sample, judge, embedder): its languages, its shared work, the current metric's warnings, its call log."""
+    """One (sample, judging, embedder): its languages, its shared work, the current metric's warnings, its call log."""
 
-    def __init__(self, sample: "Sample", judge: "Judge", embedder: "Embedder | None" = None,
+    def __init__(self, sample: "Sample", judging: "Judging | Judge", embedder: "Embedder | None" = None,
                  calibration: "CalibrationMap | None" = None):
-        super().__init__(judge, scope_of(sample), calibration)
+        super().__init__(judging, scope_of(sample), calibration)
         self.sample = sample
         self.embedder = embedder
         self.memo: dict[str, tuple[Any, list[str]]] = {}

@@ -70,7 +70,7 @@ def _per_chunk(ctx: "Scoring", question: str, target: str, kind: str, contexts: 
                make: Callable[[str, str, str], Prompt]) -> list[float]:
     """P(yes) of make(question, target, chunk) for each chunk. A chunk too long for the window is judged in pieces and
     gets its highest probability over them (the question and target cut first when they take over half the window)."""
-    w = Window(ctx.judge)
+    w = Window(ctx.judging)
     prompts = [make(question, target, c) for c in contexts]
     if all(w.fits(p, YES_NO_REPLY) for p in prompts):
         return [ctx.p_yes(p) for p in prompts]
@@ -93,7 +93,7 @@ def chunk_flags(ctx: "Scoring", question: str, target: str, kind: str, contexts:
     pieces is relevant when any piece is)."""
     lang = ctx.language.lang
     whole = judge_chunks(question, target, kind, contexts, lang=lang)
-    w = Window(ctx.judge)
+    w = Window(ctx.judging)
     if w.fits(whole, verdicts_reply(len(contexts))):
         return ctx.ask(whole, verdicts_for(len(contexts))).flags()
     question, target = _fit_question_target(ctx, w, question, target, kind,
@@ -118,7 +118,7 @@ def chunk_flags(ctx: "Scoring", question: str, target: str, kind: str, contexts:
 def fitted_contexts(ctx: "Scoring", question: str, contexts: list[str]) -> list[str]:
     """The contexts, cut at the end so that the rating prompt fits the judge's context window."""
     lang = ctx.language.lang
-    w = Window(ctx.judge)
+    w = Window(ctx.judging)
     if all(w.fits(rate_context_relevance(question, contexts, v, lang=lang), RATING_REPLY) for v in range(VARIANTS)):
         return contexts
     room = min(w.room(rate_context_relevance(question, [], v, lang=lang)) for v in range(VARIANTS)) - RATING_REPLY

@@ -21,7 +21,7 @@ def _prompt(ctx: "Scoring", text: str, question: str | None) -> Prompt:
 def claims_of(ctx: "Scoring", text: str, question: str | None,
               what: str = "answer") -> list[str]:
     """Claims of `text`, extracted piece by piece when it is long; cleaned, repeats across pieces dropped."""
-    w = Window(ctx.judge)
+    w = Window(ctx.judging)
     pieces = split_text(text, CLAIM_PIECE_CHARS) if len(text) > CLAIM_PIECE_CHARS else [text]
     why = f"at most {MAX_CLAIMS} claims per reply"
     if w.limited and not all(w.fits(_prompt(ctx, p, question), claims_reply(p)) for p in pieces):

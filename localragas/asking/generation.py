@@ -29,15 +29,15 @@ WRITE_REPLY = 400  # {"question": … at most 200 characters, "reference": … a
 LINKED_REPLY = 550  # the same with "fact_1" and "fact_2", at most 200 characters each
 
 
-def asking(judge, lang: str, calibration: "CalibrationMap | None" = None) -> Asking:
-    """The context one generated item is asked through, its prompts in `lang`; calibration: the map its graded
-    support is read through (generation.support_calibration; None: the judge's own)."""
-    return Asking(judge, Scope(lang, True, lang), calibration)
+def asking(judging, lang: str, calibration: "CalibrationMap | None" = None) -> Asking:
+    """The context one generated item is asked through (the run's judging context), its prompts in `lang`;
+    calibration: the map its graded support is read through (generation.support_calibration; None: the run's own)."""
+    return Asking(judging, Scope(lang, True, lang), calibration)
 
 
 def _fitted(ctx: Asking, chunks: list[str], make: Callable[[list[str]], Prompt], reply: int) -> list[str]:
     """The chunks, the last ones left out (or the only one cut) until make(chunks) fits the window with the reply."""
-    w = Window(ctx.judge)
+    w = Window(ctx.judging)
     if w.fits(make(chunks), reply):
         return chunks
     kept = list(chunks)

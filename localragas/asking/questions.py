@@ -32,7 +32,7 @@ def questions_for(ctx: "Scoring", answer: str, checked: bool = False) -> Generat
     def prompt(text: str) -> Prompt:
         return generate_questions(text, ctx.language.lang, ctx.language.question, checked=checked)
 
-    shown = _answer_that_fits(ctx, Window(ctx.judge), answer, prompt, QUESTIONS_REPLY, "generating questions")
+    shown = _answer_that_fits(ctx, Window(ctx.judging), answer, prompt, QUESTIONS_REPLY, "generating questions")
     return ctx.ask(prompt(shown), GeneratedQuestions)
 
 
@@ -41,7 +41,7 @@ def answered_probabilities(ctx: "Scoring", answer: str, questions: list[str]) ->
     call per distinct question, the answer first (a shared prefix, the same text in every call: the beginning of an
     answer too long to fit beside the longest question)."""
     lang = ctx.language.lang
-    w = Window(ctx.judge)
+    w = Window(ctx.judging)
     distinct = list(dict.fromkeys(questions))
     if not all(w.fits(check_question(answer, q, lang=lang), YES_NO_REPLY) for q in distinct):
         longest = max(distinct, key=w.tokens)

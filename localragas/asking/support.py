@@ -25,7 +25,7 @@ def check_items(ctx: "Scoring", statements: list[str], contexts: list[str],
     if not contexts:
         return [False] * len(statements)
     whole = prompt(statements, contexts, lang=lang)
-    w = Window(ctx.judge)
+    w = Window(ctx.judging)
     if w.fits(whole, verdicts_reply(len(statements))):
         return ctx.ask(whole, verdicts_for(len(statements))).flags()
     room = w.room(prompt([], [], lang=lang)) - REPLY_BASE
@@ -69,7 +69,7 @@ def support_probabilities(ctx: "Scoring", statements: list[str], contexts: list[
         return []
     notes = notes if notes is not None else [{} for _ in statements]
     lang = ctx.language.lang
-    w = Window(ctx.judge)
+    w = Window(ctx.judging)
     asked = [way.prompts(s, contexts, lang) for s in statements]  # built once: checked, then asked
     if all(w.fits(p, YES_NO_REPLY) for ps in asked for p in ps):
         return [_noted(way.score([ctx.p_yes(prompt) for prompt in ps]), note) for ps, note in zip(asked, notes)]

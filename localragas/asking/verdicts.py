@@ -2,11 +2,11 @@
 number in [0, 1] per item; an item counts as "yes" from YES.
 
 - probability: one item per call, P(yes) / (P(yes) + P(no)) from the judge's next-token probabilities
-  (`Judge.p_yes`, graded).
-- json: all items in one call (or a few, to fit the window), a constrained-JSON yes/no each (`Judge.generate`):
+  (`Judging.p_yes`, graded).
+- json: all items in one call (or a few, to fit the window), a constrained-JSON yes/no each (`Judging.generate`):
   1.0 or 0.0.
 
-The judge's calibration (Judge.calibration, localragas.calibration_map; the run's, Scoring.calibration, without the
+The run's calibration (Judging.calibration, localragas.calibration_map; as applied, Scoring.calibration, without the
 families whose prompts changed since the fit) is applied here and only here, by prompt family, to the graded P(yes)
 the metrics use: the judge cache below keeps raw P(yes), and the graded items' evidence
 keeps the raw value beside the calibrated one (Judged.item).

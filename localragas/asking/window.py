@@ -1,7 +1,8 @@
 """The judge's context window: does a prompt fit with room for its reply, how many tokens a text takes; and the
 refusal, before a run, of a window too small for a prompt's instructions and one item.
 
-Token counts come from the judge (`Judge.count_tokens`: its tokenizer, or an estimate). No count is needed when a
+Token counts come from the judge (`Judge.count_tokens`: its tokenizer, or an estimate); prompts are sized as the run's
+judging context asks them (judges/judging.py: with the user's instruction texts). No count is needed when a
 prompt's UTF-8 size already fits: a token covers at least one byte, so a cached run never loads a model to count.
 """
 from __future__ import annotations
@@ -10,12 +11,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..core.errors import ConfigError
+from ..judges.judging import judging_of
 from ..prompts import (Prompt, check_question, contradict_statement, entities_in_contexts, extract_claims,
                        extract_entities, generate_questions, judge_chunk, judge_chunks, question_answerable,
                        rate_context_relevance, verify_statement, verify_statements)
 
 if TYPE_CHECKING:
-    from ..judges import Judge
+    from ..judges.base import Judge
+    from ..judges.judging import Judging
 
 OVERHEAD = 32  # chat-template tokens around the system and user messages (role markers, BOS)
 TAG_TOKENS = 10  # the <context id="12"> … </context> wrapper of one item
@@ -42,20 +45,20 @@ def verdicts_reply(n: int) -> int:
 class Window:
     """The judge's context window: does a prompt fit with room for its reply; how many tokens a text takes."""
 
-    def __init__(self, judge: "Judge"):
-        self.judge = judge
-        self.n_ctx: int | None = getattr(judge, "n_ctx", None)
+    def __init__(self, judging: "Judging | Judge"):
+        self.judging = judging_of(judging)
+        self.n_ctx: int | None = self.judging.n_ctx
 
     @property
     def limited(self) -> bool:
         return self.n_ctx is not None
 
     def tokens(self, text: str) -> int:
-        return self.judge.count_tokens(text) if text else 0
+        return self.judging.count_tokens(text) if text else 0
 
     def prompt_tokens(self, prompt: Prompt) -> int:
         """Tokens of the prompt as the judge asks it: with the user's instruction text for its family, if any."""
-        return self.asked_tokens(self.judge.with_overrides(prompt))
+        return self.asked_tokens(self.judging.with_overrides(prompt))
 
     def asked_tokens(self, prompt: Prompt) -> int:
         """Tokens of a prompt already as asked (its overrides applied)."""
@@ -64,7 +67,7 @@ class Window:
     def fits(self, prompt: Prompt, reply: int) -> bool:
         if self.n_ctx is None:
             return True
-        prompt = self.judge.with_overrides(prompt)
+        prompt = self.judging.with_overrides(prompt)
         limit = self.n_ctx - reply
         if len(prompt.system.encode("utf-8")) + len(prompt.user.encode("utf-8")) + OVERHEAD <= limit:
             return True  # an upper bound of the token count already fits: no tokenizer needed
@@ -102,30 +105,31 @@ def fields_item(fields: int) -> int:
     return fields * (MIN_ITEM + TAG_TOKENS)
 
 
-def _smallest(judge: "Judge", name: str, own: Mapping[str, Smallest] | None) -> tuple[Prompt, int, int] | None:
+def _smallest(judging: "Judging", name: str, own: Mapping[str, Smallest] | None) -> tuple[Prompt, int, int] | None:
     """The family's prompt with empty data as the judge asks it (with the user's instruction text for the family, if
     overridden), one item's data tokens and its reply's; None for a family of unknown size (a plugin's)."""
     entry = (own or {}).get(name) or _SMALLEST.get(name)
     if entry is None:
         return None
     make, item, reply = entry
-    return judge.with_overrides(make()), item, reply
+    return judging.with_overrides(make()), item, reply
 
 
-def needed_window(judge: "Judge", prompt_name: str, own: Mapping[str, Smallest] | None = None) -> int:
-    """Tokens a prompt family needs at least: its instructions (as the judge asks them), one item, and the reply for
+def needed_window(judging: "Judging | Judge", prompt_name: str, own: Mapping[str, Smallest] | None = None) -> int:
+    """Tokens a prompt family needs at least: its instructions (as the run asks them), one item, and the reply for
     one item. own: the smallest prompts of custom metrics' families (Metric.window_prompts)."""
-    got = _smallest(judge, prompt_name, own)
+    w = Window(judging)
+    got = _smallest(w.judging, prompt_name, own)
     if got is None:
         raise KeyError(prompt_name)
     prompt, item, reply = got
-    return Window(judge).asked_tokens(prompt) + item + reply
+    return w.asked_tokens(prompt) + item + reply
 
 
-def _what(judge: "Judge", name: str, own: Mapping[str, Smallest] | None) -> tuple[str, str]:
+def _what(judging: "Judging", name: str, own: Mapping[str, Smallest] | None) -> tuple[str, str]:
     """How an error names the prompt (its family, and where its text came from when it is the user's), and what to
     do about it."""
-    sources = judge.prompts.sources if judge.prompts else {}
+    sources = judging.prompts.sources if judging.prompts else {}
     if name in sources:
         return f"the {name} prompt (its instruction text from {sources[name]})", "shorten that text, or raise it"
     if name in (own or {}):
@@ -133,23 +137,25 @@ def _what(judge: "Judge", name: str, own: Mapping[str, Smallest] | None) -> tupl
     return f"the {name} prompt", "raise it"
 
 
-def check_window(judge: "Judge", prompt_names: Sequence[str], own: Mapping[str, Smallest] | None = None) -> None:
+def check_window(judging: "Judging | Judge", prompt_names: Sequence[str],
+                 own: Mapping[str, Smallest] | None = None) -> None:
     """Refuse a judge whose context window cannot hold a prompt's instructions and one item (ConfigError), sizing what
-    is really asked: an overridden family's instruction text (Judge.prompts), a custom metric's own prompt (`own`:
+    is really asked: an overridden family's instruction text (Judging.prompts), a custom metric's own prompt (`own`:
     family -> its smallest prompt, Metric.window_prompts)."""
-    n_ctx = getattr(judge, "n_ctx", None)
+    judging = Window(judging).judging
+    n_ctx = judging.n_ctx
     if n_ctx is None:
         return
     for name in dict.fromkeys(prompt_names):
-        got = _smallest(judge, name, own)
+        got = _smallest(judging, name, own)
         if got is None:  # a plugin metric's prompt: its size is not known here
             continue
         p, item, reply = got
         if len(p.system.encode("utf-8")) + len(p.user.encode("utf-8")) + OVERHEAD + item + reply <= n_ctx:
             continue  # fits by an upper bound: no tokenizer needed
-        needed = needed_window(judge, name, own)
+        needed = needed_window(judging, name, own)
         if needed > n_ctx:
-            what, advice = _what(judge, name, own)
+            what, advice = _what(judging, name, own)
             raise ConfigError(
                 f"the judge's context window is too small: n_ctx={n_ctx} tokens, but {what} needs at least {needed} "
                 f"(its instructions, one item and the reply); {advice}, e.g. "

@@ -164,7 +164,7 @@ class YesNo(Output):
     """A graded verdict: how the judge's probability for its first reply word splits between "yes" and "no".
 
     Not a schema the judge is constrained to: the judge is asked a yes/no question and its next-token distribution
-    is read (Judge.p_yes(prompt), see judges/yes_no.py). `p_yes` = P(yes) / (P(yes) + P(no)); `mass` =
+    is read (Judging.p_yes(prompt), see judges/yes_no.py). `p_yes` = P(yes) / (P(yes) + P(no)); `mass` =
     P(yes) + P(no) among the top tokens, how much of the judge's probability went to either word at all."""
 
     p_yes: float = Field(ge=0.0, le=1.0)
@@ -173,7 +173,7 @@ class YesNo(Output):
 
 class Choices(Output):
     """The judge's next-token probabilities over a few one-token options (a rubric's levels: "1" … "5"), normalised
-    over the options; read like YesNo (Judge.choice_probabilities, judges/yes_no.py), never generated. `mass`: the
+    over the options; read like YesNo (Judging.choice_probabilities, judges/yes_no.py), never generated. `mass`: the
     options' share of the judge's probability among its top tokens."""
 
     probabilities: dict[str, float]

@@ -8,8 +8,9 @@ from pydantic import BaseModel, ValidationError
 
 from .. import models
 from ..core.errors import ConfigError
-from .base import Completion, Judge, JudgeStats
-from .calibrated import calibrate_judge, split_calibration
+from .base import Completion, Judge
+from .calibrated import split_calibration
+from .judging import Judging, JudgeStats
 from .fake import FakeJudge
 from .targets import catalogue_judge, judge_names, looks_like_path, missing_model
 
@@ -68,14 +69,14 @@ _FACTORIES: dict[str, Callable[[str, dict[str, Any]], Judge]] = {
 def get_judge(spec: str | None = None, options: dict[str, Any] | None = None) -> Judge:
     """A judge from a spec: a catalogue name, a .gguf path, 'fake', 'BACKEND:NAME_OR_PATH', or 'openai:MODEL'
     (with options["base_url"]: an OpenAI-compatible server), or 'PLUGIN:MODEL' for a backend a package adds (entry
-    point group localragas.judges: a factory(MODEL, options) -> Judge). options["calibration"] (a file, or "none")
-    chooses its calibration, else the catalogue's (judges/calibrated.py); the other options are the backend's
-    settings."""
-    options, calibration = split_calibration(options)
+    point group localragas.judges: a factory(MODEL, options) -> Judge). The options are the backend's settings;
+    options["calibration"] (a file, or "none") is a run's, not the judge's (judges/calibrated.py run_calibration): a
+    bad file is refused here, before any model loads, and the option left out."""
+    options, _ = split_calibration(options)
     spec = spec or models.DEFAULT_JUDGE
     backend, sep, target = spec.partition(":")
     if sep and backend not in BACKENDS and (plugin := _plugin_factory(backend)) is not None:
-        return calibrate_judge(_made_by_plugin(plugin, backend, target, options), calibration)
+        return _made_by_plugin(plugin, backend, target, options)
     if not (sep and backend in BACKENDS):
         backend, target = ("fake", "") if spec == "fake" else ("llamacpp", spec)
         if backend == "llamacpp" and target not in models.CATALOGUE and not Path(target).expanduser().is_file():
@@ -85,7 +86,7 @@ def get_judge(spec: str | None = None, options: dict[str, Any] | None = None) ->
                 f"unknown judge '{spec}'; valid: {', '.join(judge_names())}, fake, a .gguf path, "
                 f"or BACKEND:MODEL with BACKEND in {', '.join(BACKENDS)}"
             )
-    return calibrate_judge(_FACTORIES[backend](target, options), calibration)
+    return _FACTORIES[backend](target, options)
 
 
 def _plugin_factory(backend: str) -> Callable[[str, dict[str, Any]], Judge] | None:
@@ -120,4 +121,4 @@ def _first_error(e: ValidationError) -> str:
     return f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}"
 
 
-__all__ = ["BACKENDS", "Completion", "FakeJudge", "Judge", "JudgeStats", "get_judge", "judge_names"]
+__all__ = ["BACKENDS", "Completion", "FakeJudge", "Judge", "JudgeStats", "Judging", "get_judge", "judge_names"]

@@ -67,10 +67,15 @@ def remove_cache(folder: str | Path) -> list[Path]:
     return gone
 
 
+def cache_file(folder: str | Path | None = None) -> Path:
+    """The cache's database in `folder`, else in the state folder's cache (paths.cache_dir)."""
+    return (Path(folder) if folder is not None else paths.cache_dir()) / DB_NAME
+
+
 class JudgeCache:
     def __init__(self, folder: str | Path | None = None):
-        self.folder = Path(folder) if folder is not None else paths.cache_dir()
-        self.path = self.folder / DB_NAME
+        self.path = cache_file(folder)
+        self.folder = self.path.parent
         self._lock = threading.Lock()  # one connection shared by the runner's threads (evaluate(concurrency=N))
         self._db: sqlite3.Connection | None = None
         try:

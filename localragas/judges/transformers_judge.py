@@ -11,7 +11,7 @@ import functools
 import importlib.util
 import os
 from pathlib import Path
-from typing import Any, Literal, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Sequence, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,6 +27,9 @@ from .transformers_device import resolve_device
 from .transformers_fingerprint import MAX_WHITESPACE, fingerprint
 from .targets import catalogue_judge, judge_names, looks_like_path, missing_model
 from .yes_no import NextTokens, top_from_logits
+
+if TYPE_CHECKING:
+    from .judging import Judging
 
 T = TypeVar("T", bound=Output)
 
@@ -248,25 +251,30 @@ class TransformersJudge(Judge):
     def _key(self, prompt: Prompt, output: type[Output]) -> str:
         return cache_key(self.fingerprint, schema_text(output), prompt)
 
-    def generate_many(self, prompts: Sequence[Prompt], output: type[T]) -> list[T | JudgeError]:
+    def generate_many(self, prompts: Sequence[Prompt], output: type[T],
+                      judging: "Judging | None" = None) -> list[T | JudgeError]:
         """Answer many prompts with one output type, up to `batch_size` rows per model.generate.
 
-        Each prompt goes through `generate` (cache, stats, validation, call log); the first uncached prompt of a
-        batch runs the whole batch, so its call carries the batch's time. Returns, in order, a validated output or
-        that prompt's JudgeError. Batched greedy decoding may differ from one-by-one decoding in float rounding.
+        Each prompt goes through `judging.generate` (the run's cache, overrides, stats, validation, call log; None:
+        this judge's own context, nothing set); the first uncached prompt of a batch runs the whole batch, so its call
+        carries the batch's time. Returns, in order, a validated output or that prompt's JudgeError. Batched greedy
+        decoding may differ from one-by-one decoding in float rounding.
         """
+        from .judging import judging_of  # noqa: PLC0415
+
+        judging = judging_of(self if judging is None else judging)
         todo: dict[str, Prompt] = {}
-        prompts = [self.with_overrides(p) for p in prompts]  # as generate() will ask them (the batch's keys)
+        prompts = [judging.with_overrides(p) for p in prompts]  # as generate() will ask them (the batch's keys)
         for p in prompts:
             key = self._key(p, output)
-            if key not in todo and not (self.cache is not None and self.cache.get(key) is not None):
+            if key not in todo and not (judging.cache is not None and judging.cache.get(key) is not None):
                 todo[key] = p
         self._batches.plan(list(todo.items()))
         results: list[T | JudgeError] = []
         try:
             for p in prompts:
                 try:
-                    results.append(self.generate(p, output))
+                    results.append(judging.generate(p, output))
                 except JudgeError as e:
                     results.append(e)
         finally:

@@ -221,7 +221,7 @@ class FunctionMetric(Custom, Metric):
 def metric(name: str | None = None, *, needs: "tuple[str, ...] | list[str]" = ("question", "answer"),
            threshold: float | None = None, higher_is_better: bool = True, uses_judge: bool = False,
            uses_embedder: bool = False, definition: str | None = None) -> Callable[[Callable], FunctionMetric]:
-    """Register a function of the scoring context (ctx.sample, ctx.p_yes(prompt), ctx.judge, ctx.embedder)
+    """Register a function of the scoring context (ctx.sample, ctx.p_yes(prompt), ctx.judging, ctx.embedder)
     returning a number in [0, 1], a MetricResult or None (unscored) as a metric, usable by name like a built-in.
     uses_judge: it asks the judge (its results then record the sample's language)."""
     def wrap(fn: Callable) -> FunctionMetric:

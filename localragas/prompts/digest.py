@@ -4,7 +4,7 @@ The judge cache keys on the full text asked, so a changed prompt is asked again 
 outcomes under the run's key, and without the prompts' text in that key a killed run resumed after an upgrade that
 changed a built-in prompt would mix outcomes asked with the old text into the new run's result. Each family is
 rendered on one fixed probe, in every language and every variant its builder has (target kinds, rating variants), so a change anywhere in what is asked (instructions, system prompt, reminder, reply line, layout) changes
-the digest. The user's overrides are not applied: Judge.scoring_fingerprint holds their hash.
+the digest. The user's overrides are not applied: Judging.scoring_fingerprint holds their hash.
 """
 from __future__ import annotations
 

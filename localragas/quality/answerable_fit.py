@@ -27,7 +27,7 @@ from .agreement import balanced_accuracy, bootstrap_statistic, roc_auc
 from .calibration_fit import FamilyFit, FamilyItems, fit_family
 
 if TYPE_CHECKING:
-    from ..judges import Judge
+    from ..judges import Judging
     from .labelled import LabelledSource
 
 FAMILIES = (ANSWERABLE_FAMILY,)  # what --family fits: a prompt family no metric scores
@@ -65,10 +65,10 @@ class AnswerableRun:
         return {"results": [{"file": self.source, "metric": ANSWERABLE_FAMILY, "kind": "binary", "per_row": per_row}]}
 
 
-def ask_answerable(source: "LabelledSource", judge: "Judge", limit: int | None = None,
+def ask_answerable(source: "LabelledSource", judging: "Judging", limit: int | None = None,
                    progress: bool = False) -> tuple[list[str], FamilyItems]:
-    """Each row's id and raw P(yes) that its contexts state the answer to its question (the judge must run without a
-    calibration); ConfigError naming the file and line of a row without contexts or with a label that is not binary."""
+    """Each row's id and raw P(yes) that its contexts state the answer to its question (asked through `judging`, the
+    run's judging context, uncalibrated); ConfigError naming the file and line of a row without contexts or with a label that is not binary."""
     from ..data.language import detect  # noqa: PLC0415
 
     rows = source.rows[:limit] if limit else source.rows
@@ -77,10 +77,10 @@ def ask_answerable(source: "LabelledSource", judge: "Judge", limit: int | None =
             raise ConfigError(f"{source.name}:{r.line}: --family {ANSWERABLE_FAMILY} needs a binary label and "
                               "contexts in every row")
     items = FamilyItems(ANSWERABLE_FAMILY, ["generate"], rows=len(rows),
-                        prompt_sha256=template_hashes([ANSWERABLE_FAMILY], judge.prompts))
+                        prompt_sha256=template_hashes([ANSWERABLE_FAMILY], judging.prompts))
     for n, r in enumerate(rows, 1):
         s = r.sample
-        items.raw.append(answerable(asking(judge, detect(s.question)), s.question, list(s.contexts)))
+        items.raw.append(answerable(asking(judging, detect(s.question)), s.question, list(s.contexts)))
         items.labels.append(int(r.value))
         if progress:
             print(f"\r{n}/{len(rows)} rows", end="", file=sys.stderr, flush=True)
@@ -89,14 +89,15 @@ def ask_answerable(source: "LabelledSource", judge: "Judge", limit: int | None =
     return [r.sample.id for r in rows], items
 
 
-def fit_answerable(source: "LabelledSource", judge: "Judge", into: Path, limit: int | None = None,
+def fit_answerable(source: "LabelledSource", judging: "Judging", into: Path, limit: int | None = None,
                    progress: bool = False) -> AnswerableRun:
-    """The question_answerable map fitted on the rows, written into `into` (created, or its other families kept)."""
-    ids, items = ask_answerable(source, judge, limit, progress)
+    """The question_answerable map fitted on the rows (asked through the run's judging context, uncalibrated), written
+    into `into` (created, or its other families kept)."""
+    ids, items = ask_answerable(source, judging, limit, progress)
     fit = fit_family(items)
     fitted_on = {"items": fit.items, "positives": fit.positives, "source": Path(source.name).name}
     current = load_calibration(into) if into.exists() else CalibrationMap({})
-    identity = current.judge or {"name": judge.name, "fingerprint": judge.fingerprint}
+    identity = current.judge or {"name": judging.name, "fingerprint": judging.fingerprint}
     family = FamilyMap(fit.a, fit.b, fitted_on, items.prompt_sha256)
     CalibrationMap({**current.families, ANSWERABLE_FAMILY: family}, identity, current.created).write(into)
     return AnswerableRun(source.name, ids, items, fit)

@@ -38,14 +38,16 @@ _MISSING_INPUT = {
 
 def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: str | None = None,
                      limit: int | None = None, thresholds: Mapping[str, float] | None = None, resume: bool = True,
-                     progress: bool | None = None,
-                     metric_options: Mapping[str, dict] | None = None) -> list[Calibration]:
+                     progress: bool | None = None, metric_options: Mapping[str, dict] | None = None,
+                     judge_options: Mapping[str, Any] | None = None, prompts: Mapping[str, str | Path] | None = None,
+                     cache: bool = True, cache_dir: str | Path | None = None) -> list[Calibration]:
     """Score one source's labelled rows with their label's metric and measure agreement, per metric and label kind.
 
     metric: score every row with this metric instead of its label's (e.g. a question-only relevance metric for
     chunk labels that say whether a chunk answers the question); recorded as `metric`, the label's as `label_metric`.
 
-    judge: a Judge instance, with the cache it is to use (judge.cache, or None: no cache); the caller closes it.
+    judge: a Judge instance (the caller closes it), asked as evaluate asks it with judge_options (only
+    "calibration"), prompts, cache and cache_dir: each scoring run builds its own judging context.
     embedder: as for evaluate (needed for answer_relevancy only).
     thresholds: gate thresholds (default: each metric's, gate.default_thresholds) for the binary figures at the gate
     threshold.
@@ -53,7 +55,7 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
     metric_options: per metric, settings as for evaluate (e.g. {"faithfulness": {"verdicts": "json"}}); those of
     metrics this source does not score are ignored here (`calibrate` checks them all).
     """
-    from ..run.runner import calibrated_families, evaluate  # noqa: PLC0415
+    from ..run.runner import calibrated_families, evaluate, run_judging  # noqa: PLC0415
 
     if metric is not None:
         get_metrics([metric])  # an unknown name: ConfigError listing the valid ones
@@ -61,22 +63,24 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
     digest = source.digest()
     where = source.path.resolve() if source.path else source.name
     out: list[Calibration] = []
+    judging = run_judging(judge, judge_options, prompts)  # what the runs' keys and default thresholds are of
     for labelled in dict.fromkeys(r.metric for r in rows):
         group = [r for r in rows if r.metric == labelled]
         scored_with = metric or labelled
         options = {scored_with: dict(metric_options[scored_with])} if scored_with in (metric_options or {}) else None
         chosen = get_metrics([scored_with], options)
-        defaults = default_thresholds(chosen, calibrated_families(judge, chosen))
+        defaults = default_thresholds(chosen, calibrated_families(judging, chosen))
         limits = {**defaults, **(thresholds or {})}
         checkpoint = None
         if resume:
-            key = run_key("calibrate", where, digest, scored_with, judge.scoring_fingerprint, embedder, limit,
+            key = run_key("calibrate", where, digest, scored_with, judging.scoring_fingerprint, embedder, limit,
                           *([options] if options else []), metrics_digest(chosen))
             checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
         # the metric as an object, not a name: rows it cannot score are counted unscored, not refused (evaluate)
         report = evaluate([r.sample for r in group], metrics=chosen, judge=judge, embedder=embedder,
-                          gate=False, progress=progress, cache=judge.cache is not None, checkpoint=checkpoint,
-                          metric_options=options, judge_check=False)  # calibrate measures the judge itself
+                          gate=False, progress=progress, cache=cache, cache_dir=cache_dir, checkpoint=checkpoint,
+                          metric_options=options, judge_options=judge_options, prompts=prompts,
+                          judge_check=False)  # calibrate measures the judge itself
         results = {s.id: s for s in report.samples}
         for kind in dict.fromkeys(r.kind for r in group):
             of_kind = [r for r in group if r.kind == kind]
@@ -167,8 +171,7 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
     metric: score every row with this metric instead of its label's. limit: the first N rows of each source, pairs
     kept whole. thresholds: gate thresholds for the binary figures at the gate (default: each metric's).
     cache: the judge cache, as for evaluate() and the CLI: on by default in .localragas/cache (or
-    $LOCALRAGAS_STATE_DIR/cache); cache_dir elsewhere; cache=False neither reads nor writes it. A judge that already
-    has a cache (judge.cache) keeps using it.
+    $LOCALRAGAS_STATE_DIR/cache); cache_dir elsewhere; cache=False neither reads nor writes it.
     resume: keep finished rows in a checkpoint under .localragas/runs (removed when done), as the CLI does.
     progress: None (default) a bar in a notebook or an interactive session only, as for evaluate(); True, False.
     metric_options: per metric, settings as for evaluate (e.g. {"faithfulness": {"verdicts": "json"}}).
@@ -176,11 +179,12 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
     judge_options: as for evaluate(): the judge's settings, and "calibration" (a file, or "none"); with a Judge
     instance only "calibration" applies.
     prompts: as for evaluate(): prompt family -> a file whose text replaces the family's instruction block (like
-    `calibrate --prompt FAMILY=FILE`), e.g. {"verify_statement": "instruction.txt"}; set on the judge.
+    `calibrate --prompt FAMILY=FILE`), e.g. {"verify_statement": "instruction.txt"}; the run's, not the judge's.
     """
-    from ..judges import Judge, get_judge  # noqa: PLC0415
-    from ..judges.calibrated import set_calibration  # noqa: PLC0415
-    from ..run.runner import calibration_in_effect, check_cache_choice, judge_cache, set_prompts  # noqa: PLC0415
+    from ..judges import Judge  # noqa: PLC0415
+    from ..judges.cache import cache_file  # noqa: PLC0415
+    from ..judges.calibrated import run_options  # noqa: PLC0415
+    from ..run.runner import calibration_in_effect, check_cache_choice, run_judging  # noqa: PLC0415
 
     if metric is not None:
         get_metrics([metric])
@@ -190,28 +194,24 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
     sources = [s if isinstance(s, LabelledSource) else
                read_labelled(s, any_metric=metric is not None, max_input_bytes=max_input_bytes, columns=columns)
                for s in _sources(data)]  # every source fails now, not in an hour
-    if isinstance(judge, Judge):
-        set_calibration(judge, judge_options)
-        set_prompts(judge, prompts)  # a bad family or file: ConfigError before any judging
-    else:
-        judge = get_judge(judge, dict(judge_options or {}))
-        try:
-            return calibrate(sources, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
-                             cache=cache, cache_dir=cache_dir, resume=resume, progress=progress,
-                             metric_options=metric_options, max_input_bytes=max_input_bytes, prompts=prompts)
-        finally:
-            judge.close()
+    built = not isinstance(judge, Judge)  # built here from a name or path: closed here
+    judging = run_judging(judge, judge_options, prompts)  # a bad option, family or file: before any judging
+    options = run_options(judge_options) if built else judge_options  # beside the judge they built: calibration
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     results: list[Calibration] = []
-    with judge_cache(judge, cache, cache_dir):
-        cache_path = str(judge.cache.path) if judge.cache else None
+    try:
         for source in sources:
-            results += calibrate_source(source, judge, embedder, metric=metric, limit=limit, thresholds=thresholds,
-                                        resume=resume, progress=progress, metric_options=metric_options)
+            results += calibrate_source(source, judging.judge, embedder, metric=metric, limit=limit,
+                                        thresholds=thresholds, resume=resume, progress=progress,
+                                        metric_options=metric_options, judge_options=options, prompts=prompts,
+                                        cache=cache, cache_dir=cache_dir)
+    finally:
+        if built:
+            judging.judge.close()
     every = [all_metrics()[n].with_options(**(metric_options or {}).get(n, {})) for n in all_metrics()]
     scored = [get_metrics([r.metric], {r.metric: r.metric_options})[0] for r in results]
-    in_effect = calibration_in_effect(judge, scored)  # the families whose prompts changed since the fit left out
+    in_effect = calibration_in_effect(judging, scored)  # the families whose prompts changed since the fit left out
     meta = {
         "localragas": __version__,
         "started": started.isoformat(timespec="seconds"),
@@ -220,7 +220,7 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
         "limit": limit,
         "metric": metric,
         "metric_options": {k: dict(v) for k, v in (metric_options or {}).items()},
-        "judge": judge.describe(),
+        "judge": judging.describe(),
         "embedder": next((r.embedder for r in results if r.embedder), None),
         "calibration": in_effect.describe() if in_effect else None,
         "uncalibrated": list(dict.fromkeys(r.metric for r in results if r.calibrated is False)),
@@ -228,6 +228,6 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
                        **(thresholds or {})},
         "ci": {**ci_settings(), "method": "percentile bootstrap of each figure",
                "resampled": "rows (pairs, for pairwise labels)"},
-        "judge_cache": cache_path,
+        "judge_cache": str(cache_file(cache_dir)) if cache else None,
     }
     return CalibrationRun(meta=meta, results=results)

@@ -115,9 +115,11 @@ def fit_family(items: FamilyItems) -> FamilyFit:
                      brier(calibrated, items.labels), sum(items.raw) / n, sum(calibrated) / n)
 
 
-def fit_calibration(run: "CalibrationRun", judge: "Judge") -> tuple[CalibrationMap, list[FamilyFit]]:
-    """A calibration map for `judge` fitted on the run's labelled rows, and what each family's fit found."""
-    items = family_items(run, judge.prompts)
+def fit_calibration(run: "CalibrationRun", judge: "Judge",
+                    overrides: "PromptOverrides | None" = None) -> tuple[CalibrationMap, list[FamilyFit]]:
+    """A calibration map for `judge` fitted on the run's labelled rows (asked with the user's instruction texts
+    `overrides`, if any), and what each family's fit found."""
+    items = family_items(run, overrides)
     fits = [fit_family(i) for i in items.values()]
     source: Any = run.meta.get("files") or []
     families = {f.family: FamilyMap(f.a, f.b, {"items": f.items, "positives": f.positives, "metrics": f.metrics,

@@ -129,7 +129,7 @@ def spec_from_flags(data: str | Path, *, config: str | Path | None = None, metri
 
 def checkpoint_key(spec: RunSpec, judge_fingerprint: str) -> str:
     """The resume checkpoint's name: what decides the run's results (the data, metrics, judge and its calibration:
-    Judge.scoring_fingerprint, embedder, limit, skipping, shard, metric options, columns, and the built-in prompts the
+    Judging.scoring_fingerprint, embedder, limit, skipping, shard, metric options, columns, and the built-in prompts the
     metrics so configured ask: prompts.digest, so a run resumed after an upgrade that changed one starts afresh)."""
     from .checkpoint import run_key  # noqa: PLC0415
     from ..metrics import get_metrics  # noqa: PLC0415
@@ -156,7 +156,8 @@ class Evaluation:
         from .checkpoint import Checkpoint  # noqa: PLC0415
         from ..data.dataset import load_samples  # noqa: PLC0415
         from ..judges import get_judge  # noqa: PLC0415
-        from .runner import evaluate, set_prompts  # noqa: PLC0415
+        from ..judges.calibrated import run_options  # noqa: PLC0415
+        from .runner import evaluate, run_judging  # noqa: PLC0415
         from .shard import take_shard  # noqa: PLC0415
         from ..metrics import get_metrics  # noqa: PLC0415
         from ..data.field_check import refuse_unscorable  # noqa: PLC0415
@@ -174,13 +175,14 @@ class Evaluation:
             samples = samples.part(shard)  # evaluate() checks the input, not this shard (which may be empty)
         judge = get_judge(spec.judge, dict(spec.judge_options))
         try:
-            set_prompts(judge, spec.prompts)  # before the checkpoint key: Judge.scoring_fingerprint covers them
-            if spec.resume:
-                self.checkpoint = Checkpoint(paths.runs_dir() / f"{checkpoint_key(spec, judge.scoring_fingerprint)}.jsonl")
+            if spec.resume:  # the key holds what the run's judging holds: Judging.scoring_fingerprint
+                fingerprint = run_judging(judge, run_options(spec.judge_options), spec.prompts).scoring_fingerprint
+                self.checkpoint = Checkpoint(paths.runs_dir() / f"{checkpoint_key(spec, fingerprint)}.jsonl")
                 self.checkpoint.lock()  # held until finish() or close(): the outputs are written under it
             cache = spec.cache_folder()
             report = evaluate(samples, metrics=spec.metrics, judge=judge, embedder=spec.embedder,
-                              thresholds=spec.thresholds, gate=spec.gate, progress=spec.progress, skipped=skipped,
+                              judge_options=run_options(spec.judge_options), thresholds=spec.thresholds,
+                              gate=spec.gate, progress=spec.progress, skipped=skipped,
                               cache_dir=cache, cache=cache is not None, checkpoint=self.checkpoint,
                               gate_on=spec.gate_on, concurrency=spec.concurrency, language=spec.language,
                               metric_options=spec.metric_options, max_error_rate=spec.max_error_rate,

@@ -5,8 +5,8 @@ irrelevant chunks, stops the run (JudgeCheckError: exit 5) instead of passing th
 - What is asked: for each verdict family the run's metrics use (faithfulness and context recall: statements, their
   graded `verify_statement` in the metric's way of asking, or `verify_statements` with verdicts=json; context
   precision: chunks, `judge_chunk` or `judge_chunks`), in each language of the run's samples, through the metric's
-  own verdict strategy (asking/verdicts.py, the function its scores come from): the same prompt builders, the
-  judge's prompt overrides, the judge cache and the call counters. Answer relevancy and custom metrics are not
+  own verdict strategy (asking/verdicts.py, the function its scores come from): the same prompt builders and the
+  run's judging context (judges/judging.py: its prompt overrides, its cache and its call counters). Answer relevancy and custom metrics are not
   checked.
 - The rule (the constants below, in one place): graded verdicts pass when the ROC AUC of the raw P(yes) (the
   supported or relevant items against the others) is at least MIN_AUC and the mean raw P(yes) of those items is at
@@ -37,6 +37,7 @@ from ..core.errors import JudgeError
 from ..core.number_text import score_text as _n, seconds_text
 from ..data.language import NAMES, scope_of
 from ..data.schema import Sample
+from ..judges.judging import judging_of
 from ..metrics.base import Metric, WithVerdicts
 from ..metrics.context_precision import ContextPrecision
 from ..metrics.statement_support import StatementSupport
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from ..data.metric_definition import MetricDefinition
     from ..data.schema import Report
     from ..embeddings import Embedder
-    from ..judges import Judge
+    from ..judges import Judge, Judging
 
 # --- the rule: every constant of the check, in one place (docs/gate.md#the-judge-check) -------------------------------
 # Set from research/accuracy/judge_check_margins.py on the catalogue judges (docs/gate.md#measured-margins): the
@@ -135,7 +136,7 @@ def _take(items: Sequence[tuple[str, bool]], per_side: int) -> list[tuple[str, b
     return out
 
 
-def ask(judge: "Judge", family: Family, lang: str, embedder: "Embedder | None" = None
+def ask(judging: "Judging | Judge", family: Family, lang: str, embedder: "Embedder | None" = None
         ) -> tuple[list[tuple[str, bool]], list[float], Scoring]:
     """The family's items in `lang` and the judge's values for them, asked through the metric's own verdict strategy
     (graded: the raw P(yes); JSON: 1.0 / 0.0), and the scoring context (its call log) they were asked in."""
@@ -146,7 +147,7 @@ def ask(judge: "Judge", family: Family, lang: str, embedder: "Embedder | None" =
         texts = [t for t, _ in items]
         sample = Sample(id="judge-check", question=data.question, contexts=[data.context], answer=" ".join(texts),
                         language=lang)
-        ctx = Scoring(sample, judge, embedder)
+        ctx = Scoring(sample, judging, embedder)
         got = metric.verdicts.support(ctx, texts, [data.context], getattr(metric, "way"), [{} for _ in texts])  # noqa: B009
     else:
         chunks = CHUNKS[lang]
@@ -154,7 +155,7 @@ def ask(judge: "Judge", family: Family, lang: str, embedder: "Embedder | None" =
         texts = [t for t, _ in items]
         sample = Sample(id="judge-check", question=chunks.question, contexts=texts, answer=chunks.reference,
                         reference=chunks.reference, language=lang)
-        ctx = Scoring(sample, judge, embedder)
+        ctx = Scoring(sample, judging, embedder)
         got = metric.verdicts.relevance(ctx, chunks.question, chunks.reference, "reference answer", texts,
                                         metric.options.get("questions", "useful"), [{} for _ in texts])
     values = got.raw if got.raw is not None else got.values
@@ -204,23 +205,24 @@ def rule() -> dict[str, Any]:
 
 # the families already asked of a judge in this process (the pytest plugin's session judge, a notebook's): asked once
 _DONE: "weakref.WeakKeyDictionary[Any, dict[tuple, dict[str, Any]]]" = weakref.WeakKeyDictionary()
-def run_check(judge: "Judge", metrics: Iterable[Metric], samples: Iterable[Sample],
+def run_check(judging: "Judging | Judge", metrics: Iterable[Metric], samples: Iterable[Sample],
               embedder: "Embedder | None" = None, enabled: bool = True) -> dict[str, Any]:
     """The check for a run of `metrics` on `samples` (their languages), as report.meta["judge_check"] records it:
     status passed / failed (with each family's figures per language), skipped (enabled=False), exempt, not_needed
     (no metric it covers, or no sample) or error (a judge error stopped it: the run goes on)."""
     if not enabled:
         return {"status": "skipped", "reason": SKIPPED}
-    if why := exemption(judge):
+    judging = judging_of(judging)  # the run's judging context (a judge alone: its own, nothing set)
+    if why := exemption(judging.judge):
         return {"status": "exempt", "reason": why}
     plan = families(metrics)
     languages = sorted({scope_of(s).lang for s in samples})
     if not plan or not languages:
         return {"status": "not_needed", "reason": "no sample, or no metric asks the verdicts it checks "
                                                   "(faithfulness, context recall, context precision)"}
-    started, before = time.perf_counter(), judge.stats.counters()  # nothing else asks the judge before scoring
-    done = _DONE.setdefault(judge, {})
-    overrides = judge.prompts.sha256 if judge.prompts else None
+    started, before = time.perf_counter(), judging.stats.counters()  # nothing else asks the run's judge before scoring
+    done = _DONE.setdefault(judging.judge, {})
+    overrides = judging.prompts.sha256 if judging.prompts else None
     results = []
     try:
         for family in plan:
@@ -228,27 +230,27 @@ def run_check(judge: "Judge", metrics: Iterable[Metric], samples: Iterable[Sampl
                 key = (family.kind, family.family, lang, overrides, getattr(embedder, "name", None),
                        STATEMENTS_PER_SIDE, CHUNKS_PER_SIDE)
                 if key not in done:
-                    items, values, _ = ask(judge, family, lang, embedder)
+                    items, values, _ = ask(judging, family, lang, embedder)
                     done[key] = {"kind": family.kind, "family": family.family, "label": family.label,
                                  "verdicts": family.metric.verdicts.name, "language": lang,
                                  **figures(family.kind, items, values, family.graded)}
                 results.append(done[key])
     except JudgeError as e:
-        return {"status": "error", "error": str(e)[:300], **_spent(judge, before, started)}
+        return {"status": "error", "error": str(e)[:300], **_spent(judging, before, started)}
     status = "passed" if all(r["passed"] for r in results) else "failed"
-    return {"status": status, "families": results, "rule": rule(), **_spent(judge, before, started)}
+    return {"status": status, "families": results, "rule": rule(), **_spent(judging, before, started)}
 
 
-def _spent(judge: "Judge", before: Mapping[str, float], started: float) -> dict[str, Any]:
-    """The check's wall seconds and its share of the judge's counters (calls, cache hits, tokens, seconds)."""
-    now = judge.stats.counters()
+def _spent(judging: "Judging", before: Mapping[str, float], started: float) -> dict[str, Any]:
+    """The check's wall seconds and its share of the run's counters (calls, cache hits, tokens, seconds)."""
+    now = judging.stats.counters()
     spent = {k: v - before.get(k, 0) for k, v in now.items()}
     return {"seconds": round(time.perf_counter() - started, 3), "judge_seconds": round(spent.pop("seconds", 0.0), 3),
             **{k: int(v) for k, v in spent.items()}}
 
 
 def scoring_stats(stats: Mapping[str, Any], check: Mapping[str, Any]) -> dict[str, Any]:
-    """The judge's run totals (JudgeStats.as_dict) less the check's share, so that a report's judge_stats count the
+    """The run's totals (Judging.stats, JudgeStats.as_dict) less the check's share, so that a report's judge_stats count the
     scoring's calls, as its samples' do (the check records its own in meta.judge_check)."""
     spent = {**{k: v for k, v in check.items() if k in stats and k != "seconds"},
              "seconds": check.get("judge_seconds", 0.0)}

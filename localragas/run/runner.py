@@ -6,15 +6,13 @@ import platform
 import threading
 import time
 import traceback
-from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
 
 from .. import __version__
-from ..core import paths
 from ..asking import check_window
 from ..calibration_map import CalibrationMap
 from .checkpoint import Checkpoint, sample_hash
@@ -23,8 +21,8 @@ from ..core.errors import CacheError, ConfigError, JudgeCheckError, JudgeError, 
 from .gate import check_gate_on, check_max_error_rate, default_thresholds, run_gate
 from .judge_check import failure_message, flat_metrics, run_check, scoring_stats
 from ..judges import Judge, get_judge
-from ..judges.cache import JudgeCache
-from ..judges.calibrated import set_calibration
+from ..judges.calibrated import calibration_of, run_calibration, split_calibration
+from ..judges.judging import Judging
 from ..data.field_check import refuse_unscorable
 from ..data.language import check_language, scope_of
 from ..metrics import Metric, all_metrics, get_metrics
@@ -39,12 +37,12 @@ from .stats import by_category, ci_settings, summarise
 log = logging.getLogger("localragas")
 
 
-def score_sample(sample: Sample, metrics: list[Metric], judge: Judge, embedder: Embedder | None,
+def score_sample(sample: Sample, metrics: list[Metric], judging: Judging, embedder: Embedder | None,
                  calibration: CalibrationMap | None = None) -> SampleResult:
-    """All metrics on one sample (calibration: the map in effect, calibration_in_effect; None: the judge's). A failing
+    """All metrics on one sample (calibration: the map in effect, calibration_in_effect; None: the run's). A failing
     metric becomes unscored with its reason; the others go on."""
     started = time.perf_counter()
-    ctx = Scoring(sample, judge, embedder, calibration)  # its own languages, shared work, call log: safe in parallel
+    ctx = Scoring(sample, judging, embedder, calibration)  # its own languages, shared work, call log: safe in parallel
     out = SampleResult(id=sample.id, category=sample.category)
     for m in metrics:
         try:
@@ -100,13 +98,13 @@ def evaluate(
     instance only "calibration" applies.
     cache: keep judge replies in the persistent cache (default: on, in the CLI's place, .localragas/cache or
     $LOCALRAGAS_STATE_DIR/cache; a re-run makes no judge call); cache=False neither reads nor writes it.
-    cache_dir: the cache's folder instead. A judge that already has a cache (judge.cache) keeps using it.
+    cache_dir: the cache's folder instead. The run opens it, and closes it when it ends.
     progress: None (default) shows a bar in a notebook or an interactive session only; True always; False never.
     checkpoint: a file each finished sample is appended to; results found there for unchanged samples are reused.
     gate_on: 'mean' (default) or 'lower-bound': hold each metric's 95% CI lower bound against its threshold.
     language: 'auto' (each sample's prompts in the language of its script), 'en' or 'zh' for every sample.
     prompts: prompt family -> a file whose text replaces the family's instruction block (prompts/overrides.py,
-    docs/custom-metrics.md), e.g. {"verify_statement": "instruction.txt"}; set on the judge.
+    docs/custom-metrics.md), e.g. {"verify_statement": "instruction.txt"}; this run's, not the judge's.
     judge_check: before any sample is scored, ask the judge obvious items the way the metrics ask theirs
     (run/judge_check.py, docs/gate.md#the-judge-check); a judge that cannot tell them apart raises JudgeCheckError
     (the command line's exit 5). False skips it (report.meta["judge_check"] says so): for a test setup only.
@@ -129,26 +127,34 @@ def evaluate(
     chosen = get_metrics(metrics, metric_options)
     refuse_unscorable(given, chosen, named=[n for n in metrics or () if isinstance(n, str)])
     check_cache_choice(cache, cache_dir)
-    judge = set_calibration(judge, judge_options) if isinstance(judge, Judge) else get_judge(judge, judge_options)
-    set_prompts(judge, prompts)
+    judging = run_judging(judge, judge_options, prompts)  # the run's: the judge given is never changed
     # a window too small for one item, with the instruction texts as asked (overrides, custom metrics): refused now
     own = {family: smallest for m in chosen for family, smallest in m.window_prompts.items()}
-    check_window(judge, [p for m in chosen for p in m.prompts], own)
+    check_window(judging, [p for m in chosen for p in m.prompts], own)
     if checkpoint is not None and not isinstance(checkpoint, Checkpoint):
         checkpoint = Checkpoint(checkpoint)
     # a checkpoint is held while the run is live: another live run of it is refused (CheckpointError), not resumed
-    with judge_cache(judge, cache, cache_dir), (checkpoint.held() if checkpoint else nullcontext()):
-        report = _run(samples, chosen, judge, embedder, thresholds, gate, progress, skipped, checkpoint, gate_on,
+    with judging.cached(cache, cache_dir), (checkpoint.held() if checkpoint else nullcontext()):
+        report = _run(samples, chosen, judging, embedder, thresholds, gate, progress, skipped, checkpoint, gate_on,
                       concurrency, language, max_error_rate, judge_check)
     if getattr(given, "ignored", None):
         report.meta["ignored_fields"] = list(given.ignored)  # listed once: the terminal, Markdown, HTML show it
     return report
 
 
-def set_prompts(judge: Judge, prompts: Mapping[str, str | Path] | None) -> None:
-    """The judge asks with the user's instruction texts for these families (none given: as it was)."""
-    if prompts:
-        judge.prompts = load_overrides(dict(prompts))
+def run_judging(judge: Judge | str | None, judge_options: Mapping[str, Any] | None = None,
+                prompts: Mapping[str, str | Path] | None = None) -> Judging:
+    """A run's judging context, its cache not yet opened (Judging.cached): the judge (an instance, or built by
+    get_judge from a name or path and the options), the calibration the options choose (judges/calibrated.py; with an
+    instance, only `calibration` may be among them) and the user's instruction texts for these families (a bad family
+    or file: ConfigError before any judging)."""
+    if isinstance(judge, Judge):
+        calibration = run_calibration(judge, dict(judge_options or {}))
+    else:
+        backend, chosen = split_calibration(dict(judge_options or {}))
+        judge = get_judge(judge, backend)
+        calibration = calibration_of(judge, chosen)
+    return Judging(judge, prompts=load_overrides(dict(prompts)) if prompts else None, calibration=calibration)
 
 
 def prompt_meta(chosen: list[Metric], overrides: PromptOverrides | None) -> dict[str, Any]:
@@ -174,53 +180,32 @@ def check_cache_choice(cache: bool, cache_dir: str | Path | None) -> None:
         raise ConfigError("cache=False turns the judge cache off, and cache_dir names one: give one of them")
 
 
-@contextmanager
-def judge_cache(judge: Judge, cache: bool = True, cache_dir: str | Path | None = None) -> Iterator[None]:
-    """The judge's cache for a run of the Python API (evaluate, calibrate), as on the command line: cache (default)
-    opens the persistent one (cache_dir, else .localragas/cache or $LOCALRAGAS_STATE_DIR/cache) unless the judge
-    already has one, which it keeps; cache=False sets the judge's own aside. Restored afterwards."""
-    check_cache_choice(cache, cache_dir)
-    own = held = None  # the cache opened for this run; the judge's own one, set aside by cache=False
-    if not cache:
-        held, judge.cache = judge.cache, None
-    elif judge.cache is None:
-        own = judge.cache = JudgeCache(cache_dir if cache_dir is not None else paths.cache_dir())
-    try:
-        yield
-    finally:
-        if own is not None:
-            own.close()
-            judge.cache = None
-        if held is not None:
-            judge.cache = held
-
-
-def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, thresholds, gate, progress, skipped,
+def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder, thresholds, gate, progress, skipped,
          checkpoint, gate_on, concurrency, language, max_error_rate, judge_check=True) -> Report:
-    """evaluate() once its inputs are checked and the judge's cache is set."""
+    """evaluate() once its inputs are checked and the run's judging context built, its cache open."""
     names = [m.name for m in chosen]
     if checkpoint is not None and not isinstance(checkpoint, Checkpoint):
         checkpoint = Checkpoint(checkpoint)
     done = checkpoint.load() if checkpoint else {}
     if any(m.uses_embedder for m in chosen) and not isinstance(embedder, Embedder):
         embedder = get_embedder(embedder)
-    if judge.cache is not None and isinstance(embedder, Embedder) and not isinstance(embedder, CachedEmbedder):
-        embedder = CachedEmbedder(embedder, judge.cache)
+    if judging.cache is not None and isinstance(embedder, Embedder) and not isinstance(embedder, CachedEmbedder):
+        embedder = CachedEmbedder(embedder, judging.cache)
     unknown = sorted(set(thresholds or {}) - set(all_metrics()))
     if unknown:
         raise ConfigError(f"threshold for unknown metric(s) {', '.join(unknown)}; valid: {', '.join(all_metrics())}")
-    calibration = calibration_in_effect(judge, chosen)
+    calibration = calibration_in_effect(judging, chosen)
     covered = list(calibration.families) if calibration else []
     limits = {k: v for k, v in {**default_thresholds(chosen, covered), **(thresholds or {})}.items() if k in names}
 
-    workers = _workers(concurrency, judge)
+    workers = _workers(concurrency, judging.judge)
     emb = embedder if isinstance(embedder, Embedder) else None
     if emb is not None and workers > 1:
         emb = _Serialised(emb)
 
-    check = run_check(judge, chosen, samples, emb, enabled=judge_check)  # before any sample is scored
+    check = run_check(judging, chosen, samples, emb, enabled=judge_check)  # before any sample is scored
     if check["status"] == "failed":
-        raise JudgeCheckError(failure_message(check, judge.name))
+        raise JudgeCheckError(failure_message(check, judging.name))
     started_at = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     slots: list[SampleResult | None] = [None] * len(samples)
@@ -241,14 +226,14 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
                 resumed += 1
                 finish(i, None, previous[1])  # already in the checkpoint
             elif workers == 1:
-                finish(i, digest, score_sample(sample, chosen, judge, emb, calibration))
+                finish(i, digest, score_sample(sample, chosen, judging, emb, calibration))
             else:
                 todo.append((i, sample, digest))
         if todo:
-            _score_in_threads(todo, workers, finish, chosen, judge, emb, calibration)
+            _score_in_threads(todo, workers, finish, chosen, judging, emb, calibration)
     results = [r for r in slots if r is not None]
     wall = time.perf_counter() - t0
-    scored = scoring_stats(judge.stats.as_dict(), check)  # the scoring's: the check counts its own (judge_check)
+    scored = scoring_stats(judging.stats.as_dict(), check)  # the scoring's: the check counts its own (judge_check)
 
     meta = {
         "localragas": __version__,
@@ -261,17 +246,17 @@ def _run(samples: list[Sample], chosen: list[Metric], judge: Judge, embedder, th
         "languages": _languages(samples),
         "metric_options": {m.name: dict(m.options) for m in chosen if m.options},
         "resumed_samples": resumed,
-        "judge": judge.describe(),
+        "judge": judging.describe(),
         "judge_check": check,
         "calibration": calibration.describe() if calibration else None,
         "uncalibrated": uncalibrated(chosen, covered),
         "judge_stats": scored,
-        "judge_totals": {k: round(sum(r.judge.get(k, 0) for r in results), 3) for k in judge.stats.counters()},
+        "judge_totals": {k: round(sum(r.judge.get(k, 0) for r in results), 3) for k in judging.stats.counters()},
         "share_of_wall_in_judge": round(scored["seconds"] / wall, 4) if wall > 0 else None,
-        "judge_cache": str(judge.cache.path) if judge.cache else None,
+        "judge_cache": str(judging.cache.path) if judging.cache else None,
         "embedder": embedder.describe() if isinstance(embedder, Embedder) else None,
         "thresholds": limits,
-        "prompts": prompt_meta(chosen, judge.prompts),
+        "prompts": prompt_meta(chosen, judging.prompts),
         "versions": _versions(),
     }
     report = Report(meta=meta, metrics=names, definitions={m.name: m.describe() for m in chosen},
@@ -289,26 +274,26 @@ def _languages(samples: list[Sample]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def calibration_in_effect(judge: Judge, metrics: list[Metric]) -> CalibrationMap | None:
-    """The judge's calibration as a run of `metrics` applies it: a family whose map was fitted under other prompts
+def calibration_in_effect(judging: Judging, metrics: list[Metric]) -> CalibrationMap | None:
+    """The run's calibration as a run of `metrics` applies it: a family whose map was fitted under other prompts
     than the run asks (its recorded prompt_sha256, e.g. the user overrode verify_statement since) is left out, with the
-    reason in not_applied; None when the judge is uncalibrated."""
-    return calibration_for(judge, graded_hashes(metrics, judge.prompts))
+    reason in not_applied; None when the run is uncalibrated."""
+    return calibration_for(judging, graded_hashes(metrics, judging.prompts))
 
 
-def calibration_for(judge: Judge, asked: Mapping[str, Mapping[str, str]]) -> CalibrationMap | None:
-    """The judge's calibration less the families `asked` (calibration family -> {prompt family: template sha256} as
+def calibration_for(judging: Judging, asked: Mapping[str, Mapping[str, str]]) -> CalibrationMap | None:
+    """The run's calibration less the families `asked` (calibration family -> {prompt family: template sha256} as
     the run asks them) asks under other prompts than it was fitted under (CalibrationMap.for_prompts, the user's
-    overrides named as such); None when the judge is uncalibrated. Also `localragas generate`'s
+    overrides named as such); None when the run is uncalibrated. Also `localragas generate`'s
     (testset.generation.support_calibration)."""
-    if judge.calibration is None:
+    if judging.calibration is None:
         return None
-    return judge.calibration.for_prompts(asked, judge.prompts.texts if judge.prompts else ())
+    return judging.calibration.for_prompts(asked, judging.prompts.texts if judging.prompts else ())
 
 
-def calibrated_families(judge: Judge, metrics: list[Metric]) -> list[str]:
-    """The prompt families the judge's calibration covers in a run of `metrics` (none when uncalibrated)."""
-    calibration = calibration_in_effect(judge, metrics)
+def calibrated_families(judging: Judging, metrics: list[Metric]) -> list[str]:
+    """The prompt families the run's calibration covers in a run of `metrics` (none when uncalibrated)."""
+    calibration = calibration_in_effect(judging, metrics)
     return list(calibration.families) if calibration else []
 
 
@@ -321,7 +306,7 @@ def _workers(concurrency: int, judge: Judge) -> int:
     return concurrency
 
 
-def _score_in_threads(todo, workers, finish, metrics, judge, embedder, calibration) -> None:
+def _score_in_threads(todo, workers, finish, metrics, judging, embedder, calibration) -> None:
     """Score samples in `workers` threads; `finish` (checkpoint, progress) runs here, in the calling thread.
 
     If one sample stops the run (a ConfigError, Ctrl-C), samples not started are dropped and the ones in flight
@@ -332,7 +317,7 @@ def _score_in_threads(todo, workers, finish, metrics, judge, embedder, calibrati
     finished: set[int] = set()
     try:
         for i, sample, digest in todo:
-            futures[pool.submit(score_sample, sample, metrics, judge, embedder, calibration)] = (i, digest)
+            futures[pool.submit(score_sample, sample, metrics, judging, embedder, calibration)] = (i, digest)
         for f in as_completed(futures):
             i, digest = futures[f]
             finish(i, digest, f.result())

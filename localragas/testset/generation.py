@@ -82,14 +82,15 @@ REASONS = ("copied_wording", "duplicate", "reference_unsupported", "not_linked",
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 
-def support_calibration(judge):
-    """The judge's calibration as generate applies it: its verify_statement and question_answerable maps, each unless
+def support_calibration(judging):
+    """The run's calibration as generate applies it: its verify_statement and question_answerable maps, each unless
     the user's prompt override changed that family since the map was fitted (as an eval run decides,
-    runner.calibration_in_effect); None when the judge is uncalibrated."""
+    runner.calibration_in_effect); None when the run is uncalibrated."""
     from ..prompts.overrides import template_hashes  # noqa: PLC0415
     from ..run.runner import calibration_for  # noqa: PLC0415
 
-    return calibration_for(judge, {f: template_hashes([f], judge.prompts) for f in (SUPPORT_FAMILY, ANSWERABLE_FAMILY)})
+    return calibration_for(judging, {f: template_hashes([f], judging.prompts)
+                                     for f in (SUPPORT_FAMILY, ANSWERABLE_FAMILY)})
 
 
 def copied_run(question: str, texts: list[str]) -> int:
@@ -132,7 +133,7 @@ class GenerateSpec:
     seed: int = 0
     language: str = "auto"  # auto: each item in its (first) chunk's language
     judge: Any = None  # a catalogue name, path, 'fake', BACKEND:MODEL, or a Judge; None: the default judge
-    judge_options: dict[str, Any] = field(default_factory=dict)
+    judge_options: dict[str, Any] = field(default_factory=dict)  # with a Judge, only calibration (as evaluate's)
     embedder: Any = None  # a name, folder, 'fake', or an Embedder; None: the default embedder
     cache: bool = True
     cache_dir: Path | None = None
@@ -223,26 +224,26 @@ class Generation:
         self.resumed = 0
 
     def run(self) -> "Testset":
-        from ..judges import Judge, get_judge  # noqa: PLC0415
-        from ..run.runner import judge_cache  # noqa: PLC0415
+        from ..judges import Judge  # noqa: PLC0415
+        from ..run.runner import run_judging  # noqa: PLC0415
 
         spec = self.spec
         chunks = load_chunks(spec.documents, spec.chunk_chars)
-        judge = spec.judge if isinstance(spec.judge, Judge) else get_judge(spec.judge, dict(spec.judge_options))
+        judging = run_judging(spec.judge, spec.judge_options)  # the run's; a Judge given is never changed
         try:
-            with judge_cache(judge, spec.cache, spec.cache_dir if spec.cache else None):
-                return self._run(chunks, judge)
+            with judging.cached(spec.cache, spec.cache_dir if spec.cache else None):
+                return self._run(chunks, judging)
         finally:
             if self.checkpoint is not None:
                 self.checkpoint.release()
             if not isinstance(spec.judge, Judge):
-                judge.close()
+                judging.judge.close()
 
     def finish(self) -> None:
         if self.checkpoint is not None:
             self.checkpoint.remove()
 
-    def _run(self, chunks: list[Chunk], judge) -> Testset:
+    def _run(self, chunks: list[Chunk], judging) -> Testset:
         from ..run.checkpoint import RecordCheckpoint, run_key  # noqa: PLC0415
         from ..prompts.digest import prompts_digest  # noqa: PLC0415
         from ..embeddings import CachedEmbedder, Embedder, get_embedder  # noqa: PLC0415
@@ -250,19 +251,19 @@ class Generation:
 
         spec = self.spec
         embedder = spec.embedder if isinstance(spec.embedder, Embedder) else get_embedder(spec.embedder)
-        if judge.cache is not None and not isinstance(embedder, CachedEmbedder):
-            embedder = CachedEmbedder(embedder, judge.cache)
+        if judging.cache is not None and not isinstance(embedder, CachedEmbedder):
+            embedder = CachedEmbedder(embedder, judging.cache)
         digest = hashlib.sha256(json.dumps([[c.id, c.text] for c in chunks]).encode("utf-8")).hexdigest()
         done: dict[str, dict] = {}
         if spec.resume:
-            key = run_key("generate", digest, spec.size, spec.mix, spec.seed, spec.language, judge.scoring_fingerprint,
+            key = run_key("generate", digest, spec.size, spec.mix, spec.seed, spec.language, judging.scoring_fingerprint,
                           embedder.describe(), spec.chunk_chars, prompts_digest(FAMILIES))
             self.checkpoint = RecordCheckpoint(paths.runs_dir() / f"generate-{key}.jsonl")
             self.checkpoint.lock()  # until run() ends: another live run of it is refused, not resumed
             done = self.checkpoint.load()
         corpus = _Corpus(chunks, embedder)
         wanted = plan(spec.size, spec.mix)
-        state = _State(corpus, judge, embedder, spec.language)
+        state = _State(corpus, judging, embedder, spec.language)
         candidates = {kind: corpus.candidates(kind, spec.seed) for kind in KINDS}
         tried: Counter[str] = Counter()
 
@@ -298,15 +299,15 @@ class Generation:
                     state.topped_up[kind] += state.kept[kind] - before
                     for row in state.rows[rows_before:]:
                         row["meta"]["topped_up"] = True  # beyond the kind's plan: a reader can tell the mix moved
-        return Testset(state.rows, state.summary(spec, wanted, chunks, judge, embedder, self.resumed))
+        return Testset(state.rows, state.summary(spec, wanted, chunks, judging, embedder, self.resumed))
 
 
 class _State:
     """The items kept so far (rows and question vectors, for duplicates) and the outcome of every candidate."""
 
-    def __init__(self, corpus: _Corpus, judge, embedder, language: str):
-        self.corpus, self.judge, self.embedder, self.language = corpus, judge, embedder, language
-        self.calibration = support_calibration(judge)
+    def __init__(self, corpus: _Corpus, judging, embedder, language: str):
+        self.corpus, self.judging, self.embedder, self.language = corpus, judging, embedder, language
+        self.calibration = support_calibration(judging)
         self.calibrated = self.calibration is not None and self.calibration.covers(SUPPORT_FAMILY)
         self.support_threshold = SUPPORT_THRESHOLD if self.calibrated else UNCALIBRATED_SUPPORT_THRESHOLD
         self.answerable_calibrated = self.calibration is not None and self.calibration.covers(ANSWERABLE_FAMILY)
@@ -347,7 +348,7 @@ class _State:
         chunks = [corpus.chunks[i] for i in indices]
         texts = [c.text for c in chunks]
         lang = self.language if self.language != "auto" else detect(texts[0])
-        ctx = asking(self.judge, lang, self.calibration)
+        ctx = asking(self.judging, lang, self.calibration)
         got = write(ctx, kind, texts)
         question = " ".join(got.question.split())
         base = {"kind": kind, "chunk_ids": [c.id for c in chunks], "question": question}
@@ -402,7 +403,7 @@ class _State:
                         **({"warnings": ctx.warnings} if ctx.warnings else {})}}
         return {"status": "kept", **base, "row": row}
 
-    def summary(self, spec: GenerateSpec, wanted: dict[str, int], chunks: list[Chunk], judge, embedder,
+    def summary(self, spec: GenerateSpec, wanted: dict[str, int], chunks: list[Chunk], judging, embedder,
                 resumed: int) -> dict[str, Any]:
         by_kind = {k: {"wanted": wanted[k], "kept": self.kept[k], "topped_up": self.topped_up[k],
                        "dropped": dict(sorted(self.dropped[k].items()))}
@@ -417,7 +418,7 @@ class _State:
             "seed": spec.seed, "mix": spec.mix, "language": spec.language,
             "documents": [str(p) for p in spec.documents], "chunks": len(chunks),
             "documents_read": len({c.document for c in chunks}),
-            "judge": judge.describe(), "judge_stats": judge.stats.as_dict(), "embedder": embedder.describe(),
+            "judge": judging.describe(), "judge_stats": judging.stats.as_dict(), "embedder": embedder.describe(),
             "resumed_candidates": resumed,
             "thresholds": {"support": self.support_threshold, "support_calibrated": self.calibrated,
                            "answerable": ANSWERABLE_THRESHOLD, "unanswerable": UNANSWERABLE_THRESHOLD,

@@ -34,23 +34,24 @@ from localragas.core.errors import LocalragasError
 from localragas.core.key_values import comma_items, parse_metric_options, parse_options, parse_prompts
 from localragas.data.language import NAMES
 from localragas.judges import get_judge
+from localragas.judges.calibrated import run_options
 from localragas.metrics import get_metrics
 from localragas.run import judge_check
-from localragas.run.runner import judge_cache, set_prompts
+from localragas.run.runner import run_judging
 
 COUNTERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "cached_tokens", "seconds")
 
 
-def measure(judge, metrics: list, languages: list[str]) -> list[dict]:
+def measure(judging, metrics: list, languages: list[str]) -> list[dict]:
     """One row per (family, language): the check's figures (judge_check.figures), every item's value, the room above
-    the rule, and what the asking cost (wall seconds, the judge's counters)."""
+    the rule, and what the asking cost (wall seconds, the run's judge counters)."""
     rows = []
     for family in judge_check.families(metrics):
         for lang in languages:
-            before, started = judge.stats.counters(), time.perf_counter()
-            items, values, _ = judge_check.ask(judge, family, lang)
+            before, started = judging.stats.counters(), time.perf_counter()
+            items, values, _ = judge_check.ask(judging, family, lang)
             wall = time.perf_counter() - started
-            after = judge.stats.counters()
+            after = judging.stats.counters()
             got = judge_check.figures(family.kind, items, values, family.graded)
             row = {"family": family.family, "kind": family.kind, "language": lang, **got,
                    "values": [{"item": t, "expected": judge_check.SIDES[family.kind][0 if y else 1],
@@ -125,11 +126,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         names = comma_items(args.metrics) or ["faithfulness", "context_precision"]
         metrics = get_metrics(names, parse_metric_options(args.metric_option, "--metric-option"))
-        judge = get_judge(args.judge, parse_options(args.judge_option, "--judge-option"))
-        set_prompts(judge, parse_prompts(args.prompt, "--prompt"))
+        options = parse_options(args.judge_option, "--judge-option")
+        judge = get_judge(args.judge, options)
+        judging = run_judging(judge, run_options(options), parse_prompts(args.prompt, "--prompt"))
         languages = ["en", "zh"] if args.language == "both" else [args.language]
-        with judge_cache(judge, args.cache_dir is not None, args.cache_dir):
-            rows = measure(judge, metrics, languages)
+        with judging.cached(args.cache_dir is not None, args.cache_dir):
+            rows = measure(judging, metrics, languages)
     except LocalragasError as e:
         print(f"Error: {e}", file=sys.stderr)
         return 2

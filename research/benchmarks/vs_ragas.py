@@ -212,7 +212,7 @@ def cache_off(fn: Any) -> dict[str, Any]:
 
 
 def run_localragas(args: argparse.Namespace, jobs: list[tuple[dict, str]]) -> dict[str, Any]:
-    """localragas in this process: one judge (loaded once), evaluate() per (sample, metric), stats as deltas."""
+    """localragas in this process: one judge (loaded once), evaluate() per (sample, metric), each run's stats."""
     from localragas import __version__, evaluate, get_embedder, get_judge  # noqa: PLC0415
     from localragas.data.schema import Sample  # noqa: PLC0415
 
@@ -221,8 +221,6 @@ def run_localragas(args: argparse.Namespace, jobs: list[tuple[dict, str]]) -> di
     # The same context window and threads as the llama.cpp server of the ragas run.
     judge = get_judge(args.judge, options={"n_ctx": args.n_ctx, "n_threads": args.threads}, **judge_kwargs)
     load_seconds = time.perf_counter() - t0
-    if getattr(judge, "cache", None) is not None:  # should a judge ever come with a cache attached
-        judge.cache = None
     embedder = None
     if any(m == "answer_relevancy" for _, m in jobs):
         embedder = get_embedder()
@@ -234,16 +232,16 @@ def run_localragas(args: argparse.Namespace, jobs: list[tuple[dict, str]]) -> di
         for i, (sample, metric) in enumerate(jobs, 1):
             s = Sample(id=sample["id"], question=sample["question"], contexts=sample["contexts"],
                        answer=sample["answer"], reference=sample["reference"])
-            before = dict(judge.stats.__dict__)
             t = time.perf_counter()
+            stats: dict = {}
             try:
                 report = evaluate([s], metrics=[metric], judge=judge, embedder=embedder, gate=False,
                                   judge_check=False, **eval_kwargs)  # the scoring's cost only, as ragas has no check
-                result, error = report.samples[0].metrics[metric], None
+                result, error, stats = report.samples[0].metrics[metric], None, report.meta["judge_stats"]
             except Exception as e:  # noqa: BLE001 - a benchmark records failures and goes on
                 result, error = None, f"{type(e).__name__}: {e}"
             seconds = time.perf_counter() - t
-            record = _localragas_record(sample["key"], metric, seconds, before, judge.stats.__dict__, result, error)
+            record = _localragas_record(sample["key"], metric, seconds, stats, result, error)
             records.append(record)
             log(f"localragas {i}/{len(jobs)} {metric} {sample['key']}: {_brief(record)}")
     finally:
@@ -253,7 +251,7 @@ def run_localragas(args: argparse.Namespace, jobs: list[tuple[dict, str]]) -> di
         "judge": judge.describe(),
         "judge_load_seconds": round(load_seconds, 2),
         "wall_seconds": round(time.perf_counter() - started, 1),
-        "cache": f"off: {_kwargs(judge_kwargs | eval_kwargs)}, judge.cache None"
+        "cache": f"off: {_kwargs(judge_kwargs | eval_kwargs)}"
                  if eval_kwargs or judge_kwargs else "localragas has no cache option",
         "call": "evaluate([sample], metrics=[metric], judge=<one LlamaCppJudge>, embedder=<one embedder>, gate=False)",
         "records": records,
@@ -264,9 +262,9 @@ def _kwargs(kwargs: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
 
 
-def _localragas_record(key: str, metric: str, seconds: float, before: dict, after: dict, result, error) -> dict:
-    delta = {k: after.get(k, 0) - before.get(k, 0)
-             for k in ("calls", "cache_hits", "parse_failures", "prompt_tokens", "completion_tokens")}
+def _localragas_record(key: str, metric: str, seconds: float, stats: dict, result, error) -> dict:
+    """One (sample, metric): its run's judge counters (report.meta judge_stats; none when the run raised)."""
+    delta = {k: stats.get(k, 0) for k in ("calls", "cache_hits", "parse_failures", "prompt_tokens", "completion_tokens")}
     record = {"sample": key, "metric": metric, "seconds": round(seconds, 3), "calls": delta["calls"],
               "prompt_tokens": delta["prompt_tokens"], "completion_tokens": delta["completion_tokens"],
               "value": None, "nan": False, "parse_errors": delta["parse_failures"], "exception": error, "note": None,

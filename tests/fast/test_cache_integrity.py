@@ -114,27 +114,32 @@ def test_a_new_cache_records_its_schema_version_and_an_old_one_is_kept(tmp_path)
     JudgeCache(old).close()
 
 
-def test_a_read_error_mid_run_stops_the_run(tmp_path):
+def test_a_read_error_mid_run_stops_the_run(tmp_path, monkeypatch):
     judge = FakeJudge()
-    judge.cache = JudgeCache(tmp_path / "cc")
     calls = {"n": 0}
-    real = judge.cache._db
+    opened = JudgeCache.__init__
 
-    class Flaky:
-        def execute(self, sql, *args):
-            calls["n"] += sql.startswith("SELECT")
-            if calls["n"] > 2:  # the third read
-                raise sqlite3.DatabaseError("database disk image is malformed")
-            return real.execute(sql, *args)
+    def flaky_once_open(cache, folder=None):  # the cache the run opens, its reads failing from the third
+        opened(cache, folder)
+        real = cache._db
 
-        def close(self):
-            real.close()
+        class Flaky:
+            def execute(self, sql, *args):
+                calls["n"] += sql.startswith("SELECT")
+                if calls["n"] > 2:  # the third read
+                    raise sqlite3.DatabaseError("database disk image is malformed")
+                return real.execute(sql, *args)
 
-    judge.cache._db = Flaky()
+            def close(self):
+                real.close()
+
+        cache._db = Flaky()
+
+    monkeypatch.setattr(JudgeCache, "__init__", flaky_once_open)
     samples = [Sample(id=f"s{i}", question="Q?", contexts=["Paris is in France."], answer="Paris is in France.")
                for i in range(3)]
     with pytest.raises(CacheError, match="could not be read.*malformed"):
-        evaluate(samples, metrics=["faithfulness"], judge=judge)
+        evaluate(samples, metrics=["faithfulness"], judge=judge, cache_dir=tmp_path / "cc")
 
 
 def test_the_cli_maps_a_mid_run_cache_error_to_exit_2(tmp_path, monkeypatch):

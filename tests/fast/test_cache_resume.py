@@ -13,7 +13,7 @@ import pytest
 from localragas import evaluate, load_samples
 from localragas.run import judge_check
 from localragas.run.checkpoint import Checkpoint, sample_hash
-from localragas.judges import FakeJudge
+from localragas.judges import FakeJudge, Judging
 from localragas.judges.cache import JudgeCache, cache_key
 from localragas.core.outputs import Claims, verdicts_for
 from localragas.prompts import Prompt
@@ -24,16 +24,16 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl
 
 def test_cache_hit_and_misses(tmp_path):
     judge = FakeJudge(replies=[{"claims": ["a."]}, {"claims": ["b."]}, {"claims": ["c."]}, {"claims": ["d."]}])
-    judge.cache = JudgeCache(tmp_path)
+    judging = Judging(judge, cache=JudgeCache(tmp_path))
     p = Prompt("extract_claims", "text one")
-    assert judge.generate(p, Claims).claims == ["a."]
-    assert judge.generate(p, Claims).claims == ["a."]  # hit: the queue is not consumed
-    assert (judge.stats.calls, judge.stats.cache_hits) == (1, 1)
-    assert judge.generate(Prompt("extract_claims", "text two"), Claims).claims == ["b."]  # changed prompt
+    assert judging.generate(p, Claims).claims == ["a."]
+    assert judging.generate(p, Claims).claims == ["a."]  # hit: the queue is not consumed
+    assert (judging.stats.calls, judging.stats.cache_hits) == (1, 1)
+    assert judging.generate(Prompt("extract_claims", "text two"), Claims).claims == ["b."]  # changed prompt
     judge.fingerprint = "fake:other-model"
-    assert judge.generate(p, Claims).claims == ["c."]  # changed model or setting
-    assert judge.generate(Prompt("extract_claims", "text one", system="other system"), Claims).claims == ["d."]
-    assert (judge.stats.calls, judge.stats.cache_hits) == (4, 1)
+    assert judging.generate(p, Claims).claims == ["c."]  # changed model or setting
+    assert judging.generate(Prompt("extract_claims", "text one", system="other system"), Claims).claims == ["d."]
+    assert (judging.stats.calls, judging.stats.cache_hits) == (4, 1)
     assert JudgeCache(tmp_path).info()["entries"] == 4
 
 
@@ -45,13 +45,12 @@ def test_cache_key_depends_on_schema():
 
 
 def test_failed_replies_are_not_cached(tmp_path):
-    judge = FakeJudge(replies=["{not json", {"claims": ["ok."]}])
-    judge.cache = JudgeCache(tmp_path)
+    judging = Judging(FakeJudge(replies=["{not json", {"claims": ["ok."]}]), cache=JudgeCache(tmp_path))
     p = Prompt("extract_claims", "t")
     with pytest.raises(Exception):
-        judge.generate(p, Claims)
-    assert judge.generate(p, Claims).claims == ["ok."]
-    assert judge.cache.info()["entries"] == 1
+        judging.generate(p, Claims)
+    assert judging.generate(p, Claims).claims == ["ok."]
+    assert judging.cache.info()["entries"] == 1
 
 
 def _writer(folder: str, worker: int, n: int) -> None:

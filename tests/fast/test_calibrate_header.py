@@ -69,8 +69,8 @@ def test_json_verdicts_are_neither_calibrated_nor_uncalibrated(tmp_path):
 
 def test_repr_of_a_run_names_the_calibration_of_a_map_given_in_python():
     judge = localragas.judges.FakeJudge()
-    judge.calibration = CalibrationMap({"verify_statement": FamilyMap(1.0, 0.0)})
-    run = localragas.calibrate(overlap_rows(4), judge, cache=False, progress=False, resume=False)
+    run = localragas.calibrate(overlap_rows(4), judge, cache=False, progress=False, resume=False,
+                               judge_options={"calibration": CalibrationMap({"verify_statement": FamilyMap(1.0, 0.0)})})
     assert repr(run).splitlines()[0] == ("<localragas CalibrationRun: 1 result, judge fake, calibration: a map given "
                                          "in Python>")
     assert "uncalibrated" not in repr(run)

@@ -185,7 +185,7 @@ def test_the_judge_cache_is_on_by_default_as_in_the_cli(tmp_path):
 def test_a_judge_instance_is_left_open_and_keeps_its_own_cache_choice():
     judge = FakeJudge()
     run = localragas.calibrate(labelled_rows(), judge, embedder="fake", cache=False)
-    assert run.meta["judge"]["name"] == "fake" and judge.cache is None
+    assert run.meta["judge"]["name"] == "fake" and not hasattr(judge, "cache")
     judge.close()
 
 

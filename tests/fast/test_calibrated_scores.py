@@ -10,7 +10,8 @@ import pytest
 from localragas import evaluate
 from localragas.calibration_map import FamilyMap
 from localragas.run.evaluation import checkpoint_key, spec_from_flags
-from localragas.judges import FakeJudge, get_judge
+from localragas.judges import FakeJudge
+from localragas.run.runner import run_judging
 from localragas.metrics.context_precision import average_precision
 from localragas.core.outputs import Claims, YesNo
 from localragas.report import read_json
@@ -137,17 +138,17 @@ def test_the_config_files_judge_options_choose_the_calibration(tmp_path, data):
     cal = calibration_file(tmp_path / "c.json")
     (tmp_path / "localragas.toml").write_text(f'judge = "fake"\n[judge_options]\ncalibration = "{cal}"\n')
     spec = spec_from_flags(data, config=tmp_path / "localragas.toml")
-    assert get_judge(spec.judge, spec.judge_options).calibration.source == cal
+    assert run_judging(spec.judge, spec.judge_options).calibration.source == cal
     flag = spec_from_flags(data, config=tmp_path / "localragas.toml", judge_option=["calibration=none"])
-    assert get_judge(flag.judge, flag.judge_options).calibration is None  # the flag over the file
+    assert run_judging(flag.judge, flag.judge_options).calibration is None  # the flag over the file
 
 
 def test_the_checkpoint_key_holds_the_calibrations_hash_and_the_cache_key_does_not(tmp_path, data):
     spec = spec_from_flags(data, judge="fake")
-    plain = get_judge("fake")
-    one = get_judge("fake", {"calibration": calibration_file(tmp_path / "a.json", a=2.0)})
-    same = get_judge("fake", {"calibration": calibration_file(tmp_path / "b.json", a=2.0)})
-    other = get_judge("fake", {"calibration": calibration_file(tmp_path / "c.json", a=3.0)})
+    plain = run_judging("fake")
+    one = run_judging("fake", {"calibration": calibration_file(tmp_path / "a.json", a=2.0)})
+    same = run_judging("fake", {"calibration": calibration_file(tmp_path / "b.json", a=2.0)})
+    other = run_judging("fake", {"calibration": calibration_file(tmp_path / "c.json", a=3.0)})
     keys = [checkpoint_key(spec, j.scoring_fingerprint) for j in (plain, one, same, other)]
     assert len({keys[0], keys[1], keys[3]}) == 3 and keys[1] == keys[2]
     assert plain.fingerprint == one.fingerprint == other.fingerprint  # what the judge cache is keyed by

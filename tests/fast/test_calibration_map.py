@@ -16,7 +16,8 @@ from localragas.calibration_map import (FORMAT, CalibrationMap, FamilyMap, fit_l
 from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge, get_judge
 from localragas.judges import calibrated as calibrated_module
-from localragas.judges.calibrated import catalogue_calibration, set_calibration
+from localragas.judges.calibrated import catalogue_calibration, run_calibration
+from localragas.run.runner import run_judging
 
 from calibration_helpers import calibration_file
 
@@ -118,22 +119,23 @@ def test_the_fit_matches_scikit_learns_logistic_regression():
 # --- where a calibration comes from -----------------------------------------------------------------------------------
 
 def test_the_fake_judge_is_uncalibrated_unless_a_file_is_given(tmp_path):
-    assert get_judge("fake").calibration is None
-    judge = get_judge("fake", {"calibration": calibration_file(tmp_path / "c.json")})  # not a backend setting
-    assert judge.calibration.families["verify_statement"] == FamilyMap(2.0, -1.0, judge.calibration.families[
+    assert run_judging("fake").calibration is None
+    judging = run_judging("fake", {"calibration": calibration_file(tmp_path / "c.json")})  # not a backend setting
+    assert judging.calibration.families["verify_statement"] == FamilyMap(2.0, -1.0, judging.calibration.families[
         "verify_statement"].fitted_on)
-    assert get_judge("fake", {"calibration": "none"}).calibration is None
+    assert not hasattr(judging.judge, "calibration")  # the run's, not the judge's
+    assert run_judging("fake", {"calibration": "none"}).calibration is None
     with pytest.raises(ConfigError, match="the fake judge takes no --judge-option"):
         get_judge("fake", {"calibration": "none", "n_ctx": 5})
 
 
 def test_a_judge_instance_takes_only_the_calibration_option(tmp_path):
-    judge = set_calibration(FakeJudge(), {"calibration": calibration_file(tmp_path / "c.json")})
-    assert judge.calibration is not None
-    assert set_calibration(judge, {}).calibration is not None  # no choice: kept
-    assert set_calibration(judge, {"calibration": "none"}).calibration is None
+    judge = FakeJudge()
+    assert run_calibration(judge, {"calibration": calibration_file(tmp_path / "c.json")}) is not None
+    assert run_calibration(judge, {}) is None  # no choice: the catalogue's, none for a fake judge
+    assert run_calibration(judge, {"calibration": "none"}) is None
     with pytest.raises(ConfigError, match="judge options n_ctx are for building a judge"):
-        set_calibration(judge, {"n_ctx": 4096})
+        run_calibration(judge, {"n_ctx": 4096})
 
 
 def test_the_catalogue_calibration_applies_only_to_the_catalogue_entrys_file(tmp_path, monkeypatch):

@@ -13,7 +13,7 @@ from localragas import Criterion, MetricResult, Rubric
 from localragas.calibration_map import CalibrationMap, FamilyMap
 from localragas.run.config import load_settings
 from localragas.core.errors import ConfigError, JudgeError
-from localragas.judges import FakeJudge, Judge
+from localragas.judges import FakeJudge, Judge, Judging
 from localragas.judges.base import Completion
 from localragas.judges.yes_no import NextTokens, choice_reply, yes_no_reply
 from localragas.metrics import all_metrics
@@ -100,11 +100,12 @@ def test_a_rubric_is_the_probability_weighted_mean_level_normalised(own_metrics)
     assert "0: shallow\n5: fair\n9: deep" in prompt.user and "(0, 5, 9)" in prompt.user
 
 
-def test_a_criterion_is_calibrated_by_its_familys_map(own_metrics):
+def test_a_criterion_is_calibrated_by_its_familys_map(own_metrics, tmp_path):
     judge = FakeJudge(replies=[{"p_yes": 0.3, "mass": 1.0}])
-    judge.calibration = CalibrationMap({"criterion:on_topic": FamilyMap(2.0, 1.0)})
+    CalibrationMap({"criterion:on_topic": FamilyMap(2.0, 1.0)}).write(tmp_path / "c.json")
     c = Criterion(name="on_topic", question="On topic?", threshold=0.5)
-    report = localragas.evaluate(ROWS[:1], metrics=[c], judge=judge, cache=False, progress=False)
+    report = localragas.evaluate(ROWS[:1], metrics=[c], judge=judge, cache=False, progress=False,
+                                 judge_options={"calibration": str(tmp_path / "c.json")})
     result = report.samples[0].metrics["on_topic"]
     assert math.isclose(result.value, FamilyMap(2.0, 1.0)(0.3), abs_tol=1e-9)
     assert result.evidence["calibrated"] is True and result.evidence["judged"][0]["p_yes_raw"] == 0.3
@@ -202,7 +203,7 @@ def test_both_readings_come_from_the_backends_next_tokens():
 
     top = [(" 3", math.log(0.5)), ("2", math.log(0.2)), ("Yes", math.log(0.1)), ("no", math.log(0.05)),
            ('"1', math.log(0.05))]
-    judge = _Tokens(top)
+    judge = Judging(_Tokens(top))
     p = Prompt("rubric:x", "levels 1 2 3")
     assert judge.choice_probabilities(p, ["1", "2", "3"]) == {"1": round(0.05 / 0.75, 6), "2": round(0.2 / 0.75, 6),
                                                               "3": round(0.5 / 0.75, 6)}

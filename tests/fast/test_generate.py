@@ -11,6 +11,7 @@ from localragas.core.errors import ConfigError, JudgeError
 from localragas.testset.generation import (KINDS, UNANSWERABLE_REFERENCE, UNANSWERABLE_THRESHOLD, GenerateSpec, Generation,
                                            attempts, generate_testset, linked_facts, parse_mix, plan,
                                            summary_lines)
+from localragas.judges import Judging
 from localragas.judges.fake import FakeJudge, heuristic_reply
 from localragas.core.outputs import GeneratedItem, GeneratedLinkedItem, GeneratedQuestion
 from localragas.prompts.base import neutralise
@@ -220,14 +221,15 @@ def test_cli_refuses_a_bad_mix_and_stops_on_a_judge_error(tmp_path, monkeypatch)
 
 
 def test_a_rerun_is_answered_from_the_judge_cache(tmp_path):
-    first, second = FakeJudge(), FakeJudge()
-    for judge in (first, second):
-        ts = generate_testset(GenerateSpec([EXAMPLE_DOCS], size=5, judge=judge, embedder="fake",
-                                           cache_dir=tmp_path / "cache", resume=False, progress=False))
+    runs = [generate_testset(GenerateSpec([EXAMPLE_DOCS], size=5, judge=FakeJudge(), embedder="fake",
+                                          cache_dir=tmp_path / "cache", resume=False, progress=False))
+            for _ in range(2)]
+    first, second = (ts.summary["judge_stats"] for ts in runs)
+    ts = runs[1]
     # within the first run a prompt asked twice is a hit too (a one-sentence chunk that is its item's reference: the
     # chunk's and the reference's answerability prompts are the same text)
-    assert first.stats.calls > 0
-    assert second.stats.calls == 0 and second.stats.cache_hits == first.stats.calls + first.stats.cache_hits
+    assert first["calls"] > 0
+    assert second["calls"] == 0 and second["cache_hits"] == first["calls"] + first["cache_hits"]
     assert ts.summary["kept"] == 5
 
 
@@ -257,17 +259,15 @@ def test_the_reference_support_is_read_on_the_calibrated_scale():
     assert min(raw_support) >= UNCALIBRATED_SUPPORT_THRESHOLD
     # a flat map (a=0) sends every P(yes) to one value: 0.8 keeps every item, 0.6 (above the raw threshold, below the
     # calibrated one) drops every reference
-    judge = FakeJudge()
-    judge.calibration = CalibrationMap({"verify_statement": FamilyMap(0.0, logit(0.8))})
-    cal = generate_testset(spec(judge, size=4, **one_kind("single")))
+    flat = {"calibration": CalibrationMap({"verify_statement": FamilyMap(0.0, logit(0.8))})}
+    cal = generate_testset(spec(FakeJudge(), size=4, judge_options=flat, **one_kind("single")))
     assert cal.summary["thresholds"] == {**raw.summary["thresholds"], "support": SUPPORT_THRESHOLD,
                                          "support_calibrated": True}
     assert [r["question"] for r in cal.rows] == [r["question"] for r in raw.rows]
     assert [r["meta"]["reference_support"] for r in cal.rows] == [0.8] * 4
 
-    judge = FakeJudge()
-    judge.calibration = CalibrationMap({"verify_statement": FamilyMap(0.0, logit(0.6))})
-    dropped = generate_testset(spec(judge, size=2, **one_kind("single")))
+    flat = {"calibration": CalibrationMap({"verify_statement": FamilyMap(0.0, logit(0.6))})}
+    dropped = generate_testset(spec(FakeJudge(), size=2, judge_options=flat, **one_kind("single")))
     assert dropped.rows == [] and set(dropped.summary["dropped_by_reason"]) == {"reference_unsupported"}
     assert all(d["checks"]["reference_support"] == 0.6 for d in dropped.summary["dropped_items"])
 
@@ -279,12 +279,12 @@ def test_a_calibration_fitted_under_another_support_prompt_is_not_applied():
 
     judge = FakeJudge()
     fitted = {"verify_statement": template_hashes(["verify_statement"])["verify_statement"]}
-    judge.calibration = CalibrationMap({"verify_statement": FamilyMap(1.0, -8.0, prompt_sha256=fitted)})
-    assert support_calibration(judge).covers("verify_statement")
-    judge.calibration = CalibrationMap({"verify_statement": FamilyMap(1.0, -8.0, prompt_sha256={"verify_statement": "0" * 64})})
-    in_effect = support_calibration(judge)
+    same = CalibrationMap({"verify_statement": FamilyMap(1.0, -8.0, prompt_sha256=fitted)})
+    assert support_calibration(Judging(judge, calibration=same)).covers("verify_statement")
+    other = CalibrationMap({"verify_statement": FamilyMap(1.0, -8.0, prompt_sha256={"verify_statement": "0" * 64})})
+    in_effect = support_calibration(Judging(judge, calibration=other))
     assert not in_effect.covers("verify_statement") and "verify_statement" in in_effect.not_applied
-    ts = generate_testset(spec(judge, size=2, **one_kind("single")))
+    ts = generate_testset(spec(judge, size=2, judge_options={"calibration": other}, **one_kind("single")))
     assert ts.summary["thresholds"]["support"] == UNCALIBRATED_SUPPORT_THRESHOLD and len(ts.rows) == 2
 
 
@@ -294,9 +294,8 @@ def test_the_answerability_check_is_read_on_the_calibrated_scale_when_the_map_ha
     kept with 0.15 (under UNANSWERABLE_THRESHOLD)."""
     from localragas.calibration_map import CalibrationMap, FamilyMap, logit
 
-    judge = FakeJudge()
-    judge.calibration = CalibrationMap({"question_answerable": FamilyMap(0.0, logit(0.15))})
-    ts = generate_testset(spec(judge, size=4, mix={"single": 0.5, "unanswerable": 0.5}))
+    flat = {"calibration": CalibrationMap({"question_answerable": FamilyMap(0.0, logit(0.15))})}
+    ts = generate_testset(spec(FakeJudge(), size=4, mix={"single": 0.5, "unanswerable": 0.5}, judge_options=flat))
     assert ts.summary["thresholds"]["answerable_calibrated"] is True
     assert ts.summary["thresholds"]["support_calibrated"] is False
     assert {r["meta"]["kind"] for r in ts.rows} == {"unanswerable"}

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from localragas.core.errors import ConfigError, JudgeError
-from localragas.judges import FakeJudge
+from localragas.judges import FakeJudge, Judging
 from localragas.judges.base import Judge
 from localragas.judges.cache import JudgeCache
 from localragas.judges.yes_no import top_from_logits, word_of, yes_no_reply
@@ -61,13 +61,13 @@ def test_top_from_logits_is_a_log_softmax_best_first():
 
 def test_yes_no_is_cached_like_any_reply_and_counted(tmp_path):
     judge = FakeJudge(graded(0.25))
-    judge.cache = JudgeCache(tmp_path)
+    judging = Judging(judge, cache=JudgeCache(tmp_path))
     prompt = verify_statement("Acme offers Archive.", sample.contexts)
-    assert judge.p_yes(prompt) == 0.25
-    assert judge.p_yes(prompt) == 0.25  # the queue is empty: this one came from the cache
-    assert (judge.stats.calls, judge.stats.cache_hits, judge.stats.failed_calls) == (1, 1, 0)
+    assert judging.p_yes(prompt) == 0.25
+    assert judging.p_yes(prompt) == 0.25  # the queue is empty: this one came from the cache
+    assert (judging.stats.calls, judging.stats.cache_hits, judging.stats.failed_calls) == (1, 1, 0)
     assert [c.output for c in judge.calls] == [YesNo]
-    judge.close()
+    judging.cache.close()
 
 
 def test_a_backend_without_token_probabilities_says_so_and_names_the_option():
@@ -75,9 +75,10 @@ def test_a_backend_without_token_probabilities_says_so_and_names_the_option():
         _yes_no = Judge._yes_no  # the base class's: not supported
 
     judge = NoProbabilities()
+    judging = Judging(judge)
     with pytest.raises(JudgeError, match=r"cannot give token probabilities.*METRIC.verdicts=json"):
-        judge.p_yes(verify_statement("x", sample.contexts))
-    assert judge.stats.failed_calls == 1
+        judging.p_yes(verify_statement("x", sample.contexts))
+    assert judging.stats.failed_calls == 1
 
 
 # --- prompts -----------------------------------------------------------------------------------------------------

@@ -1,11 +1,11 @@
-"""Judge.generate (validation, stats, errors), the bounded output schemas, and the judge registry."""
+"""Judging.generate (validation, stats, errors), the bounded output schemas, and the judge registry."""
 from __future__ import annotations
 
 import pytest
 
 from localragas import models
 from localragas.core.errors import ConfigError, JudgeError, ModelIntegrityError, ModelNotFoundError
-from localragas.judges import Completion, FakeJudge, Judge, get_judge, judge_names
+from localragas.judges import Completion, FakeJudge, Judge, Judging, get_judge, judge_names
 from localragas.core.outputs import (
     MAX_CLAIM_CHARS, MAX_CLAIMS, N_QUESTIONS, Claims, GeneratedQuestions, _check_bounded, json_schema, verdicts_for,
 )
@@ -14,83 +14,93 @@ from localragas.prompts import Prompt, extract_claims
 PROMPT = Prompt("verify_statements", "judge these")
 
 
-# --- Judge.generate --------------------------------------------------------------------------------------------
+# --- Judging.generate --------------------------------------------------------------------------------------------
 
 
 def test_valid_reply_is_parsed_and_counted():
     judge = FakeJudge([{"claims": ["A is B."]}])
-    out = judge.generate(extract_claims("A is B."), Claims)
+    judging = Judging(judge)
+    out = judging.generate(extract_claims("A is B."), Claims)
     assert isinstance(out, Claims) and out.claims == ["A is B."]
-    assert judge.stats.calls == 1 and judge.stats.failed_calls == 0 and judge.stats.parse_failures == 0
-    assert judge.stats.prompt_tokens > 0 and judge.stats.completion_tokens > 0
+    assert judging.stats.calls == 1 and judging.stats.failed_calls == 0 and judging.stats.parse_failures == 0
+    assert judging.stats.prompt_tokens > 0 and judging.stats.completion_tokens > 0
 
 
 def test_invalid_json_reply_is_a_judge_error_and_a_parse_failure():
     judge = FakeJudge(['{"claims": ["unterminated'])
+    judging = Judging(judge)
     with pytest.raises(JudgeError, match="Claims"):
-        judge.generate(extract_claims("x"), Claims)
-    assert judge.stats.parse_failures == 1
-    assert judge.stats.failed_calls == 1
-    assert judge.stats.errors and judge.stats.errors[0].startswith("extract_claims:")
+        judging.generate(extract_claims("x"), Claims)
+    assert judging.stats.parse_failures == 1
+    assert judging.stats.failed_calls == 1
+    assert judging.stats.errors and judging.stats.errors[0].startswith("extract_claims:")
 
 
 def test_extra_key_is_rejected():
     judge = FakeJudge([{"claims": [], "confidence": 0.9}])
+    judging = Judging(judge)
     with pytest.raises(JudgeError):
-        judge.generate(extract_claims("x"), Claims)
-    assert judge.stats.parse_failures == 1
+        judging.generate(extract_claims("x"), Claims)
+    assert judging.stats.parse_failures == 1
 
 
 @pytest.mark.parametrize("n_given", [2, 4])
 def test_wrong_number_of_verdicts_is_a_judge_error(n_given):
     reply = {"verdicts": [{"id": i, "verdict": "yes"} for i in range(1, n_given + 1)]}
     judge = FakeJudge([reply])
+    judging = Judging(judge)
     with pytest.raises(JudgeError):
-        judge.generate(PROMPT, verdicts_for(3))
-    assert judge.stats.parse_failures == 1
+        judging.generate(PROMPT, verdicts_for(3))
+    assert judging.stats.parse_failures == 1
 
 
 def test_verdicts_out_of_order_ids_are_rejected():
     judge = FakeJudge([{"verdicts": [{"id": 2, "verdict": "yes"}, {"id": 1, "verdict": "no"}]}])
+    judging = Judging(judge)
     with pytest.raises(JudgeError):
-        judge.generate(PROMPT, verdicts_for(2))
+        judging.generate(PROMPT, verdicts_for(2))
 
 
 def test_verdict_must_be_yes_or_no():
     judge = FakeJudge([{"verdicts": [{"id": 1, "verdict": "maybe"}]}])
+    judging = Judging(judge)
     with pytest.raises(JudgeError):
-        judge.generate(PROMPT, verdicts_for(1))
+        judging.generate(PROMPT, verdicts_for(1))
 
 
 def test_verdicts_flags_in_order():
     judge = FakeJudge([{"verdicts": [{"id": 1, "verdict": "no"}, {"id": 2, "verdict": "yes"}]}])
-    assert judge.generate(PROMPT, verdicts_for(2)).flags() == [False, True]
+    judging = Judging(judge)
+    assert judging.generate(PROMPT, verdicts_for(2)).flags() == [False, True]
 
 
 def test_exception_reply_is_raised_as_judge_error_and_counted():
     judge = FakeJudge([RuntimeError("server down"), {"claims": ["ok."]}])
+    judging = Judging(judge)
     with pytest.raises(JudgeError, match="server down"):
-        judge.generate(extract_claims("x"), Claims)
-    assert judge.stats.failed_calls == 1 and judge.stats.parse_failures == 0
-    assert "server down" in judge.stats.errors[0]
+        judging.generate(extract_claims("x"), Claims)
+    assert judging.stats.failed_calls == 1 and judging.stats.parse_failures == 0
+    assert "server down" in judging.stats.errors[0]
     # the queue moves on: the next call gets the next reply
-    assert judge.generate(extract_claims("x"), Claims).claims == ["ok."]
-    assert judge.stats.calls == 2
+    assert judging.generate(extract_claims("x"), Claims).claims == ["ok."]
+    assert judging.stats.calls == 2
 
 
 def test_judge_error_reply_is_raised_as_is():
     err = JudgeError("too long a prompt")
     judge = FakeJudge([err])
+    judging = Judging(judge)
     with pytest.raises(JudgeError) as e:
-        judge.generate(extract_claims("x"), Claims)
+        judging.generate(extract_claims("x"), Claims)
     assert e.value is err
 
 
 def test_fake_judge_records_calls_and_asked():
     judge = FakeJudge([{"claims": []}, {"verdicts": [{"id": 1, "verdict": "yes"}]}])
+    judging = Judging(judge)
     p1 = extract_claims("text one")
-    judge.generate(p1, Claims)
-    judge.generate(PROMPT, verdicts_for(1))
+    judging.generate(p1, Claims)
+    judging.generate(PROMPT, verdicts_for(1))
     assert [c.output for c in judge.calls] == [Claims, verdicts_for(1)]
     assert judge.asked("extract_claims") == [p1]
     assert judge.asked("verify_statements") == [PROMPT]
@@ -105,8 +115,9 @@ def test_responder_is_used_after_the_queue():
         return {"claims": ["from responder."]}
 
     judge = FakeJudge([{"claims": ["queued."]}], responder=responder)
-    assert judge.generate(extract_claims("x"), Claims).claims == ["queued."]
-    assert judge.generate(extract_claims("y"), Claims).claims == ["from responder."]
+    judging = Judging(judge)
+    assert judging.generate(extract_claims("x"), Claims).claims == ["queued."]
+    assert judging.generate(extract_claims("y"), Claims).claims == ["from responder."]
     assert seen == ["extract_claims"]
 
 
@@ -119,10 +130,11 @@ class TruncatingJudge(Judge):
 
 def test_truncated_reply_is_a_judge_error_not_a_parse_failure():
     judge = TruncatingJudge()
+    judging = Judging(judge)
     with pytest.raises(JudgeError, match="truncated"):
-        judge.generate(extract_claims("x"), Claims)
-    assert judge.stats.failed_calls == 1 and judge.stats.parse_failures == 0
-    assert judge.stats.completion_tokens == 16
+        judging.generate(extract_claims("x"), Claims)
+    assert judging.stats.failed_calls == 1 and judging.stats.parse_failures == 0
+    assert judging.stats.completion_tokens == 16
 
 
 class SchemaSpy(Judge):
@@ -137,16 +149,18 @@ class SchemaSpy(Judge):
 
 def test_backend_receives_the_bounded_schema_of_the_output():
     judge = SchemaSpy()
-    judge.generate(extract_claims("x"), Claims)
+    judging = Judging(judge)
+    judging.generate(extract_claims("x"), Claims)
     assert judge.schemas == [json_schema(Claims)]
 
 
 def test_stats_as_dict_caps_errors():
     judge = FakeJudge(["not json"] * 25)
+    judging = Judging(judge)
     for _ in range(25):
         with pytest.raises(JudgeError):
-            judge.generate(extract_claims("x"), Claims)
-    d = judge.stats.as_dict()
+            judging.generate(extract_claims("x"), Claims)
+    d = judging.stats.as_dict()
     assert d["failed_calls"] == 25 and d["parse_failures"] == 25
     assert len(d["errors"]) == 20
 
@@ -284,5 +298,6 @@ def test_fake_heuristic_claims_respect_the_claim_length_limit():
     long_sentence = "The Archive tier of Acme Cloud Storage " + "and the Standard tier " * 12 + "restores in hours."
     assert len(long_sentence) > MAX_CLAIM_CHARS
     judge = FakeJudge()
-    out = judge.generate(extract_claims(long_sentence), Claims)
+    judging = Judging(judge)
+    out = judging.generate(extract_claims(long_sentence), Claims)
     assert out.claims and all(len(c) <= MAX_CLAIM_CHARS for c in out.claims)

@@ -19,7 +19,8 @@ from localragas import models
 from localragas.core.errors import JudgeCheckError, JudgeError
 from localragas.core.outputs import YesNo
 from localragas.data.schema import Sample
-from localragas.judges import FakeJudge, get_judge
+from localragas.judges import FakeJudge, Judging, get_judge
+from localragas.prompts.overrides import load_overrides
 from localragas.judges.fake import _between, _graded_share, _words, heuristic_reply
 from localragas.metrics import get_metrics
 from localragas.report.markdown import render_markdown
@@ -270,7 +271,8 @@ def test_the_check_asks_the_way_the_metric_asks_with_the_runs_prompt_overrides(t
     metric = get_metrics(["faithfulness"], both)[0]
     data = judge_check.STATEMENTS["en"]
     statements = [t for t, _ in judge_check._take(data.statements, judge_check.STATEMENTS_PER_SIDE)]
-    assert [p.user for p in asked] == [judge.with_overrides(p).user for s in statements
+    judging = Judging(judge, prompts=load_overrides({"verify_statement": str(instruction)}))
+    assert [p.user for p in asked] == [judging.with_overrides(p).user for s in statements
                                        for p in metric.way.prompts(s, [data.context], "en")]
 
 

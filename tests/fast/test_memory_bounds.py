@@ -130,9 +130,9 @@ def test_the_bootstrap_draws_the_same_resamples_in_any_chunk(monkeypatch, n):
 
 def test_a_fake_judge_made_from_a_name_keeps_no_record_of_its_prompts():
     named = get_judge("fake")
-    evaluate([sample(0, 3)], metrics=METRICS, judge=named, embedder="fake")
-    assert named.stats.calls > 0 and named.calls == []
+    report = evaluate([sample(0, 3)], metrics=METRICS, judge=named, embedder="fake")
+    assert report.meta["judge_stats"]["calls"] > 0 and named.calls == []
     held = FakeJudge()
-    evaluate([sample(0, 3)], metrics=METRICS, judge=held, embedder="fake")
-    assert len(held.calls) == held.stats.calls  # a test's own fake judge still records every call
+    report = evaluate([sample(0, 3)], metrics=METRICS, judge=held, embedder="fake")
+    assert len(held.calls) == report.meta["judge_stats"]["calls"]  # a test's own fake judge still records every call
 

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from localragas.core.errors import ConfigError, JudgeError
-from localragas.judges import FakeJudge
+from localragas.judges import FakeJudge, Judging
 from localragas.metrics import all_metrics, get_metrics
 from localragas.metrics.context_precision import average_precision
 from localragas.core.outputs import Claims, GeneratedQuestions, Verdicts
@@ -79,10 +79,10 @@ def test_faithfulness_blank_answer_is_unscored_without_asking():
 
 
 def test_faithfulness_propagates_judge_errors():
-    judge = FakeJudge([{"claims": ["X is Y."]}, verdicts("yes", "no")])  # 2 verdicts for 1 claim
+    judging = Judging(FakeJudge([{"claims": ["X is Y."]}, verdicts("yes", "no")]))  # 2 verdicts for 1 claim
     with pytest.raises(JudgeError):
-        FAITH.score(Scoring(sample(), judge))
-    assert judge.stats.parse_failures == 1
+        FAITH.score(Scoring(sample(), judging))
+    assert judging.stats.parse_failures == 1
 
 
 # --- context recall --------------------------------------------------------------------------------------------
@@ -390,12 +390,12 @@ def test_verify_prompt_numbers_statements_and_contexts():
 
 def test_fake_heuristic_replies_validate_against_their_outputs():
     """The default FakeJudge (no queue) gives replies every metric accepts."""
-    judge = FakeJudge()
+    judging = Judging(FakeJudge())
     s = sample()
     for m in get_metrics():
-        r = m.score(Scoring(s, judge, stub_embedder_for_any()))
+        r = m.score(Scoring(s, judging, stub_embedder_for_any()))
         assert r.value is not None and 0.0 <= r.value <= 1.0, (m.name, r)
-    assert judge.stats.failed_calls == 0
+    assert judging.stats.failed_calls == 0
 
 
 def stub_embedder_for_any():

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from localragas.core.errors import ConfigError
-from localragas.judges import FakeJudge
+from localragas.judges import FakeJudge, Judging
 from localragas.metrics import all_metrics, get_metrics
 from localragas.metrics.base import DEFAULT
 from localragas.metrics.correctness import f_beta
@@ -394,10 +394,11 @@ def test_fake_heuristic_scores_every_metric():
     from localragas.embeddings import get_embedder
 
     judge = FakeJudge()
+    judging = Judging(judge)
     s = sample(retrieved_context_ids=["a"], reference_context_ids=["a"])
     for m in M.values():
-        r = m.score(Scoring(s, judge, get_embedder("fake")))
+        r = m.score(Scoring(s, judging, get_embedder("fake")))
         assert r.value is not None and 0.0 <= r.value <= 1.0, (m.name, r)
-    assert judge.stats.failed_calls == 0
+    assert judging.stats.failed_calls == 0
     assert {c.output for c in judge.calls} >= {Claims, Entities, Rating}
     assert any(issubclass(c.output, Verdicts) for c in judge.calls)

@@ -17,7 +17,7 @@ import pytest
 
 from localragas.core.errors import JudgeError
 from localragas.core.outputs import Claims
-from localragas.judges import get_judge
+from localragas.judges import Judging, get_judge
 from localragas.prompts import extract_claims
 
 from cli_helpers import cli, write_jsonl
@@ -98,7 +98,7 @@ def test_a_trickled_reply_passes_the_deadline_is_retried_and_ends_as_a_judge_err
     judge._sleep = lambda s: None  # no backoff wait
     start = time.monotonic()
     with pytest.raises(JudgeError, match=r"unreachable after 2 attempts: .*no complete reply within 1 s \(timeout=1"):
-        judge.generate(extract_claims("Paris is in France."), Claims)
+        Judging(judge).generate(extract_claims("Paris is in France."), Claims)
     assert time.monotonic() - start < 5  # two attempts of 1 s each (the backoff sleep is replaced here)
     assert trickle.requests == 2
 

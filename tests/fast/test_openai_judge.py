@@ -21,7 +21,7 @@ import pytest
 
 from localragas.embeddings import HashingEmbedder
 from localragas.core.errors import ConfigError, JudgeError
-from localragas.judges import FakeJudge, get_judge
+from localragas.judges import FakeJudge, Judging, get_judge
 from localragas.judges.openai_compat import OpenAIJudge
 from localragas.core.outputs import Claims, YesNo, json_schema, verdicts_for
 from localragas.prompts import extract_claims, verify_statement
@@ -194,7 +194,8 @@ def judge_for(*urls: str, sleeps: list | None = None, **options) -> OpenAIJudge:
 
 def test_request_carries_the_schema_in_response_format_and_deterministic_decoding(stub):
     judge = judge_for(stub.url)
-    out = judge.generate(extract_claims("Paris is in France. It is big."), Claims)
+    judging = Judging(judge)
+    out = judging.generate(extract_claims("Paris is in France. It is big."), Claims)
     assert out.claims
     (req,) = stub.requests
     assert req["path"] == "/v1/chat/completions"
@@ -221,8 +222,9 @@ def test_graded_verdict_asks_one_token_with_top_logprobs_and_pools_yes_and_no(st
 def test_a_server_without_logprobs_leaves_graded_metrics_unscored_with_the_fix(stub):
     stub.no_logprobs = True
     judge = judge_for(stub.url)
+    judging = Judging(judge)
     with pytest.raises(JudgeError, match=r"no token log-probabilities.*verify_statement.*verdicts=json"):
-        judge.p_yes(verify_statement("Paris is the capital of France.", CTX))
+        judging.p_yes(verify_statement("Paris is the capital of France.", CTX))
     report = evaluate([mk(1)], metrics=["faithfulness"], judge=judge, gate=False,
                       metric_options={"faithfulness": {"verdicts": "probability"}})
     r = report.samples[0].metrics["faithfulness"]
@@ -231,17 +233,19 @@ def test_a_server_without_logprobs_leaves_graded_metrics_unscored_with_the_fix(s
 
 def test_usage_gives_the_token_counts(stub):
     judge = judge_for(stub.url)
-    judge.generate(extract_claims("Paris is in France."), Claims)
-    assert judge.stats.prompt_tokens > 0 and judge.stats.completion_tokens > 0
-    assert judge.stats.cached_tokens == 3
-    assert judge.log.records[-1]["cached_tokens"] == 3
+    judging = Judging(judge)
+    judging.generate(extract_claims("Paris is in France."), Claims)
+    assert judging.stats.prompt_tokens > 0 and judging.stats.completion_tokens > 0
+    assert judging.stats.cached_tokens == 3
+    assert judging.log.records[-1]["cached_tokens"] == 3
 
 
 @pytest.mark.parametrize("mode,key", [("json_object", "response_format"), ("tgi", "response_format"),
                                       ("llamacpp", "json_schema")])
 def test_other_structured_modes(stub, mode, key):
     judge = judge_for(stub.url, structured=mode)
-    judge.generate(extract_claims("Paris is in France."), Claims)
+    judging = Judging(judge)
+    judging.generate(extract_claims("Paris is in France."), Claims)
     body = stub.requests[0]["body"]
     if mode == "json_object":
         assert body[key] == {"type": "json_object", "schema": json_schema(Claims)}
@@ -264,7 +268,8 @@ def test_grammar_mode_sends_gbnf_built_from_the_schema():
 
 def test_extra_body_is_sent_and_is_part_of_the_fingerprint(stub):
     judge = judge_for(stub.url, extra_body={"repeat_penalty": 1.0, "top_k": 1})
-    judge.generate(extract_claims("Paris is in France."), Claims)
+    judging = Judging(judge)
+    judging.generate(extract_claims("Paris is in France."), Claims)
     body = stub.requests[0]["body"]
     assert body["repeat_penalty"] == 1.0 and body["top_k"] == 1 and "response_format" in body
     assert judge.fingerprint != judge_for(stub.url).fingerprint
@@ -286,7 +291,8 @@ def test_extra_body_from_the_command_line_as_json(stub, tmp_path):
 def test_api_key_comes_from_the_named_environment_variable(stub, monkeypatch, tmp_path):
     monkeypatch.setenv("STUB_KEY", "s3cret-key")
     judge = judge_for(stub.url, api_key_env="STUB_KEY")
-    judge.generate(extract_claims("Paris is in France."), Claims)
+    judging = Judging(judge)
+    judging.generate(extract_claims("Paris is in France."), Claims)
     assert stub.requests[0]["headers"]["Authorization"] == "Bearer s3cret-key"
     report = evaluate([mk(1)], metrics=["faithfulness"], judge=judge, judge_check=False)
     text = report.model_dump_json()
@@ -327,8 +333,9 @@ def test_fingerprint_is_model_and_decoding_not_urls_or_key(monkeypatch):
 
 def test_round_robin_over_two_urls(stub, stub2):
     judge = judge_for(stub.url, stub2.url)
+    judging = Judging(judge)
     for _ in range(4):
-        judge.generate(extract_claims("Paris is in France."), Claims)
+        judging.generate(extract_claims("Paris is in France."), Claims)
     assert len(stub.requests) == len(stub2.requests) == 2
 
 
@@ -339,41 +346,46 @@ def test_500_then_success_is_retried_with_doubling_backoff(stub):
     stub.plan.extend([(500, "boom"), (502, "bad gateway"), (408, "request timeout"), "ok"])
     sleeps: list[float] = []
     judge = judge_for(stub.url, sleeps=sleeps, backoff=0.5)
-    assert judge.generate(extract_claims("Paris is in France."), Claims).claims
+    judging = Judging(judge)
+    assert judging.generate(extract_claims("Paris is in France."), Claims).claims
     assert len(stub.requests) == 4
     assert len(sleeps) == 3
     for i, wait in enumerate(sleeps):
         assert 0.5 * 2 ** i <= wait <= 0.5 * 2 ** i * 1.25
-    assert judge.stats.calls == 1 and judge.stats.failed_calls == 0
+    assert judging.stats.calls == 1 and judging.stats.failed_calls == 0
 
 
 def test_429_honours_retry_after(stub):
     stub.plan.extend([(429, "slow down", 7), "ok"])
     sleeps: list[float] = []
     judge = judge_for(stub.url, sleeps=sleeps)
-    judge.generate(extract_claims("Paris is in France."), Claims)
+    judging = Judging(judge)
+    judging.generate(extract_claims("Paris is in France."), Claims)
     assert sleeps == [7.0]
 
 
 def test_connection_refused_moves_on_to_the_next_url(stub):
     sleeps: list[float] = []
     judge = judge_for(dead_url(), stub.url, sleeps=sleeps)
-    assert judge.generate(extract_claims("Paris is in France."), Claims).claims
+    judging = Judging(judge)
+    assert judging.generate(extract_claims("Paris is in France."), Claims).claims
     assert len(stub.requests) == 1 and len(sleeps) == 1
 
 
 def test_dropped_connection_is_retried(stub):
     stub.plan.extend(["drop", "ok"])
     judge = judge_for(stub.url)
-    assert judge.generate(extract_claims("Paris is in France."), Claims).claims
+    judging = Judging(judge)
+    assert judging.generate(extract_claims("Paris is in France."), Claims).claims
     assert len(stub.requests) == 2
 
 
 def test_timeout_is_retried_then_gives_up(stub):
     stub.plan.extend([("sleep", 1.0), ("sleep", 1.0)])
     judge = judge_for(stub.url, timeout=0.2, retries=1)
+    judging = Judging(judge)
     with pytest.raises(JudgeError, match=r"unreachable after 2 attempts: .*within 0.2 s"):
-        judge.generate(extract_claims("Paris is in France."), Claims)
+        judging.generate(extract_claims("Paris is in France."), Claims)
 
 
 def test_retries_exhausted_leave_that_metric_unscored_and_the_run_goes_on(stub):
@@ -409,8 +421,9 @@ def test_400_fails_at_once_quoting_the_server(stub):
     stub.plan.append((400, "'response_format.type' must be one of text, json_object"))
     sleeps: list[float] = []
     judge = judge_for(stub.url, sleeps=sleeps)
+    judging = Judging(judge)
     with pytest.raises(JudgeError, match=r"HTTP 400 from http://127.0.0.1:\d+/v1: 'response_format.type' must be"):
-        judge.generate(extract_claims("Paris is in France."), Claims)
+        judging.generate(extract_claims("Paris is in France."), Claims)
     assert len(stub.requests) == 1 and sleeps == []
 
 
@@ -424,7 +437,7 @@ def test_fastapi_style_422_detail_is_quoted(stub, monkeypatch):
 
     monkeypatch.setattr(stub, "answer", answer_422)
     with pytest.raises(JudgeError, match=r"HTTP 422 .*Input should be 'text'"):
-        judge_for(stub.url).generate(extract_claims("Paris is in France."), Claims)
+        Judging(judge_for(stub.url)).generate(extract_claims("Paris is in France."), Claims)
 
 
 def test_truncated_reply_leaves_the_metric_unscored(stub):
@@ -454,8 +467,7 @@ def test_concurrency_4_gives_the_same_results_as_1_and_overlaps_requests():
         # a handler thread may still be unwinding after its reply when the next request arrives: sequential is <= 2
         assert stub.max_in_flight <= 2
         stub.max_in_flight = 0
-        judge = judge_for(stub.url)
-        four = evaluate(samples, metrics=metrics, judge=judge, embedder=HashingEmbedder(), concurrency=4,
+        four = evaluate(samples, metrics=metrics, judge=judge_for(stub.url), embedder=HashingEmbedder(), concurrency=4,
                         cache=False, judge_check=False)  # every request reaches the server
     finally:
         stub.close()
@@ -464,7 +476,7 @@ def test_concurrency_4_gives_the_same_results_as_1_and_overlaps_requests():
     assert [s.id for s in four.samples] == [f"s{i}" for i in range(12)]
     assert four.meta["concurrency"] == 4 and one.meta["concurrency"] == 1
     # per-sample counters come from each sample's own thread; they add up to the run totals
-    assert sum(s.judge_calls for s in four.samples) == judge.stats.calls == sum(
+    assert sum(s.judge_calls for s in four.samples) == four.meta["judge_stats"]["calls"] == sum(
         row["calls"] for s in four.samples for row in s.calls_by_prompt.values())
     assert [s.judge_calls for s in four.samples] == [s.judge_calls for s in one.samples]
     assert [_calls_by_prompt(s) for s in four.samples] == [_calls_by_prompt(s) for s in one.samples]
@@ -577,7 +589,8 @@ def test_cli_config_file_lists_urls_for_round_robin(stub, stub2, tmp_path):
 
 def test_choice_probabilities_read_the_same_top_logprobs_as_graded_verdicts(stub):
     judge = judge_for(stub.url)
-    got = judge.choice_probabilities(verify_statement("Paris is the capital of France.", CTX), ["yes", "no"])
+    judging = Judging(judge)
+    got = judging.choice_probabilities(verify_statement("Paris is the capital of France.", CTX), ["yes", "no"])
     assert got == {"yes": pytest.approx(0.75), "no": pytest.approx(0.25)}  # " No" and "no" pooled, "{" left out
     (req,) = stub.requests
     assert (req["body"]["max_tokens"], req["body"]["logprobs"], req["body"]["top_logprobs"]) == (1, True, 20)

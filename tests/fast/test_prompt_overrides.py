@@ -10,7 +10,7 @@ import pytest
 import localragas
 from localragas.quality.compare import compare_reports
 from localragas.core.errors import ConfigError
-from localragas.judges import FakeJudge
+from localragas.judges import FakeJudge, Judging
 from localragas.prompts import (check_question, contradict_statement, entities_in_contexts, extract_claims,
                                 extract_entities, generate_questions, judge_chunk, judge_chunks,
                                 rate_context_relevance, verify_statement, verify_statements)
@@ -84,7 +84,6 @@ def test_the_judge_cache_keys_on_the_text_asked(tmp_path):
     for prompts in (None, {"verify_statement": instruction}, None):
         localragas.evaluate(ROWS, metrics=["faithfulness"], judge=judge, cache_dir=tmp_path / "cache",
                             progress=False, prompts=prompts)
-        judge.prompts = None
     assert len(judge.asked("verify_statement")) == 2  # the third run is the first one's, from the cache
 
 
@@ -109,9 +108,9 @@ def test_eval_reads_prompts_from_the_settings_file_and_the_flag_and_keys_the_che
 
 def test_the_checkpoint_key_covers_the_overrides(tmp_path):
     judge = FakeJudge()
-    bare = judge.scoring_fingerprint
-    judge.prompts = load_overrides({"verify_statement": write_file(tmp_path, "m.txt", MINE)})
-    assert judge.scoring_fingerprint.startswith(bare + "+prompts:") and judge.scoring_fingerprint != bare
+    bare = Judging(judge).scoring_fingerprint
+    mine = Judging(judge, prompts=load_overrides({"verify_statement": write_file(tmp_path, "m.txt", MINE)}))
+    assert mine.scoring_fingerprint.startswith(bare + "+prompts:") and mine.scoring_fingerprint != bare
 
 
 @pytest.mark.parametrize("files, message", [

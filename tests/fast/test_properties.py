@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from localragas.data.dataset import load_samples
 from localragas.embeddings import HashingEmbedder
 from localragas.core.errors import DatasetError
-from localragas.judges import FakeJudge
+from localragas.judges import FakeJudge, Judging
 from localragas.metrics import all_metrics
 from localragas.core.outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_QUESTION_CHARS, N_QUESTIONS, Claims,
                                 GeneratedQuestions, YesNo)
@@ -119,14 +119,14 @@ def valid_reply(data, output: type) -> dict:
 @FAST
 @given(sample=samples, data=st.data(), n_ctx=st.sampled_from([None, 1024, 8192]))
 def test_any_schema_valid_reply_gives_a_result_in_0_1_or_unscored(sample, data, n_ctx):
-    judge = FakeJudge(responder=lambda prompt, output: valid_reply(data, output), n_ctx=n_ctx)
+    judging = Judging(FakeJudge(responder=lambda prompt, output: valid_reply(data, output), n_ctx=n_ctx))
     for metric in CORE:
-        r = metric.score(Scoring(sample, judge, HashingEmbedder()))
+        r = metric.score(Scoring(sample, judging, HashingEmbedder()))
         if r.value is None:
             assert r.unscored in {"no_claims", "no_reference", "no_contexts"}
         else:
             assert 0.0 <= r.value <= 1.0
-    assert judge.stats.failed_calls == 0 and judge.stats.parse_failures == 0
+    assert judging.stats.failed_calls == 0 and judging.stats.parse_failures == 0
 
 
 @FAST

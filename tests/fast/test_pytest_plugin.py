@@ -437,14 +437,14 @@ def broken(request, monkeypatch):
     r.stdout.fnmatch_lines(["E*AssertionError: RAG quality gate failed:*", *[f"E*{e.lstrip('*')}" for e in expected]])
 
 
-def test_a_calibration_judge_option_reaches_the_judge_and_the_thresholds(pytester):
+def test_a_calibration_judge_option_reaches_the_runs_and_the_thresholds(pytester):
     families = {"verify_statement": {"a": 2.0, "b": 0.0}}
     (pytester.path / "cal.json").write_text(json.dumps({"format": "localragas-calibration/1", "families": families}))
     pytester.makepyfile(test_cal="""
 def test_cal(localragas_judge, evaluate):
     report = evaluate([{"question": "Capital?", "contexts": ["Paris is the capital of France."],
                         "answer": "Paris is the capital of France."}], metrics=["faithfulness"])
-    print("CAL", localragas_judge.calibration.source, report.meta["thresholds"], report.meta["uncalibrated"])
+    print("CAL", report.meta["calibration"]["source"], report.meta["thresholds"], report.meta["uncalibrated"])
 """)
     r = pytester.runpytest("-s", *FAKE, "--localragas-judge-option", "calibration=cal.json")
     r.assert_outcomes(passed=1)
@@ -475,7 +475,9 @@ def test_config_prompts(localragas_judge, evaluate):
     assert report.samples[0].metrics["on_topic"].value is not None
     other = evaluate(ROWS, metrics=["faithfulness"], prompts={"verify_statement": "other.txt"})
     assert other.meta["prompts"]["sha256"]["verify_statement"] == sha("other.txt")
-    assert localragas_judge.prompts.texts["verify_statement"].startswith("Say yes only")  # the session's again
+    again = evaluate(ROWS, metrics=["faithfulness"])  # the session's again: the judge holds no run's prompts
+    assert again.meta["prompts"]["sha256"]["verify_statement"] == sha("mine.txt")
+    assert not hasattr(localragas_judge, "prompts")
 """)
     r = pytester.runpytest("-s", *FAKE)
     r.assert_outcomes(passed=1)

@@ -283,7 +283,7 @@ def test_evaluate_caches_judge_replies_by_default_where_the_cli_does(tmp_path, m
     again = evaluate(ROWS, metrics=["faithfulness"], judge=again_judge)
     assert again_judge.calls == [] and again.meta["judge_stats"]["cache_hits"] == len(first_judge.calls)
     assert scores(again) == scores(first)
-    assert again_judge.cache is None  # the cache opened for the run is closed with it
+    assert not hasattr(again_judge, "cache")  # the cache is the run's, opened and closed with it
     off = evaluate(ROWS, metrics=["faithfulness"], judge=uncached_judge, cache=False)
     assert len(uncached_judge.calls) == len(first_judge.calls) and off.meta["judge_cache"] is None
     elsewhere = FakeJudge()
@@ -293,16 +293,18 @@ def test_evaluate_caches_judge_replies_by_default_where_the_cli_does(tmp_path, m
         evaluate(ROWS, judge="fake", cache=False, cache_dir=tmp_path / "other")
 
 
-def test_a_judge_with_its_own_cache_keeps_it_and_cache_false_sets_it_aside(tmp_path):
+def test_each_run_of_one_judge_uses_its_own_cache_choice(tmp_path):
     from localragas.judges.cache import JudgeCache
 
     judge = FakeJudge()
-    judge.cache = own = JudgeCache(tmp_path / "own")
-    evaluate(ROWS, metrics=["faithfulness"], judge=judge)
-    assert judge.cache is own and own.info()["entries"] > 0
+    evaluate(ROWS, metrics=["faithfulness"], judge=judge, cache_dir=tmp_path / "own")
+    own = JudgeCache(tmp_path / "own")
+    assert own.info()["entries"] > 0
     n = len(judge.calls)
-    evaluate(ROWS, metrics=["faithfulness"], judge=judge, cache=False)
-    assert len(judge.calls) == 2 * n and judge.cache is own
+    evaluate(ROWS, metrics=["faithfulness"], judge=judge, cache=False)  # asked again: this run has no cache
+    assert len(judge.calls) == 2 * n
+    evaluate(ROWS, metrics=["faithfulness"], judge=judge, cache_dir=tmp_path / "own")  # answered by the cache
+    assert len(judge.calls) == 2 * n
     own.close()
 
 

@@ -80,5 +80,5 @@ def test_the_context_log_holds_the_samples_calls_and_the_judge_keeps_none_of_the
     ctx = Scoring(EN, judge)
     M["faithfulness"].score(ctx)
     assert [r["prompt"] for r in ctx.log.records] == [c.prompt.name for c in judge.calls]
-    assert ctx.log.stats.calls == len(judge.calls) == judge.stats.calls
-    assert judge.log.records == []
+    assert ctx.log.stats.calls == len(judge.calls) == ctx.judging.stats.calls
+    assert ctx.judging.log.records == [] and not hasattr(judge, "log")

@@ -11,7 +11,7 @@ from pydantic import Field, StringConstraints
 
 from localragas import models
 from localragas.core.errors import ConfigError, JudgeError, MissingDependencyError, ModelIntegrityError, ModelNotFoundError
-from localragas.judges import BACKENDS, get_judge
+from localragas.judges import BACKENDS, Judging, get_judge
 from localragas.judges import transformers_judge as tj
 from localragas.core.outputs import Claims, Output, schema_text, verdicts_for
 from localragas.prompts import Prompt
@@ -219,13 +219,14 @@ PROMPT = Prompt("verify_statements", "Judge these statements.")
 @needs_deps
 def test_tiny_model_replies_are_schema_valid(tiny_judge):
     judge = tiny_judge()
+    judging = Judging(judge)
     for output in (verdicts_for(3), verdicts_for(1), Tiny):
-        reply = judge.generate(PROMPT, output)
+        reply = judging.generate(PROMPT, output)
         assert isinstance(reply, output)
-    v = judge.generate(PROMPT, verdicts_for(3))
+    v = judging.generate(PROMPT, verdicts_for(3))
     assert [x.id for x in v.verdicts] == [1, 2, 3]
-    assert judge.stats.failed_calls == 0 and judge.stats.parse_failures == 0
-    log = judge.log.records[-1]
+    assert judging.stats.failed_calls == 0 and judging.stats.parse_failures == 0
+    log = judging.log.records[-1]
     assert log["prompt_tokens"] > len(PROMPT.user) and 40 < log["completion_tokens"] < judge.settings.max_new_tokens
     assert judge.describe()["settings"]["dtype"] == "float32"  # auto on CPU
 
@@ -233,7 +234,7 @@ def test_tiny_model_replies_are_schema_valid(tiny_judge):
 @needs_deps
 def test_tiny_model_is_deterministic_and_fingerprinted(tiny_judge, tiny_model):
     a, b = tiny_judge(), tiny_judge()
-    assert a.generate(PROMPT, Tiny) == b.generate(PROMPT, Tiny)
+    assert Judging(a).generate(PROMPT, Tiny) == Judging(b).generate(PROMPT, Tiny)
     assert a.fingerprint == b.fingerprint and a.fingerprint.startswith(models.model_folder_sha256(tiny_model))
     assert tiny_judge(max_new_tokens=64).fingerprint != a.fingerprint
     assert tiny_judge(batch_size=2, n_threads=2).fingerprint == a.fingerprint  # speed settings do not change replies
@@ -242,35 +243,38 @@ def test_tiny_model_is_deterministic_and_fingerprinted(tiny_judge, tiny_model):
 @needs_deps
 def test_token_limit_before_the_json_closes_is_a_truncation(tiny_judge):
     judge = tiny_judge(max_new_tokens=16)
+    judging = Judging(judge)
     with pytest.raises(JudgeError, match="truncated"):
-        judge.generate(PROMPT, verdicts_for(3))
-    assert judge.stats.failed_calls == 1 and judge.stats.parse_failures == 0
-    assert judge.log.records[-1]["completion_tokens"] == 16
+        judging.generate(PROMPT, verdicts_for(3))
+    assert judging.stats.failed_calls == 1 and judging.stats.parse_failures == 0
+    assert judging.log.records[-1]["completion_tokens"] == 16
 
 
 @needs_deps
 def test_prompt_longer_than_the_context_is_a_judge_error(tiny_judge):
     judge = tiny_judge()
+    judging = Judging(judge)
     with pytest.raises(JudgeError, match="context of 2048 tokens"):
-        judge.generate(Prompt("verify_statements", "x" * 2000), Tiny)
+        judging.generate(Prompt("verify_statements", "x" * 2000), Tiny)
     with pytest.raises(JudgeError, match="truncated"):  # fits, but no room left to close the JSON
-        judge.generate(Prompt("verify_statements", "x" * 1700), verdicts_for(3))
+        judging.generate(Prompt("verify_statements", "x" * 1700), verdicts_for(3))
 
 
 @needs_deps
 def test_generate_many_batches_and_matches_one_by_one(tiny_judge):
     prompts = [Prompt("verify_statements", f"Judge statement {i}.") for i in range(3)] + [PROMPT]
     single = tiny_judge()
-    expected = [single.generate(p, verdicts_for(2)) for p in prompts]
+    expected = [Judging(single).generate(p, verdicts_for(2)) for p in prompts]
     batched = tiny_judge(batch_size=3)
     runs = []
     real_run = batched._run
     batched._run = lambda rows: runs.append(len(rows)) or real_run(rows)
-    got = batched.generate_many(prompts, verdicts_for(2))
+    judging = Judging(batched)
+    got = batched.generate_many(prompts, verdicts_for(2), judging)
     assert runs == [3, 1]  # two model.generate calls for four prompts
     assert [type(g) for g in got] == [type(e) for e in expected]
     assert sum(g == e for g, e in zip(got, expected)) >= 3  # padding may flip a near-tie of a random model
-    assert batched.stats.calls == 4 and len(batched.log.records) == 4
+    assert judging.stats.calls == 4 and len(judging.log.records) == 4
 
 
 @needs_deps
@@ -291,6 +295,7 @@ def test_concurrent_calls_from_threads_share_batches(tiny_judge):
     from concurrent.futures import ThreadPoolExecutor
 
     judge = tiny_judge(batch_size=4)
+    judging = Judging(judge)
     assert judge.max_concurrency is None
     rows = []
     real_run = judge._run
@@ -298,19 +303,20 @@ def test_concurrent_calls_from_threads_share_batches(tiny_judge):
     outputs = [verdicts_for(1), verdicts_for(2), Tiny] * 3
     prompts = [Prompt("verify_statements", f"Judge statement {i}.") for i in range(len(outputs))]
     with ThreadPoolExecutor(4) as pool:
-        got = list(pool.map(judge.generate, prompts, outputs))
+        got = list(pool.map(judging.generate, prompts, outputs))
     assert [type(g) for g in got] == outputs
     assert sum(rows) == len(outputs) and max(rows) > 1 and max(rows) <= 4
-    assert judge.stats.calls == len(outputs) and judge.stats.failed_calls == 0
+    assert judging.stats.calls == len(outputs) and judging.stats.failed_calls == 0
 
 
 @needs_deps
 def test_a_failing_batch_reaches_every_waiting_caller(tiny_judge):
     judge = tiny_judge()
+    judging = Judging(judge)
     judge._load()
     judge._run = lambda rows: (_ for _ in ()).throw(RuntimeError("out of memory"))
     with pytest.raises(RuntimeError, match="out of memory"):
-        judge.generate(PROMPT, Tiny)
+        judging.generate(PROMPT, Tiny)
     assert judge._batches.waiting == [] and not judge._batches.lock.locked()
 
 

@@ -8,7 +8,7 @@ import pytest
 from localragas.asking.verdicts import VERDICTS, YES
 from localragas.core.errors import JudgeError
 from localragas.run.gate import default_thresholds
-from localragas.judges import FakeJudge
+from localragas.judges import FakeJudge, Judging
 from localragas.metrics import all_metrics
 from localragas.core.outputs import Verdicts, YesNo
 from localragas.prompts import verify_statement
@@ -51,13 +51,13 @@ def test_p_yes_on_the_fake_judge_is_a_float_recorded_and_cached_like_a_reply(tmp
     from localragas.judges.cache import JudgeCache
 
     judge = FakeJudge([{"p_yes": 0.25, "mass": 0.9}])
-    judge.cache = JudgeCache(tmp_path)
+    judging = Judging(judge, cache=JudgeCache(tmp_path))
     prompt = verify_statement(CLAIMS[0], SAMPLE.contexts)
-    assert judge.p_yes(prompt) == 0.25
-    assert judge.p_yes(prompt) == 0.25  # from the cache: the queue is empty
+    assert judging.p_yes(prompt) == 0.25
+    assert judging.p_yes(prompt) == 0.25  # from the cache: the queue is empty
     assert [c.output for c in judge.calls] == [YesNo]
-    assert [r["cache_hit"] for r in judge.log.records] == [False, True]
-    judge.close()
+    assert [r["cache_hit"] for r in judging.log.records] == [False, True]
+    judging.cache.close()
 
 
 def test_p_yes_of_a_judge_without_token_probabilities_says_how_to_go_on():
@@ -68,7 +68,7 @@ def test_p_yes_of_a_judge_without_token_probabilities_says_how_to_go_on():
             return Completion(text="{}")
 
     with pytest.raises(JudgeError, match="verdicts=json"):
-        NoLogits().p_yes(verify_statement(CLAIMS[0], SAMPLE.contexts))
+        Judging(NoLogits()).p_yes(verify_statement(CLAIMS[0], SAMPLE.contexts))
 
 
 def test_each_metric_declares_its_gate_threshold_per_verdicts_mode():

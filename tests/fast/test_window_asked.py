@@ -9,7 +9,8 @@ import localragas
 from localragas import Criterion, Rubric
 from localragas.asking.window import check_window, needed_window
 from localragas.core.errors import ConfigError
-from localragas.judges import FakeJudge
+from localragas.judges import FakeJudge, Judging
+from localragas.prompts.overrides import load_overrides
 
 ROWS = [{"id": "a", "question": "What colour is the sky?", "answer": "The sky is blue.",
          "contexts": ["The sky is blue."], "reference": "Blue."}]
@@ -33,7 +34,8 @@ def test_an_overridden_instruction_is_sized_by_its_own_text(tmp_path):
             "needs at least") in str(e.value)
     assert "shorten that text, or raise it, e.g. --judge-option n_ctx=4096" in str(e.value)
     assert judge.calls == []  # refused before any judging
-    assert needed_window(judge, "verify_statement") > built_in + 200  # sized as the judge now asks it
+    asked = Judging(judge, prompts=load_overrides({"verify_statement": str(long_file)}))
+    assert needed_window(asked, "verify_statement") > built_in + 200  # sized as the run asks it
     judge = FakeJudge(n_ctx=built_in)  # exactly the built-in's need: a shorter override needs less, and runs
     report = run(judge, ["faithfulness"], prompts={"verify_statement": short_file}, metric_options=SENTENCES)
     assert report.samples[0].metrics["faithfulness"].value is not None

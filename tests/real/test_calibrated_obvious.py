@@ -6,6 +6,7 @@ import pytest
 
 from localragas import models
 from localragas.asking.verdicts import SUPPORT_FAMILY, VERDICTS
+from localragas.run.runner import run_judging
 from localragas.scoring import Scoring
 
 from real_helpers import CONTEXT, FAITHFUL
@@ -15,10 +16,11 @@ UNSUPPORTED = "The Eiffel Tower was completed in 1925."
 
 
 def test_calibrated_obvious_claims_land_on_the_right_side_of_one_half(qwen_judge):
-    cal = qwen_judge.calibration
+    judging = run_judging(qwen_judge)  # no calibration option: the catalogue's
+    cal = judging.calibration
     if cal is None or not cal.covers(SUPPORT_FAMILY):
         pytest.skip(f"the catalogue ships no calibration for {models.DEFAULT_JUDGE}'s {SUPPORT_FAMILY} yet "
                     "(ModelSpec.calibration in localragas/models.py)")
     assert cal.source == f"catalogue:{models.DEFAULT_JUDGE}"
-    got = VERDICTS["probability"].support(Scoring(FAITHFUL, qwen_judge), [STATED, UNSUPPORTED], CONTEXT)
+    got = VERDICTS["probability"].support(Scoring(FAITHFUL, judging), [STATED, UNSUPPORTED], CONTEXT)
     assert got.calibrated and got.values[0] > 0.5 > got.values[1], (got.values, got.raw)

@@ -8,6 +8,7 @@ import localragas
 from localragas import Criterion, Rubric
 from localragas.judges.yes_no import yes_no_reply
 from localragas.core.outputs import YesNo
+from localragas.judges import Judging
 from localragas.prompts.custom import criterion_prompt, rubric_prompt
 
 ON = {"question": "What is the capital of France?", "answer": "The capital of France is Paris.",
@@ -20,14 +21,14 @@ def test_p_yes_is_the_yes_no_reading_of_the_next_tokens(qwen_judge):
     prompt = criterion_prompt("on_topic", "Does the answer reply to the question?",
                               {"question": ON["question"], "answer": ON["answer"]})
     top = qwen_judge._next_tokens(prompt)
-    assert qwen_judge.p_yes(prompt) == YesNo.model_validate_json(yes_no_reply(top.candidates, prompt.name)).p_yes
+    assert Judging(qwen_judge).p_yes(prompt) == YesNo.model_validate_json(yes_no_reply(top.candidates, prompt.name)).p_yes
 
 
 def test_rubric_levels_are_a_distribution_over_the_digits(qwen_judge):
     levels = {1: "off topic", 2: "partly on topic", 3: "fully answers the question"}
     prompt = rubric_prompt("fit", "How well does the answer reply to the question?", levels,
                            {"question": ON["question"], "answer": ON["answer"]})
-    got = qwen_judge.choice_probabilities(prompt, ["1", "2", "3"])
+    got = Judging(qwen_judge).choice_probabilities(prompt, ["1", "2", "3"])
     assert set(got) == {"1", "2", "3"} and math.isclose(sum(got.values()), 1.0, abs_tol=1e-4)
 
 

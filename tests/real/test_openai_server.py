@@ -222,6 +222,6 @@ def test_graded_verdicts_through_the_server_agree_with_in_process(smol_server, s
     judge = get_judge(f"openai:{MODEL}", {"base_url": smol_server.url, "structured": "json_object"})
     served = [YesNo.model_validate_json(judge._yes_no(p).text) for p in prompts]  # the replies behind p_yes
     local = [YesNo.model_validate_json(smol_judge._yes_no(p).text) for p in prompts]
-    assert judge.stats.failed_calls == 0 and all(0.0 < g.mass <= 1.0 for g in served)
+    assert all(0.0 < g.mass <= 1.0 for g in served)
     for s, l in zip(served, local):  # the same GGUF and llama.cpp; the server sees only its top 20 tokens
         assert abs(s.p_yes - l.p_yes) < 0.05, (served, local)

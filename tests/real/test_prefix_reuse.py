@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from localragas.core.outputs import Claims, GeneratedQuestions, YesNo
+from localragas.judges import Judging
 from localragas.prompts import extract_claims, generate_questions, verify_statement
 
 CONTEXTS = ["Acme Cloud Storage offers three storage tiers: Standard, Infrequent Access and Archive. " * 3,
@@ -31,9 +32,10 @@ def fresh_smol():
 
 def test_a_sample_with_four_claims_evaluates_its_contexts_once(fresh_smol):
     judge = fresh_smol()
+    judging = Judging(judge)
     for claim in CLAIMS:
-        judge.p_yes(verify_statement(claim, CONTEXTS))
-    calls = judge.log.records
+        judging.p_yes(verify_statement(claim, CONTEXTS))
+    calls = judging.log.records
     steps = judge._prefix_steps().steps
     shared = sum(len(s) for s in steps.segments(verify_statement(CLAIMS[0], CONTEXTS))[:-1])
     assert shared > 150  # the system prompt and the contexts
@@ -45,10 +47,11 @@ def test_a_sample_with_four_claims_evaluates_its_contexts_once(fresh_smol):
 
 def test_p_yes_does_not_depend_on_the_order_or_on_a_restored_prefix(fresh_smol):
     forward, backward = fresh_smol(), fresh_smol()
-    a = {c: forward.p_yes(verify_statement(c, CONTEXTS)) for c in CLAIMS}
+    a = {c: Judging(forward).p_yes(verify_statement(c, CONTEXTS)) for c in CLAIMS}
+    back = Judging(backward)
     for c in reversed(CLAIMS):  # other calls in between: the prefix is restored from a saved state
-        backward.generate(extract_claims("Acme offers three tiers.", "Which tiers?"), Claims)
-        assert backward.p_yes(verify_statement(c, CONTEXTS)) == a[c]
+        back.generate(extract_claims("Acme offers three tiers.", "Which tiers?"), Claims)
+        assert back.p_yes(verify_statement(c, CONTEXTS)) == a[c]
     whole = fresh_smol()
     for c in CLAIMS:  # the prompt evaluated whole, from an empty context, as llama-cpp-python's chat handler does
         whole._whole(verify_statement(c, CONTEXTS))
@@ -67,10 +70,11 @@ def test_p_yes_does_not_depend_on_the_order_or_on_a_restored_prefix(fresh_smol):
 ])
 def test_the_greedy_grammar_loop_replies_as_llama_cpp_python_does(fresh_smol, prompt, output):
     ours = fresh_smol()
-    reply = ours.generate(prompt, output)
+    asked = Judging(ours)
+    reply = asked.generate(prompt, output)
     theirs = fresh_smol()
     llm = theirs.llm
     r = llm.create_chat_completion(messages=prompt.messages(), grammar=theirs._grammar(output), temperature=0.0,
                                    seed=42, max_tokens=4096)
     assert reply == output.model_validate_json(r["choices"][0]["message"]["content"])
-    assert ours.log.records[-1]["completion_tokens"] == r["usage"]["completion_tokens"]
+    assert asked.log.records[-1]["completion_tokens"] == r["usage"]["completion_tokens"]

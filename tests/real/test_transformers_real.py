@@ -9,6 +9,7 @@ import pytest
 
 from localragas import models
 from localragas.core.outputs import Claims, GeneratedQuestions, YesNo
+from localragas.judges import Judging
 from localragas.prompts import extract_claims, generate_questions, verify_statement
 
 from cli_helpers import cli
@@ -56,10 +57,11 @@ def test_examples_through_the_cli_give_schema_valid_json_on_every_call(tmp_path)
 
 def test_replies_are_deterministic_and_counted(tf_judge):
     prompt = extract_claims("The Standard tier costs $0.02 per GB per month. Restores take up to 12 hours.")
-    a = tf_judge.generate(prompt, Claims)
-    b = tf_judge.generate(prompt, Claims)
+    judging = Judging(tf_judge)
+    a = judging.generate(prompt, Claims)
+    b = judging.generate(prompt, Claims)
     assert a == b
-    log = tf_judge.log.records[-1]
+    log = judging.log.records[-1]
     assert log["prompt_tokens"] > 50 and 0 < log["completion_tokens"] < tf_judge.settings.max_new_tokens
 
 
@@ -76,7 +78,7 @@ def test_generate_many_batches_prompts_of_different_lengths(tf_judge):
 def test_graded_verdict_from_the_next_token_logits(tf_judge):
     """verdicts=probability through transformers: one forward pass, P(yes) against P(no); the same on a rerun."""
     prompt = verify_statement("The Eiffel Tower is in Paris.", ["The Eiffel Tower is a tower in Paris, France."])
-    a = YesNo.model_validate_json(tf_judge._yes_no(prompt).text)  # the backend's reply behind Judge.p_yes
+    a = YesNo.model_validate_json(tf_judge._yes_no(prompt).text)  # the backend's reply behind Judging.p_yes
     b = YesNo.model_validate_json(tf_judge._yes_no(prompt).text)
     assert 0.0 <= a.p_yes <= 1.0 and 0.0 < a.mass <= 1.0
     assert (a.p_yes, a.mass) == (b.p_yes, b.mass)

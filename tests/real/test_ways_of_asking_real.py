@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from localragas.metrics import all_metrics
+from localragas.run.runner import run_judging
 from localragas.scoring import Scoring
 
 from real_helpers import CLAIMS, FAITHFUL
@@ -17,7 +18,8 @@ ANSWER = " ".join(CLAIMS)  # stated, contradicted, stated, contradicted
 @pytest.mark.parametrize("way", WAYS, ids=lambda w: ",".join(f"{k}={v}" for k, v in w.items()))
 def test_each_way_ranks_stated_claims_above_contradicted_ones(qwen_judge, way):
     metric = all_metrics()["faithfulness"].with_options(statements="sentences", **way)
-    r = metric.score(Scoring(FAITHFUL.model_copy(update={"answer": ANSWER}), qwen_judge))
+    judging = run_judging(qwen_judge)  # with the catalogue's calibration, as a run asks
+    r = metric.score(Scoring(FAITHFUL.model_copy(update={"answer": ANSWER}), judging))
     p = [c["p_supported"] for c in r.evidence["claims"]]
     assert min(p[0], p[2]) > max(p[1], p[3]), r.evidence
     if way.get("question") == "both":

@@ -1,0 +1,222 @@
+"""A run's judging context: one judge (a backend, judges/base.py, never changed by a run) and what one run asks it with,
+its cache, the user's prompt overrides and the calibration, with the run's counters and the log of calls asked outside
+a sample. A run (evaluate, calibrate, generate, the judge check) builds one and drops it when it ends, so two runs on
+one judge neither share their settings nor add into each other's counters.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from pydantic import ValidationError
+
+from ..core.errors import JudgeError
+from ..core.outputs import Choices, Output, YesNo, schema_text
+from ..prompts import Prompt
+from .base import Completion, Judge
+from .cache import JudgeCache, cache_key
+
+if TYPE_CHECKING:
+    from ..calibration_map import CalibrationMap
+    from ..prompts.overrides import PromptOverrides
+
+T = TypeVar("T", bound=Output)
+
+
+@dataclass
+class JudgeStats:
+    calls: int = 0  # calls that ran the model
+    cache_hits: int = 0  # calls answered by the persistent cache, without the model
+    failed_calls: int = 0
+    parse_failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        d = dict(self.__dict__)
+        d["errors"] = self.errors[:20]
+        return d
+
+    def counters(self) -> dict[str, float]:
+        """The numeric counters, for per-sample deltas."""
+        return {k: v for k, v in self.__dict__.items() if isinstance(v, (int, float))}
+
+
+@dataclass
+class CallLog:
+    """The calls asked for one sample (its scoring context's log, localragas.scoring): a record per call, for the
+    sample's calls_by_prompt, and the sample's share of the counters."""
+
+    records: list[dict] = field(default_factory=list)
+    stats: JudgeStats = field(default_factory=JudgeStats)
+
+
+class Judging:
+    """One run's judging: `judge` asked through `cache` (None: no cache), with `prompts` (the user's instruction texts
+    for built-in families, prompts/overrides.py; None: the built-in texts) and `calibration` (the map of its graded
+    verdicts' P(yes), localragas.calibration_map, chosen by judges/calibrated.py; None: uncalibrated; applied by
+    asking.verdicts, never here: the cache keeps raw P(yes)).
+
+    generate() may be called from several threads at once (`evaluate(concurrency=N)`): the run totals in `stats` are
+    updated under a lock, and each call is also recorded in the CallLog it is given (the scoring context's of the
+    sample it is asked for), else in `log` (calls asked directly, not for a scored sample).
+    """
+
+    def __init__(self, judge: Judge, *, cache: JudgeCache | None = None, prompts: "PromptOverrides | None" = None,
+                 calibration: "CalibrationMap | None" = None):
+        self.judge = judge
+        self.cache = cache
+        self.prompts = prompts
+        self.calibration = calibration
+        self.stats = JudgeStats()  # this run's totals, all threads
+        self.log = CallLog()
+        self._lock = threading.Lock()
+
+    # --- the backend's, as the asking layer reads them -------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.judge.name
+
+    @property
+    def fingerprint(self) -> str:
+        return self.judge.fingerprint
+
+    @property
+    def n_ctx(self) -> int | None:
+        return self.judge.n_ctx
+
+    def count_tokens(self, text: str) -> int:
+        return self.judge.count_tokens(text)
+
+    def describe(self) -> dict:
+        return self.judge.describe()
+
+    @property
+    def scoring_fingerprint(self) -> str:
+        """What decides the run's scores: the judge's fingerprint, its calibration's content hash (the resume
+        checkpoint keys; the judge cache's key is the fingerprint alone, its replies raw), and the prompt overrides'
+        hash."""
+        return (self.fingerprint + (f"+calibration:{self.calibration.sha256[:16]}" if self.calibration else "")
+                + (f"+prompts:{self.prompts.sha256[:16]}" if self.prompts else ""))
+
+    @contextmanager
+    def cached(self, cache: bool = True, folder: str | Path | None = None) -> Iterator["Judging"]:
+        """This run's persistent cache for the block: opened (in `folder`, else .localragas/cache or
+        $LOCALRAGAS_STATE_DIR/cache) and closed after; cache=False: none."""
+        self.cache = JudgeCache(folder) if cache else None
+        try:
+            yield self
+        finally:
+            if self.cache is not None:
+                self.cache.close()
+            self.cache = None
+
+    # --- asking -----------------------------------------------------------------------------------------------------
+
+    def with_overrides(self, prompt: Prompt) -> Prompt:
+        """The prompt as asked: with the user's instruction text for its family (`prompts`), if any. The judge cache
+        keys on the text asked, so an override needs no other key."""
+        return self.prompts.apply(prompt) if self.prompts else prompt
+
+    def generate(self, prompt: Prompt, output: type[T], log: CallLog | None = None) -> T:
+        """Ask the judge, its decoding constrained to `output`'s JSON schema; return a validated `output`. Raises
+        JudgeError (never returns a guess). The call is recorded in `log` (default: this run's own)."""
+        prompt = self.with_overrides(prompt)
+        return self._ask(prompt, output, log, lambda: self.judge.complete(prompt, output))
+
+    def p_yes(self, prompt: Prompt, log: CallLog | None = None) -> float:
+        """A graded verdict: P(yes) / (P(yes) + P(no)) of the judge's next token after `prompt`, a yes/no question
+        (Judge.yes_no, judges/yes_no.py: no token is generated). Cached like any reply (as a YesNo); recorded in
+        `log`."""
+        prompt = self.with_overrides(prompt)
+        return self._ask(prompt, YesNo, log, lambda: self.judge.yes_no(prompt)).p_yes
+
+    def choice_probabilities(self, prompt: Prompt, options: Sequence[str],
+                             log: CallLog | None = None) -> dict[str, float]:
+        """The judge's probability of each one-token option (a rubric's levels) as the first token of its reply to
+        `prompt`, normalised over the options: read like p_yes, nothing generated; JudgeError when none of them is
+        among its top next tokens. The prompt must list the options (the cache keys on its text)."""
+        options = tuple(str(o).strip().lower() for o in options)
+        prompt = self.with_overrides(prompt)
+        got = self._ask(prompt, Choices, log, lambda: self.judge.choices(prompt, options))
+        if set(got.probabilities) != set(options):
+            raise JudgeError(f"{prompt.name}: the judge's probabilities are for {sorted(got.probabilities)}, not the "
+                             f"options {list(options)}")
+        return {o: got.probabilities[o] for o in options}
+
+    def key(self, prompt: Prompt, output: type[Output]) -> str:
+        """The cache key of a prompt already as asked (its overrides applied)."""
+        return cache_key(self.fingerprint, schema_text(output), prompt)
+
+    def _ask(self, prompt: Prompt, output: type[T], log: CallLog | None, run: Callable[[], Completion]) -> T:
+        """The cache, else run(): counted, recorded, validated as `output`, cached."""
+        log = self.log if log is None else log
+        key = self.key(prompt, output) if self.cache is not None else ""
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            try:
+                result = output.model_validate_json(hit[0])
+            except ValidationError:
+                pass  # a stale entry (schema class renamed, same text): ask the model again
+            else:
+                self._count(log, cache_hits=1)
+                log.records.append({"prompt": prompt.name, "cache_hit": True, "prompt_tokens": hit[1],
+                                    "completion_tokens": hit[2], "cached_tokens": 0, "seconds": 0.0})
+                return result
+        started = time.perf_counter()
+        self._count(log, calls=1)
+        try:
+            done = run()
+        except JudgeError as e:
+            self._fail(log, str(e))
+            raise
+        finally:
+            seconds = time.perf_counter() - started
+            self._count(log, seconds=seconds)
+        self._count(log, prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
+                    cached_tokens=done.cached_tokens)
+        log.records.append({"prompt": prompt.name, "cache_hit": False, "prompt_tokens": done.prompt_tokens,
+                            "completion_tokens": done.completion_tokens, "cached_tokens": done.cached_tokens,
+                            "seconds": round(seconds, 3)})
+        if done.truncated:
+            self._fail(log, f"{prompt.name}: reply truncated at the token limit")
+            raise JudgeError(f"reply truncated at the token limit ({done.completion_tokens} tokens)")
+        try:
+            result = output.model_validate_json(done.text)
+        except ValidationError as e:
+            self._count(log, parse_failures=1)
+            first = e.errors()[0]
+            msg = f"reply did not match the {output.__name__} schema at {first['loc']}: {first['msg']}"
+            self._fail(log, f"{prompt.name}: {msg}")
+            raise JudgeError(msg) from None
+        if self.cache is not None:
+            self.cache.put(key, self.name, prompt.name, done.text, done.prompt_tokens, done.completion_tokens, seconds)
+        return result
+
+    def _count(self, log: CallLog, **deltas: float) -> None:
+        """Add to the run totals (under the lock) and to the log's counters."""
+        mine = log.stats
+        with self._lock:
+            for k, v in deltas.items():
+                setattr(self.stats, k, getattr(self.stats, k) + v)
+        for k, v in deltas.items():
+            setattr(mine, k, getattr(mine, k) + v)
+
+    def _fail(self, log: CallLog, message: str) -> None:
+        self._count(log, failed_calls=1)
+        with self._lock:
+            self.stats.errors.append(message)
+
+
+def judging_of(judge: "Judge | Judging") -> Judging:
+    """A judging context as given, or a judge's own with nothing set (no cache, built-in prompts, uncalibrated): what
+    a caller outside a run (a test, a notebook sizing a window) asks through."""
+    return judge if isinstance(judge, Judging) else Judging(judge)
