@@ -231,10 +231,10 @@ def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig
     cfg = localragas_config
 
     def _evaluate(samples: Any, **kwargs: Any) -> "Report":
-        if "judge" not in kwargs:
-            kwargs["judge"] = localragas_judge
-            kwargs.setdefault("judge_options", run_options(cfg.judge_options))  # the rest built the session judge
-        kwargs.setdefault("prompts", cfg.prompts or None)  # the project config's [prompts], as eval applies them
+        if kwargs.setdefault("judge", localragas_judge) is localragas_judge:  # the session's settings, unless given:
+            kwargs["judge_options"] = {**run_options(cfg.judge_options), **(kwargs.get("judge_options") or {})}
+            if not kwargs.get("prompts"):
+                kwargs["prompts"] = cfg.prompts or None  # the project config's [prompts], as eval applies them
         if cfg.cache_dir is None:
             kwargs.setdefault("cache", False)  # --localragas-no-cache: not evaluate()'s default cache either
         elif kwargs.get("cache", True):
