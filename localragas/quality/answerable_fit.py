@@ -86,7 +86,7 @@ def ask_answerable(source: "LabelledSource", judging: "Judging", limit: int | No
             print(f"\r{n}/{len(rows)} rows", end="", file=sys.stderr, flush=True)
     if progress:
         print(file=sys.stderr)
-    return [r.sample.id for r in rows], items
+    return [str(r.sample.id) for r in rows], items  # every row named when read (labelled.read_labelled: SampleIds)
 
 
 def fit_answerable(source: "LabelledSource", judging: "Judging", into: Path, limit: int | None = None,
