@@ -6,7 +6,9 @@ take any of these, through as_samples(); localragas.calibrate() reads labelled r
 - a pandas DataFrame (duck-typed: `columns` and `to_dict`)
 - a Hugging Face datasets.Dataset (duck-typed: `column_names`, iterating rows as dicts)
 - a ragas EvaluationDataset (duck-typed: `samples`, with `to_list()`)
-- a path (str or pathlib.Path) to a file or folder load_samples reads
+- a path (str or pathlib.Path) to a file or folder load_samples reads (OpenTelemetry / OpenInference span files too)
+- what a LangChain chain or a LlamaIndex query engine returned (data/framework_outputs.py): a chain's output dict
+  with its Documents (`context` / `source_documents`) and `answer` / `result`; {"question": q, "answer": Response}
 
 Field names are those files accept (schema.FIELD_ALIASES: localragas's, ragas's, deepeval's, promptfoo-style);
 `columns` maps a field to any other column name. Each record is checked as a file row is
@@ -32,6 +34,7 @@ from .column_map import ColumnCheck, check_columns, list_columns, type_name
 from .dataset import load_samples
 from ..core.errors import DatasetError
 from .field_check import FieldCheck, SampleList
+from .framework_outputs import framework_record, is_framework_record, is_response
 from .sample_record import ID_FIELDS, SampleIds, sample_from_dict
 from .schema import Sample, field_names
 from .table_readers import plain
@@ -146,7 +149,11 @@ def _is_dataset_dict(data: Any) -> bool:
 def _record_of(item: Any, source: str, row: int) -> Any:
     """A record (a mapping) from a dict, a pydantic model, an object with to_dict(), or a dataclass."""
     if isinstance(item, Mapping):
-        return item
+        return framework_record(item) if is_framework_record(item) else item
+    if is_response(item):
+        raise DatasetError(source, row, None, "a LlamaIndex Response holds no question: give {'question': q, "
+                           "'answer': response}, or collect them with localragas.integrations.llamaindex.collect",
+                           unit="row")
     if callable(getattr(item, "model_dump", None)):  # ragas SingleTurnSample, deepeval LLMTestCase (pydantic)
         return item.model_dump()
     if callable(getattr(item, "to_dict", None)) and not isinstance(item, type):

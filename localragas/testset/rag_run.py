@@ -28,6 +28,7 @@ from ..data.sample_record import RAG_ERROR_FIELD as ERROR_FIELD
 from ..data.sample_record import content_id
 from ..core.errors import ConfigError, DatasetError
 from ..core.inputs import DEFAULT_MAX_INPUT_BYTES
+from .frameworks import framework_pipeline
 from .rag_targets import CallableTarget, HttpTarget, RowFailure, parse_reply
 from .rag_worker import ProcessTarget, importable_name
 from ..data.schema import FIELD_ALIASES, field_names
@@ -41,7 +42,7 @@ _FILLED = ("answer", "contexts", "retrieved_context_ids")  # written by the run:
 @dataclass(frozen=True)
 class RagRunSpec:
     data: Path
-    target: str | Callable[[str], Any] | None = None  # 'module:function', 'file.py:function', or a function
+    target: Any = None  # 'module:function', 'file.py:function', a function, a LangChain runnable or LlamaIndex engine
     url: str | None = None
     concurrency: int = 1
     timeout: float = DEFAULT_TIMEOUT
@@ -68,7 +69,12 @@ class RagRunSpec:
         past the timeout is left running)."""
         if self.url is not None:
             return HttpTarget(self.url)
-        name = self.target if isinstance(self.target, str) else importable_name(self.target)
+        if isinstance(self.target, str):
+            return ProcessTarget(self.target)
+        chain = framework_pipeline(self.target)  # a LangChain runnable or a LlamaIndex query engine, in a thread
+        if chain is not None:
+            return CallableTarget(chain)
+        name = importable_name(self.target)
         return ProcessTarget(name) if name is not None else CallableTarget(self.target)
 
 

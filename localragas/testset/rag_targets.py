@@ -3,7 +3,8 @@ both must give.
 
 Python: `--target module:function` (a module importable from the current folder) or `--target path/to/file.py:function`.
 The function is called as `fn(question: str)` and returns a dict {"answer": str, "contexts": [str, ...],
-"retrieved_context_ids": [str, ...] (optional)}, or a 2-tuple (answer, contexts).
+"retrieved_context_ids": [str, ...] (optional)}, or a 2-tuple (answer, contexts). The name may instead be a LangChain
+runnable or a LlamaIndex query engine (testset/frameworks.py asks it and collects what it retrieved).
 
 HTTP: `--url http://host/path`: POST of JSON {"question": ..., "id": ...} (Content-Type: application/json); the reply
 is JSON of the dict above. A timeout, a connection error or a 5xx status is retried (with backoff); a 4xx status or a
@@ -27,6 +28,7 @@ from typing import Any
 
 from ..core.errors import ConfigError
 from ..core.number_text import seconds_text
+from .frameworks import framework_pipeline
 
 MAX_REPLY_BYTES = 64 << 20  # an HTTP reply longer than this is malformed
 
@@ -98,8 +100,12 @@ def load_callable(target: str) -> Callable[[str], Any]:
         except ImportError as e:
             raise ConfigError(f"--target: cannot import module '{where}' from {Path.cwd()} ({e})") from None
     fn = getattr(module, name, None)
+    chain = framework_pipeline(fn)
+    if chain is not None:
+        return chain
     if not callable(fn):
-        raise ConfigError(f"--target: '{where}' has no function '{name}'")
+        raise ConfigError(f"--target: '{where}' has no function, LangChain runnable or LlamaIndex query engine "
+                          f"'{name}'")
     return fn
 
 

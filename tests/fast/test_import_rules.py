@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("testset", ["testset"]),
     ("quality", ["quality"]),
     ("report", ["report"]),
+    ("integrations", ["integrations"]),
     ("front", ["cli", "cli_options", "cli_output", "cli_reports", "cli_calibrate", "cli_generate", "cli_inventory",
                "pytest_plugin", "testing", ""]),  # "": localragas/__init__.py, the exports
 ]
