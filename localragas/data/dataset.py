@@ -4,7 +4,8 @@ file, line and field.
 An input that is not a regular file (a FIFO would block, a device never ends) or is larger than max_input_bytes is
 refused before it is opened (localragas.core.inputs, the rule for every file a user names); JSON Lines are read one
 line at a time. The readers by kind: data/text_readers.py (JSON Lines, JSON, CSV), data/table_readers.py (Parquet,
-`datasets`); each record becomes a Sample in data/sample_record.py; a column mapping is followed by
+`datasets`), data/trace_readers.py (OpenTelemetry / OpenInference spans in a .json or .jsonl file, told by content:
+one sample per trace); each record becomes a Sample in data/sample_record.py; a column mapping is followed by
 data/column_map.py.
 """
 from __future__ import annotations
@@ -19,6 +20,7 @@ from .field_check import FieldCheck, SampleList
 from .sample_record import SampleIds, sample_from_dict
 from .schema import Sample, SkippedRow
 from .table_readers import hf_dataset_records, parquet_records
+from .trace_readers import looks_like_spans, trace_records
 from .text_readers import Record, csv_records, file_error, json_records, jsonl_records, read_text
 
 FORMATS: dict[str, str] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
@@ -37,6 +39,8 @@ def _records(p: Path, shown: str, limit: int, columns: Mapping[str, str] | None 
         raise DatasetError(shown, None, None, message)
     if fmt == "parquet":
         return parquet_records(p, shown)
+    if fmt in ("json", "jsonl") and looks_like_spans(p):
+        return trace_records(p, shown, limit)
     if fmt == "jsonl":
         return jsonl_records(p, shown, limit)
     if fmt == "csv":
@@ -47,7 +51,8 @@ def _records(p: Path, shown: str, limit: int, columns: Mapping[str, str] | None 
 def load_samples(path: str | Path, *, skip_invalid: bool = False,
                  max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
                  columns: Mapping[str, str] | None = None) -> tuple[list[Sample], list[SkippedRow]]:
-    """Load samples from a .jsonl/.ndjson, .json, .csv or .parquet file, or a datasets save_to_disk folder.
+    """Load samples from a .jsonl/.ndjson, .json, .csv or .parquet file, or a datasets save_to_disk folder; a .json or
+    .jsonl file of OpenTelemetry spans (OTLP JSON, the SDK's span JSON) gives one sample per trace (trace_readers).
 
     With skip_invalid, bad rows are returned as SkippedRow instead of raised; file-level errors always raise.
     A path that is not a regular file or folder (a FIFO, a device), or a file over max_input_bytes, is refused.

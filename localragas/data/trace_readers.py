@@ -1,0 +1,279 @@
+"""Samples from traces: OpenTelemetry spans exported as JSON, with the OpenInference attributes a RAG pipeline's
+instrumentation sets, one sample per trace. So production traffic can be scored offline.
+
+Files (.json, .jsonl or .ndjson; told from a sample file by their first object, looks_like_spans):
+- OTLP JSON: objects {"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}, one per file or one per line (the
+  OpenTelemetry Collector's file exporter; protobuf's MessageToJson of an ExportTraceServiceRequest); ids in hex or
+  base64, attribute values typed ({"stringValue": ...}, arrays, key-value lists).
+- The OpenTelemetry SDK's own span JSON (`ReadableSpan.to_json()`: what ConsoleSpanExporter writes, one indented
+  object after another, or one a line with a JSON-lines formatter; a JSON list of them): {"name", "context":
+  {"trace_id", "span_id"}, "parent_id", "start_time", "end_time", "attributes": {...}}.
+
+A trace's sample (OpenInference semantic conventions; nested attribute values are read as their dotted names):
+- contexts: `retrieval.documents.N.document.content` of its RETRIEVER spans (`openinference.span.kind`), in the order
+  they started, each document's `document.id` as retrieved_context_ids when every document has one; when a RERANKER
+  span gives `reranker.output_documents.N.document.content`, the last reranker's documents (what the LLM was shown).
+- answer: the last LLM span to end: its last `llm.output_messages.N.message.content`, else its `output.value`;
+  without an LLM span, the root span's `output.value`.
+- question: the root span's `input.value`, else the first RETRIEVER span's `input.value` (a JSON input.value gives its
+  `question`, `input` or `query`).
+- id: the trace id (32 hex digits).
+
+A trace without a retrieval span, an answer or a question is refused, naming the file, the trace, the span and the
+attribute missing: it fails closed, as a bad row of a sample file does (a silently dropped trace would leave the
+traffic it stands for unscored, e.g. every request whose retriever failed); with skip_invalid (`--skip-invalid`) it
+is counted in the report's skipped rows with that reason. A span the file cannot give (not a span, no trace or span
+id, invalid JSON) is an error of the file.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import DatasetError
+from .text_readers import Record, read_text
+
+SPAN_KIND = "openinference.span.kind"
+_HEAD_BYTES = 1 << 16
+_OTLP_START = re.compile(r'^\s*\[?\s*\{\s*"(resourceSpans|resource_spans)"\s*:')
+_SDK_SPAN = re.compile(r'"context"\s*:\s*\{\s*"trace_id"\s*:')
+_DECODER = json.JSONDecoder()
+_WS = re.compile(r"[ \t\n\r\ufeff]*")
+_DOCUMENT = re.compile(r"^(retrieval\.documents|reranker\.output_documents)\.(\d+)\.document\.(content|id)$")
+_MESSAGE = re.compile(r"^llm\.output_messages\.(\d+)\.message\.content$")
+_QUESTION_KEYS = ("question", "input", "query")
+
+
+@dataclass
+class Span:
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    start: int
+    end: int
+    attributes: dict[str, Any]
+    line: int
+
+    def kind(self) -> str:
+        return str(self.attributes.get(SPAN_KIND, "")).upper()
+
+    def where(self) -> str:
+        return f"span '{self.name}' ({self.span_id})"
+
+
+def looks_like_spans(path: Path) -> bool:
+    """A file of spans: its first object starts with "resourceSpans" (OTLP), or an SDK span's "context": {"trace_id"
+    is near its start. A sample file has neither."""
+    with open(path, "rb") as f:
+        head = f.read(_HEAD_BYTES).decode("utf-8", errors="replace").lstrip("\ufeff")
+    return bool(_OTLP_START.match(head) or _SDK_SPAN.search(head[:4096]))
+
+
+def trace_records(path: Path, shown: str, limit: int) -> Iterator[Record]:
+    """One record (or the DatasetError of an incomplete trace) per trace, in the order their first spans appear."""
+    traces: dict[str, list[Span]] = {}
+    for span in _spans(read_text(path, shown, limit), shown):
+        traces.setdefault(span.trace_id, []).append(span)
+    if not traces:
+        raise DatasetError(shown, None, None, "no spans")
+    for trace_id, spans in traces.items():
+        line = min(s.line for s in spans)
+        try:
+            yield line, _record(trace_id, spans, shown, line)
+        except DatasetError as e:
+            yield line, e
+
+
+def _values(text: str, shown: str) -> Iterator[tuple[int, Any]]:
+    """(line, value) of each JSON value of the text: one document, JSON lines, or indented objects one after
+    another."""
+    at, line = 0, 1
+    while True:
+        start = _WS.match(text, at).end()
+        line += text.count("\n", at, start)
+        if start >= len(text):
+            return
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except json.JSONDecodeError as e:
+            raise DatasetError(shown, text.count("\n", 0, e.pos) + 1, None, f"invalid JSON: {e.msg}") from None
+        except RecursionError:
+            raise DatasetError(shown, line, None, "invalid JSON: nested too deeply") from None
+        yield line, value
+        line += text.count("\n", start, end)
+        at = end
+
+
+def _spans(text: str, shown: str) -> Iterator[Span]:
+    for line, value in _values(text, shown):
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, Mapping) and ("resourceSpans" in item or "resource_spans" in item):
+                yield from _otlp_spans(item, shown, line)
+            elif isinstance(item, Mapping) and isinstance(item.get("context"), Mapping):
+                yield _sdk_span(item, shown, line)
+            else:
+                raise DatasetError(shown, line, None, "expected an OpenTelemetry span (an object with 'context': "
+                                   "{'trace_id', 'span_id'}) or OTLP JSON (an object with 'resourceSpans'), got "
+                                   f"{type(item).__name__}")
+
+
+def _hex_id(value: Any, shown: str, line: int, name: str) -> str:
+    """A trace or span id as lower-case hex: '0x…' (the SDK), hex (OTLP JSON) or base64 (protobuf's JSON)."""
+    if not isinstance(value, str) or not value.strip():
+        raise DatasetError(shown, line, name, f"expected the span's {name.split('.')[-1]} as a string")
+    value = value.strip().removeprefix("0x")
+    if re.fullmatch(r"[0-9a-fA-F]+", value) and len(value) in (16, 32):
+        return value.lower()
+    try:
+        return base64.b64decode(value, validate=True).hex()
+    except (binascii.Error, ValueError):
+        raise DatasetError(shown, line, name, f"'{value[:40]}' is neither hex nor base64") from None
+
+
+def _time(value: Any) -> int:
+    """Nanoseconds since the epoch, for ordering: OTLP's integer (or its string), the SDK's ISO 8601 text."""
+    if isinstance(value, int) or isinstance(value, str) and value.isdigit():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1e9)
+        except ValueError:
+            pass
+    return 0
+
+
+def _flat(value: Any, prefix: str, out: dict[str, Any]) -> dict[str, Any]:
+    """Nested attribute values (a list of documents, a key-value list) under their dotted names, as OpenInference
+    flattens them: {"retrieval.documents": [{"document.content": "a"}]} -> "retrieval.documents.0.document.content"."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _flat(v, f"{prefix}.{k}" if prefix else str(k), out)
+    elif isinstance(value, list) and any(isinstance(v, (Mapping, list)) for v in value):
+        for i, v in enumerate(value):
+            _flat(v, f"{prefix}.{i}", out)
+    else:
+        out[prefix] = value
+    return out
+
+
+def _otlp_value(value: Any) -> Any:
+    """An OTLP AnyValue as plain Python."""
+    if not isinstance(value, Mapping):
+        return value
+    if "arrayValue" in value:
+        return [_otlp_value(v) for v in (value["arrayValue"] or {}).get("values", [])]
+    if "kvlistValue" in value:
+        return {kv.get("key"): _otlp_value(kv.get("value")) for kv in (value["kvlistValue"] or {}).get("values", [])}
+    if "intValue" in value:
+        return int(value["intValue"])
+    for kind in ("stringValue", "doubleValue", "boolValue", "bytesValue"):
+        if kind in value:
+            return value[kind]
+    return None
+
+
+def _otlp_spans(doc: Mapping[str, Any], shown: str, line: int) -> Iterator[Span]:
+    for resource in doc.get("resourceSpans") or doc.get("resource_spans") or []:
+        for scope in resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans") or []:
+            for raw in scope.get("spans") or []:
+                attributes = {a.get("key"): _otlp_value(a.get("value")) for a in raw.get("attributes") or []}
+                parent = raw.get("parentSpanId")
+                yield Span(_hex_id(raw.get("traceId"), shown, line, "traceId"),
+                           _hex_id(raw.get("spanId"), shown, line, "spanId"),
+                           _hex_id(parent, shown, line, "parentSpanId") if parent else None,
+                           str(raw.get("name", "")), _time(raw.get("startTimeUnixNano")),
+                           _time(raw.get("endTimeUnixNano")), _flat(attributes, "", {}), line)
+
+
+def _sdk_span(raw: Mapping[str, Any], shown: str, line: int) -> Span:
+    context, parent = raw["context"], raw.get("parent_id")
+    attributes = raw.get("attributes") if isinstance(raw.get("attributes"), Mapping) else {}
+    return Span(_hex_id(context.get("trace_id"), shown, line, "context.trace_id"),
+                _hex_id(context.get("span_id"), shown, line, "context.span_id"),
+                _hex_id(parent, shown, line, "parent_id") if parent else None, str(raw.get("name", "")),
+                _time(raw.get("start_time")), _time(raw.get("end_time")), _flat(dict(attributes), "", {}), line)
+
+
+def _record(trace_id: str, spans: list[Span], shown: str, line: int) -> dict[str, Any]:
+    ids = {s.span_id for s in spans}
+    roots = sorted((s for s in spans if s.parent_id is None or s.parent_id not in ids), key=lambda s: s.start)
+    retrievers = sorted((s for s in spans if s.kind() == "RETRIEVER"), key=lambda s: s.start)
+    rerankers = sorted((s for s in spans if s.kind() == "RERANKER"), key=lambda s: s.end)
+    llms = sorted((s for s in spans if s.kind() == "LLM"), key=lambda s: s.end)
+
+    def missing(field: str, message: str) -> DatasetError:
+        return DatasetError(shown, line, field, f"trace {trace_id}: {message}")
+
+    if not retrievers:
+        named = ", ".join(f"'{s.name}' ({s.kind() or 'no kind'})" for s in spans[:5]) + (" ..." if len(spans) > 5 else "")
+        raise missing("contexts", f"no RETRIEVER span ('{SPAN_KIND}': RETRIEVER) among its {len(spans)} spans "
+                                  f"({named}), so nothing retrieved to score (--skip-invalid counts such a trace "
+                                  "skipped)")
+    reranked = [s for s in rerankers if any(k.startswith("reranker.output_documents.") for k in s.attributes)]
+    documents = _documents(reranked[-1], "reranker.output_documents", missing) if reranked else \
+        [d for s in retrievers for d in _documents(s, "retrieval.documents", missing)]
+    record: dict[str, Any] = {"id": trace_id, "contexts": [text for text, _ in documents]}
+    if documents and all(i is not None for _, i in documents):
+        record["retrieved_context_ids"] = [str(i) for _, i in documents]
+    question = next((q for q in (_text(s, "input") for s in [*roots, retrievers[0]]) if q), None)
+    if question is None:
+        raise missing("question", f"no question: neither the root span nor the first RETRIEVER span "
+                                  f"({retrievers[0].where()}) has a text 'input.value'")
+    record["question"] = question
+    answer = _llm_answer(llms[-1]) if llms else next((a for a in (_text(s, "output") for s in roots) if a), None)
+    if answer is None:
+        where = f"its last LLM span, {llms[-1].where()}, has" if llms else "it has no LLM span and its root span has"
+        raise missing("answer", f"no answer: {where} no 'llm.output_messages.N.message.content' or text "
+                                "'output.value'")
+    record["answer"] = answer
+    return record
+
+
+def _documents(span: Span, prefix: str, missing) -> list[tuple[str, Any]]:
+    """(content, id) of the span's documents, by their index N."""
+    found: dict[int, dict[str, Any]] = {}
+    for key, value in span.attributes.items():
+        m = _DOCUMENT.match(key)
+        if m and m.group(1) == prefix:
+            found.setdefault(int(m.group(2)), {})[m.group(3)] = value
+    out = []
+    for n in sorted(found):
+        content = found[n].get("content")
+        if not isinstance(content, str):
+            raise missing("contexts", f"{span.where()}: document {n} has no text '{prefix}.{n}.document.content'")
+        out.append((content, found[n].get("id")))
+    return out
+
+
+def _text(span: Span, side: str) -> str | None:
+    """The span's `input.value` / `output.value` as text: a JSON value (`input.mime_type`: application/json, or an
+    object) gives its question, input, query or answer."""
+    value = span.attributes.get(f"{side}.value")
+    if not isinstance(value, str) or not value.strip():
+        return None
+    if span.attributes.get(f"{side}.mime_type") != "application/json" and not value.lstrip().startswith("{"):
+        return value
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    if isinstance(parsed, str):
+        return parsed or None
+    keys = _QUESTION_KEYS if side == "input" else ("answer", "output", "result", "content", "text")
+    if isinstance(parsed, Mapping):
+        return next((parsed[k] for k in keys if isinstance(parsed.get(k), str) and parsed[k].strip()), None)
+    return None
+
+
+def _llm_answer(span: Span) -> str | None:
+    messages = sorted((int(m.group(1)), v) for k, v in span.attributes.items() if (m := _MESSAGE.match(k)))
+    texts = [v for _, v in messages if isinstance(v, str) and v.strip()]
+    return texts[-1] if texts else _text(span, "output")
