@@ -85,7 +85,8 @@ def generate_cmd(documents, out, size, top_up, language, mix, seed, judge, judge
 @click.command("run-rag")
 @click.argument("data", metavar="TESTSET.jsonl", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--target", metavar="MODULE:FUNCTION|FILE.py:FUNCTION",
-              help="Your pipeline as a Python function fn(question) -> {answer, contexts[, retrieved_context_ids]}.")
+              help="Your pipeline as a Python function fn(question) -> {answer, contexts[, retrieved_context_ids]}, "
+                   "or a LangChain runnable or LlamaIndex query engine by its name.")
 @click.option("--url", metavar="URL",
               help="Your pipeline as an HTTP endpoint: POST {question, id} -> {answer, contexts[, "
                    "retrieved_context_ids]}.")
