@@ -71,9 +71,12 @@ class Span:
 
 def looks_like_spans(path: Path) -> bool:
     """A file of spans: its first object starts with "resourceSpans" (OTLP), or an SDK span's "context": {"trace_id"
-    is near its start. A sample file has neither."""
-    with open(path, "rb") as f:
-        head = f.read(_HEAD_BYTES).decode("utf-8", errors="replace").lstrip("\ufeff")
+    is near its start. A sample file has neither. Read after core.inputs.check_input, so never a FIFO or a device."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_HEAD_BYTES).decode("utf-8", errors="replace").lstrip("\ufeff")
+    except OSError:  # the sample readers say what is wrong with the path
+        return False
     return bool(_OTLP_START.match(head) or _SDK_SPAN.search(head[:4096]))
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core.errors import ConfigError
 from ..data.schema import Sample
-from ..testset.frameworks import LangChainPipeline, is_langchain
+from ..testset.frameworks import framework_pipeline, is_langchain
 from .collect import collect_with, require
 
 
@@ -27,4 +27,4 @@ def collect(chain: Any, questions: Iterable[str | Mapping[str, Any]], *, input_k
     require("langchain_core", "langchain", "localragas.integrations.langchain")
     if not is_langchain(chain):
         raise ConfigError(f"chain: expected a LangChain Runnable, got {type(chain).__name__}")
-    return collect_with(LangChainPipeline(chain, input_key), questions)
+    return collect_with(framework_pipeline(chain, input_key), questions)

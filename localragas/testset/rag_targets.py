@@ -104,8 +104,8 @@ def load_callable(target: str) -> Callable[[str], Any]:
     if chain is not None:
         return chain
     if not callable(fn):
-        raise ConfigError(f"--target: '{where}' has no function, LangChain runnable or LlamaIndex query engine "
-                          f"'{name}'")
+        raise ConfigError(f"--target: '{where}' has no function '{name}' (nor a LangChain runnable or LlamaIndex "
+                          "query engine by that name)")
     return fn
 
 
