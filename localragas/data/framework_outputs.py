@@ -52,13 +52,18 @@ def documents_fields(docs: list[Any]) -> dict[str, Any]:
     return out
 
 
+def _finished(response: Any) -> Any:
+    """A StreamingResponse read to its end (get_response()); any other Response as it is."""
+    if getattr(response, "response", None) is None and callable(getattr(response, "get_response", None)):
+        return response.get_response()
+    return response
+
+
 def answer_text(value: Any) -> Any:
     """A message's content (AIMessage), a Response's text; anything else as it is (a string, or left to be
     refused by the sample's checks)."""
     if is_response(value):
-        if getattr(value, "response", None) is None and callable(getattr(value, "get_response", None)):
-            value = value.get_response()
-        return value.response
+        return _finished(value).response
     content = getattr(value, "content", None)
     if isinstance(content, str) and not isinstance(value, (str, Mapping)):
         return content
@@ -67,15 +72,14 @@ def answer_text(value: Any) -> Any:
 
 def response_fields(response: Any) -> dict[str, Any]:
     """A LlamaIndex Response as {"answer", "contexts", ("retrieved_context_ids")}."""
-    if getattr(response, "response", None) is None and callable(getattr(response, "get_response", None)):
-        response = response.get_response()
+    response = _finished(response)
     return {"answer": answer_text(response), **documents_fields(list(response.source_nodes or []))}
 
 
 def is_framework_record(record: Mapping[str, Any]) -> bool:
     """A mapping holding LangChain documents, a message or a LlamaIndex Response: a chain's output."""
     for value in record.values():
-        if is_response(value) or is_document(value) and not isinstance(value, str):
+        if is_response(value) or is_document(value):
             return True
         if isinstance(value, list) and value and all(is_document(v) for v in value):
             return True

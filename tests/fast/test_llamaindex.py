@@ -66,3 +66,15 @@ def test_run_rag_asks_a_llamaindex_engine_named_by_target(engine, tmp_path):
     assert r.exit_code == 0 and "1 of 1 rows answered" in r.output, r.output
     [row] = [json.loads(line) for line in filled.read_text().splitlines()]
     assert row["answer"] == "text text" and row["contexts"] == [WARRANTY]
+
+
+def test_a_streaming_engines_response_is_read_to_its_end(engine):
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.query_engine import RetrieverQueryEngine
+
+    from localragas.integrations.llamaindex import collect
+
+    streaming = RetrieverQueryEngine.from_args(engine.retriever, llm=MockLLM(max_tokens=4), streaming=True)
+    assert type(streaming.query("q")).__name__ == "StreamingResponse"
+    [s] = collect(streaming, ["How long is the warranty?"])
+    assert s.answer == "text text text text" and sorted(s.contexts) == sorted([WARRANTY, RETURNS])
