@@ -100,7 +100,7 @@ def _values(text: str, shown: str) -> Iterator[tuple[int, Any]]:
     another."""
     at, line = 0, 1
     while True:
-        start = _WS.match(text, at).end()
+        start = _skip_ws(text, at)
         line += text.count("\n", at, start)
         if start >= len(text):
             return
@@ -113,6 +113,11 @@ def _values(text: str, shown: str) -> Iterator[tuple[int, Any]]:
         yield line, value
         line += text.count("\n", start, end)
         at = end
+
+
+def _skip_ws(text: str, at: int) -> int:
+    ws = _WS.match(text, at)
+    return ws.end() if ws else at
 
 
 def _spans(text: str, shown: str) -> Iterator[Span]:
@@ -198,7 +203,8 @@ def _otlp_spans(doc: Mapping[str, Any], shown: str, line: int) -> Iterator[Span]
 
 def _sdk_span(raw: Mapping[str, Any], shown: str, line: int) -> Span:
     context, parent = raw["context"], raw.get("parent_id")
-    attributes = raw.get("attributes") if isinstance(raw.get("attributes"), Mapping) else {}
+    given = raw.get("attributes")
+    attributes: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
     return Span(_hex_id(context.get("trace_id"), shown, line, "context.trace_id"),
                 _hex_id(context.get("span_id"), shown, line, "context.span_id"),
                 _hex_id(parent, shown, line, "parent_id") if parent else None, str(raw.get("name", "")),

@@ -25,6 +25,7 @@ def collect(chain: Any, questions: Iterable[str | Mapping[str, Any]], *, input_k
     one). input_key: the key of the object the chain takes (default: read from its input schema: `input`,
     `question`, `query`, or its one field; the question itself when it takes a string)."""
     require("langchain_core", "langchain", "localragas.integrations.langchain")
-    if not is_langchain(chain):
+    ask = framework_pipeline(chain, input_key)
+    if ask is None or not is_langchain(chain):
         raise ConfigError(f"chain: expected a LangChain Runnable, got {type(chain).__name__}")
-    return collect_with(framework_pipeline(chain, input_key), questions)
+    return collect_with(ask, questions)

@@ -23,7 +23,8 @@ def collect(engine: Any, questions: Iterable[str | Mapping[str, Any]]) -> list[S
     engine's answer (`Response.response`), the source nodes' texts as contexts and their node ids as
     retrieved_context_ids."""
     require("llama_index.core", "llamaindex", "localragas.integrations.llamaindex")
-    if not is_llamaindex(engine):
+    ask = framework_pipeline(engine)
+    if ask is None or not is_llamaindex(engine):
         raise ConfigError(f"engine: expected a LlamaIndex query engine (index.as_query_engine()), got "
                           f"{type(engine).__name__}")
-    return collect_with(framework_pipeline(engine), questions)
+    return collect_with(ask, questions)

@@ -37,8 +37,10 @@ def test_collect_asks_a_llamaindex_query_engine_and_keeps_its_source_nodes(engin
     assert s.answer == "text text text text"  # MockLLM's reply of max_tokens words
     assert sorted(s.contexts) == sorted([WARRANTY, RETURNS]) and len(s.retrieved_context_ids) == 2
     assert s.reference == "Two years."
-    with pytest.raises(ConfigError, match=r"expected a LlamaIndex query engine \(index.as_query_engine\(\)\)"):
+    with pytest.raises(ConfigError, match=r"is a retriever: it gives documents but no answer"):
         collect(engine.retriever, ["q"])
+    with pytest.raises(ConfigError, match=r"expected a LlamaIndex query engine \(index.as_query_engine\(\)\), got dict"):
+        collect({}, ["q"])
 
 
 def test_evaluate_reads_a_llamaindex_response_given_with_its_question(engine):
