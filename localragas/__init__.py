@@ -17,6 +17,7 @@ _EXPORTS = {
     "MetricResult": "data.schema",
     "RagRunSpec": "testset.rag_run",
     "Report": "data.schema",
+    "RunSettings": "run.settings",
     "RunSpec": "run.evaluation",
     "Sample": "data.schema",
     "SampleResult": "data.schema",
@@ -28,6 +29,7 @@ _EXPORTS = {
     "get_embedder": "embeddings",
     "get_judge": "judges",
     "load_samples": "data.dataset",
+    "load_settings": "run.config",
     "run_eval": "run.evaluation",
     "run_rag": "testset.rag_run",
     "spec_from_flags": "run.evaluation",
@@ -42,7 +44,9 @@ if _TYPE_CHECKING:
     from .core.errors import LocalragasError
     from .judges import get_judge
     from .metrics.custom import Criterion, Rubric, metric
+    from .run.config import load_settings
     from .run.evaluation import RunSpec, run_eval, spec_from_flags
+    from .run.settings import RunSettings
     from .run.runner import evaluate
     from .testset.generation import GenerateSpec, generate_testset
     from .testset.rag_run import RagRunSpec, run_rag

@@ -18,13 +18,13 @@ from .cli_calibrate import calibrate_cmd
 from .cli_generate import generate_cmd, run_rag_cmd
 from .cli_inventory import cache_group, metrics_cmd, models_group
 from .cli_options import (EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_INTERNAL_ERROR,  # noqa: F401 - tests import them
-                          EXIT_JUDGE_CHECK_FAILED, EXIT_NOT_EVALUATED, format_options, gate_on_option,
-                          max_error_rate_option, max_input_bytes_option, model_options, no_gate_option, prompt_option,
-                          ragas_names_option, threshold_option)
+                          EXIT_JUDGE_CHECK_FAILED, EXIT_NOT_EVALUATED, format_options, ragas_names_option,
+                          setting_options)
 from .cli_output import check_outputs, gate_exit, write_and_print
 from .cli_reports import compare_cmd, merge_cmd, report_cmd
 from .core.errors import JudgeCheckError, LocalragasError, environment_message
 from .core.printable import printable
+from .run.settings import flagged
 
 
 def _errors_to_exit(fn):
@@ -81,53 +81,16 @@ for _command in (metrics_cmd, cache_group, models_group,  # localragas/cli_inven
 
 @main.command("eval")
 @click.argument("data", type=click.Path(path_type=Path))
-@click.option("--metrics", "-m", multiple=True, metavar="NAME[,NAME]",
-              help="Metrics to compute (default: the four RAGAS core metrics). Repeat or comma-separate. "
-                   "See `localragas metrics`.")
-@click.option("--metric-option", multiple=True, metavar="METRIC.KEY=VALUE",
-              help="A metric setting, e.g. answer_correctness.weights=0.5,0.5 or factual_correctness.beta=2. "
-                   "Repeatable.")
-@click.option("--language", type=click.Choice(("auto", "en", "zh")), default=None,
-              help="Language of the judge's prompts: auto (default: each sample's own, from its script), en or zh.")
-@ragas_names_option
-@model_options
-@threshold_option
-@no_gate_option
-@max_error_rate_option
+@setting_options(*flagged())  # the run's settings: options made from their declaration (run/settings.py)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Settings file (default: ./localragas.toml, else [tool.localragas] in ./pyproject.toml).")
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the full JSON report (scores, evidence, run metadata) here.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write per-sample scores as CSV here.")
 @format_options
-@gate_on_option
-@click.option("--limit", "-n", type=click.IntRange(min=1), help="Evaluate only the first N samples.")
-@click.option("--shard", metavar="I/N",
-              help="Evaluate shard I of N (every N-th sample, from the I-th); join the shard reports with "
-                   "`localragas merge`.")
-@click.option("--skip-invalid", is_flag=True, help="Record invalid rows as skipped and go on, instead of stopping.")
-@click.option("--columns", multiple=True, metavar="FIELD=COLUMN[,FIELD=COLUMN]",
-              help="Read a field from a column of another name, e.g. question=query,answer=response. Repeatable.")
-@max_input_bytes_option
-@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
-              help="Samples judged at once, for a judge server with parallel slots (--judge openai:MODEL). "
-                   "In-process judges run one at a time.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Settings file (default: ./localragas.toml, else [tool.localragas] in ./pyproject.toml).")
-@click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress on stderr.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Persistent judge cache folder (default .localragas/cache, or $LOCALRAGAS_STATE_DIR/cache): "
-                   "a re-run of the same command makes no judge call.")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the judge cache.")
-@click.option("--resume/--no-resume", default=True, show_default=True,
-              help="Keep each finished sample in a checkpoint under .localragas/runs; after a crash or kill, the "
-                   "same command skips the finished samples. The checkpoint is removed when the run completes.")
-@prompt_option
-@click.option("--no-judge-check", is_flag=True,
-              help="Skip the judge check: obvious supported and unsupported items asked before scoring, a judge that "
-                   "cannot tell them apart stops the run (exit 5). For a test setup only; the report says skipped.")
-def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_option, embedder, threshold, no_gate,
-             max_error_rate, out, csv_path, html, md, junit, gate_on, limit, shard, skip_invalid, columns,
-             max_input_bytes, concurrency, config_path, progress, cache_dir, no_cache, resume, prompt, no_judge_check):
+@ragas_names_option
+def eval_cmd(data, config_path, out, csv_path, html, md, junit, ragas_names, **flags):
     """Evaluate the samples in DATA (.jsonl, .json, .csv, .parquet, or a folder written by the datasets package's
     save_to_disk; ragas column names are read too) and apply the quality gate.
 
@@ -137,12 +100,7 @@ def eval_cmd(data, metrics, metric_option, language, ragas_names, judge, judge_o
     """
     from .run.evaluation import Evaluation, spec_from_flags  # noqa: PLC0415
 
-    spec = spec_from_flags(
-        data, config=config_path, metrics=metrics, metric_option=metric_option, language=language, judge=judge,
-        judge_option=judge_option, embedder=embedder, threshold=threshold, no_gate=no_gate, gate_on=gate_on,
-        max_error_rate=max_error_rate, limit=limit, shard=shard, skip_invalid=skip_invalid, columns=columns,
-        max_input_bytes=max_input_bytes, concurrency=concurrency, progress=progress, cache_dir=cache_dir,
-        no_cache=no_cache, resume=resume, prompt=prompt, no_judge_check=no_judge_check)
+    spec = spec_from_flags(data, config=config_path, **flags)
     check_outputs([data, spec.config, spec.cache_folder()], out=out, csv=csv_path, html=html, md=md, junit=junit)
     run = Evaluation(spec)
     try:  # its checkpoint is held until the reports are written: another live run of it is refused, not resumed

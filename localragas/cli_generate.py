@@ -64,7 +64,7 @@ def generate_cmd(documents, out, size, top_up, language, mix, seed, judge, judge
                         judge_options=parse_options(judge_option, "--judge-option", settings.judge_options),
                         embedder=embedder or settings.embedder, cache=not no_cache, cache_dir=cache_dir,
                         resume=resume, progress=progress)
-    _check_outputs([*documents, settings.source, cache_folder(not no_cache, cache_dir)],
+    _check_outputs([*documents, settings.config, cache_folder(not no_cache, cache_dir)],
                    **{"--out": out, "--out (its .meta.json)": summary_path(out)})
     run = Generation(spec)
     try:

@@ -23,9 +23,10 @@ def metrics_cmd(config_path: Path | None) -> None:
     """List every metric: the fields it needs, its direction, whether it is computed by default, its definition;
     custom ones (a settings file's, a plugin's) marked with where they were declared."""
     from .run.config import load_settings  # noqa: PLC0415
+    from .run.settings import register_custom_metrics  # noqa: PLC0415
     from .metrics import all_metrics  # noqa: PLC0415
 
-    load_settings(config_path)  # registers its custom metrics
+    register_custom_metrics(load_settings(config_path))
     for m in all_metrics().values():
         d = m.describe()
         extra = ", embedder" if m.uses_embedder else ""

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from .run.gate import GATE_ON
 from .core.inputs import DEFAULT_MAX_INPUT_BYTES
 
 EXIT_GATE_FAILED = 1
@@ -17,16 +16,52 @@ EXIT_NOT_EVALUATED = 4  # a broken judge, cache or embedder: never 0, and not 1 
 EXIT_JUDGE_CHECK_FAILED = 5  # the judge cannot tell obvious supported from unsupported items: nothing was scored
 
 
+def setting_option(name: str, help: str | None = None):  # noqa: A002 - click's word
+    """The click option of a run setting, made from its declaration (run/settings.py RunSettings): its flag names,
+    metavar and kind (Flag), its type, bounds and choices (the field's annotation), its help (the field's
+    description, or `help` where a command means it otherwise). The parameter is named Flag.dest (judge_option,
+    no_gate), as settings.from_flags reads it."""
+    from typing import Literal, get_args, get_origin  # noqa: PLC0415
+
+    from .run.settings import RunSettings, flag_of  # noqa: PLC0415
+
+    field, flag = RunSettings.model_fields[name], flag_of(name)
+    assert flag is not None, f"{name} is not given on the command line"
+    kw: dict = {"help": help or field.description, "metavar": flag.metavar}
+    if flag.kind == "items":
+        kw["multiple"] = True
+    elif flag.kind == "off":
+        kw["is_flag"] = True
+    elif flag.kind == "toggle":
+        two = "/" in flag.names[0]  # --x/--no-x: shown with its default; else a switch (--skip-invalid)
+        kw.update({"default": flag.default, "show_default": True} if two else {"is_flag": True})
+    else:
+        kinds = [a for a in get_args(field.annotation) or (field.annotation,) if a is not type(None)]
+        kind = field.annotation if get_origin(field.annotation) is Literal else kinds[0]
+        bounds = {k: getattr(m, k) for m in field.metadata for k in ("ge", "le") if hasattr(m, k)}
+        if get_origin(kind) is Literal:
+            kw["type"] = click.Choice(get_args(kind))
+        elif kind in (int, float) and bounds:
+            kw["type"] = (click.IntRange if kind is int else click.FloatRange)(bounds.get("ge"), bounds.get("le"))
+        elif kind is Path:
+            kw["type"] = click.Path(file_okay=False, path_type=Path)  # the one Path setting is a folder: --cache-dir
+        if flag.default is not None:
+            kw.update(default=flag.default, show_default=True)
+    return click.option(*flag.names, flag.dest, **kw)
+
+
+def setting_options(*names: str):
+    """The options of these run settings, in this order in --help."""
+    def decorate(fn):
+        for name in reversed(names):
+            fn = setting_option(name)(fn)
+        return fn
+    return decorate
+
+
 def model_options(fn):
     """--judge, --judge-option and --embedder: the models chosen by `eval`, `calibrate` and `generate`."""
-    fn = click.option("--embedder", "-e", metavar="NAME|PATH",
-                      help="Embedder (eval: for answer_relevancy; generate: linking chunks and finding duplicates): "
-                           "minilm-l6 (default), a sentence-transformers folder, or 'fake'.")(fn)
-    fn = click.option("--judge-option", multiple=True, metavar="KEY=VALUE",
-                      help="Backend setting, e.g. n_ctx=4096, n_threads=2, n_gpu_layers=-1, seed=7. Repeatable.")(fn)
-    return click.option("--judge", "-j", metavar="NAME|PATH",
-                        help="Judge: a catalogue name (default qwen2.5-1.5b), a .gguf path, 'fake', or "
-                             "BACKEND:MODEL.")(fn)
+    return setting_options("judge", "judge_options", "embedder")(fn)
 
 
 def format_options(fn):
@@ -39,24 +74,11 @@ def format_options(fn):
                         help="Write a self-contained HTML report (works offline) here.")(fn)
 
 
-max_error_rate_option = click.option(
-    "--max-error-rate", type=click.FloatRange(0, 1), default=None, metavar="R",
-    help="Share (0..1) of each metric's samples an error (judge, embedder, I/O) may leave unscored; beyond it, or "
-         "with no scored sample, the metric could not be evaluated: exit 4. Default 0.")
-
 # The gate's options, the same on eval, report and merge (report and merge gate a run made with --no-gate).
-threshold_option = click.option(
-    "--threshold", "-t", multiple=True, metavar="METRIC=VALUE",
-    help="Gate threshold, e.g. faithfulness=0.85, over the default (report, merge: over the run's own). Repeatable.")
-
-no_gate_option = click.option(
-    "--no-gate", is_flag=True,
-    help="Report scores only; exit 0 unless the input is bad or a metric could not be evaluated (4).")
-
-gate_on_option = click.option(
-    "--gate-on", type=click.Choice(GATE_ON), default=None,
-    help="Hold the mean (default) or the 95% CI lower bound of each metric against its threshold (report, merge: "
-         "default the run's own).")
+max_error_rate_option = setting_option("max_error_rate")
+threshold_option = setting_option("thresholds")
+no_gate_option = setting_option("gate")
+gate_on_option = setting_option("gate_on")
 
 
 def regate_options(fn):
@@ -67,9 +89,7 @@ def regate_options(fn):
     return fn
 
 
-max_input_bytes_option = click.option(
-    "--max-input-bytes", type=click.IntRange(min=1), default=None, metavar="BYTES",
-    help="Refuse an input file larger than this (default 4294967296, 4 GiB); a FIFO or device is always refused.")
+max_input_bytes_option = setting_option("max_input_bytes")
 
 
 def report_limit(max_input_bytes: int | None) -> int:
@@ -77,10 +97,7 @@ def report_limit(max_input_bytes: int | None) -> int:
     return DEFAULT_MAX_INPUT_BYTES if max_input_bytes is None else max_input_bytes
 
 
-prompt_option = click.option(
-    "--prompt", multiple=True, metavar="FAMILY=FILE",
-    help="Replace a prompt family's instruction text with FILE's, e.g. verify_statement=instruction.txt (the data "
-         "layout and reply format stay; docs/custom-metrics.md). Repeatable; over the settings file's [prompts].")
+prompt_option = setting_option("prompts")
 
 ragas_names_option = click.option(
     "--ragas-names", is_flag=True,

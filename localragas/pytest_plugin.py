@@ -17,8 +17,11 @@ Settings, first found wins: command line (`--localragas-judge`, `--localragas-em
 `--localragas-gate-on`, `--localragas-no-judge-check`), environment (LOCALRAGAS_JUDGE, LOCALRAGAS_EMBEDDER,
 LOCALRAGAS_JUDGE_OPTIONS, LOCALRAGAS_CACHE_DIR), ini options (localragas_judge, localragas_embedder,
 localragas_judge_options, localragas_cache_dir, localragas_judge_check), the project's localragas.toml /
-[tool.localragas] (also its thresholds, metrics, custom metrics, [prompts] overrides and judge_check), the library
-defaults. Judge options from every layer are merged, the command line winning per key.
+[tool.localragas] (all its settings: thresholds, metrics, custom metrics, [prompts] overrides, judge_check...), the
+library defaults. Each is a run setting (RunSettings, localragas/run/settings.py), layered as every run layers them
+(RunSettings.over): a table such as the judge options merged across layers, the command line winning per key. The
+options are the settings' `localragas eval` flags with `--localragas-` (tests/fast/test_settings_model.py checks
+them against the model rather than this module importing it: it loads in every pytest session).
 
 This module is imported in every pytest session of everyone who has localragas installed: it imports nothing
 heavy at module level; judges, embedders and the runner are imported inside the fixtures.
@@ -26,7 +29,6 @@ heavy at module level; judges, embedders and the runner are imported inside the 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
@@ -36,6 +38,7 @@ from .core.number_text import given_text, score_text
 
 if TYPE_CHECKING:
     from .data.schema import Report
+    from .run.settings import RunSettings
 
 ENV_JUDGE = "LOCALRAGAS_JUDGE"
 ENV_EMBEDDER = "LOCALRAGAS_EMBEDDER"
@@ -44,24 +47,6 @@ ENV_CACHE_DIR = "LOCALRAGAS_CACHE_DIR"
 
 _RUNS = pytest.StashKey[list]()  # (nodeid, passed, [(metric, mean, threshold, status)]) per evaluate() call
 _USED = pytest.StashKey[dict]()  # what the fixtures actually used: judge, embedder, cache
-
-
-@dataclass
-class LocalragasConfig:
-    """The settings the fixtures use (resolved from the command line, environment, ini and project config)."""
-
-    judge: str | None = None  # None: the library default judge
-    judge_options: dict[str, Any] = field(default_factory=dict)
-    embedder: str | None = None  # None: the library default embedder
-    cache_dir: Path | None = None  # None: no persistent judge cache
-    gate_on: str | None = None  # None: evaluate()'s default ("mean")
-    thresholds: dict[str, float] = field(default_factory=dict)  # from the project config
-    metrics: list[str] | None = None  # from the project config
-    columns: dict[str, str] = field(default_factory=dict)  # from the project config: field -> the data's column
-    # from the project config's [prompts]: prompt family -> the file of its instruction text (each run's)
-    prompts: dict[str, str] = field(default_factory=dict)
-    judge_check: bool = True  # the judge check before scoring (False: --localragas-no-judge-check, for test setups)
-    config_file: str | None = None
 
 
 # --- options ----------------------------------------------------------------------------------------------------
@@ -164,31 +149,24 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 
 @pytest.fixture(scope="session")
-def localragas_config(pytestconfig: pytest.Config) -> LocalragasConfig:
-    """The resolved settings (see the module docstring for the order)."""
+def localragas_config(pytestconfig: pytest.Config) -> "RunSettings":
+    """The resolved settings (see the module docstring for the order): the project's settings file under the ones
+    given explicitly, layered as every run layers them (RunSettings.over); its custom metrics registered."""
     from .run.config import find_config, load_settings  # noqa: PLC0415
-    from .run.evaluation import cache_folder  # noqa: PLC0415
+    from .run.settings import register_custom_metrics  # noqa: PLC0415
 
     given = _explicit(pytestconfig)
     project = load_settings(find_config(Path(pytestconfig.rootpath)))  # else ./localragas.toml, else none
-    cache = cache_folder(not given["no_cache"], Path(given["cache_dir"]).expanduser() if given["cache_dir"] else None)
-    return LocalragasConfig(
-        judge=_first(given["judge"], project.judge),
-        judge_options={**project.judge_options, **given["judge_options"]},
-        embedder=_first(given["embedder"], project.embedder),
-        cache_dir=cache,
-        gate_on=_first(given["gate_on"], getattr(project, "gate_on", None)),
-        thresholds=dict(project.thresholds),
-        metrics=list(project.metrics) if project.metrics else None,
-        columns=dict(project.columns),
-        prompts=dict(project.prompts),
-        judge_check=_first(given["judge_check"], project.judge_check, True),
-        config_file=project.source,
-    )
+    register_custom_metrics(project)
+    return project.over({
+        "judge": given["judge"], "embedder": given["embedder"], "judge_options": given["judge_options"],
+        "cache_dir": Path(given["cache_dir"]).expanduser() if given["cache_dir"] and not given["no_cache"] else None,
+        "cache": False if given["no_cache"] else None, "gate_on": given["gate_on"],
+        "judge_check": given["judge_check"]}, "localragas pytest options")
 
 
 @pytest.fixture(scope="session")
-def localragas_judge(localragas_config: LocalragasConfig, pytestconfig: pytest.Config):
+def localragas_judge(localragas_config: "RunSettings", pytestconfig: pytest.Config):
     """The judge (a model loads on its first uncached call), closed at the end of the session. Each `evaluate` run
     asks it through its own judging context (the session's cache, prompts and calibration): it is never changed."""
     from .judges import get_judge  # noqa: PLC0415
@@ -196,7 +174,8 @@ def localragas_judge(localragas_config: LocalragasConfig, pytestconfig: pytest.C
     cfg = localragas_config
     judge = get_judge(cfg.judge, dict(cfg.judge_options))
     used = pytestconfig.stash[_USED]
-    used.update(judge=judge.name, cache=str(cfg.cache_dir) if cfg.cache_dir else None,
+    folder = cfg.cache_folder()
+    used.update(judge=judge.name, cache=str(folder) if folder else None,
                 stats={"calls": 0, "cache_hits": 0})  # its runs' (_count)
     try:
         yield judge
@@ -205,7 +184,7 @@ def localragas_judge(localragas_config: LocalragasConfig, pytestconfig: pytest.C
 
 
 @pytest.fixture(scope="session")
-def localragas_embedder(localragas_config: LocalragasConfig, pytestconfig: pytest.Config):
+def localragas_embedder(localragas_config: "RunSettings", pytestconfig: pytest.Config):
     """The embedder for answer relevancy (the model loads on first use)."""
     from .embeddings import get_embedder  # noqa: PLC0415
 
@@ -215,15 +194,15 @@ def localragas_embedder(localragas_config: LocalragasConfig, pytestconfig: pytes
 
 
 @pytest.fixture
-def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig,
+def evaluate(request: pytest.FixtureRequest, localragas_config: "RunSettings",
              localragas_judge) -> Callable[..., "Report"]:
     """`evaluate(samples, **kwargs) -> Report`: localragas.evaluate with the session's judge, embedder and settings.
 
     samples: anything localragas.evaluate takes (Sample objects, dicts with localragas, ragas or deepeval field
     names, a pandas DataFrame, a datasets.Dataset, a ragas EvaluationDataset, a file path). kwargs: any keyword of
-    localragas.evaluate (metrics, thresholds, gate, gate_on, judge, embedder, columns, prompts, ...); thresholds
-    are merged over the project config's thresholds. The session judge asks with the project config's [prompts] and
-    its calibration option; prompts=... replaces them for this call only.
+    localragas.evaluate (metrics, thresholds, gate, gate_on, judge, embedder, columns, prompts, ...), over the
+    session's settings as evaluate() layers them (a table such as thresholds or prompts merged key by key). The
+    session judge is asked with the calibration of the session's judge options.
     """
     from .judges.calibrated import run_options  # noqa: PLC0415
     from .run.runner import evaluate as run  # noqa: PLC0415
@@ -231,26 +210,13 @@ def evaluate(request: pytest.FixtureRequest, localragas_config: LocalragasConfig
     cfg = localragas_config
 
     def _evaluate(samples: Any, **kwargs: Any) -> "Report":
-        if kwargs.setdefault("judge", localragas_judge) is localragas_judge:  # the session's settings, unless given:
+        if kwargs.setdefault("judge", localragas_judge) is localragas_judge:  # built with the session's options:
             kwargs["judge_options"] = {**run_options(cfg.judge_options), **(kwargs.get("judge_options") or {})}
-            if not kwargs.get("prompts"):
-                kwargs["prompts"] = cfg.prompts or None  # the project config's [prompts], as eval applies them
-        if cfg.cache_dir is None:
-            kwargs.setdefault("cache", False)  # --localragas-no-cache: not evaluate()'s default cache either
-        elif kwargs.get("cache", True):
-            kwargs.setdefault("cache_dir", cfg.cache_dir)  # the session's cache
-        if kwargs.get("metrics") is None and cfg.metrics:
-            kwargs["metrics"] = cfg.metrics
-        if cfg.thresholds:
-            kwargs["thresholds"] = {**cfg.thresholds, **(kwargs.get("thresholds") or {})}
-        if cfg.columns and "columns" not in kwargs:
-            kwargs["columns"] = cfg.columns
-        if cfg.gate_on and "gate_on" not in kwargs:
-            kwargs["gate_on"] = cfg.gate_on
-        kwargs.setdefault("judge_check", cfg.judge_check)
-        if kwargs.get("embedder") is None and _needs_embedder(kwargs.get("metrics"), kwargs.get("metric_options")):
+        metrics = kwargs.get("metrics") or cfg.metrics
+        options = {**cfg.metric_options, **(kwargs.get("metric_options") or {})}
+        if kwargs.get("embedder") is None and _needs_embedder(metrics, options):
             kwargs["embedder"] = request.getfixturevalue("localragas_embedder")
-        report = run(samples, **kwargs)
+        report = run(samples, cfg, **kwargs)  # the session's settings, the keywords over them
         if kwargs["judge"] is localragas_judge:
             _count(request.config.stash[_USED], report)
         _record(request, report)

@@ -16,7 +16,7 @@ from ..data.metric_definition import NO_MODE
 from ..prompts.custom import FIELDS, criterion_prompt, rubric_prompt
 from ..data.schema import MetricResult
 from .base import Metric, WithVerdicts
-from .registry import register_custom
+from .registry import check_custom_name, register_custom
 
 if TYPE_CHECKING:
     from ..prompts import Prompt
@@ -239,8 +239,13 @@ _TABLE_KEYS = {"kind", "question", "fields", "higher_is_better", "threshold", "d
 
 
 def declared(tables: Mapping[str, Any], source: str, prefix: str = "custom_metrics") -> list[Metric]:
-    """The metrics of a settings file's `[custom_metrics.NAME]` tables, registered; ConfigError naming the table and
-    the key of a bad one."""
+    """The metrics of a settings file's `[custom_metrics.NAME]` tables (custom_metrics_of), registered."""
+    return [register_custom(m) for m in custom_metrics_of(tables, source, prefix)]
+
+
+def custom_metrics_of(tables: Mapping[str, Any], source: str, prefix: str = "custom_metrics") -> list[Metric]:
+    """The metrics of a settings file's `[custom_metrics.NAME]` tables, made and checked, not registered; ConfigError
+    naming the table and the key of a bad one."""
     out = []
     for name, table in tables.items():
         where = f"{source}: [{prefix}.{name}]"
@@ -258,5 +263,5 @@ def declared(tables: Mapping[str, Any], source: str, prefix: str = "custom_metri
         if missing:
             raise ConfigError(f"{where}: key '{missing[0]}' is missing")
         made = (Rubric if kind == "rubric" else Criterion)(name=name, source=source, where=where, **args)
-        out.append(register_custom(made))
+        out.append(check_custom_name(made))
     return out

@@ -45,11 +45,16 @@ ORDER = (
 def register_custom(metric: Metric) -> Metric:
     """Register a user's metric (metrics/custom.py, a plugin); one of the same name declared before is replaced, a
     built-in one's name is refused."""
+    _REGISTRY[metric.name] = check_custom_name(metric)
+    return metric
+
+
+def check_custom_name(metric: Metric) -> Metric:
+    """A user's metric whose name is not a built-in one's (else a ConfigError)."""
     known = all_metrics()
     if metric.name in known and known[metric.name].source is None:
         raise ConfigError(f"custom metric {metric.name!r} ({metric.source}) has the name of a built-in metric; "
                           "choose another name")
-    _REGISTRY[metric.name] = metric
     return metric
 
 

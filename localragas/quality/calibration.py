@@ -20,8 +20,8 @@ from ..core import paths
 from .agreement import binary_agreement, graded_agreement, pairwise_agreement
 from .calibration_results import Calibration, CalibrationRun, RowOutcome
 from ..run.checkpoint import Checkpoint, run_key
-from ..data.dataset import DEFAULT_MAX_INPUT_BYTES
 from ..run.gate import default_thresholds
+from ..run.settings import RunSettings
 from .labelled import LabelledRow, LabelledSource, read_labelled, take
 from ..metrics import all_metrics, get_metrics
 from ..metrics.base import WithVerdicts
@@ -151,13 +151,14 @@ def _sources(data: Any) -> list[Any]:
     return [data]  # rows given in Python: a list of dicts, a DataFrame, a datasets.Dataset
 
 
-def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None, limit: int | None = None,
-              thresholds: Mapping[str, float] | None = None, columns: Mapping[str, str] | None = None,
-              cache: bool = True, cache_dir: str | Path | None = None, resume: bool = True,
-              progress: bool | None = None, metric_options: Mapping[str, dict] | None = None,
-              max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
-              judge_options: Mapping[str, Any] | None = None,
-              prompts: Mapping[str, str | Path] | None = None) -> CalibrationRun:
+# the settings calibrate applies (the others are an evaluation's), and those `calibrate --config FILE` takes
+APPLIES = ("judge", "judge_options", "embedder", "thresholds", "metric_options", "limit", "columns", "cache",
+           "cache_dir", "resume", "progress", "max_input_bytes", "prompts")
+FROM_FILE = ("judge", "judge_options", "embedder", "thresholds", "metric_options", "max_input_bytes", "prompts")
+
+
+def calibrate(data: Any, judge=None, embedder=None, *, settings: RunSettings | None = None,
+              metric: str | None = None, **overrides: Any) -> CalibrationRun:
     """Measure how well metrics agree with human labels: score each labelled row with its label's metric, then the
     agreement per source, metric and label kind (`localragas calibrate`; the same CalibrationRun its --out writes).
 
@@ -166,34 +167,37 @@ def calibrate(data: Any, judge=None, embedder=None, *, metric: str | None = None
     label, `label: {metric, kind, value}` or in a table the columns label.metric, label.kind, label.value (what
     pandas.json_normalize makes of the file's rows); pairwise rows add `pair` and `better` (read_labelled).
     Every source is read and checked before the judge loads or any judging starts.
-    judge: a Judge instance (the caller closes it), or a name or path for get_judge (closed here; None: the default).
-    embedder: an instance, a name or path, or None for the default (loaded only for answer_relevancy).
-    metric: score every row with this metric instead of its label's. limit: the first N rows of each source, pairs
-    kept whole. thresholds: gate thresholds for the binary figures at the gate (default: each metric's).
-    cache: the judge cache, as for evaluate() and the CLI: on by default in .localragas/cache (or
-    $LOCALRAGAS_STATE_DIR/cache); cache_dir elsewhere; cache=False neither reads nor writes it.
-    resume: keep finished rows in a checkpoint under .localragas/runs (removed when done), as the CLI does.
-    progress: None (default) a bar in a notebook or an interactive session only, as for evaluate(); True, False.
-    metric_options: per metric, settings as for evaluate (e.g. {"faithfulness": {"verdicts": "json"}}).
-    max_input_bytes: a larger file is refused (as by load_samples).
-    judge_options: as for evaluate(): the judge's settings, and "calibration" (a file, or "none"); with a Judge
-    instance only "calibration" applies.
-    prompts: as for evaluate(): prompt family -> a file whose text replaces the family's instruction block (like
-    `calibrate --prompt FAMILY=FILE`), e.g. {"verify_statement": "instruction.txt"}; the run's, not the judge's.
+    settings, overrides: as for evaluate() (RunSettings, run/settings.py), of which calibrate applies APPLIES:
+    limit is the first N rows of each source, pairs kept whole; thresholds the gate thresholds for the binary
+    figures at the gate (default: each metric's); resume keeps finished rows in a checkpoint under .localragas/runs.
+    judge: a Judge instance (the caller closes it; only a judge_options keyword's "calibration" applies to it), or a
+    name or path for get_judge (closed here; None: the settings'). embedder: an instance, a name or path, or None
+    for the settings' (loaded only for answer_relevancy). metric: score every row with this metric instead of its
+    label's.
     """
     from ..judges import Judge  # noqa: PLC0415
     from ..judges.cache import cache_file  # noqa: PLC0415
     from ..judges.calibrated import run_options  # noqa: PLC0415
     from ..run.runner import calibration_in_effect, check_cache_choice, run_judging  # noqa: PLC0415
+    from ..run.settings import refuse  # noqa: PLC0415
 
+    refuse(overrides, set(RunSettings.model_fields) - set(APPLIES), "calibrate()", "does not apply to calibrate")
+    named = {k: v for k, v in (("judge", judge), ("embedder", embedder)) if isinstance(v, str)}
+    s = (settings or RunSettings()).over({**overrides, **named}, "calibrate()")
+    check_cache_choice(overrides.get("cache", True), overrides.get("cache_dir"))  # both given: which?
+    embedder = embedder if embedder is not None and not isinstance(embedder, str) else s.embedder
+    limit, thresholds, metric_options, prompts, resume, progress = (s.limit, s.thresholds, s.metric_options,
+                                                                    s.prompts, s.resume, s.progress)
+    cache, cache_dir = s.cache, s.cache_dir if s.cache else None
+    judge_options = overrides.get("judge_options") if isinstance(judge, Judge) else s.judge_options
+    judge = judge if isinstance(judge, Judge) else s.judge
     if metric is not None:
         get_metrics([metric])
     for name, opts in (metric_options or {}).items():
         get_metrics([name], {name: dict(opts)})  # an unknown metric or a bad value: ConfigError before any judging
-    check_cache_choice(cache, cache_dir)
-    sources = [s if isinstance(s, LabelledSource) else
-               read_labelled(s, any_metric=metric is not None, max_input_bytes=max_input_bytes, columns=columns)
-               for s in _sources(data)]  # every source fails now, not in an hour
+    sources = [x if isinstance(x, LabelledSource) else
+               read_labelled(x, any_metric=metric is not None, max_input_bytes=s.max_input_bytes, columns=s.columns)
+               for x in _sources(data)]  # every source fails now, not in an hour
     built = not isinstance(judge, Judge)  # built here from a name or path: closed here
     judging = run_judging(judge, judge_options, prompts)  # a bad option, family or file: before any judging
     options = run_options(judge_options) if built else judge_options  # beside the judge they built: calibration

@@ -18,17 +18,18 @@ from ..calibration_map import CalibrationMap
 from .checkpoint import Checkpoint, sample_hash
 from ..embeddings import CachedEmbedder, Embedder, get_embedder
 from ..core.errors import CacheError, ConfigError, JudgeCheckError, JudgeError, MissingDependencyError, ModelLoadError
-from .gate import check_gate_on, check_max_error_rate, default_thresholds, run_gate
+from .gate import default_thresholds, run_gate
 from .judge_check import failure_message, flat_metrics, run_check, scoring_stats
 from ..judges import Judge, get_judge
 from ..judges.calibrated import calibration_of, run_calibration, split_calibration
 from ..judges.judging import Judging
 from ..data.field_check import refuse_unscorable
-from ..data.language import check_language, scope_of
+from ..data.language import scope_of
 from ..metrics import Metric, all_metrics, get_metrics
 from ..metrics.base import WithVerdicts, uncalibrated
 from ..metrics.report_definitions import definitions_of
 from .progress import progress_for
+from .settings import OF_A_DATA_RUN, RunSettings, refuse, register_custom_metrics
 from ..prompts.overrides import PromptOverrides, load_overrides, template_hashes
 from ..scoring import Scoring
 from ..data.schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow, calls_by_prompt
@@ -61,28 +62,9 @@ def score_sample(sample: Sample, metrics: list[Metric], judging: Judging, embedd
     return out
 
 
-def evaluate(
-    samples: Any,
-    metrics: list[str] | None = None,
-    judge: Judge | str | None = None,
-    embedder: Embedder | str | None = None,
-    thresholds: dict[str, float] | None = None,
-    gate: bool = True,
-    progress: bool | None = None,
-    skipped: list[SkippedRow] | None = None,
-    cache_dir: str | Path | None = None,
-    checkpoint: Checkpoint | str | Path | None = None,
-    gate_on: str = "mean",
-    concurrency: int = 1,
-    language: str = "auto",
-    metric_options: dict[str, dict] | None = None,
-    max_error_rate: float = 0.0,
-    columns: Mapping[str, str] | None = None,
-    cache: bool = True,
-    judge_options: Mapping[str, Any] | None = None,
-    prompts: Mapping[str, str | Path] | None = None,
-    judge_check: bool = True,
-) -> Report:
+def evaluate(samples: Any, settings: RunSettings | None = None, *, judge: Judge | str | None = None,
+             embedder: Embedder | str | None = None, skipped: list[SkippedRow] | None = None,
+             checkpoint: Checkpoint | str | Path | None = None, **overrides: Any) -> Report:
     """Score samples with the RAGAS metrics and apply the quality gate.
 
     samples: Sample objects, dicts, a pandas DataFrame, a datasets.Dataset, a ragas EvaluationDataset, or a file
@@ -90,53 +72,47 @@ def evaluate(
     a DatasetError (a ValueError) before any judge call: an input with no sample, a name that is a near miss of a
     field the data lacks ("refrence" and no reference), and a metric given by name in `metrics` that needs a field
     no sample has (context_recall and no reference). The other names no field reads: report.meta["ignored_fields"].
-    columns: canonical field -> your column, e.g. {"question": "query", "answer": "response"}.
-    judge / embedder: an instance, a catalogue name or path, or None for the defaults (the embedder is only
-    loaded when a chosen metric needs it). thresholds override the defaults per metric.
-    judge_options: the judge's settings, as --judge-option gives them (e.g. {"n_ctx": 4096}); "calibration": a
-    calibration file, or "none" (default: the catalogue's for a catalogue judge, docs/calibration.md). With a Judge
-    instance only "calibration" applies.
-    cache: keep judge replies in the persistent cache (default: on, in the CLI's place, .localragas/cache or
-    $LOCALRAGAS_STATE_DIR/cache; a re-run makes no judge call); cache=False neither reads nor writes it.
-    cache_dir: the cache's folder instead. The run opens it, and closes it when it ends.
-    progress: None (default) shows a bar in a notebook or an interactive session only; True always; False never.
+    settings: a RunSettings (run/settings.py: each setting's meaning, type, default and bounds; e.g.
+    localragas.load_settings() for the project's localragas.toml); default: the library's defaults.
+    overrides: any setting by name, over `settings` (a table merged key by key): metrics (names, or Metric objects),
+    metric_options, thresholds, gate, gate_on, max_error_rate, language, columns, judge_options, cache, cache_dir
+    (the run opens the cache and closes it when it ends), progress (None: a bar in a notebook or an interactive
+    session only), prompts (this run's, not the judge's), judge_check, concurrency (results keep the input order;
+    an in-process judge gets 1). An unknown name or a bad value: ConfigError naming it; the settings of a run over a
+    data file (limit, shard, skip_invalid, resume, max_input_bytes) are run_eval's.
+    judge / embedder: an instance, a catalogue name or path, or None for the settings' (the embedder is only loaded
+    when a chosen metric needs it). A Judge instance was built with the settings' judge_options: only a
+    judge_options keyword's "calibration" applies to it; it is never changed.
     checkpoint: a file each finished sample is appended to; results found there for unchanged samples are reused.
-    gate_on: 'mean' (default) or 'lower-bound': hold each metric's 95% CI lower bound against its threshold.
-    language: 'auto' (each sample's prompts in the language of its script), 'en' or 'zh' for every sample.
-    prompts: prompt family -> a file whose text replaces the family's instruction block (prompts/overrides.py,
-    docs/custom-metrics.md), e.g. {"verify_statement": "instruction.txt"}; this run's, not the judge's.
-    judge_check: before any sample is scored, ask the judge obvious items the way the metrics ask theirs
-    (run/judge_check.py, docs/gate.md#the-judge-check); a judge that cannot tell them apart raises JudgeCheckError
-    (the command line's exit 5). False skips it (report.meta["judge_check"] says so): for a test setup only.
-    metric_options: per metric, settings such as {"answer_correctness": {"weights": (0.5, 0.5)}}.
-    max_error_rate: the share of a metric's samples an error (judge, embedder, I/O) may leave unscored; beyond it,
-    or with no scored sample, the metric could not be evaluated: report.gate.evaluated is False, the gate fails.
-    concurrency: samples scored at once, in threads (for a judge server that serves requests in parallel).
-    Results keep the input order; a backend that runs the model in-process (max_concurrency 1) gets 1.
     """
     from ..data.sample_inputs import as_samples  # noqa: PLC0415
 
-    samples = given = as_samples(samples, columns)  # a SampleList: the names no field read, the input of a shard
-    language = check_language(language)
-    if language != "auto":  # the sample field decides: its hash (resume) changes with it
-        samples = [s.model_copy(update={"language": language}) for s in samples]
-    check_gate_on(gate_on)
-    max_error_rate = check_max_error_rate(max_error_rate)
-    if not isinstance(concurrency, int) or concurrency < 1:
-        raise ConfigError(f"concurrency must be a whole number >= 1, not {concurrency!r}")
-    chosen = get_metrics(metrics, metric_options)
-    refuse_unscorable(given, chosen, named=[n for n in metrics or () if isinstance(n, str)])
-    check_cache_choice(cache, cache_dir)
-    judging = run_judging(judge, judge_options, prompts)  # the run's: the judge given is never changed
+    if settings is not None and not isinstance(settings, RunSettings):  # evaluate(samples, ["faithfulness"]) of old
+        raise ConfigError(f"evaluate(): settings must be a RunSettings, got {type(settings).__name__} (give the "
+                          "metrics as metrics=[...])")
+    refuse(overrides, OF_A_DATA_RUN, "evaluate()", "applies to a run over a data file (run_eval, localragas eval)")
+    named = {k: v for k, v in (("judge", judge), ("embedder", embedder)) if isinstance(v, str)}
+    s = (settings or RunSettings()).over({**overrides, **named}, "evaluate()")
+    register_custom_metrics(s)
+    embedder = embedder if isinstance(embedder, Embedder) else s.embedder
+    samples = given = as_samples(samples, s.columns)  # a SampleList: the names no field read, the input of a shard
+    if s.language != "auto":  # the sample field decides: its hash (resume) changes with it
+        samples = [x.model_copy(update={"language": s.language}) for x in samples]
+    chosen = get_metrics(s.metrics, s.metric_options)
+    refuse_unscorable(given, chosen, named=[n for n in s.metrics or () if isinstance(n, str)])
+    check_cache_choice(overrides.get("cache", True), overrides.get("cache_dir"))  # both given: which?
+    # the run's judging context: the judge given is never changed (an instance: a keyword's calibration only)
+    judging = (run_judging(judge, overrides.get("judge_options"), s.prompts) if isinstance(judge, Judge)
+               else run_judging(s.judge, s.judge_options, s.prompts))
     # a window too small for one item, with the instruction texts as asked (overrides, custom metrics): refused now
     own = {family: smallest for m in chosen for family, smallest in m.window_prompts.items()}
     check_window(judging, [p for m in chosen for p in m.prompts], own)
     if checkpoint is not None and not isinstance(checkpoint, Checkpoint):
         checkpoint = Checkpoint(checkpoint)
     # a checkpoint is held while the run is live: another live run of it is refused (CheckpointError), not resumed
-    with judging.cached(cache, cache_dir), (checkpoint.held() if checkpoint else nullcontext()):
-        report = _run(samples, chosen, judging, embedder, thresholds, gate, progress, skipped, checkpoint, gate_on,
-                      concurrency, language, max_error_rate, judge_check)
+    held = checkpoint.held() if checkpoint else nullcontext()
+    with judging.cached(s.cache, s.cache_dir if s.cache else None), held:
+        report = _run(samples, chosen, judging, embedder, s, skipped, checkpoint)
     if getattr(given, "ignored", None):
         report.meta["ignored_fields"] = list(given.ignored)  # listed once: the terminal, Markdown, HTML show it
     return report
@@ -180,8 +156,8 @@ def check_cache_choice(cache: bool, cache_dir: str | Path | None) -> None:
         raise ConfigError("cache=False turns the judge cache off, and cache_dir names one: give one of them")
 
 
-def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder, thresholds, gate, progress, skipped,
-         checkpoint, gate_on, concurrency, language, max_error_rate, judge_check=True) -> Report:
+def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder, s: RunSettings, skipped,
+         checkpoint) -> Report:
     """evaluate() once its inputs are checked and the run's judging context built, its cache open."""
     names = [m.name for m in chosen]
     if checkpoint is not None and not isinstance(checkpoint, Checkpoint):
@@ -191,19 +167,19 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
         embedder = get_embedder(embedder)
     if judging.cache is not None and isinstance(embedder, Embedder) and not isinstance(embedder, CachedEmbedder):
         embedder = CachedEmbedder(embedder, judging.cache)
-    unknown = sorted(set(thresholds or {}) - set(all_metrics()))
+    unknown = sorted(set(s.thresholds) - set(all_metrics()))
     if unknown:
         raise ConfigError(f"threshold for unknown metric(s) {', '.join(unknown)}; valid: {', '.join(all_metrics())}")
     calibration = calibration_in_effect(judging, chosen)
     covered = list(calibration.families) if calibration else []
-    limits = {k: v for k, v in {**default_thresholds(chosen, covered), **(thresholds or {})}.items() if k in names}
+    limits = {k: v for k, v in {**default_thresholds(chosen, covered), **s.thresholds}.items() if k in names}
 
-    workers = _workers(concurrency, judging.judge)
+    workers = _workers(s.concurrency, judging.judge)
     emb = embedder if isinstance(embedder, Embedder) else None
     if emb is not None and workers > 1:
         emb = _Serialised(emb)
 
-    check = run_check(judging, chosen, samples, emb, enabled=judge_check)  # before any sample is scored
+    check = run_check(judging, chosen, samples, emb, enabled=s.judge_check)  # before any sample is scored
     if check["status"] == "failed":
         raise JudgeCheckError(failure_message(check, judging.name))
     started_at = datetime.now(timezone.utc)
@@ -211,7 +187,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
     slots: list[SampleResult | None] = [None] * len(samples)
     todo: list[tuple[int, Sample, str]] = []
     resumed = 0
-    with progress_for(len(samples), progress) as bar:
+    with progress_for(len(samples), s.progress) as bar:
 
         def finish(i: int, digest: str | None, result: SampleResult) -> None:
             slots[i] = result
@@ -242,7 +218,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
         "wall_seconds": round(wall, 3),
         "samples": len(samples),
         "concurrency": workers,
-        "language": language,
+        "language": s.language,
         "languages": _languages(samples),
         "metric_options": {m.name: dict(m.options) for m in chosen if m.options},
         "resumed_samples": resumed,
@@ -260,9 +236,9 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
         "versions": _versions(),
     }
     report = Report(meta=meta, metrics=names, definitions={m.name: m.describe() for m in chosen},
-                    gate=Gate(enabled=gate, passed=True, max_error_rate=max_error_rate),
+                    gate=Gate(enabled=s.gate, passed=True, max_error_rate=s.max_error_rate),
                     samples=results, skipped=list(skipped or []))
-    return regate(report, limits, gate_on=gate_on, enabled=gate)
+    return regate(report, limits, gate_on=s.gate_on, enabled=s.gate)
 
 
 def _languages(samples: list[Sample]) -> dict[str, int]:

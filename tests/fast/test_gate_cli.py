@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from localragas.run.config import Settings, find_config, load_settings
+from localragas.run.config import find_config, load_settings
+from localragas.run.settings import RunSettings
 from localragas.core.errors import ConfigError
 from localragas.run.gate import check_threshold, parse_threshold, run_gate
 from localragas.metrics import all_metrics
@@ -134,8 +135,7 @@ def test_load_settings_from_pyproject(tmp_path):
     p.write_text('[tool.localragas]\njudge = "fake"\nmetrics = ["faithfulness"]\n[tool.localragas.thresholds]\n'
                  'faithfulness = 0.9\n')
     s = load_settings(p)
-    assert s.model_dump() == Settings(judge="fake", metrics=["faithfulness"], thresholds={"faithfulness": 0.9}).model_dump()
-    assert s.source == str(p)
+    assert s == RunSettings(judge="fake", metrics=["faithfulness"], thresholds={"faithfulness": 0.9}, config=str(p))
 
 
 def test_load_settings_errors(tmp_path):

@@ -199,7 +199,7 @@ def test_plugin_is_registered_and_cheap_to_load():
 CONFIG_TEST = """
 def test_config(localragas_config):
     c = localragas_config
-    print("CONFIG", c.judge, c.embedder, sorted(c.judge_options.items()), c.cache_dir)
+    print("CONFIG", c.judge, c.embedder, sorted(c.judge_options.items()), c.cache_folder())
 """
 
 JUDGE_TEST = """

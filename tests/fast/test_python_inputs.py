@@ -234,7 +234,8 @@ def test_columns_naming_a_missing_column_or_an_unknown_field_errors_clearly(tmp_
         run(ROWS, columns={"question": "q"})  # a required field: the first row tells
     with pytest.raises(DatasetError, match=r"^samples, row 2, field 'q': missing required field \(mapped to"):
         run([{**ROWS[0], "q": "Q"}, ROWS[1]], columns={"question": "q"})
-    with pytest.raises(ConfigError, match=r"^columns: unknown field 'questoin': fields: id, question, contexts"):
+    with pytest.raises(ConfigError,
+                       match=r"^evaluate\(\): key 'columns': unknown field 'questoin': fields: id, question, contexts"):
         run(ROWS, columns={"questoin": "q"})
     with pytest.raises(ConfigError, match=r"'user_input' is read as 'question' already"):
         run(ROWS, columns={"user_input": "q"})

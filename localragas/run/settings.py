@@ -1,0 +1,332 @@
+"""A run's settings, declared once: RunSettings holds each with its type, default, bounds and help text, and how it is
+given on the command line (Flag) and whether a settings file may set it (IN_FILE). Everything else is derived from it:
+`localragas eval`'s options (cli_options.setting_option), the settings file's keys (run/config.py), the keyword
+arguments of evaluate() and calibrate(), the pytest plugin's options and the resume checkpoint's key.
+
+Layered once, by RunSettings.over: the defaults, then the settings file, then the flags or keyword arguments; a value
+not given (None) leaves the one under it, and a table (thresholds, judge options, columns, prompts, metric options)
+is merged key by key over the one under it.
+
+    settings = load_settings("localragas.toml").over({"thresholds": {"faithfulness": 0.9}}, "evaluate()")
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Callable, Iterable, Literal, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..core.errors import ConfigError, LocalragasError
+from ..core.inputs import DEFAULT_MAX_INPUT_BYTES
+from ..core.key_values import comma_items, parse_columns, parse_metric_options, parse_options, parse_prompts
+from ..data.column_map import check_columns
+from .gate import check_threshold, parse_thresholds
+from .shard import parse_shard
+
+
+@dataclass(frozen=True)
+class Flag:
+    """How a setting is given on the command line. kind: "value" (one value; none given leaves the setting),
+    "items" (repeatable; `parse(items, flag)` makes the value), "off" (a switch that sets False: --no-gate),
+    "toggle" (--x/--no-x, always given: `default`). The option's help, type, bounds and choices are the field's."""
+
+    names: tuple[str, ...]
+    metavar: str | None = None
+    kind: Literal["value", "items", "off", "toggle"] = "value"
+    parse: Callable[[Iterable[str], str], Any] | None = None
+    default: Any = None  # the command line's own default, shown in --help (toggles, --concurrency)
+    unit: str | None = None  # in error messages: "a whole number of bytes"
+
+    @property
+    def dest(self) -> str:
+        """The click parameter's name: the long flag's, e.g. judge_option for --judge-option."""
+        return self.names[0].split("/")[0].removeprefix("--").replace("-", "_")
+
+    def value(self, given: Any) -> Any:
+        """The setting's value from what click gave (None: not given)."""
+        if self.kind == "items":
+            return self.parse(given, self.names[0]) if given else None  # type: ignore[misc]
+        if self.kind == "off":
+            return False if given else None
+        if self.kind == "value" and self.parse is not None and given is not None:
+            return self.parse(given, self.names[0])
+        return given
+
+
+@dataclass(frozen=True)
+class InKey:
+    """The setting decides a run's results: it is part of the resume checkpoint's key (evaluation.checkpoint_key), at
+    `slot` (slot 1 is the judge's scoring fingerprint); when_set: only when it is set (a new keyed setting takes the
+    next slot with when_set, so the checkpoints of runs without it keep their keys)."""
+
+    slot: int
+    when_set: bool = False
+
+
+def key_parts(settings: RunSettings, judge_fingerprint: str) -> list[Any]:
+    """The settings' part of the checkpoint key, in slot order: the InKey fields' values and the judge fingerprint."""
+    parts = {1: judge_fingerprint}
+    for name, field in RunSettings.model_fields.items():
+        for mark in field.metadata:
+            if isinstance(mark, InKey) and (not mark.when_set or getattr(settings, name)):
+                parts[mark.slot] = getattr(settings, name)
+    return [parts[slot] for slot in sorted(parts)]
+
+
+IN_FILE = "in_file"  # the marker of a setting a settings file may set (localragas.toml, [tool.localragas])
+
+
+def _thresholds(items: Iterable[str], where: str) -> dict[str, float]:
+    return parse_thresholds(items, None, where)
+
+
+def _shard(text: str, where: str) -> tuple[int, int]:
+    return parse_shard(text)
+
+
+def _names(items: Iterable[str], where: str) -> list[str] | None:
+    return comma_items(items) or None
+
+
+class RunSettings(BaseModel):
+    """Every setting of a run (`localragas eval`, evaluate(), calibrate(), the pytest plugin); the defaults are the
+    library's. Immutable: `over` gives new settings."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    metrics: Annotated[list[Any] | None, IN_FILE, InKey(0), Field(  # names; in Python, Metric objects too
+        description="Metrics to compute (default: the four RAGAS core metrics). Repeat or comma-separate. "
+                    "See `localragas metrics`."),
+        Flag(("--metrics", "-m"), "NAME[,NAME]", "items", _names)] = None
+    metric_options: Annotated[dict[str, dict[str, Any]], IN_FILE, InKey(6, when_set=True), Field(
+        description="A metric setting, e.g. answer_correctness.weights=0.5,0.5 or factual_correctness.beta=2. "
+                    "Repeatable."),
+        Flag(("--metric-option",), "METRIC.KEY=VALUE", "items", parse_metric_options)] = {}
+    language: Annotated[Literal["auto", "en", "zh"], IN_FILE, Field(
+        description="Language of the judge's prompts: auto (default: each sample's own, from its script), en or zh."),
+        Flag(("--language",))] = "auto"
+    judge: Annotated[str | None, IN_FILE, Field(
+        description="Judge: a catalogue name (default qwen2.5-1.5b), a .gguf path, 'fake', or BACKEND:MODEL."),
+        Flag(("--judge", "-j"), "NAME|PATH")] = None
+    judge_options: Annotated[dict[str, Any], IN_FILE, Field(
+        description="Backend setting, e.g. n_ctx=4096, n_threads=2, n_gpu_layers=-1, seed=7. Repeatable."),
+        Flag(("--judge-option",), "KEY=VALUE", "items", parse_options)] = {}
+    embedder: Annotated[str | None, IN_FILE, InKey(2), Field(
+        description="Embedder (eval: for answer_relevancy; generate: linking chunks and finding duplicates): "
+                    "minilm-l6 (default), a sentence-transformers folder, or 'fake'."),
+        Flag(("--embedder", "-e"), "NAME|PATH")] = None
+    thresholds: Annotated[dict[str, float], IN_FILE, Field(
+        description="Gate threshold, e.g. faithfulness=0.85, over the default (report, merge: over the run's own). "
+                    "Repeatable."),
+        Flag(("--threshold", "-t"), "METRIC=VALUE", "items", _thresholds)] = {}
+    gate: Annotated[bool, Field(
+        description="Report scores only; exit 0 unless the input is bad or a metric could not be evaluated (4)."),
+        Flag(("--no-gate",), kind="off")] = True
+    max_error_rate: Annotated[float, IN_FILE, Field(
+        ge=0, le=1,
+        description="Share (0..1) of each metric's samples an error (judge, embedder, I/O) may leave unscored; beyond "
+                    "it, or with no scored sample, the metric could not be evaluated: exit 4. Default 0."),
+        Flag(("--max-error-rate",), "R")] = 0.0
+    gate_on: Annotated[Literal["mean", "lower-bound"], IN_FILE, Field(
+        description="Hold the mean (default) or the 95% CI lower bound of each metric against its threshold (report, "
+                    "merge: default the run's own)."),
+        Flag(("--gate-on",))] = "mean"
+    limit: Annotated[int | None, InKey(3), Field(strict=True, ge=1, description="Evaluate only the first N samples."),
+                     Flag(("--limit", "-n"))] = None
+    shard: Annotated[tuple[int, int] | None, InKey(5, when_set=True), Field(
+        description="Evaluate shard I of N (every N-th sample, from the I-th); join the shard reports with "
+                    "`localragas merge`."),
+        Flag(("--shard",), "I/N", parse=_shard)] = None
+    skip_invalid: Annotated[bool, InKey(4), Field(
+        description="Record invalid rows as skipped and go on, instead of stopping."),
+        Flag(("--skip-invalid",), kind="toggle", default=False)] = False
+    columns: Annotated[dict[str, str], IN_FILE, InKey(7, when_set=True), Field(
+        description="Read a field from a column of another name, e.g. question=query,answer=response. Repeatable."),
+        Flag(("--columns",), "FIELD=COLUMN[,FIELD=COLUMN]", "items", parse_columns)] = {}
+    max_input_bytes: Annotated[int, IN_FILE, Field(
+        strict=True, ge=1,
+        description="Refuse an input file larger than this (default 4294967296, 4 GiB); a FIFO or device is always "
+                    "refused."),
+        Flag(("--max-input-bytes",), "BYTES", unit="bytes")] = DEFAULT_MAX_INPUT_BYTES
+    concurrency: Annotated[int, Field(
+        strict=True, ge=1,
+        description="Samples judged at once, for a judge server with parallel slots (--judge openai:MODEL). "
+                    "In-process judges run one at a time."),
+        Flag(("--concurrency",), "N", default=1)] = 1
+    progress: Annotated[bool | None, Field(
+        description="Show progress on stderr."),  # None (Python): a bar in a notebook or an interactive session only
+        Flag(("--progress/--no-progress",), kind="toggle", default=True)] = None
+    cache_dir: Annotated[Path | None, Field(
+        description="Persistent judge cache folder (default .localragas/cache, or $LOCALRAGAS_STATE_DIR/cache): a "
+                    "re-run of the same command makes no judge call."),
+        Flag(("--cache-dir",))] = None
+    cache: Annotated[bool, Field(description="Neither read nor write the judge cache."),
+                     Flag(("--no-cache",), kind="off")] = True
+    resume: Annotated[bool, Field(
+        description="Keep each finished sample in a checkpoint under .localragas/runs; after a crash or kill, the "
+                    "same command skips the finished samples. The checkpoint is removed when the run completes."),
+        Flag(("--resume/--no-resume",), kind="toggle", default=True)] = True
+    prompts: Annotated[dict[str, str | Path], IN_FILE, Field(
+        description="Replace a prompt family's instruction text with FILE's, e.g. verify_statement=instruction.txt "
+                    "(the data layout and reply format stay; docs/custom-metrics.md). Repeatable; over the settings "
+                    "file's [prompts]."),
+        Flag(("--prompt",), "FAMILY=FILE", "items", parse_prompts)] = {}
+    judge_check: Annotated[bool, IN_FILE, Field(
+        description="Skip the judge check: obvious supported and unsupported items asked before scoring, a judge "
+                    "that cannot tell them apart stops the run (exit 5). For a test setup only; the report says "
+                    "skipped."),
+        Flag(("--no-judge-check",), kind="off")] = True
+    # [custom_metrics.NAME]: a criterion or rubric of the user's (metrics/custom.py), usable by NAME like a built-in
+    # once registered (register_custom_metrics: a step of the run, never of reading the file)
+    custom_metrics: Annotated[dict[str, dict[str, Any]], IN_FILE] = {}
+    config: str | None = None  # the settings file layered in (report.meta["config"]); not a setting of the file
+
+    @field_validator("metrics")
+    @classmethod
+    def _check_metrics(cls, value: list[Any] | None) -> list[Any] | None:
+        from ..metrics.base import Metric  # noqa: PLC0415 - the metrics load only when a metric object is given
+
+        for item in value or ():
+            if not isinstance(item, str) and not isinstance(item, Metric):
+                raise ValueError(f"a metric's name (or in Python a Metric), got {item!r}")
+        return value
+
+    @field_validator("language", mode="before")
+    @classmethod
+    def _language_as_written(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value  # "EN" is en
+
+    @field_validator("thresholds")
+    @classmethod
+    def _check_thresholds(cls, value: dict[str, float]) -> dict[str, float]:
+        return {name: check_threshold(name, v) for name, v in value.items()}
+
+    @field_validator("columns")
+    @classmethod
+    def _check_columns(cls, value: dict[str, str]) -> dict[str, str]:
+        try:
+            return check_columns(value)
+        except ConfigError as e:  # named by validated(): "{where}: key 'columns': ..."
+            raise ValueError(str(e).removeprefix("columns: ")) from None
+
+    def over(self, given: Mapping[str, Any], where: str) -> RunSettings:
+        """These settings with `given` over them (a value None is not given; a table merged key by key, metric
+        options per metric). An unknown name or a bad value: a ConfigError naming it and `where` it came from."""
+        unknown = [k for k in given if k not in type(self).model_fields]
+        if unknown:
+            near = difflib.get_close_matches(unknown[0], list(type(self).model_fields), n=1)
+            raise ConfigError(f"{where}: unknown setting {unknown[0]!r}" + (f" (did you mean {near[0]!r}?)" if near
+                              else "") + f"; valid: {', '.join(settable())}")
+        values = {k: getattr(self, k) for k in type(self).model_fields}
+        for name, value in given.items():
+            if value is not None:
+                values[name] = _merged(values[name], value)
+        return validated(values, where, type(self))
+
+    def cache_folder(self) -> Path | None:
+        """The judge cache's folder, or None without a cache."""
+        return cache_folder(self.cache, self.cache_dir)
+
+
+def _merged(under: Any, over: Any) -> Any:
+    """`over` over `under`: tables key by key (a table of tables per inner key), anything else replaced."""
+    if isinstance(under, Mapping) and isinstance(over, Mapping):
+        return {**under, **{k: _merged(under.get(k), v) for k, v in over.items()}}
+    return over
+
+
+def validated(values: Mapping[str, Any], where: str, model: type[RunSettings] | None = None) -> RunSettings:
+    """RunSettings (or `model`) of `values`, a bad one a ConfigError: "{where}: key 'max_error_rate': max error rate
+    must be a number in [0, 1], got 2"."""
+    try:
+        return (model or RunSettings)(**values)
+    except ValidationError as e:
+        err = e.errors()[0]
+        name = ".".join(str(x) for x in err["loc"])
+        raise ConfigError(f"{where}: key '{name}': {problem(err)}") from None
+
+
+def problem(err: Mapping[str, Any]) -> str:
+    """A validation error in words from the field's own declaration: its bounds, its choices."""
+    name = str(err["loc"][0])
+    field = RunSettings.model_fields.get(name)
+    cause = (err.get("ctx") or {}).get("error")
+    if isinstance(cause, (LocalragasError, ValueError)):
+        return str(cause)
+    label = name.replace("_", " ")
+    if field is not None and err["type"].split("_")[0] in ("greater", "less", "int", "float", "bool"):
+        bounds = {type(m).__name__: m for m in field.metadata}
+        low, high = getattr(bounds.get("Ge"), "ge", None), getattr(bounds.get("Le"), "le", None)
+        flag = flag_of(name)
+        if field.annotation in (float, float | None):
+            return f"{label} must be a number in [{low:g}, {high:g}], got {err['input']!r}"
+        if low is not None:
+            unit = f" of {flag.unit}" if flag and flag.unit else ""
+            return f"{label} must be a whole number{unit} >= {low}, got {err['input']!r}"
+    if err["type"] == "literal_error":
+        return f"{label} must be one of {err['ctx']['expected'].replace(' or ', ', ').replace(chr(39), '')}, " \
+               f"got {err['input']!r}"
+    return str(err["msg"])
+
+
+# applied by a run over a data file (run_eval, `localragas eval`), not by evaluate() on samples in hand
+OF_A_DATA_RUN = ("limit", "shard", "skip_invalid", "resume", "max_input_bytes")
+
+
+def refuse(given: Iterable[str], names: Iterable[str], where: str, why: str) -> None:
+    """A ConfigError naming the first of `given` in `names`: a setting the caller does not apply."""
+    wrong = [n for n in given if n in set(names)]
+    if wrong:
+        raise ConfigError(f"{where}: setting {wrong[0]!r} {why}")
+
+
+def flag_of(name: str) -> Flag | None:
+    """The command-line form of a setting (None: it has none)."""
+    return next((m for m in RunSettings.model_fields[name].metadata if isinstance(m, Flag)), None)
+
+
+def flagged() -> list[str]:
+    """The settings given on the command line, in declaration order (`localragas eval`'s options, in --help)."""
+    return [n for n in RunSettings.model_fields if flag_of(n) is not None]
+
+
+def in_file(name: str) -> bool:
+    return IN_FILE in RunSettings.model_fields[name].metadata
+
+
+def settable() -> list[str]:
+    """The settings a caller gives (every field but the record of the settings file)."""
+    return [n for n in RunSettings.model_fields if n != "config"]
+
+
+def from_flags(flags: Mapping[str, Any]) -> dict[str, Any]:
+    """Settings from click's values, keyed by flag (Flag.dest, e.g. judge_option, no_gate); a flag left out: its
+    command-line default (--progress, --resume, --concurrency 1). An unknown flag name: ConfigError."""
+    by_dest = {f.dest: (name, f) for name in RunSettings.model_fields if (f := flag_of(name)) is not None}
+    unknown = sorted(set(flags) - set(by_dest))
+    if unknown:
+        raise ConfigError(f"unknown flag(s) {', '.join(unknown)}; valid: {', '.join(by_dest)}")
+    return {name: f.value(flags.get(dest, f.default)) for dest, (name, f) in by_dest.items()}
+
+
+def cache_folder(cache: bool = True, cache_dir: Path | None = None) -> Path | None:
+    """The judge cache's folder as every command and the pytest plugin choose it: none without the cache, else
+    cache_dir, else .localragas/cache (or $LOCALRAGAS_STATE_DIR/cache)."""
+    from ..core import paths  # noqa: PLC0415
+
+    return (Path(cache_dir) if cache_dir is not None else paths.cache_dir()) if cache else None
+
+
+def register_custom_metrics(settings: RunSettings) -> None:
+    """Register the settings file's [custom_metrics] (a step of the run: reading the file registers nothing)."""
+    if settings.custom_metrics:
+        from ..metrics.custom import declared  # noqa: PLC0415
+
+        declared(settings.custom_metrics, settings.config or "settings", custom_table(settings.config))
+
+
+def custom_table(source: str | None) -> str:
+    """The name of the [custom_metrics] table in a settings file, as its errors name it."""
+    return "tool.localragas.custom_metrics" if source and Path(source).name == "pyproject.toml" else "custom_metrics"
