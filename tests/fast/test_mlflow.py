@@ -172,3 +172,32 @@ def test_the_scorers_run_in_mlflow_genai_evaluate(fluent_uri):
     assert result.metrics["faithfulness/mean"] == pytest.approx(expected.summary_for("faithfulness").mean)
     assert mlflow.MlflowClient().get_run(result.run_id).info.status == "FINISHED"
     json.dumps(result.metrics, default=float)  # plain numbers
+
+
+def test_the_docs_examples_run(tmp_path, report, store):
+    """docs/mlflow.md's Python blocks, run as a user would, logging to a folder store in tmp_path."""
+    import re
+
+    from localragas.report import write_json, write_markdown
+    from localragas.report.html_report import write_html
+
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "mlflow.md").read_text(encoding="utf-8"), re.S)
+    assert len(blocks) == 3
+    uri = store
+    env = {**os.environ, "MLFLOW_TRACKING_URI": uri, "MLFLOW_ALLOW_FILE_STORE": "true", "PYTHONPATH": str(ROOT),
+           "LOCALRAGAS_STATE_DIR": str(tmp_path / "state")}
+    write_json(report, tmp_path / "report.json")
+    write_html(report, tmp_path / "report.html")
+    write_markdown(report, tmp_path / "summary.md")
+    # one interpreter (mlflow's import is the slow part), each block in its own namespace and working folder
+    program = "import os\n" + "".join(f"os.chdir({str(cwd)!r})\nexec({block!r}, {{}})\n"
+                                       for block, cwd in zip(blocks, (ROOT, tmp_path, ROOT)))
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    client = mlflow.MlflowClient(uri)
+    runs = client.search_runs([e.experiment_id for e in client.search_experiments()])
+    logged = [r for r in runs if "localragas.gate" in r.data.tags]
+    assert len(logged) == 2 and {r.data.tags["localragas.gate"] for r in logged} == {"failed"}
+    assert {r.data.tags.get("branch") for r in logged} == {"main", None}
+    scored = [r for r in runs if "faithfulness/mean" in r.data.metrics and "localragas.gate" not in r.data.tags]
+    assert [(r.data.metrics["faithfulness/mean"], r.data.metrics["context_recall/mean"]) for r in scored] == [(1, 1)]
