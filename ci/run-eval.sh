@@ -11,7 +11,8 @@
 #   INPUT_OUTPUT_DIR  where the reports go: report.json, report.html, summary.md, junit.xml (default localragas-reports)
 #   INPUT_MODELS_DIR  the models folder, cached between runs (default .localragas/models)
 #   INPUT_CACHE_DIR   the judge-reply cache, cached between runs (default .localragas/cache)
-#   INPUT_EXTRAS      install: localragas's extras (default llamacpp,embed)
+#   INPUT_EXTRAS      install: localragas's extras (default llamacpp,embed; set and empty: none)
+#   TORCH_INDEX_URL   install: where the CPU build of PyTorch comes from (an air-gapped site: its mirror)
 # Commands:
 #   run-eval.sh install [SRC]  install localragas from SRC (default: this script's checkout), CPU PyTorch first
 #   run-eval.sh keys           print the cache keys' parts, model=… and data=… (GitHub: >> $GITHUB_OUTPUT)
@@ -28,7 +29,7 @@ JUDGE=${INPUT_JUDGE:-qwen2.5-1.5b}
 OUTPUT_DIR=${INPUT_OUTPUT_DIR:-localragas-reports}
 MODELS_DIR=${INPUT_MODELS_DIR:-.localragas/models}
 CACHE_DIR=${INPUT_CACHE_DIR:-.localragas/cache}
-EXTRAS=${INPUT_EXTRAS:-llamacpp,embed}
+EXTRAS=${INPUT_EXTRAS-llamacpp,embed}  # set and empty: no extra (the fake judge needs none)
 TORCH_CPU="torch==2.13.0"  # installed first: else pip pulls the multi-GB CUDA build for sentence-transformers
 # llama-cpp-python compiled for any x86-64 runner with AVX2 (never -march=native: such a wheel, kept in pip's cache
 # between runs, may crash with "Illegal instruction" on another runner; AMX off: it crashes on VMs that advertise it)
@@ -73,7 +74,7 @@ install() {
 keys() {
   local model data
   model=$(catalogue_sha256 "$JUDGE")
-  [ -n "$model" ] || model=$(printf '%s' "$JUDGE" | sha256sum | cut -c1-64)
+  [ -n "$model" ] || model=$("$PYTHON" -c 'import hashlib, sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest())' "$JUDGE")
   data=""
   if [ -n "${INPUT_DATA:-}" ] && [ -e "$INPUT_DATA" ]; then
     data=$("$PYTHON" -c 'import sys; from pathlib import Path; from localragas.models import dataset_sha256

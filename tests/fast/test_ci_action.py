@@ -97,8 +97,8 @@ def test_the_cache_keys_are_the_judges_sha256_and_the_datas(tmp_path):
 # --- action.yml and the GitLab template ----------------------------------------------------------------------------
 
 def script_defaults() -> dict[str, str]:
-    """INPUT_X -> the default the script gives it (${INPUT_X:-default})."""
-    return dict(re.findall(r"\$\{(INPUT_[A-Z_]+):-([^}]*)\}", SCRIPT_TEXT))
+    """INPUT_X -> the default the script gives it (${INPUT_X:-default}, or ${INPUT_X-default})."""
+    return dict(re.findall(r"\$\{(INPUT_[A-Z_]+):?-([^}]*)\}", SCRIPT_TEXT))
 
 
 def script_inputs() -> set[str]:
