@@ -21,7 +21,9 @@ _PER_CALL = 100  # MLflow's log_batch takes at most 100 params and 100 tags (100
 _PARAM_CHARS = 6000  # MLflow's longest param value
 
 
-def _mlflow() -> Any:
+def import_mlflow() -> Any:
+    """The mlflow module, with its usage reports off; MissingDependencyError naming the install command without it.
+    A caller about to run a long evaluation and log it (eval --mlflow) calls it first, to fail before judging."""
     ensure_offline()  # MLFLOW_DISABLE_TELEMETRY before mlflow's import starts its usage reporting
     try:
         import mlflow  # noqa: PLC0415
@@ -158,7 +160,7 @@ def log_report(report: Report, report_paths: Mapping[str, Any] | Iterable[Any] |
     else it starts one in `experiment`, named `run_name` (default: "localragas <dataset file stem>"), tagged with
     `tags`, and ends it. tracking_uri: default the one the user set (mlflow.set_tracking_uri, MLFLOW_TRACKING_URI),
     else MLflow's own local default (sqlite:///mlflow.db and ./mlruns, as `mlflow ui` opens them)."""
-    mlflow = _mlflow()
+    mlflow = import_mlflow()
     from mlflow.entities import Metric, Param, RunTag  # noqa: PLC0415
 
     dataset = report.meta.get("dataset")
@@ -217,7 +219,7 @@ def scorers(metrics: Iterable[str] | None = None, judge: Any = None, embedder: A
     read by _row_sample and scored by localragas.evaluate (the judge check runs once per judge); a scored metric
     gives Feedback(value, rationale: the evidence in one line), an unscored one a Feedback without a value, its
     reason as the rationale (missing data, no_reference) or as the error (a judge or embedder error)."""
-    _mlflow()
+    import_mlflow()
     try:
         from mlflow.entities import Feedback  # noqa: PLC0415
         from mlflow.genai.scorers import scorer  # noqa: PLC0415

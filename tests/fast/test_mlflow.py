@@ -130,7 +130,7 @@ def test_without_mlflow_the_error_names_the_install_command(report, monkeypatch)
 
 def test_mlflows_usage_reports_are_off_before_it_is_imported(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("MLFLOW_DISABLE_TELEMETRY", "PYTEST_CURRENT_TEST", "CI")}
-    code = ("import os, sys; from localragas.integrations import mlflow as m; m._mlflow(); "
+    code = ("import os, sys; from localragas.integrations import mlflow as m; m.import_mlflow(); "
             "from mlflow.telemetry.client import get_telemetry_client; "
             "print(os.environ['MLFLOW_DISABLE_TELEMETRY'], get_telemetry_client())")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
