@@ -45,7 +45,8 @@ fail_input() {  # $1: the input's name, $2: what is wrong with it
 words() { printf '%s' "$1" | tr ',\n\t' '   '; }
 
 check_inputs() {
-  [ -n "${INPUT_DATA:-}" ] || fail_input data "no dataset given: set it to your dataset file or folder (e.g. data.jsonl)"
+  [ -n "${INPUT_DATA:-}" ] ||
+    fail_input data "no dataset given: set it to your dataset file or folder (e.g. data.jsonl)"
   [ -e "$INPUT_DATA" ] || fail_input data "no such file or folder: $INPUT_DATA (working directory $PWD)"
   if [ -n "${INPUT_CONFIG:-}" ] && [ ! -f "$INPUT_CONFIG" ]; then
     fail_input config "no such settings file: $INPUT_CONFIG"
@@ -66,7 +67,8 @@ install() {
   local src=${1:-$(cd "$(dirname "$0")/.." && pwd)}
   "$PYTHON" -m pip install --upgrade pip
   case ",$EXTRAS," in
-    *,embed,*) "$PYTHON" -m pip install "$TORCH_CPU" --index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}" ;;
+    *,embed,*)
+      "$PYTHON" -m pip install "$TORCH_CPU" --index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}" ;;
   esac
   CMAKE_ARGS=${CMAKE_ARGS:-$LLAMA_CMAKE_ARGS} "$PYTHON" -m pip install "$src${EXTRAS:+[$EXTRAS]}"
 }
@@ -74,7 +76,9 @@ install() {
 keys() {
   local model data
   model=$(catalogue_sha256 "$JUDGE")
-  [ -n "$model" ] || model=$("$PYTHON" -c 'import hashlib, sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest())' "$JUDGE")
+  if [ -z "$model" ]; then  # a path or a backend spec: its name
+    model=$("$PYTHON" -c 'import hashlib, sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest())' "$JUDGE")
+  fi
   data=""
   if [ -n "${INPUT_DATA:-}" ] && [ -e "$INPUT_DATA" ]; then
     data=$("$PYTHON" -c 'import sys; from pathlib import Path; from localragas.models import dataset_sha256

@@ -180,7 +180,8 @@ def log_report(report: Report, report_paths: Mapping[str, Any] | Iterable[Any] |
     except mlflow.exceptions.MlflowException as e:
         if started:
             client.set_terminated(run_id, "FAILED")
-        raise TrackingError(f"MLflow could not log the run to {tracking_uri or mlflow.get_tracking_uri()} (run {run_id}): {e}") from e
+        where = tracking_uri or mlflow.get_tracking_uri()
+        raise TrackingError(f"MLflow could not log the run to {where} (run {run_id}): {e}") from e
     except BaseException:
         if started:
             client.set_terminated(run_id, "FAILED")
