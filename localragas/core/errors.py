@@ -102,3 +102,8 @@ def environment_message(e: OSError) -> str:
     problem = e.strerror or str(e) or type(e).__name__
     todo = _WHAT_TO_DO.get(e.errno, "check the path and the file system")
     return f"{where or type(e).__name__}: {problem}: {todo}"
+
+
+class TrackingError(LocalragasError):
+    """An experiment tracker (MLflow) could not open its store or log a run; the message names the tracking URI, or
+    the file, and the fix."""

@@ -2,7 +2,8 @@
 
 huggingface_hub reads these variables once, when it is first imported, so `ensure_offline()` must run before
 `import sentence_transformers` / `import transformers` (localragas.embeddings and any backend that loads a model
-through them). A value the user set explicitly is kept (setdefault). Model loads also pass `local_files_only=True`.
+through them), and before `import mlflow` (localragas.integrations.mlflow). A value the user set explicitly is kept
+(setdefault). Model loads also pass `local_files_only=True`.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ OFFLINE_ENV = {
     "TRANSFORMERS_OFFLINE": "1",  # transformers: the same, for older versions
     "HF_HUB_DISABLE_TELEMETRY": "1",  # no usage pings
     "HF_HUB_DISABLE_IMPLICIT_TOKEN": "1",  # never send a stored token anywhere
+    "MLFLOW_DISABLE_TELEMETRY": "true",  # mlflow (localragas.integrations.mlflow): no usage reports, read at import
 }
 
 

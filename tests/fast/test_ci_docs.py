@@ -1,4 +1,5 @@
-"""docs/ci.md: every YAML block parses into the shape GitHub Actions / GitLab CI expect; flags it names exist."""
+"""docs/ci.md: every YAML block parses into the shape GitHub Actions / GitLab CI expect; flags it names exist; the
+one-step examples use the action's and the template's own inputs."""
 from __future__ import annotations
 
 import re
@@ -20,8 +21,13 @@ def loaded() -> list:
     return [yaml.safe_load(b) for b in BLOCKS]
 
 
+def github_workflows() -> list[dict]:
+    return [d for d in loaded() if isinstance(d, dict) and "jobs" in d]
+
+
 def github_workflow() -> dict:
-    return next(d for d in loaded() if isinstance(d, dict) and "jobs" in d)
+    """The long form: the workflow that installs localragas itself."""
+    return next(d for d in github_workflows() if "torch==2.13.0" in yaml.safe_dump(d))
 
 
 def gitlab_jobs() -> dict[str, dict]:
@@ -36,14 +42,14 @@ def test_every_yaml_block_parses():
 
 
 def _steps() -> list[dict]:
-    steps = [s for job in github_workflow()["jobs"].values() for s in job["steps"]]
+    steps = [s for wf in github_workflows() for job in wf["jobs"].values() for s in job["steps"]]
     steps += [s for d in loaded() if isinstance(d, list) for s in d]  # the pytest-route step snippets
     return steps
 
 
 def test_github_steps_are_well_formed():
-    wf = github_workflow()
-    assert "on" in wf or True in wf  # YAML 1.1 reads the key `on` as true; GitHub reads it as "on"
+    for wf in github_workflows():
+        assert "on" in wf or True in wf  # YAML 1.1 reads the key `on` as true; GitHub reads it as "on"
     for step in _steps():
         assert isinstance(step, dict)
         assert ("uses" in step) != ("run" in step), step
@@ -103,3 +109,23 @@ def test_the_plugin_options_the_docs_name_exist():
     assert {"--localragas-judge", "--localragas-embedder", "--localragas-judge-option"} <= named
     assert all(f'"{opt}"' in source for opt in named), named
     assert "pytest tests/rag_quality --localragas-judge" in " ".join(TEXT.split())
+
+
+ROOT = DOC.parents[1]
+
+
+def test_the_one_step_examples_come_first_and_use_the_actions_and_templates_inputs():
+    assert TEXT.index("## GitHub Actions in one step") < TEXT.index("## Without the action") < TEXT.index(
+        "## GitHub Actions without the action")
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    example = next(wf for wf in github_workflows() if wf is not github_workflow())
+    [step] = [s for job in example["jobs"].values() for s in job["steps"] if s.get("uses", "").endswith(
+        "/localragas@main")]
+    assert "data" in step["with"] and set(step["with"]) <= set(action["inputs"])
+    assert len(next(b for b in BLOCKS if "/localragas@main" in b).strip().splitlines()) <= 12
+    template = yaml.safe_load((ROOT / "ci" / "gitlab" / "localragas.gitlab-ci.yml").read_text(encoding="utf-8"))
+    [use] = [d for d in loaded() if isinstance(d, dict) and "include" in d]
+    assert use["include"][0]["file"] == "ci/gitlab/localragas.gitlab-ci.yml"
+    job = next(v for v in use.values() if isinstance(v, dict) and "extends" in v)
+    assert job["extends"] in template and set(job["variables"]) <= set(template[job["extends"]]["variables"])
+    assert len(next(b for b in BLOCKS if "include:" in b).strip().splitlines()) <= 12

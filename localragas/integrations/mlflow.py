@@ -1,0 +1,256 @@
+"""MLflow: a finished run logged to MLflow tracking (`log_report`), and localragas's metrics as MLflow GenAI scorers
+(`scorers`). Installed by `pip install "localragas[mlflow]"` (mlflow-skinny, with SQLAlchemy and Alembic for MLflow's
+default local store); docs/mlflow.md. MLflow is imported inside the functions: `import localragas` never loads it."""
+from __future__ import annotations
+
+import re
+import tempfile
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..core.errors import MissingDependencyError, TrackingError
+from ..core.offline import ensure_offline
+from ..data.schema import Report
+
+INSTALL = 'pip install "localragas[mlflow]"'
+ARTIFACTS = "localragas"  # the run's artifact folder the reports go in
+_PER_CALL = 100  # MLflow's log_batch takes at most 100 params and 100 tags (1000 metrics) a call
+_PARAM_CHARS = 6000  # MLflow's longest param value
+
+
+def import_mlflow() -> Any:
+    """The mlflow module, with its usage reports off; MissingDependencyError naming the install command without it.
+    A caller about to run a long evaluation and log it (eval --mlflow) calls it first, to fail before judging."""
+    ensure_offline()  # MLFLOW_DISABLE_TELEMETRY before mlflow's import starts its usage reporting
+    try:
+        import mlflow  # noqa: PLC0415
+    except ImportError:
+        raise MissingDependencyError(f"logging to MLflow needs the mlflow package: {INSTALL}") from None
+    return mlflow
+
+
+def _key(name: str) -> str:
+    """A metric name as an MLflow key: letters, digits, _ - . / and space are kept, anything else becomes _."""
+    return re.sub(r"[^\w\-./ ]", "_", name)
+
+
+def gate_verdict(report: Report) -> str:
+    """passed / failed / could_not_evaluate (a metric's errors beyond --max-error-rate: exit 4) / off (--no-gate):
+    the `localragas.gate` tag, the same order of precedence as the command line's exit code."""
+    if not report.gate.evaluated:
+        return "could_not_evaluate"
+    if not report.gate.enabled:
+        return "off"
+    return "passed" if report.gate.passed else "failed"
+
+
+def run_metrics(report: Report) -> dict[str, float]:
+    """Each metric's mean and interval (<metric>/mean, /ci_low, /ci_high; an absent value is left out) and counts
+    (/scored, /unscored, /errors), the samples and skipped rows, and gate/passed (1 or 0) when the gate is on."""
+    out: dict[str, float] = {}
+    for s in report.summary:
+        key = _key(s.metric)
+        for field in ("mean", "ci_low", "ci_high"):
+            if getattr(s, field) is not None:
+                out[f"{key}/{field}"] = float(getattr(s, field))
+        out.update({f"{key}/scored": s.scored, f"{key}/unscored": s.unscored, f"{key}/errors": s.errors})
+    out["samples"] = len(report.samples)
+    out["skipped_rows"] = len(report.skipped)
+    if report.gate.enabled:
+        out["gate/passed"] = 1.0 if gate_verdict(report) == "passed" else 0.0
+    return out
+
+
+def run_params(report: Report) -> dict[str, str]:
+    """The run's settings: judge, its fingerprint and calibration, embedder, metrics, each metric's options
+    (option.<metric>.<name>) and threshold (threshold.<metric>), the gate's rule, the dataset and its sha256."""
+    meta = report.meta
+    judge = meta.get("judge") or {}
+    calibration = meta.get("calibration") or {}
+    thresholds = {**(meta.get("thresholds") or {}), **{r.metric: r.threshold for r in report.gate.results}}
+    params: dict[str, Any] = {
+        "judge": judge.get("name"), "judge.fingerprint": judge.get("fingerprint"),
+        "calibration": calibration.get("source", "none"), "calibration.sha256": calibration.get("sha256"),
+        "uncalibrated": ",".join(meta.get("uncalibrated") or []) or None,
+        "embedder": (meta.get("embedder") or {}).get("name"),
+        "metrics": ",".join(report.metrics),
+        "gate_on": report.gate.on, "max_error_rate": report.gate.max_error_rate,
+        "language": meta.get("language"), "ci.level": (meta.get("ci") or {}).get("level"),
+        "dataset": meta.get("dataset"), "dataset_sha256": meta.get("dataset_sha256"),
+        "localragas.version": meta.get("localragas", __version__),
+    }
+    for metric, options in (meta.get("metric_options") or {}).items():
+        params.update({f"option.{_key(metric)}.{_key(k)}": v for k, v in options.items()})
+    params.update({f"threshold.{_key(m)}": t for m, t in thresholds.items()})
+    return {k: str(v)[:_PARAM_CHARS] for k, v in params.items() if v is not None}
+
+
+def run_tags(report: Report) -> dict[str, str]:
+    """localragas.gate (gate_verdict) and localragas.gate.<metric>: each metric's gate status."""
+    tags = {"localragas.gate": gate_verdict(report), "localragas.version": str(report.meta.get("localragas", ""))}
+    tags.update({f"localragas.gate.{_key(r.metric)}": r.status for r in report.gate.results})
+    return tags
+
+
+def _report_files(report: Report, report_paths: Mapping[str, Any] | Iterable[Any] | None, folder: Path) -> list[Path]:
+    """The files to log: the ones given (a mapping's values, as the command line's output flags give them: None
+    left out), else the JSON and HTML reports written into `folder`. A JSON report is always among them: from it
+    `localragas report` writes every other format again."""
+    if report_paths is None:
+        from ..report.html_report import write_html  # noqa: PLC0415
+
+        write_html(report, folder / "report.html")
+        given: list[Path] = [folder / "report.html"]
+    else:
+        values = report_paths.values() if isinstance(report_paths, Mapping) else report_paths
+        given = [Path(p) for p in values if p is not None]
+        missing = [str(p) for p in given if not p.is_file()]
+        if missing:
+            raise TrackingError(f"report_paths: no such file to log to MLflow: {', '.join(missing)}")
+    if not any(p.suffix.lower() == ".json" for p in given):
+        from ..report import write_json  # noqa: PLC0415
+
+        write_json(report, folder / "report.json")
+        given.insert(0, folder / "report.json")
+    return given
+
+
+def _open_run(mlflow: Any, tracking_uri: str | None, experiment: str | None, run_name: str | None,
+              tags: dict[str, str]) -> tuple[Any, str, bool]:
+    """(client, run id, whether this call started the run). The active run when there is one (and no other
+    tracking URI is named), else a new run in `experiment` (created when missing; default: the one MLflow would
+    use, mlflow.set_experiment or MLFLOW_EXPERIMENT_NAME / _ID, else its Default)."""
+    uri = tracking_uri or mlflow.get_tracking_uri()
+    try:
+        active = mlflow.active_run()
+        if active is not None and (tracking_uri is None or tracking_uri == mlflow.get_tracking_uri()):
+            return mlflow.MlflowClient(), active.info.run_id, False
+        client = mlflow.MlflowClient(tracking_uri)
+        if experiment is not None:
+            found = client.get_experiment_by_name(experiment)
+            experiment_id = found.experiment_id if found else client.create_experiment(experiment)
+        elif tracking_uri is None:
+            from mlflow.tracking.fluent import _get_experiment_id  # noqa: PLC0415
+
+            experiment_id = _get_experiment_id()
+        else:
+            experiment_id = "0"  # MLflow's Default experiment, in every store
+        run = client.create_run(experiment_id, run_name=run_name, tags=tags)
+    except (ImportError, mlflow.exceptions.MlflowException) as e:
+        raise TrackingError(
+            f"MLflow could not open the tracking store {uri}: {e}. Set the tracking URI (MLFLOW_TRACKING_URI, "
+            f"mlflow.set_tracking_uri or tracking_uri=) to your tracking server, or keep MLflow's local default "
+            f"(sqlite:///mlflow.db) with {INSTALL}") from e
+    return client, run.info.run_id, True
+
+
+def log_report(report: Report, report_paths: Mapping[str, Any] | Iterable[Any] | None = None, *,
+               tracking_uri: str | None = None, experiment: str | None = None, run_name: str | None = None,
+               tags: Mapping[str, str] | None = None) -> str:
+    """Log a finished run to MLflow tracking and return the MLflow run id.
+
+    Metrics: each metric's <metric>/mean, /ci_low, /ci_high and counts, gate/passed; params: the judge, its
+    fingerprint and calibration, the metric options and thresholds (run_params); tags: localragas.gate (passed,
+    failed, could_not_evaluate, off) and each metric's gate status; artifacts (folder `localragas`): the files in
+    report_paths (the written reports: a list, or the command line's {"out": …, "html": …} with None for a format
+    not written), else the JSON and HTML reports. Inside an active MLflow run it logs into that run (left open);
+    else it starts one in `experiment`, named `run_name` (default: "localragas <dataset file stem>"), tagged with
+    `tags`, and ends it. tracking_uri: default the one the user set (mlflow.set_tracking_uri, MLFLOW_TRACKING_URI),
+    else MLflow's own local default (sqlite:///mlflow.db and ./mlruns, as `mlflow ui` opens them)."""
+    mlflow = import_mlflow()
+    from mlflow.entities import Metric, Param, RunTag  # noqa: PLC0415
+
+    dataset = report.meta.get("dataset")
+    name = run_name or f"localragas {Path(dataset).stem if dataset else 'run'}"
+    client, run_id, started = _open_run(mlflow, tracking_uri, experiment, name, dict(tags or {}))
+    now = int(time.time() * 1000)
+    metrics = [Metric(k, v, now, 0) for k, v in run_metrics(report).items()]
+    params = [Param(k, v) for k, v in run_params(report).items()]
+    all_tags = [RunTag(k, v) for k, v in {**run_tags(report), **(tags or {})}.items()]
+    try:
+        for i in range(0, max(len(metrics), len(params), len(all_tags)), _PER_CALL):
+            client.log_batch(run_id, metrics=metrics[i:i + _PER_CALL], params=params[i:i + _PER_CALL],
+                             tags=all_tags[i:i + _PER_CALL])
+        with tempfile.TemporaryDirectory(prefix="localragas-mlflow-") as folder:
+            for path in _report_files(report, report_paths, Path(folder)):
+                client.log_artifact(run_id, str(path), ARTIFACTS)
+    except mlflow.exceptions.MlflowException as e:
+        if started:
+            client.set_terminated(run_id, "FAILED")
+        where = tracking_uri or mlflow.get_tracking_uri()
+        raise TrackingError(f"MLflow could not log the run to {where} (run {run_id}): {e}") from e
+    except BaseException:
+        if started:
+            client.set_terminated(run_id, "FAILED")
+        raise
+    if started:
+        client.set_terminated(run_id, "FINISHED")
+    return run_id
+
+
+# --- localragas's metrics as MLflow GenAI scorers (mlflow.genai.evaluate) ----------------------------------------
+# MLflow's names for a row's parts -> localragas's fields (the other names Sample reads itself, data/schema.py).
+EXPECTATION_NAMES = {"expected_response": "reference"}
+
+
+def _row_sample(inputs: Any, outputs: Any, expectations: Any) -> Any:
+    """One mlflow.genai.evaluate row as a Sample: inputs a question (a string, or a dict with `question` or
+    another name Sample reads: query, user_input, input), outputs the answer (a string, or a dict with `answer` /
+    `response` and the retrieved `contexts`), expectations the reference (`expected_response`, or `reference`)."""
+    from ..data.schema import Sample  # noqa: PLC0415
+
+    record: dict[str, Any] = {}
+    for part, field in ((inputs, "question"), (outputs, "answer")):
+        record.update(part if isinstance(part, Mapping) else ({field: part} if part is not None else {}))
+    for key, value in (expectations or {}).items():
+        record[EXPECTATION_NAMES.get(key, key)] = value
+    return Sample.model_validate(record)
+
+
+def scorers(metrics: Iterable[str] | None = None, judge: Any = None, embedder: Any = None,
+            judge_options: Mapping[str, Any] | None = None, **options: Any) -> list[Any]:
+    """localragas's metrics as MLflow GenAI scorers, one per metric (named as it), for
+    `mlflow.genai.evaluate(data=…, scorers=scorers(["faithfulness"], judge="qwen2.5-1.5b"))`.
+
+    metrics: names (default: localragas's default set); judge / embedder: an instance or a name, loaded once here
+    and shared by every row; options: evaluate()'s other settings (metric_options, language, cache, …). Each row is
+    read by _row_sample and scored by localragas.evaluate (the judge check runs once per judge); a scored metric
+    gives Feedback(value, rationale: the evidence in one line), an unscored one a Feedback without a value, its
+    reason as the rationale (missing data, no_reference) or as the error (a judge or embedder error)."""
+    import_mlflow()
+    try:
+        from mlflow.entities import Feedback  # noqa: PLC0415
+        from mlflow.genai.scorers import scorer  # noqa: PLC0415
+    except ImportError:
+        raise MissingDependencyError(f"MLflow GenAI scorers need mlflow >= 3 (mlflow.genai): {INSTALL}") from None
+    from ..embeddings import Embedder, get_embedder  # noqa: PLC0415
+    from ..judges import Judge, get_judge  # noqa: PLC0415
+    from ..metrics.registry import get_metrics  # noqa: PLC0415
+    from ..report.evidence import brief  # noqa: PLC0415
+    from ..run.runner import evaluate  # noqa: PLC0415
+    from ..run.stats import is_error_reason  # noqa: PLC0415
+
+    chosen = get_metrics(list(metrics) if metrics is not None else None, options.get("metric_options"))
+    if not isinstance(judge, Judge):
+        judge = get_judge(judge, dict(judge_options or {}))
+    if any(m.uses_embedder for m in chosen) and not isinstance(embedder, Embedder):
+        embedder = get_embedder(embedder)
+
+    def one(metric: Any) -> Any:
+        def score(inputs: Any = None, outputs: Any = None, expectations: Any = None) -> Any:
+            report = evaluate([_row_sample(inputs, outputs, expectations)], metrics=[metric], judge=judge,
+                              embedder=embedder, gate=False, progress=False, **options)
+            result = report.samples[0].metrics[metric.name]
+            if result.scored:
+                return Feedback(name=metric.name, value=result.value,
+                                rationale=brief(report.definitions[metric.name], result))
+            reason = result.unscored or "unscored"
+            if is_error_reason(reason):
+                return Feedback(name=metric.name, value=None, error=reason)
+            return Feedback(name=metric.name, value=None, rationale=reason)
+        return scorer(score, name=metric.name, description=f"localragas {metric.name} ({judge.name})")
+
+    return [one(m) for m in chosen]
