@@ -47,7 +47,6 @@ from .judge_check_items import CHUNKS, STATEMENTS
 if TYPE_CHECKING:
     from ..data.metric_definition import MetricDefinition
     from ..data.schema import Report
-    from ..embeddings import Embedder
     from ..judges import Judge, Judging
 
 # --- the rule: every constant of the check, in one place (docs/gate.md#the-judge-check) -------------------------------
@@ -136,8 +135,7 @@ def _take(items: Sequence[tuple[str, bool]], per_side: int) -> list[tuple[str, b
     return out
 
 
-def ask(judging: "Judging | Judge", family: Family, lang: str, embedder: "Embedder | None" = None
-        ) -> tuple[list[tuple[str, bool]], list[float], Scoring]:
+def ask(judging: "Judging | Judge", family: Family, lang: str) -> tuple[list[tuple[str, bool]], list[float], Scoring]:
     """The family's items in `lang` and the judge's values for them, asked through the metric's own verdict strategy
     (graded: the raw P(yes); JSON: 1.0 / 0.0), and the scoring context (its call log) they were asked in."""
     metric = family.metric
@@ -147,7 +145,7 @@ def ask(judging: "Judging | Judge", family: Family, lang: str, embedder: "Embedd
         texts = [t for t, _ in items]
         sample = Sample(id="judge-check", question=data.question, contexts=[data.context], answer=" ".join(texts),
                         language=lang)
-        ctx = Scoring(sample, judging, embedder)
+        ctx = Scoring(sample, judging)
         got = metric.verdicts.support(ctx, texts, [data.context], getattr(metric, "way"), [{} for _ in texts])  # noqa: B009
     else:
         chunks = CHUNKS[lang]
@@ -155,7 +153,7 @@ def ask(judging: "Judging | Judge", family: Family, lang: str, embedder: "Embedd
         texts = [t for t, _ in items]
         sample = Sample(id="judge-check", question=chunks.question, contexts=texts, answer=chunks.reference,
                         reference=chunks.reference, language=lang)
-        ctx = Scoring(sample, judging, embedder)
+        ctx = Scoring(sample, judging)
         got = metric.verdicts.relevance(ctx, chunks.question, chunks.reference, "reference answer", texts,
                                         metric.options.get("questions", "useful"), [{} for _ in texts])
     values = got.raw if got.raw is not None else got.values
@@ -206,7 +204,7 @@ def rule() -> dict[str, Any]:
 # the families already asked of a judge in this process (the pytest plugin's session judge, a notebook's): asked once
 _DONE: "weakref.WeakKeyDictionary[Any, dict[tuple, dict[str, Any]]]" = weakref.WeakKeyDictionary()
 def run_check(judging: "Judging | Judge", metrics: Iterable[Metric], samples: Iterable[Sample],
-              embedder: "Embedder | None" = None, enabled: bool = True) -> dict[str, Any]:
+              enabled: bool = True) -> dict[str, Any]:
     """The check for a run of `metrics` on `samples` (their languages), as report.meta["judge_check"] records it:
     status passed / failed (with each family's figures per language), skipped (enabled=False), exempt, not_needed
     (no metric it covers, or no sample) or error (a judge error stopped it: the run goes on)."""
@@ -227,10 +225,9 @@ def run_check(judging: "Judging | Judge", metrics: Iterable[Metric], samples: It
     try:
         for family in plan:
             for lang in languages:
-                key = (family.kind, family.family, lang, overrides, getattr(embedder, "name", None),
-                       STATEMENTS_PER_SIDE, CHUNKS_PER_SIDE)
+                key = (family.kind, family.family, lang, overrides, STATEMENTS_PER_SIDE, CHUNKS_PER_SIDE)
                 if key not in done:
-                    items, values, _ = ask(judging, family, lang, embedder)
+                    items, values, _ = ask(judging, family, lang)
                     done[key] = {"kind": family.kind, "family": family.family, "label": family.label,
                                  "verdicts": family.metric.verdicts.name, "language": lang,
                                  **figures(family.kind, items, values, family.graded)}

@@ -179,7 +179,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
     if emb is not None and workers > 1:
         emb = _Serialised(emb)
 
-    check = run_check(judging, chosen, samples, emb, enabled=s.judge_check)  # before any sample is scored
+    check = run_check(judging, chosen, samples, enabled=s.judge_check)  # before any sample is scored
     if check["status"] == "failed":
         raise JudgeCheckError(failure_message(check, judging.name))
     started_at = datetime.now(timezone.utc)
