@@ -7,39 +7,30 @@ prompt's UTF-8 size already fits: a token covers at least one byte, so a cached 
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..core.errors import ConfigError
 from ..judges.judging import judging_of
-from ..prompts import (Prompt, check_question, contradict_statement, entities_in_contexts, extract_claims,
-                       extract_entities, generate_questions, judge_chunk, judge_chunks, question_answerable,
-                       rate_context_relevance, verify_statement, verify_statements)
+from ..prompts import Prompt
+from ..prompts.families import (CLAIMS_REPLY_CAP, FAMILIES, MIN_ITEM, QUESTIONS_REPLY, RATING_REPLY, REPLY_BASE,
+                                TAG_TOKENS, VERDICT_TOKENS, YES_NO_REPLY, Smallest, verdicts_reply)
 
 if TYPE_CHECKING:
     from ..judges.base import Judge
     from ..judges.judging import Judging
 
+__all__ = ["CLAIMS_REPLY_CAP", "MIN_ITEM", "QUESTIONS_REPLY", "RATING_REPLY", "REPLY_BASE", "TAG_TOKENS",
+           "VERDICT_TOKENS", "YES_NO_REPLY", "Smallest", "Window", "check_window", "claims_reply", "fields_item",
+           "needed_window", "verdicts_reply"]
+
 OVERHEAD = 32  # chat-template tokens around the system and user messages (role markers, BOS)
-TAG_TOKENS = 10  # the <context id="12"> … </context> wrapper of one item
-VERDICT_TOKENS = 16  # one {"id": 12, "verdict": "yes"} in a reply
-REPLY_BASE = 16  # {"verdicts": [ … ]}
-YES_NO_REPLY = 4  # one word
-QUESTIONS_REPLY = 256  # {"noncommittal": …, "questions": [3 questions of at most 200 characters]}
-CLAIMS_REPLY_CAP = 1200
-MIN_ITEM = 64  # the smallest piece of text worth judging on its own
 CLAIM_PIECE_CHARS = 1500  # a longer text is split for claim extraction: one reply holds at most MAX_CLAIMS claims
-
-
 
 
 def claims_reply(text: str) -> int:
     """Tokens to keep free for the claims of `text`: about its own size (claims restate it), capped."""
     return min(CLAIMS_REPLY_CAP, len(text.encode("utf-8")) // 3 + 48)
-
-
-def verdicts_reply(n: int) -> int:
-    return REPLY_BASE + VERDICT_TOKENS * n
 
 
 class Window:
@@ -81,25 +72,6 @@ class Window:
 
 # --- refusing a window too small -------------------------------------------------------------------------------------
 
-# Per prompt family: the prompt with empty data, the data tokens of one item, the reply tokens for one item.
-Smallest = tuple[Callable[[], Prompt], int, int]
-_SMALLEST: dict[str, Smallest] = {
-    "extract_claims": (lambda: extract_claims("", "?"), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
-    "verify_statements": (lambda: verify_statements([], []), 2 * (MIN_ITEM + TAG_TOKENS), verdicts_reply(1)),
-    "verify_statement": (lambda: verify_statement("", []), 2 * (MIN_ITEM + TAG_TOKENS), YES_NO_REPLY),
-    "contradict_statement": (lambda: contradict_statement("", []), 2 * (MIN_ITEM + TAG_TOKENS), YES_NO_REPLY),
-    "extract_entities": (lambda: extract_entities(""), MIN_ITEM, CLAIMS_REPLY_CAP // 4),
-    "entities_in_contexts": (lambda: entities_in_contexts([], []), 2 * MIN_ITEM + TAG_TOKENS, verdicts_reply(1)),
-    "rate_context_relevance": (lambda: rate_context_relevance("?", []), 2 * MIN_ITEM + TAG_TOKENS, 16),
-    "judge_chunks": (lambda: judge_chunks("?", "", "reference answer", []), 2 * MIN_ITEM + TAG_TOKENS,
-                     verdicts_reply(1)),
-    "judge_chunk": (lambda: judge_chunk("?", "", "reference answer", ""), 2 * MIN_ITEM + TAG_TOKENS, YES_NO_REPLY),
-    "question_answerable": (lambda: question_answerable([""], "?"), 2 * MIN_ITEM + TAG_TOKENS, YES_NO_REPLY),
-    "generate_questions": (lambda: generate_questions("", checked=True), MIN_ITEM, QUESTIONS_REPLY),
-    "check_question": (lambda: check_question("", ""), 2 * MIN_ITEM + TAG_TOKENS, YES_NO_REPLY),
-}
-
-
 def fields_item(fields: int) -> int:
     """The data tokens of the smallest sample a custom metric showing `fields` sample fields is asked about."""
     return fields * (MIN_ITEM + TAG_TOKENS)
@@ -108,7 +80,8 @@ def fields_item(fields: int) -> int:
 def _smallest(judging: "Judging", name: str, own: Mapping[str, Smallest] | None) -> tuple[Prompt, int, int] | None:
     """The family's prompt with empty data as the judge asks it (with the user's instruction text for the family, if
     overridden), one item's data tokens and its reply's; None for a family of unknown size (a plugin's)."""
-    entry = (own or {}).get(name) or _SMALLEST.get(name)
+    family = FAMILIES.get(name)
+    entry = (own or {}).get(name) or (family.smallest if family else None)
     if entry is None:
         return None
     make, item, reply = entry

@@ -11,29 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ConfigError
-from . import claims, entities, mentions, questions, rating, relevance, verdicts
 from .base import Prompt
-
-
-def _targets(texts: dict[str, str]) -> list[str]:
-    kinds = {"en": ("reference answer", "answer"), "zh": ("参考答案", "回答")}
-    return [t.format(target=k) for lang, t in texts.items() for k in kinds[lang]]
-
+from .families import FAMILIES
 
 # family -> its built-in instruction block, every language and variant (what an override replaces)
-TEMPLATES: dict[str, list[str]] = {
-    "extract_claims": list(claims.INSTRUCTIONS.values()),
-    "extract_entities": list(entities.INSTRUCTIONS.values()),
-    "entities_in_contexts": list(mentions.INSTRUCTIONS.values()),
-    "generate_questions": list(questions.INSTRUCTIONS.values()),
-    "check_question": list(questions.CHECK.values()),
-    "rate_context_relevance": [t for pair in rating.INSTRUCTIONS.values() for t in pair],
-    "judge_chunk": _targets(relevance.ONE) + list(relevance.ONE_QUESTION_ONLY.values()),
-    "judge_chunks": _targets(relevance.INSTRUCTIONS) + list(relevance.QUESTION_ONLY.values()),
-    "verify_statements": list(verdicts.INSTRUCTIONS.values()),
-    "verify_statement": list(verdicts.ONE.values()),
-    "contradict_statement": list(verdicts.CONTRADICT.values()),
-}
+TEMPLATES: dict[str, list[str]] = {n: list(f.instructions) for n, f in FAMILIES.items() if f.instructions}
 
 
 def _sha(text: str) -> str:

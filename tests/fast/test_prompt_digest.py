@@ -12,7 +12,6 @@ from localragas.asking.generation import FAMILIES
 from localragas.asking.statements import STATEMENT_MODES
 from localragas.asking.verdicts import VERDICTS
 from localragas.asking.ways import WAY_OPTIONS
-from localragas.asking.window import _SMALLEST
 from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge
 from localragas.metrics.answer_relevancy import QUESTION_MODES
@@ -21,6 +20,7 @@ from localragas.prompts import generation, verdicts
 from localragas.metrics import get_metrics
 from localragas.metrics.custom import Criterion, Rubric
 from localragas.prompts.digest import metrics_digest, probe, prompts_digest
+from localragas.prompts.families import FAMILIES as prompt_families
 from localragas.quality.calibration import calibrate_source
 from localragas.quality.labelled import read_labelled
 from localragas.run.checkpoint import Checkpoint
@@ -74,7 +74,7 @@ def test_every_family_a_built_in_metric_or_generate_asks_is_rendered_on_the_prob
                     pass  # e.g. a way of asking with verdicts=json
     asked = {p for m in (*BUILT_IN, *configured) for p in m.prompts}
     assert {"verify_statement", "contradict_statement", "verify_statements", "check_question"} <= asked
-    for family in {*asked, *_SMALLEST, *FAMILIES}:
+    for family in {*asked, *prompt_families, *FAMILIES}:
         for lang in ("en", "zh"):
             got = probe(family, lang)
             assert got and all(p.name == family for p in got), (family, lang)

@@ -15,7 +15,7 @@ from localragas.judges import FakeJudge, Judge
 from localragas.judges.fake import _between, heuristic_reply
 from localragas.metrics import all_metrics
 from localragas.core.outputs import Claims, GeneratedQuestions, YesNo
-from localragas.prompts import extract_claims
+from localragas.prompts import FAMILIES as prompt_families, extract_claims
 from localragas.run.runner import evaluate
 from localragas.data.schema import Sample
 from localragas.scoring import Scoring
@@ -300,7 +300,7 @@ def test_the_window_is_checked_for_the_chosen_metrics_only(metric, prompt, optio
 
 def test_smallest_windows_are_modest():
     judge = FakeJudge()
-    sizes = {n: needed_window(judge, n) for n in window._SMALLEST}
+    sizes = {n: needed_window(judge, n) for n, f in prompt_families.items() if f.smallest}
     assert all(size < 1024 for size in sizes.values()), sizes
     assert Window(judge).prompt_tokens(extract_claims("", None)) > OVERHEAD
 
