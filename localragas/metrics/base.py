@@ -63,7 +63,8 @@ class Metric(ABC):
     @property
     def window_prompts(self) -> "dict[str, Smallest]":
         """Its own prompt families (a custom metric's) -> (the prompt with empty data, one item's data tokens, the
-        reply's): what the judge's window check sizes (asking.window.check_window; the built-ins' are their records', prompts.families)."""
+        reply's): what the judge's window check sizes (asking.window.check_window; a built-in family's is its record's,
+        prompts/families.py)."""
         return {}
 
     def score(self, ctx: "Scoring") -> MetricResult:
