@@ -14,8 +14,9 @@ Metrics ask through here and never call the judge themselves.
   beginning of an answer too long for the window.
 - For `localragas generate` (`asking.generation`, imported on its own): an item written from chunks, its reference's
   graded support by them and whether they answer its question; chunks that do not fit are left out from the end.
-Each split or truncation adds a line to the `warnings` list of the metric's evidence; nothing is dropped silently.
-Window arithmetic is in `window`, text splitting in `text`. A judge whose window cannot hold a prompt's instructions
+Each call is fitted by one rule, `window.fitted`: asked as it is when its prompts fit the window with room for the
+reply, else split, grouped or cut, and a note added to the `warnings` list of the metric's evidence; nothing is
+dropped silently. Window arithmetic is in `window`, text splitting in `text`. A judge whose window cannot hold a prompt's instructions
 and one item is refused before the run (`check_window`).
 """
 from .chunks import chunk_flags, chunk_probabilities, context_ratings

@@ -10,13 +10,11 @@ from ..core.outputs import Rating, verdicts_for
 from ..prompts import Prompt, judge_chunk, judge_chunks, question_answerable, rate_context_relevance
 from ..prompts.rating import VARIANTS
 from .text import context_pieces, number_list, pack, split_text, truncate
-from .window import MIN_ITEM, REPLY_BASE, TAG_TOKENS, VERDICT_TOKENS, YES_NO_REPLY, Window, verdicts_reply
+from .window import (MIN_ITEM, RATING_REPLY, REPLY_BASE, TAG_TOKENS, VERDICT_TOKENS, YES_NO_REPLY, Window, fitted,
+                     verdicts_reply)
 
 if TYPE_CHECKING:
     from ..scoring import Scoring
-
-RATING_REPLY = 16  # {"rating": 2}
-
 
 def _fit_question_target(ctx: "Scoring", w: Window, question: str, target: str, kind: str, bare_prompt: Prompt,
                          reply: int) -> tuple[str, str]:
@@ -28,12 +26,11 @@ def _fit_question_target(ctx: "Scoring", w: Window, question: str, target: str, 
         q_limit = max(MIN_ITEM, bare // 8)
         if w.tokens(question) > q_limit:
             question = truncate(question, q_limit, w.tokens)
-            ctx.warn(f"the question was truncated to fit the judge's context window (n_ctx={w.n_ctx})")
+            ctx.warn(f"the question was truncated to fit {w.named}")
         t_limit = max(MIN_ITEM, bare // 2 - w.tokens(question))
         if w.tokens(target) > t_limit:
             target = truncate(target, t_limit, w.tokens)
-            ctx.warn(f"the {kind} was truncated to fit the judge's context window (n_ctx={w.n_ctx}) "
-                     "for judging chunk relevance")
+            ctx.warn(f"the {kind} was truncated to fit {w.named} for judging chunk relevance")
     return question, target
 
 
@@ -70,10 +67,14 @@ def _per_chunk(ctx: "Scoring", question: str, target: str, kind: str, contexts: 
                make: Callable[[str, str, str], Prompt]) -> list[float]:
     """P(yes) of make(question, target, chunk) for each chunk. A chunk too long for the window is judged in pieces and
     gets its highest probability over them (the question and target cut first when they take over half the window)."""
-    w = Window(ctx.judging)
     prompts = [make(question, target, c) for c in contexts]
-    if all(w.fits(p, YES_NO_REPLY) for p in prompts):
-        return [ctx.p_yes(p) for p in prompts]
+    return fitted(ctx, ((p, YES_NO_REPLY) for p in prompts), lambda: [ctx.p_yes(p) for p in prompts],
+                  lambda w: _in_pieces(ctx, w, question, target, kind, contexts, make))
+
+
+def _in_pieces(ctx: "Scoring", w: Window, question: str, target: str, kind: str, contexts: list[str],
+               make: Callable[[str, str, str], Prompt]) -> tuple[list[float], str | None]:
+    """_per_chunk with each chunk too long for the window judged in pieces, and the note naming them."""
     question, target = _fit_question_target(ctx, w, question, target, kind, make("", "", ""), YES_NO_REPLY)
     limit = max(MIN_ITEM, w.room(make(question, target, "")) - YES_NO_REPLY - TAG_TOKENS)
     probs, split = [], []
@@ -82,10 +83,9 @@ def _per_chunk(ctx: "Scoring", question: str, target: str, kind: str, contexts: 
         if len(pieces) > 1:
             split.append(i)
         probs.append(max(ctx.p_yes(make(question, target, p)) for p in pieces))
-    if split:
-        ctx.warn(f"chunk(s) {number_list(split)} did not fit the judge's context window (n_ctx={w.n_ctx}) and "
-                 "were judged in pieces (a chunk's probability is the highest over its pieces)")
-    return probs
+    note = (f"chunk(s) {number_list(split)} did not fit {w.named} and were judged in pieces (a chunk's probability "
+            "is the highest over its pieces)") if split else None
+    return probs, note
 
 
 def chunk_flags(ctx: "Scoring", question: str, target: str, kind: str, contexts: list[str]) -> list[bool]:
@@ -93,9 +93,15 @@ def chunk_flags(ctx: "Scoring", question: str, target: str, kind: str, contexts:
     pieces is relevant when any piece is)."""
     lang = ctx.language.lang
     whole = judge_chunks(question, target, kind, contexts, lang=lang)
-    w = Window(ctx.judging)
-    if w.fits(whole, verdicts_reply(len(contexts))):
-        return ctx.ask(whole, verdicts_for(len(contexts))).flags()
+    return fitted(ctx, [(whole, verdicts_reply(len(contexts)))],
+                  lambda: ctx.ask(whole, verdicts_for(len(contexts))).flags(),
+                  lambda w: _grouped_flags(ctx, w, question, target, kind, contexts))
+
+
+def _grouped_flags(ctx: "Scoring", w: Window, question: str, target: str, kind: str, contexts: list[str]
+                   ) -> tuple[list[bool], str]:
+    """chunk_flags in groups of chunks that fit, and the note saying so."""
+    lang = ctx.language.lang
     question, target = _fit_question_target(ctx, w, question, target, kind,
                                             judge_chunks("", "", kind, [], lang=lang), REPLY_BASE)
     limit = max(MIN_ITEM, w.room(judge_chunks(question, target, kind, [], lang=lang)) - REPLY_BASE)
@@ -104,23 +110,26 @@ def chunk_flags(ctx: "Scoring", question: str, target: str, kind: str, contexts:
     relevant = [False] * len(contexts)
     for group in groups:
         got = ctx.ask(judge_chunks(question, target, kind, [text for _, text in group], lang=lang),
-                             verdicts_for(len(group)))
+                      verdicts_for(len(group)))
         for (i, _), flag in zip(group, got.flags()):
             relevant[i] = relevant[i] or flag
-    note = (f"the {len(contexts)} chunks did not fit the judge's context window (n_ctx={w.n_ctx}) in one call: "
-            f"judged in {len(groups)} groups")
+    note = f"the {len(contexts)} chunks did not fit {w.named} in one call: judged in {len(groups)} groups"
     if split:
         note += f"; chunk(s) {number_list(split)} were split into pieces (relevant when any piece is)"
-    ctx.warn(note)
-    return relevant
+    return relevant, note
 
 
 def fitted_contexts(ctx: "Scoring", question: str, contexts: list[str]) -> list[str]:
     """The contexts, cut at the end so that the rating prompt fits the judge's context window."""
     lang = ctx.language.lang
-    w = Window(ctx.judging)
-    if all(w.fits(rate_context_relevance(question, contexts, v, lang=lang), RATING_REPLY) for v in range(VARIANTS)):
-        return contexts
+    return fitted(ctx, ((rate_context_relevance(question, contexts, v, lang=lang), RATING_REPLY)
+                        for v in range(VARIANTS)),
+                  lambda: contexts, lambda w: _cut_contexts(ctx, w, question, contexts))
+
+
+def _cut_contexts(ctx: "Scoring", w: Window, question: str, contexts: list[str]) -> tuple[list[str], str]:
+    """The contexts that fit beside both rating prompts, the last one cut, and the note saying so."""
+    lang = ctx.language.lang
     room = min(w.room(rate_context_relevance(question, [], v, lang=lang)) for v in range(VARIANTS)) - RATING_REPLY
     kept: list[str] = []
     for c in contexts:
@@ -129,9 +138,8 @@ def fitted_contexts(ctx: "Scoring", question: str, contexts: list[str]) -> list[
             break
         kept.append(c if w.tokens(c) <= left else truncate(c, left, w.tokens))
     kept = kept or [truncate(contexts[0], MIN_ITEM, w.tokens)]
-    ctx.warn(f"the contexts did not fit the judge's context window (n_ctx={w.n_ctx}): the ratings saw "
-             f"{len(kept)} of {len(contexts)} context(s), the last one cut")
-    return kept
+    return kept, (f"the contexts did not fit {w.named}: the ratings saw {len(kept)} of {len(contexts)} context(s), "
+                  "the last one cut")
 
 
 def context_ratings(ctx: "Scoring", question: str, contexts: list[str]) -> list[int]:

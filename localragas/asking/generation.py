@@ -17,7 +17,7 @@ from ..core.sentences import sentences
 from .support import support_probabilities
 from .text import truncate
 from .verdicts import ANSWERABLE_FAMILY, SUPPORT_FAMILY, graded
-from .window import MIN_ITEM, YES_NO_REPLY, Window
+from .window import MIN_ITEM, YES_NO_REPLY, Window, fitted
 
 if TYPE_CHECKING:
     from ..calibration_map import CalibrationMap
@@ -37,17 +37,18 @@ def asking(judging, lang: str, calibration: "CalibrationMap | None" = None) -> A
 
 def _fitted(ctx: Asking, chunks: list[str], make: Callable[[list[str]], Prompt], reply: int) -> list[str]:
     """The chunks, the last ones left out (or the only one cut) until make(chunks) fits the window with the reply."""
-    w = Window(ctx.judging)
-    if w.fits(make(chunks), reply):
-        return chunks
+    return fitted(ctx, [(make(chunks), reply)], lambda: chunks, lambda w: _kept(w, chunks, make, reply))
+
+
+def _kept(w: Window, chunks: list[str], make: Callable[[list[str]], Prompt], reply: int) -> tuple[list[str], str]:
+    """The first chunks that fit (or the first one cut), and the note saying so."""
     kept = list(chunks)
     while len(kept) > 1 and not w.fits(make(kept), reply):
         kept.pop()
     if not w.fits(make(kept), reply):
         kept = [truncate(kept[0], max(MIN_ITEM, w.room(make([""])) - reply), w.tokens)]
-    ctx.warn(f"the chunks did not fit the judge's context window (n_ctx={w.n_ctx}): {len(kept)} of {len(chunks)} "
-             "used" + (", cut" if kept[-1] not in chunks else ""))
-    return kept
+    return kept, (f"the chunks did not fit {w.named}: {len(kept)} of {len(chunks)} used"
+                  + (", cut" if kept[-1] not in chunks else ""))
 
 
 def write(ctx: Asking, kind: str, chunks: list[str]) -> GeneratedItem | GeneratedLinkedItem | GeneratedQuestion:

@@ -8,21 +8,24 @@ from typing import TYPE_CHECKING
 from ..core.outputs import GeneratedQuestions
 from ..prompts import Prompt, check_question, generate_questions
 from .text import truncate
-from .window import MIN_ITEM, QUESTIONS_REPLY, YES_NO_REPLY, Window
+from .window import MIN_ITEM, QUESTIONS_REPLY, YES_NO_REPLY, Window, fitted
 
 if TYPE_CHECKING:
     from ..scoring import Scoring
 
 
-def _answer_that_fits(ctx: "Scoring", w: Window, answer: str, prompt: Callable[[str], Prompt], reply: int,
-                      purpose: str) -> str:
+def _answer_that_fits(ctx: "Scoring", answer: str, prompt: Callable[[str], Prompt], reply: int, purpose: str) -> str:
     """The answer, or its beginning when prompt(answer) does not fit the window with room for the reply."""
-    if w.fits(prompt(answer), reply):
-        return answer
+    return fitted(ctx, [(prompt(answer), reply)], lambda: answer,
+                  lambda w: _answer_cut(w, answer, prompt, reply, purpose))
+
+
+def _answer_cut(w: Window, answer: str, prompt: Callable[[str], Prompt], reply: int, purpose: str
+                ) -> tuple[str, str]:
+    """The beginning of the answer that fits beside prompt("") and the reply, and the note saying so."""
     limit = max(MIN_ITEM, w.room(prompt("")) - reply)
-    ctx.warn(f"the answer ({w.tokens(answer)} tokens) was truncated to its first {limit} tokens to fit "
-             f"the judge's context window (n_ctx={w.n_ctx}) for {purpose}")
-    return truncate(answer, limit, w.tokens)
+    return truncate(answer, limit, w.tokens), (f"the answer ({w.tokens(answer)} tokens) was truncated to its first "
+                                               f"{limit} tokens to fit {w.named} for {purpose}")
 
 
 def questions_for(ctx: "Scoring", answer: str, checked: bool = False) -> GeneratedQuestions:
@@ -32,7 +35,7 @@ def questions_for(ctx: "Scoring", answer: str, checked: bool = False) -> Generat
     def prompt(text: str) -> Prompt:
         return generate_questions(text, ctx.language.lang, ctx.language.question, checked=checked)
 
-    shown = _answer_that_fits(ctx, Window(ctx.judging), answer, prompt, QUESTIONS_REPLY, "generating questions")
+    shown = _answer_that_fits(ctx, answer, prompt, QUESTIONS_REPLY, "generating questions")
     return ctx.ask(prompt(shown), GeneratedQuestions)
 
 
@@ -41,12 +44,14 @@ def answered_probabilities(ctx: "Scoring", answer: str, questions: list[str]) ->
     call per distinct question, the answer first (a shared prefix, the same text in every call: the beginning of an
     answer too long to fit beside the longest question)."""
     lang = ctx.language.lang
-    w = Window(ctx.judging)
     distinct = list(dict.fromkeys(questions))
-    if not all(w.fits(check_question(answer, q, lang=lang), YES_NO_REPLY) for q in distinct):
-        longest = max(distinct, key=w.tokens)
-        answer = _answer_that_fits(ctx, w, answer, lambda text: check_question(text, longest, lang=lang), YES_NO_REPLY,
-                                   "checking the generated questions")
-    p = {q: ctx.p_yes(check_question(answer, q, lang=lang)) for q in distinct}
-    return [p[q] for q in questions]
 
+    def beside_longest(w: Window) -> tuple[str, None]:
+        longest = max(distinct, key=w.tokens)
+        return _answer_that_fits(ctx, answer, lambda text: check_question(text, longest, lang=lang), YES_NO_REPLY,
+                                 "checking the generated questions"), None
+
+    shown = fitted(ctx, ((check_question(answer, q, lang=lang), YES_NO_REPLY) for q in distinct), lambda: answer,
+                   beside_longest)
+    p = {q: ctx.p_yes(check_question(shown, q, lang=lang)) for q in distinct}
+    return [p[q] for q in questions]

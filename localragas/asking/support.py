@@ -10,7 +10,8 @@ from ..core.outputs import verdicts_for
 from ..prompts import Prompt, verify_statements
 from .text import context_pieces, number_list, pack
 from .ways import PLAIN, Way
-from .window import MIN_ITEM, REPLY_BASE, TAG_TOKENS, VERDICT_TOKENS, YES_NO_REPLY, Window, verdicts_reply
+from .window import (MIN_ITEM, REPLY_BASE, TAG_TOKENS, VERDICT_TOKENS, YES_NO_REPLY, Window, fitted,
+                     verdicts_reply)
 
 if TYPE_CHECKING:
     from ..scoring import Scoring
@@ -25,9 +26,15 @@ def check_items(ctx: "Scoring", statements: list[str], contexts: list[str],
     if not contexts:
         return [False] * len(statements)
     whole = prompt(statements, contexts, lang=lang)
-    w = Window(ctx.judging)
-    if w.fits(whole, verdicts_reply(len(statements))):
-        return ctx.ask(whole, verdicts_for(len(statements))).flags()
+    return fitted(ctx, [(whole, verdicts_reply(len(statements)))],
+                  lambda: ctx.ask(whole, verdicts_for(len(statements))).flags(),
+                  lambda w: _grouped_items(ctx, w, statements, contexts, prompt))
+
+
+def _grouped_items(ctx: "Scoring", w: Window, statements: list[str], contexts: list[str],
+                   prompt: Callable[..., Prompt]) -> tuple[list[bool], str]:
+    """check_items in batches of statements against groups of contexts that fit, and the note saying so."""
+    lang = ctx.language.lang
     room = w.room(prompt([], [], lang=lang)) - REPLY_BASE
 
     def cost(s: str) -> int:
@@ -43,17 +50,16 @@ def check_items(ctx: "Scoring", statements: list[str], contexts: list[str],
         pending = [i for i, f in enumerate(flags) if not f]
         for batch in pack(pending, lambda i: cost(statements[i]), batch_limit):
             got = ctx.ask(prompt([statements[i] for i in batch], [text for _, text in group], lang=lang),
-                                 verdicts_for(len(batch)))
+                          verdicts_for(len(batch)))
             calls += 1
             for i, flag in zip(batch, got.flags()):
                 flags[i] = flag
-    note = (f"the contexts and statements did not fit the judge's context window (n_ctx={w.n_ctx}) in one call: "
+    note = (f"the contexts and statements did not fit {w.named} in one call: "
             f"{len(statements)} statements were judged against {len(groups)} group(s) of contexts in {calls} calls; "
             "a statement counts as supported when any group supports it")
     if split:
         note += f"; context(s) {number_list(split)} were split into pieces"
-    ctx.warn(note)
-    return flags
+    return flags, note
 
 
 def support_probabilities(ctx: "Scoring", statements: list[str], contexts: list[str], way: Way = PLAIN,
@@ -69,23 +75,30 @@ def support_probabilities(ctx: "Scoring", statements: list[str], contexts: list[
         return []
     notes = notes if notes is not None else [{} for _ in statements]
     lang = ctx.language.lang
-    w = Window(ctx.judging)
     asked = [way.prompts(s, contexts, lang) for s in statements]  # built once: checked, then asked
-    if all(w.fits(p, YES_NO_REPLY) for ps in asked for p in ps):
-        return [_noted(way.score([ctx.p_yes(prompt) for prompt in ps]), note) for ps, note in zip(asked, notes)]
+    return fitted(ctx, ((p, YES_NO_REPLY) for ps in asked for p in ps),
+                  lambda: [_noted(way.score([ctx.p_yes(prompt) for prompt in ps]), note)
+                           for ps, note in zip(asked, notes)],
+                  lambda w: _grouped_probabilities(ctx, w, statements, contexts, way, notes))
+
+
+def _grouped_probabilities(ctx: "Scoring", w: Window, statements: list[str], contexts: list[str], way: Way,
+                           notes: list[dict]) -> tuple[list[float], str]:
+    """support_probabilities against groups of contexts that fit beside a statement (each statement's highest
+    probability over the groups), and the note saying so."""
+    lang = ctx.language.lang
     limit = max(MIN_ITEM, min(w.room(p) for s in statements for p in way.prompts(s, [], lang)) - YES_NO_REPLY)
     pieces, split = context_pieces(contexts, limit - TAG_TOKENS, w)
     groups = [[text for _, text in g] for g in pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS, limit)]
     per_group = [[[ctx.p_yes(prompt) for prompt in way.prompts(s, g, lang)] for g in groups] for s in statements]
     probs = [_noted(max((way.score(ps) for ps in got), key=lambda scored: scored[0]), note)
              for got, note in zip(per_group, notes)]
-    note = (f"the contexts did not fit the judge's context window (n_ctx={w.n_ctx}) beside a statement: each of the "
+    note = (f"the contexts did not fit {w.named} beside a statement: each of the "
             f"{len(statements)} statements was judged against {len(groups)} group(s) of contexts; its probability "
             "is the highest over the groups")
     if split:
         note += f"; context(s) {number_list(split)} were split into pieces"
-    ctx.warn(note)
-    return probs
+    return probs, note
 
 
 def _noted(got: tuple[float, dict], note: dict) -> float:

@@ -1,5 +1,6 @@
-"""The judge's context window: does a prompt fit with room for its reply, how many tokens a text takes; and the
-refusal, before a run, of a window too small for a prompt's instructions and one item.
+"""The judge's context window: does a prompt fit with room for its reply, how many tokens a text takes; the one rule
+every judge call is fitted by (`fitted`: as it is when it fits, else split, grouped or cut, and a note in the
+evidence); and the refusal, before a run, of a window too small for a prompt's instructions and one item.
 
 Token counts come from the judge (`Judge.count_tokens`: its tokenizer, or an estimate); prompts are sized as the run's
 judging context asks them (judges/judging.py: with the user's instruction texts). No count is needed when a
@@ -7,8 +8,8 @@ prompt's UTF-8 size already fits: a token covers at least one byte, so a cached 
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 from ..core.errors import ConfigError
 from ..judges.judging import judging_of
@@ -19,10 +20,12 @@ from ..prompts.families import (CLAIMS_REPLY_CAP, FAMILIES, MIN_ITEM, QUESTIONS_
 if TYPE_CHECKING:
     from ..judges.base import Judge
     from ..judges.judging import Judging
+    from ..scoring import Asking
 
 __all__ = ["CLAIMS_REPLY_CAP", "MIN_ITEM", "QUESTIONS_REPLY", "RATING_REPLY", "REPLY_BASE", "TAG_TOKENS",
            "VERDICT_TOKENS", "YES_NO_REPLY", "Smallest", "Window", "check_window", "claims_reply", "fields_item",
-           "needed_window", "verdicts_reply"]
+           "fitted", "needed_window", "verdicts_reply"]
+T = TypeVar("T")
 
 OVERHEAD = 32  # chat-template tokens around the system and user messages (role markers, BOS)
 CLAIM_PIECE_CHARS = 1500  # a longer text is split for claim extraction: one reply holds at most MAX_CLAIMS claims
@@ -68,6 +71,26 @@ class Window:
         """Tokens of the window left after this prompt (its data placeholders empty)."""
         assert self.n_ctx is not None
         return self.n_ctx - self.prompt_tokens(prompt)
+
+    @property
+    def named(self) -> str:
+        """The window as a note in the evidence names it."""
+        return f"the judge's context window (n_ctx={self.n_ctx})"
+
+
+def fitted(ctx: "Asking", asked: Iterable[tuple[Prompt, int]], whole: Callable[[], T],
+           split: Callable[[Window], tuple[T, str | None]]) -> T:
+    """Does the prompt fit the window, else split and note it: whole() when every prompt of `asked` (each with the
+    tokens its reply needs; evaluated lazily, the first that does not fit ends the check) fits the judge's context
+    window, as it is; else split(window), which asks (or returns) its pieces, groups or cut texts and gives the note
+    that says what it did (None: nothing to note), warned into the metric's evidence."""
+    w = Window(ctx.judging)
+    if all(w.fits(prompt, reply) for prompt, reply in asked):
+        return whole()
+    got, note = split(w)
+    if note:
+        ctx.warn(note)
+    return got
 
 
 # --- refusing a window too small -------------------------------------------------------------------------------------

@@ -11,6 +11,6 @@ from .rating import rate_context_relevance
 from .relevance import judge_chunk, judge_chunks
 from .verdicts import contradict_statement, verify_statement, verify_statements
 
-__all__ = ["FAMILIES", "Prompt", "PromptFamily", "check_question", "contradict_statement", "entities_in_contexts", "extract_claims",
-           "extract_entities", "generate_questions", "judge_chunk", "judge_chunks", "question_answerable",
-           "rate_context_relevance", "verify_statement", "verify_statements", "write_item", "write_unanswerable"]
+__all__ = ["FAMILIES", "Prompt", "PromptFamily", "check_question", "contradict_statement", "entities_in_contexts",
+           "extract_claims", "extract_entities", "generate_questions", "judge_chunk", "judge_chunks",
+           "question_answerable", "rate_context_relevance", "verify_statement", "verify_statements", "write_item", "write_unanswerable"]

@@ -340,3 +340,15 @@ def test_the_upper_bound_and_the_count_agree_for_a_byte_per_token_tokenizer():
     w = Window(BrokenCounter())
     p = extract_claims("word " * 300, None)
     assert w.fits(p, 0) == (w.prompt_tokens(p) <= 2048)
+
+
+def test_fitted_asks_as_is_when_every_prompt_fits_else_splits_and_notes_it():
+    """window.fitted, the one rule every call is fitted by: the whole when the prompts fit with their replies, else
+    the split's result, its note in the evidence's warnings."""
+    prompt = extract_claims("The tram opened in 1875. " * 40, None)
+    for n_ctx, expected, warned in ((8192, "whole", []), (300, "split", ["split it (the judge's context window "
+                                                                         "(n_ctx=300))"])):
+        ctx = Scoring(sample(), FakeJudge(n_ctx=n_ctx), None)
+        ctx.warnings = []
+        got = window.fitted(ctx, [(prompt, 16)], lambda: "whole", lambda w: ("split", f"split it ({w.named})"))
+        assert (got, ctx.warnings) == (expected, warned)
