@@ -31,7 +31,7 @@ def metrics_cmd(config_path: Path | None) -> None:
         d = m.describe()
         extra = ", embedder" if m.uses_embedder else ""
         default = "default; " if d.default else f"custom ({m.source}); " if m.source else ""
-        options = "; options " + ", ".join(f"{k}={v}" for k, v in m.options.items()) if m.options else ""
+        options = "; options " + ", ".join(f"{k}={v}" for k, v in dict(m.options).items()) if m.options else ""
         click.echo(f"{d.name:<29} {default}{d.direction}; needs {', '.join(d.needs)}{extra}{options}\n"
                    f"{'':<29} {d.definition}")
     click.echo("default: the four RAGAS core metrics; choose others with -m NAME[,NAME]")

@@ -7,6 +7,7 @@ from ..core.errors import ConfigError
 from ..data.schema import MetricResult
 from ..scoring import Scoring
 from .base import Metric
+from .options import Options, choice
 
 # How the generated questions are had (the `questions` option).
 QUESTION_MODES = {
@@ -18,6 +19,10 @@ QUESTION_MODES = {
     "generated": "the generated questions as they are, one call (the RAGAS way)",
 }
 DEFAULT_QUESTIONS = "checked"
+
+
+class AnswerRelevancyOptions(Options):
+    questions: str = choice(QUESTION_MODES, DEFAULT_QUESTIONS, "how the generated questions are had")
 
 
 class AnswerRelevancy(Metric):
@@ -48,19 +53,12 @@ class AnswerRelevancy(Metric):
     problem = "answers drift off-topic or dodge the question"
     summary = {"kind": "questions"}
     renderer = {"kind": "questions", "keys": ["generated_questions", "noncommittal"]}
-    options = {"questions": DEFAULT_QUESTIONS}
+    options: AnswerRelevancyOptions = AnswerRelevancyOptions()
     threshold = 0.75
 
     @property
-    def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
-        return ("generate_questions", *(("check_question",) if self.options["questions"] == "checked" else ()))
-
-    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        if options["questions"] not in QUESTION_MODES:
-            valid = "; ".join(f"{k}: {v}" for k, v in QUESTION_MODES.items())
-            raise ConfigError(f"{self.name}: questions must be one of {', '.join(QUESTION_MODES)}, got "
-                              f"{options['questions']!r} ({valid})")
-        return options
+    def prompts(self) -> tuple[str, ...]:
+        return ("generate_questions", *(("check_question",) if self.options.questions == "checked" else ()))
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
@@ -69,13 +67,13 @@ class AnswerRelevancy(Metric):
             raise ConfigError("answer_relevancy needs an embedder")
         if not sample.answer.strip():
             return MetricResult.of(0.0, noncommittal=True, note="empty answer")
-        checked = self.options["questions"] == "checked"
+        checked = self.options.questions == "checked"
         gen = questions_for(ctx, sample.answer, checked=checked)
         questions = [" ".join(q.split()) for q in gen.questions]
         sims = embedder.similarities(sample.question, questions)
         rows: list[dict[str, Any]] = [{"question": q, "similarity": round(s, 4)} for q, s in zip(questions, sims)]
         evidence = {"generated_questions": rows, "noncommittal": gen.noncommittal,
-                    "questions": self.options["questions"]}
+                    "questions": self.options.questions}
         if gen.noncommittal and not checked:
             return MetricResult.of(0.0, **evidence)
         if checked:

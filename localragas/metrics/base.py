@@ -1,19 +1,19 @@
-"""The Metric shape (Metric, WithVerdicts) and what metrics share: option checks, the uncalibrated list,
+"""The Metric shape (Metric, WithVerdicts) and what metrics share: the verdicts option, the uncalibrated list,
 support_result. The registry is metrics/registry.py, which imports the metric modules; they import this module,
 never the registry."""
 from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..asking.verdicts import DEFAULT_VERDICTS, VERDICTS
 from ..asking.ways import PLAIN
-from ..core.errors import ConfigError
 from ..data.metric_definition import NO_MODE, MetricDefinition
 from ..prompts.overrides import template_hashes
 from ..data.schema import MetricResult
+from .options import Options, choice
 
 if TYPE_CHECKING:
     from ..asking.verdicts import Verdicts
@@ -33,16 +33,29 @@ class Metric(ABC):
     higher_is_better: bool = True
     definition: str
     problem: str  # what a bad score means for the RAG system (gate messages)
-    prompts: tuple[str, ...] = ()  # prompt families it asks the judge (checked against the judge's context window)
-    options: dict[str, Any] = {}  # settings and their defaults; a configured copy: with_options(...)
-    removed: Mapping[str, Any] = {}  # options (or option values) taken out of the product -> the value removed
-    threshold: float | None = None  # the default gate threshold (None: gated only when one is given)
-    items: str | None = None  # the evidence list of its judged items (claims, statements, chunks), if it has one
+    options: Options = Options()  # its settings, one typed model per metric (metrics/options.py); with_options(...)
     source: str | None = None  # where a custom metric was declared (metrics/custom.py); None: built in
     template: str | None = None  # a custom metric's own prompt text (its question, levels): hashed in report.meta
     ragas_name: str | None = None  # the column name ragas gives the metric (None: its own name)
     summary: dict[str, Any] = {}  # how evidence.brief sums up its evidence (metric_definition.item_summary, ...)
     renderer: dict[str, Any] = {}  # how the HTML report shows its evidence (report/html/app.js RENDERERS)
+
+    # Declared as properties so that a metric whose options decide them computes them; a metric that always has the
+    # same one sets it as a class attribute (prompts = ("extract_claims", ...)).
+    @property
+    def prompts(self) -> tuple[str, ...]:
+        """The prompt families it asks the judge (checked against the judge's context window)."""
+        return ()
+
+    @property
+    def threshold(self) -> float | None:
+        """The default gate threshold (None: gated only when one is given)."""
+        return None
+
+    @property
+    def items(self) -> str | None:
+        """The evidence list of its judged items (claims, statements, chunks), if it has one."""
+        return None
 
     def describe(self) -> MetricDefinition:
         """This metric, as configured, as data: what a report stores and its readers use (data/metric_definition.py)."""
@@ -86,21 +99,19 @@ class Metric(ABC):
         """Score ctx.sample (asking the judge through localragas.asking with ctx); return
         MetricResult.unscored_because(reason) when it cannot be scored."""
 
-    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        """Validated option values (ConfigError on a bad one); subclasses with options override this."""
-        return options
-
     def with_options(self, **options: Any) -> "Metric":
-        """A copy of this metric with some options changed (e.g. answer_correctness weights)."""
-        unknown = sorted(set(options) - set(self.options))
-        if unknown:
-            valid = ", ".join(self.options) or "none"
-            gone = [f"{k}={self.removed[k]}" for k in unknown if k in self.removed]
-            raise ConfigError(f"unknown option(s) {', '.join(unknown)} for metric {self.name}; valid: {valid}"
-                              + (f"; {removed_note(gone)}" if gone else ""))
+        """A copy of this metric with some options changed (e.g. answer_correctness weights), validated by its options
+        model (Options.parse: a ConfigError names the metric, the option and the valid values)."""
         configured = copy.copy(self)
-        configured.options = self.check_options({**self.options, **options})
+        configured.options = type(self.options).parse(self.name, {**dict(self.options), **options})
         return configured
+
+
+class VerdictOptions(Options):
+    """The options of a metric with yes/no verdicts: how they are had (asking/verdicts.py)."""
+
+    verdicts: str = choice({k: v.description for k, v in VERDICTS.items()}, DEFAULT_VERDICTS,
+                           "how each item's verdict is had")
 
 
 class WithVerdicts(Metric):
@@ -108,8 +119,7 @@ class WithVerdicts(Metric):
     option checked, the verdict strategy it chooses, the prompts its mode asks (for the judge's window check), the
     evidence of its items and the default gate threshold of each mode."""
 
-    options = {"verdicts": DEFAULT_VERDICTS}
-    other_prompts: tuple[str, ...] = ()  # asked in either mode
+    options: Options = VerdictOptions()
     verdict_prompts: tuple[str, str]  # (graded, json); the graded one is the family a calibration map is keyed by
     item_fields: tuple[str, str, str]  # (evidence list, item name, flag name), e.g. ("claims", "claim", "supported")
     # the default gate threshold per verdicts mode, and "calibrated" for graded verdicts the judge's map covers (raw
@@ -117,12 +127,19 @@ class WithVerdicts(Metric):
     thresholds: dict[str, float]
 
     @property
-    def items(self) -> str:  # type: ignore[override]
+    def items(self) -> str:
         return self.item_fields[0]
 
     @property
+    def other_prompts(self) -> tuple[str, ...]:
+        """The prompt families it asks in either verdicts mode."""
+        return ()
+
+    @property
     def verdicts(self) -> "Verdicts":
-        return VERDICTS[self.options["verdicts"]]
+        """The strategy its `verdicts` option chooses (a custom criterion, without options, has its own)."""
+        assert isinstance(self.options, VerdictOptions)
+        return VERDICTS[self.options.verdicts]
 
     @property
     def graded(self) -> bool:
@@ -133,12 +150,12 @@ class WithVerdicts(Metric):
         return self.verdict_prompts[0]
 
     @property
-    def threshold(self) -> float | None:  # type: ignore[override]
+    def threshold(self) -> float | None:
         """The default threshold of the mode, uncalibrated (default_threshold: with a calibration)."""
-        return self.thresholds.get(self.options["verdicts"])
+        return self.thresholds.get(self.verdicts.name)
 
     def threshold_settings(self) -> dict[str, Any]:
-        return {"thresholds": dict(self.thresholds), "mode": self.options["verdicts"],
+        return {"thresholds": dict(self.thresholds), "mode": self.verdicts.name,
                 "graded_family": self.graded_family if self.graded else None}
 
     @property
@@ -154,30 +171,9 @@ class WithVerdicts(Metric):
         return template_hashes(list(self.graded_prompts), overrides, own)
 
     @property
-    def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+    def prompts(self) -> tuple[str, ...]:
         graded, batched = self.verdict_prompts
-        return (*self.other_prompts, graded if self.options["verdicts"] == "probability" else batched)
-
-    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        described = {k: v.description for k, v in VERDICTS.items()}
-        return {**options, "verdicts": check_choice(self.name, "verdicts", options["verdicts"], described)}
-
-
-def check_choice(metric: str, key: str, value: Any, choices: Mapping[Any, str], removed: Any = None) -> Any:
-    """The choice `value` names (a key of `choices`, matched as text so 3 and "3" are the same), else a ConfigError
-    listing the valid ones with their descriptions (and saying so when `value` is the `removed` one)."""
-    for choice in choices:
-        if str(choice) == str(value):
-            return choice
-    valid = "; ".join(f"{k}: {v}" for k, v in choices.items())
-    gone = f"; {removed_note([f'{key}={removed}'])}" if removed is not None and str(removed) == str(value) else ""
-    raise ConfigError(f"{metric}: {key} must be one of {', '.join(map(str, choices))}, got {value!r} ({valid}){gone}")
-
-
-def removed_note(settings: list[str]) -> str:
-    """What an error adds for settings that were taken out of the product (Metric.removed), e.g. ["shots=3"]."""
-    return (f"{', '.join(settings)} was measured, not adopted and removed from localragas (its measurement: "
-            "docs/accuracy.md)")
+        return (*self.other_prompts, graded if self.verdicts.graded else batched)
 
 
 def uncalibrated(metrics: Iterable[Metric], calibrated: Collection[str] = ()) -> list[str]:

@@ -1,13 +1,13 @@
 from __future__ import annotations
 
-from typing import Any
+from pydantic import model_validator
 
 from ..asking.chunks import CHUNK_QUESTIONS, relevance_family
-from ..asking.verdicts import ANSWERABLE_FAMILY, DEFAULT_VERDICTS, RELEVANCE_FAMILY
-from ..core.errors import ConfigError
+from ..asking.verdicts import ANSWERABLE_FAMILY, RELEVANCE_FAMILY
 from ..data.schema import MetricResult
 from ..scoring import Scoring
-from .base import WithVerdicts, check_choice
+from .base import VerdictOptions, WithVerdicts
+from .options import choice
 
 
 def average_precision(relevant: list[bool] | list[float]) -> float:
@@ -25,6 +25,19 @@ def average_precision(relevant: list[bool] | list[float]) -> float:
     return total / mass if mass > 0 else 0.0
 
 
+class ContextPrecisionOptions(VerdictOptions):
+    """The verdicts, and the questions each chunk is asked (asking/chunks.py CHUNK_QUESTIONS)."""
+
+    questions: str = choice(CHUNK_QUESTIONS, description="the questions each chunk is asked")
+
+    @model_validator(mode="after")
+    def _graded_questions(self) -> "ContextPrecisionOptions":
+        if self.questions != "useful" and self.verdicts == "json":
+            raise ValueError(f"questions={self.questions} averages graded verdicts and does not apply to verdicts=json "
+                             "(one JSON call for all chunks); use verdicts=probability")
+        return self
+
+
 class ContextPrecision(WithVerdicts):
     name = "context_precision"
     needs = ("question", "contexts")
@@ -37,29 +50,21 @@ class ContextPrecision(WithVerdicts):
     summary = {"kind": "chunks"}
     renderer = {"kind": "chunks", "keys": ["chunks", "fraction_relevant", "judged_against"]}
     thresholds = {"probability": 0.50, "calibrated": 0.70, "json": 0.65}
-    options = {"verdicts": DEFAULT_VERDICTS, "questions": "useful"}
+    options: ContextPrecisionOptions = ContextPrecisionOptions()
 
     @property
-    def graded_family(self) -> str:  # type: ignore[override]
+    def graded_family(self) -> str:
         """The family a calibration map knows its chunk scores by (questions=both: the two questions' mean)."""
-        return relevance_family(self.options["questions"])
+        return relevance_family(self.options.questions)
 
     @property
-    def graded_prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+    def graded_prompts(self) -> tuple[str, ...]:
         """The chunk questions asked: their text decides a chunk's P(yes)."""
-        return (RELEVANCE_FAMILY, ANSWERABLE_FAMILY) if self.options["questions"] == "both" else (RELEVANCE_FAMILY,)
+        return (RELEVANCE_FAMILY, ANSWERABLE_FAMILY) if self.options.questions == "both" else (RELEVANCE_FAMILY,)
 
     @property
-    def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+    def prompts(self) -> tuple[str, ...]:
         return self.graded_prompts if self.graded else super().prompts
-
-    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        options = super().check_options(options)
-        options = {**options, "questions": check_choice(self.name, "questions", options["questions"], CHUNK_QUESTIONS)}
-        if options["questions"] != "useful" and options["verdicts"] == "json":
-            raise ConfigError(f"{self.name}: questions={options['questions']} averages graded verdicts and does not "
-                              "apply to verdicts=json (one JSON call for all chunks); use verdicts=probability")
-        return options
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
@@ -73,7 +78,7 @@ class ContextPrecision(WithVerdicts):
             target, kind = "", "question"
         verdicts = self.verdicts
         notes: list[dict] = [{} for _ in sample.contexts]
-        got = verdicts.relevance(ctx, sample.question, target, kind, sample.contexts, self.options["questions"], notes)
+        got = verdicts.relevance(ctx, sample.question, target, kind, sample.contexts, self.options.questions, notes)
         weights = got.values  # graded: the calibrated P(yes), or raw without a calibration
         chunks = [{"rank": k, **got.item(k - 1, "relevant"), **notes[k - 1]} for k in range(1, len(weights) + 1)]
         return MetricResult.of(

@@ -6,12 +6,15 @@ support. Precision TP/(TP+FP), recall TP/(TP+FN) (ragas's definitions: TP counts
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field, field_validator
 
 from ..core.errors import ConfigError
 from ..data.schema import MetricResult
 from ..scoring import Scoring
 from .base import Metric
+from .options import Options
 from .semantic_similarity import similarity
 from .shared import answer_claims, answer_claims_in_reference, reference_claims, reference_claims_in_answer
 
@@ -27,10 +30,40 @@ def f_beta(tp: int, fp: int, fn: int, beta: float = 1.0) -> float:
     return (1 + b2) * precision * recall / (b2 * precision + recall)
 
 
-def _check_beta(name: str, value: Any) -> float:
+def _beta(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ConfigError(f"{name}: beta must be a number > 0 (> 1 favours recall, < 1 precision), got {value!r}")
+        raise ValueError(f"beta must be a number > 0 (> 1 favours recall, < 1 precision), got {value!r}")
     return float(value)
+
+
+Beta = Annotated[float, BeforeValidator(_beta), Field(description="the F-beta's beta: > 1 favours recall, < 1 "
+                                                                  "precision")]
+
+
+class FactualCorrectnessOptions(Options):
+    beta: Beta = 1.0
+
+
+class AnswerCorrectnessOptions(Options):
+    weights: tuple[float, float] = Field(default=(0.75, 0.25), description="the weights of claim F-beta and semantic "
+                                                                   "similarity")
+    beta: Beta = 1.0
+
+    @field_validator("weights", mode="before")
+    @classmethod
+    def _weights(cls, given: Any) -> tuple[float, ...]:
+        """Two numbers >= 0, not both 0; also as text, "0.5,0.5" or "0.5/0.5"."""
+        weights = given
+        if isinstance(weights, str):
+            weights = [w for w in weights.replace("/", ",").split(",") if w.strip()]
+        try:
+            weights = tuple(float(w) for w in weights)
+        except (TypeError, ValueError):
+            weights = ()
+        if len(weights) != 2 or any(w < 0 for w in weights) or not any(weights):
+            raise ValueError(f"weights must be two numbers >= 0, not both 0 (factuality, similarity), e.g. "
+                             f"0.75,0.25; got {given!r}")
+        return weights
 
 
 def claim_check(ctx: Scoring, both_ways: bool = True) -> MetricResult | dict[str, Any]:
@@ -61,7 +94,7 @@ def claim_check(ctx: Scoring, both_ways: bool = True) -> MetricResult | dict[str
 class FactualCorrectness(Metric):
     needs = ("answer", "reference")
     prompts = ("extract_claims", "verify_statements")
-    options = {"beta": 1.0}
+    options: Options = FactualCorrectnessOptions()
     problem = "answers state wrong facts or miss facts of the reference answers"
     summary = {"kind": "claim_counts"}
 
@@ -70,15 +103,12 @@ class FactualCorrectness(Metric):
         self.name = "factual_correctness" if mode == "f1" else f"factual_correctness_{mode}"
         self.ragas_name = f"factual_correctness(mode={mode})"
         if mode == "precision":
-            self.options = {}  # no F-beta
+            self.options = Options()  # no F-beta
         self.definition = {
             "f1": "F-beta (beta 1) of claim precision and recall between the answer and the reference",
             "precision": "share of the answer's claims that the reference supports",
             "recall": "answer claims the reference supports / (those + reference claims the answer misses)",
         }[mode]
-
-    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        return {"beta": _check_beta(self.name, options["beta"])} if "beta" in options else {}
 
     def measure(self, ctx: Scoring) -> MetricResult:
         got = claim_check(ctx, both_ways=self.mode != "precision")
@@ -88,7 +118,8 @@ class FactualCorrectness(Metric):
         precision = tp / (tp + fp)
         out: dict[str, Any] = {"mode": self.mode, "precision": precision}
         if self.mode != "precision":
-            beta = self.options["beta"]
+            assert isinstance(self.options, FactualCorrectnessOptions)
+            beta = self.options.beta
             out.update(recall=tp / (tp + fn) if tp + fn else 0.0, f_beta=f_beta(tp, fp, fn, beta), beta=beta)
         value = {"precision": precision, "recall": out.get("recall"), "f1": out.get("f_beta")}[self.mode]
         return MetricResult.of(value, **out, **got)
@@ -99,41 +130,29 @@ class AnswerCorrectness(Metric):
     needs = ("question", "answer", "reference")
     uses_embedder = True
     prompts = ("extract_claims", "verify_statements")
-    options = {"weights": (0.75, 0.25), "beta": 1.0}
+    options: AnswerCorrectnessOptions = AnswerCorrectnessOptions()
     definition = "weighted mean of the claim F-beta (answer vs reference) and their semantic similarity (0.75/0.25)"
     problem = "answers are wrong or incomplete compared with the reference answers"
     summary = {"kind": "claim_counts"}
 
-    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        weights = options["weights"]
-        if isinstance(weights, str):
-            weights = [w for w in weights.replace("/", ",").split(",") if w.strip()]
-        try:
-            weights = tuple(float(w) for w in weights)
-        except (TypeError, ValueError):
-            weights = ()
-        if len(weights) != 2 or any(w < 0 for w in weights) or not any(weights):
-            raise ConfigError(f"answer_correctness: weights must be two numbers >= 0, not both 0 (factuality, "
-                              f"similarity), e.g. 0.75,0.25; got {options['weights']!r}")
-        return {"weights": weights, "beta": _check_beta(self.name, options["beta"])}
-
     def with_options(self, **options: Any) -> "Metric":
         configured = super().with_options(**options)
-        configured.uses_embedder = configured.options["weights"][1] > 0  # no embedder for a similarity weight of 0
+        assert isinstance(configured.options, AnswerCorrectnessOptions)
+        configured.uses_embedder = configured.options.weights[1] > 0  # no embedder for a similarity weight of 0
         return configured
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
         embedder = ctx.embedder
-        w_fact, w_sim = self.options["weights"]
+        w_fact, w_sim = self.options.weights
         if w_sim > 0 and embedder is None:
             raise ConfigError("answer_correctness needs an embedder (or weights with a similarity weight of 0)")
         got = claim_check(ctx)
         if isinstance(got, MetricResult):
             return got
-        factuality = f_beta(got["tp"], got["fp"], got["fn"], self.options["beta"])
+        factuality = f_beta(got["tp"], got["fp"], got["fn"], self.options.beta)
         sim = similarity(embedder, sample.answer, sample.reference or "") if w_sim > 0 else None
         value = (w_fact * factuality + w_sim * (sim or 0.0)) / (w_fact + w_sim)
         return MetricResult.of(
-            min(1.0, max(0.0, value)), factuality=factuality, similarity=sim, weights=list(self.options["weights"]),
-            beta=self.options["beta"], **got)
+            min(1.0, max(0.0, value)), factuality=factuality, similarity=sim, weights=list(self.options.weights),
+            beta=self.options.beta, **got)

@@ -16,6 +16,7 @@ from ..data.metric_definition import NO_MODE
 from ..prompts.custom import FIELDS, criterion_prompt, rubric_prompt
 from ..data.schema import MetricResult
 from .base import Metric, WithVerdicts
+from .options import Options
 from .registry import check_custom_name, register_custom
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ class Criterion(Custom, WithVerdicts):
     judge's map covers `criterion:NAME`). higher_is_better=False: a "yes" is the bad outcome (e.g. "Is the answer
     rude?"), gated from above."""
 
-    options: dict[str, Any] = {}
+    options = Options()  # a criterion has no options
     item_fields = ("judged", "criterion", "yes")
 
     def __init__(self, name: str, question: str, fields: "list[str] | tuple[str, ...]" = ("question", "answer"), *,
@@ -94,15 +95,15 @@ class Criterion(Custom, WithVerdicts):
         return VERDICTS["probability"]
 
     @property
-    def graded_family(self) -> str:  # type: ignore[override]
+    def graded_family(self) -> str:
         return f"criterion:{self.name}"
 
     @property
-    def graded_prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+    def graded_prompts(self) -> tuple[str, ...]:
         return (self.graded_family,)
 
     @property
-    def threshold(self) -> float | None:  # type: ignore[override]
+    def threshold(self) -> float | None:
         return self._threshold
 
     def threshold_settings(self) -> dict[str, Any]:
@@ -111,11 +112,8 @@ class Criterion(Custom, WithVerdicts):
                 "graded_family": self.graded_family}
 
     @property
-    def prompts(self) -> tuple[str, ...]:  # type: ignore[override]
+    def prompts(self) -> tuple[str, ...]:
         return (self.graded_family,)
-
-    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        return options
 
     @property
     def window_prompts(self) -> dict[str, Smallest]:
@@ -138,6 +136,8 @@ class Rubric(Custom, Metric):
     as its reply, the score the probability-weighted mean level normalised to [0, 1] ((mean - lowest) / (highest -
     lowest), as G-Eval does). Levels are single digits because the judge's next token is read."""
 
+    threshold: float | None = None
+
     def __init__(self, name: str, question: str, levels: Mapping[Any, str],
                  fields: "list[str] | tuple[str, ...]" = ("question", "answer"), *, higher_is_better: bool = True,
                  threshold: float | None = None, definition: str | None = None, source: str = "python",
@@ -147,12 +147,15 @@ class Rubric(Custom, Metric):
         self.levels = _check_levels(where, levels)
         self.name, self.question, self.higher_is_better, self.source = name, question.strip(), higher_is_better, source
         self.threshold = None if threshold is None else float(threshold)
-        self.prompts = (f"rubric:{name}",)
         self.template = "\n".join([self.question, *(f"{k}: {v}" for k, v in self.levels.items()),
                                    f"fields: {', '.join(self.needs)}"])
         low, high = min(self.levels), max(self.levels)
         self.definition = definition or f"judge's probability-weighted level {low}-{high}, normalised: {self.question}"
         self.problem = f"low levels on: {self.question}" if higher_is_better else f"high levels on: {self.question}"
+
+    @property
+    def prompts(self) -> tuple[str, ...]:
+        return (f"rubric:{self.name}",)
 
     @property
     def window_prompts(self) -> dict[str, Smallest]:
@@ -194,6 +197,8 @@ def _check_levels(where: str, levels: Any) -> dict[int, str]:
 
 class FunctionMetric(Custom, Metric):
     """A metric written as a function of the scoring context (@metric)."""
+
+    threshold: float | None = None
 
     def __init__(self, fn: Callable[["Scoring"], "float | MetricResult | None"], name: str,
                  needs: tuple[str, ...], *, threshold: float | None, higher_is_better: bool, uses_judge: bool,

@@ -1,10 +1,20 @@
 from __future__ import annotations
 
+from ..asking.statements import STATEMENT_MODES
 from ..data.metric_definition import item_summary
 from ..data.schema import MetricResult
 from ..scoring import Scoring
 from .base import support_result
-from .statement_support import StatementSupport
+from .options import choice
+from .statement_support import StatementOptions, StatementSupport
+
+
+class FaithfulnessOptions(StatementOptions):
+    """StatementOptions, the statements by default the answer's own sentences, not the judge's claims: better on
+    BEGIN, not worse on QAGS or FaithBench, and no extraction call (docs/accuracy.md, "Decomposition");
+    statements=claims is the RAGAS way."""
+
+    statements: str = choice(STATEMENT_MODES, "sentences", "how the answer is cut into the statements judged")
 
 
 class Faithfulness(StatementSupport):
@@ -16,9 +26,7 @@ class Faithfulness(StatementSupport):
              "that the retrieved contexts support")
     problem = "answers state things the retrieved contexts do not support (hallucination risk)"
     thresholds = {"probability": 0.50, "calibrated": 0.80, "json": 0.80}
-    # The answer's own sentences, not the judge's claims: better on BEGIN, not worse on QAGS or FaithBench, and no
-    # extraction call (docs/accuracy.md, "Decomposition"). statements=claims is the RAGAS way.
-    options = {**StatementSupport.options, "statements": "sentences"}
+    options = FaithfulnessOptions()
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample

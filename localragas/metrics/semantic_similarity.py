@@ -3,10 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field, field_validator
+
 from ..core.errors import ConfigError
 from ..data.schema import MetricResult
 from ..scoring import Scoring
 from .base import Metric
+from .options import Options
 
 
 def similarity(embedder, answer: str, reference: str) -> float:
@@ -16,20 +19,26 @@ def similarity(embedder, answer: str, reference: str) -> float:
     return min(1.0, max(0.0, embedder.similarities(answer, [reference])[0]))
 
 
+class SemanticSimilarityOptions(Options):
+    threshold: float | None = Field(default=None, description="scores 1 at or above it, else 0 (None: the cosine "
+                                                              "itself)")
+
+    @field_validator("threshold", mode="before")
+    @classmethod
+    def _threshold(cls, t: Any) -> float | None:
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1):
+            raise ValueError(f"threshold must be a number in [0, 1], got {t!r}")
+        return None if t is None else float(t)
+
+
 class SemanticSimilarity(Metric):
     name = "semantic_similarity"
     needs = ("answer", "reference")
     uses_embedder = True
     uses_judge = False
-    options = {"threshold": None}
+    options: SemanticSimilarityOptions = SemanticSimilarityOptions()
     definition = "cosine similarity of the answer's and the reference's embeddings (no judge)"
     problem = "answers say something different from the reference answers"
-
-    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        t = options["threshold"]
-        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1):
-            raise ConfigError(f"semantic_similarity: threshold must be a number in [0, 1], got {t!r}")
-        return {"threshold": None if t is None else float(t)}
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
@@ -42,7 +51,7 @@ class SemanticSimilarity(Metric):
         ev: dict[str, Any] = {"similarity": sim, "embedder": getattr(embedder, "name", "")}
         if not sample.answer.strip():
             ev["note"] = "empty answer"
-        t = self.options["threshold"]
+        t = self.options.threshold
         if t is not None:
             ev["threshold"] = t
             return MetricResult.of(1.0 if sim >= t else 0.0, **ev)

@@ -154,8 +154,9 @@ def ask(judging: "Judging | Judge", family: Family, lang: str) -> tuple[list[tup
         sample = Sample(id="judge-check", question=chunks.question, contexts=texts, answer=chunks.reference,
                         reference=chunks.reference, language=lang)
         ctx = Scoring(sample, judging)
+        questions = metric.options.questions if isinstance(metric, ContextPrecision) else "useful"
         got = metric.verdicts.relevance(ctx, chunks.question, chunks.reference, "reference answer", texts,
-                                        metric.options.get("questions", "useful"), [{} for _ in texts])
+                                        questions, [{} for _ in texts])
     values = got.raw if got.raw is not None else got.values
     return items, list(values), ctx
 

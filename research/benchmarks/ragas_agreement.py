@@ -256,7 +256,7 @@ def json_threshold(metric: str) -> float | None:
     m = all_metrics().get(metric)
     if m is None:
         return None
-    return (m.with_options(verdicts="json") if "verdicts" in m.options else m).threshold
+    return (m.with_options(verdicts="json") if "verdicts" in dict(m.options) else m).threshold
 
 
 def agreement_of(kind: str, per_row: list[RowOutcome], threshold: float | None, level: float = CI_LEVEL,

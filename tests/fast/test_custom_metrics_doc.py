@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from localragas.core.errors import ConfigError
+
 from cli_helpers import cli, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,3 +71,19 @@ def test_the_python_block_runs_as_written(examples, capsys):
     printed = capsys.readouterr().out
     for name in ("on_topic_py", "clarity_py", "answer_length_ok"):
         assert name in printed
+
+
+def test_the_options_block_runs_as_written_and_its_options_are_checked(examples, capsys):
+    scope: dict = {}
+    exec(compile(_blocks(_section("A Metric subclass with options, as tested"), "python")[0], "custom-metrics.md",
+                 "exec"), scope)
+    assert "{'short_answer_py': {'unit': 'words', 'limit': 60}}" in capsys.readouterr().out
+    short = scope["ShortAnswer"]()
+    assert dict(short.with_options(unit="characters").options) == {"unit": "characters", "limit": 40}
+    with pytest.raises(ConfigError, match=r"short_answer_py: unit must be one of words, characters, got 'lines' "
+                                          r"\(words: the answer's words; characters: its characters\)"):
+        short.with_options(unit="lines")
+    with pytest.raises(ConfigError, match=r"unknown option\(s\) size for metric short_answer_py; valid: unit, limit"):
+        short.with_options(size=3)
+    with pytest.raises(ConfigError, match="short_answer_py: limit: Input should be greater than 0"):
+        short.with_options(limit=0)

@@ -154,7 +154,7 @@ def test_every_prompt_but_json_chunk_relevance_repeats_that_data_is_not_instruct
                     contexts=["Paris is the capital of France.", "Lyon is in France."] if en else ["巴黎是法国的首都。"])
     families = set()
     both = [*all_metrics().items(),  # the graded verdicts (default) and the JSON ones
-            *((n, m.with_options(verdicts="json")) for n, m in all_metrics().items() if "verdicts" in m.options)]
+            *((n, m.with_options(verdicts="json")) for n, m in all_metrics().items() if "verdicts" in dict(m.options))]
     for name, metric in both:
         judge = FakeJudge()
         metric.score(Scoring(sample, judge, HashingEmbedder()))

@@ -56,8 +56,9 @@ def test_every_metric_has_fields_direction_and_a_one_line_definition():
 
 def test_metric_options_make_a_configured_copy_and_are_validated():
     ac = get_metrics(["answer_correctness"], {"answer_correctness": {"weights": "0.5,0.5", "beta": 2}})[0]
-    assert ac.options == {"weights": (0.5, 0.5), "beta": 2.0}
-    assert M["answer_correctness"].options == {"weights": (0.75, 0.25), "beta": 1.0}  # the registered one unchanged
+    assert dict(ac.options) == {"weights": (0.5, 0.5), "beta": 2.0}
+    # the registered one unchanged
+    assert dict(M["answer_correctness"].options) == {"weights": (0.75, 0.25), "beta": 1.0}
     assert M["answer_correctness"].with_options(weights=[1, 0]).uses_embedder is False
     with pytest.raises(ConfigError, match="unknown option.*valid: weights, beta"):
         M["answer_correctness"].with_options(weight=1)

@@ -64,9 +64,9 @@ def test_a_changed_prompt_changes_the_digest_of_the_families_that_ask_it_only(mo
 
 def test_every_family_a_built_in_metric_or_generate_asks_is_rendered_on_the_probe_in_both_languages():
     choices = {"verdicts": VERDICTS, "statements": STATEMENT_MODES, "questions": QUESTION_MODES, **WAY_OPTIONS}
-    configured = [m.with_options(question="both") for m in BUILT_IN if "question" in m.options]
+    configured = [m.with_options(question="both") for m in BUILT_IN if "question" in dict(m.options)]
     for m in BUILT_IN:
-        for option in m.options:
+        for option in dict(m.options):
             for value in choices.get(option, ()):
                 try:
                     configured.append(m.with_options(**{option: value}))

@@ -82,7 +82,7 @@ def test_with_questions_generated_the_metric_asks_and_scores_as_before():
     assert math.isclose(r.value, 0.6, abs_tol=1e-6) and r.evidence["questions"] == "generated"
     assert RAGAS_WAY.prompts == ("generate_questions",)
     assert RELEVANCY.prompts == ("generate_questions", "check_question")
-    assert RELEVANCY.options == {"questions": "checked"}
+    assert dict(RELEVANCY.options) == {"questions": "checked"}
 
 
 def test_checked_questions_are_generated_with_the_rule_that_the_flag_is_what_the_answer_says():

@@ -110,7 +110,7 @@ def test_context_recall_by_sentences_asks_no_extraction_and_one_verdict_per_sent
 
 
 def test_context_recall_statements_option_is_checked():
-    assert RECALL.options["statements"] == "claims" and "extract_claims" in RECALL.prompts
+    assert RECALL.options.statements == "claims" and "extract_claims" in RECALL.prompts
     assert RECALL.with_options(statements="sentences").prompts == ("verify_statement",)
     with pytest.raises(ConfigError, match="statements must be one of claims, sentences, got 'words'"):
         RECALL.with_options(statements="words")

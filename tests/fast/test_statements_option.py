@@ -54,7 +54,7 @@ def test_faithfulness_by_sentences_asks_no_extraction_and_one_verdict_per_senten
 def test_faithfulness_default_is_the_answers_sentences_with_no_extraction_call():
     judge = FakeJudge(graded(0.9, 0.3))
     r = FAITH.score(Scoring(sample(answer=f"{SHORT} {LONG}"), judge))
-    assert FAITH.options["statements"] == "sentences" and FAITH.prompts == ("verify_statement",)
+    assert FAITH.options.statements == "sentences" and FAITH.prompts == ("verify_statement",)
     assert not judge.asked("extract_claims")
     assert [c.prompt.name for c in judge.calls] == ["verify_statement"] * 2  # one per sentence of the answer
     asked = items_asked(judge)
@@ -67,7 +67,7 @@ def test_faithfulness_default_is_the_answers_sentences_with_no_extraction_call()
 def test_context_recall_default_is_the_judges_claims():
     judge = FakeJudge([{"claims": ["Acme offers three tiers."]}, *graded(1.0)])
     RECALL.score(Scoring(sample(), judge))
-    assert RECALL.options["statements"] == "claims" and len(judge.asked("extract_claims")) == 1
+    assert RECALL.options.statements == "claims" and len(judge.asked("extract_claims")) == 1
     assert f"{SHORT} {LONG}" in judge.asked("extract_claims")[0].user
 
 
@@ -83,7 +83,7 @@ def test_statements_option_prompts_and_errors(metric):
 def test_every_metric_option_is_documented():
     doc = (Path(__file__).parents[2] / "docs" / "metrics.md").read_text(encoding="utf-8")
     options = doc[doc.index("## Metric options"):]
-    missing = [f"{n}.{k}" for n, m in all_metrics().items() for k in m.options if f"`{n}.{k}`" not in options]
+    missing = [f"{n}.{k}" for n, m in all_metrics().items() for k in dict(m.options) if f"`{n}.{k}`" not in options]
     assert not missing
     for values in (STATEMENT_MODES, *WAY_OPTIONS.values()):
         assert all(f"`{v}`" in options for v in values)

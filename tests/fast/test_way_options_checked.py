@@ -27,7 +27,7 @@ def test_every_option_has_a_bad_value_here():
 def test_the_option_is_checked(metric, option, data):
     values = list(WAY_OPTIONS[option])
     m = all_metrics()[metric]
-    assert m.options[option] == values[0] == getattr(PLAIN, option)
+    assert getattr(m.options, option) == values[0] == getattr(PLAIN, option)
     listed = ", ".join(map(str, values))
     bad = BAD[option]
     shown = repr(bad) if isinstance(bad, str) else str(bad)
@@ -35,7 +35,7 @@ def test_the_option_is_checked(metric, option, data):
         m.with_options(**{option: bad})
     assert all(f"{v}: {said[:40]}" in str(e.value) for v, said in WAY_OPTIONS[option].items())  # each value explained
     for value in values[1:]:
-        assert m.with_options(**{option: value}).options[option] == value
+        assert getattr(m.with_options(**{option: value}).options, option) == value
         with pytest.raises(ConfigError, match=re.escape(f"{metric}: {option}={value} shapes a graded verdict")):
             m.with_options(**{option: value, "verdicts": "json"})
     r = cli("eval", data, "--judge", "fake", "--metric-option", f"{metric}.{option}={bad}")
@@ -53,7 +53,7 @@ def test_a_removed_way_is_refused_naming_it(metric, option, data):
     said = str(e.value)
     assert f"{option}={value} was measured, not adopted and removed from localragas" in said
     assert "docs/accuracy.md" in said
-    if option in m.options:  # an option that stays (statements): its valid values are listed
+    if option in dict(m.options):  # an option that stays (statements): its valid values are listed
         assert f"{metric}: {option} must be one of claims, sentences, got" in said
     else:  # an option that is gone: the valid options are listed
         assert f"unknown option(s) {option} for metric {metric}; valid: verdicts, statements, question" in said

@@ -28,7 +28,7 @@ from metrics_helpers import Texts
 JSON = {"verdicts": "json"}
 CLAIMS = {"statements": "claims"}
 CORE = [all_metrics()[n].with_options(**JSON, **(CLAIMS if n == "faithfulness" else {}))
-        if "verdicts" in all_metrics()[n].options else all_metrics()[n]
+        if "verdicts" in dict(all_metrics()[n].options) else all_metrics()[n]
         for n in ("faithfulness", "answer_relevancy", "context_precision", "context_recall")]
 FAITH, RELEVANCY, PRECISION, RECALL = CORE
 GRADED = [all_metrics()[n] for n in ("faithfulness", "answer_relevancy", "context_precision", "context_recall")]
