@@ -60,8 +60,8 @@ check_inputs() {
 }
 
 # A judge named from localragas's catalogue (not a path, backend spec or fake): its file is pulled and verified.
-catalogue_sha256() { "$PYTHON" -c 'import sys; from localragas import models
-print(models.CATALOGUE[sys.argv[1]].sha256 if sys.argv[1] in models.CATALOGUE else "")' "$1"; }
+catalogue_sha256() { "$PYTHON" -c 'import sys; from localragas.judges import catalogue
+print(catalogue.CATALOGUE[sys.argv[1]].sha256 if sys.argv[1] in catalogue.CATALOGUE else "")' "$1"; }
 
 install() {
   local src=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -81,7 +81,7 @@ keys() {
   fi
   data=""
   if [ -n "${INPUT_DATA:-}" ] && [ -e "$INPUT_DATA" ]; then
-    data=$("$PYTHON" -c 'import sys; from pathlib import Path; from localragas.models import dataset_sha256
+    data=$("$PYTHON" -c 'import sys; from pathlib import Path; from localragas.judges.catalogue import dataset_sha256
 print(dataset_sha256(Path(sys.argv[1])))' "$INPUT_DATA")
   fi
   echo "model=${model:0:16}"

@@ -26,7 +26,7 @@ _EXPORTS = {
     "calibrate": "quality.calibration",
     "evaluate": "run.runner",
     "generate_testset": "testset.generation",
-    "get_embedder": "embeddings",
+    "get_embedder": "judges.embeddings",
     "get_judge": "judges",
     "load_samples": "data.dataset",
     "load_settings": "run.config",
@@ -40,7 +40,7 @@ __all__ = sorted(_EXPORTS)
 if _TYPE_CHECKING:
     from .quality.calibration import calibrate
     from .data.dataset import load_samples
-    from .embeddings import get_embedder
+    from .judges.embeddings import get_embedder
     from .core.errors import LocalragasError
     from .judges import get_judge
     from .metrics.custom import Criterion, Rubric, metric

@@ -186,7 +186,7 @@ def localragas_judge(localragas_config: "RunSettings", pytestconfig: pytest.Conf
 @pytest.fixture(scope="session")
 def localragas_embedder(localragas_config: "RunSettings", pytestconfig: pytest.Config):
     """The embedder for answer relevancy (the model loads on first use)."""
-    from .embeddings import get_embedder  # noqa: PLC0415
+    from .judges.embeddings import get_embedder  # noqa: PLC0415
 
     embedder = get_embedder(localragas_config.embedder)
     pytestconfig.stash[_USED]["embedder"] = embedder.name

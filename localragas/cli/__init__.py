@@ -13,18 +13,18 @@ from pathlib import Path
 
 import click
 
-from . import __version__
-from .cli_calibrate import calibrate_cmd
-from .cli_generate import generate_cmd, run_rag_cmd
-from .cli_inventory import cache_group, metrics_cmd, models_group
-from .cli_options import (EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_INTERNAL_ERROR,  # noqa: F401 - tests import them
+from .. import __version__
+from .calibrate import calibrate_cmd
+from .generate import generate_cmd, run_rag_cmd
+from .inventory import cache_group, metrics_cmd, models_group
+from .options import (EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_INTERNAL_ERROR,  # noqa: F401 - tests import them
                           EXIT_JUDGE_CHECK_FAILED, EXIT_NOT_EVALUATED, format_options, ragas_names_option,
                           setting_options)
-from .cli_output import check_outputs, gate_exit, write_and_print
-from .cli_reports import compare_cmd, merge_cmd, report_cmd
-from .core.errors import JudgeCheckError, LocalragasError, environment_message
-from .core.printable import printable
-from .run.settings import flagged
+from .output import check_outputs, gate_exit, write_and_print
+from .reports import compare_cmd, merge_cmd, report_cmd
+from ..core.errors import JudgeCheckError, LocalragasError, environment_message
+from ..core.printable import printable
+from ..run.settings import flagged
 
 
 def _errors_to_exit(fn):
@@ -72,10 +72,10 @@ def main() -> None:
     """Score RAG outputs with the RAGAS metrics, fully offline, with a local judge model."""
 
 
-for _command in (metrics_cmd, cache_group, models_group,  # localragas/cli_inventory.py
-                 generate_cmd, run_rag_cmd,  # localragas/cli_generate.py
-                 report_cmd, merge_cmd, compare_cmd,  # localragas/cli_reports.py
-                 calibrate_cmd):  # localragas/cli_calibrate.py
+for _command in (metrics_cmd, cache_group, models_group,  # localragas/cli/inventory.py
+                 generate_cmd, run_rag_cmd,  # localragas/cli/generate.py
+                 report_cmd, merge_cmd, compare_cmd,  # localragas/cli/reports.py
+                 calibrate_cmd):  # localragas/cli/calibrate.py
     main.add_command(_command)
 
 
@@ -98,7 +98,7 @@ def eval_cmd(data, config_path, out, csv_path, html, md, junit, ragas_names, **f
     Example:
       localragas eval examples/rag_samples.jsonl --out report.json --csv scores.csv
     """
-    from .run.evaluation import Evaluation, spec_from_flags  # noqa: PLC0415
+    from ..run.evaluation import Evaluation, spec_from_flags  # noqa: PLC0415
 
     spec = spec_from_flags(data, config=config_path, **flags)
     check_outputs([data, spec.config, spec.cache_folder()], out=out, csv=csv_path, html=html, md=md, junit=junit)

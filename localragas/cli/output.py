@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from .cli_options import EXIT_GATE_FAILED, EXIT_NOT_EVALUATED
-from .core.printable import printable
+from .options import EXIT_GATE_FAILED, EXIT_NOT_EVALUATED
+from ..core.printable import printable
 
 
 def gate_exit(report) -> int:
@@ -19,7 +19,7 @@ def gate_exit(report) -> int:
 
 def check_outputs(inputs, **outputs) -> None:
     """Refuse bad output paths before any judging (an input, a folder, one file for two outputs, unwritable)."""
-    from .report.destinations import check_outputs as check  # noqa: PLC0415
+    from ..report.destinations import check_outputs as check  # noqa: PLC0415
 
     check({f"--{k}": v for k, v in outputs.items()}, [Path(p) for p in inputs if p])
 
@@ -28,7 +28,7 @@ def write_and_print(report, ragas_names: bool = False, **paths) -> None:
     """Write each requested format, print the terminal report, and list what was written.
 
     ragas_names: the JSON and CSV files name the metrics as ragas does (localragas.data.ragas_compat.RAGAS_NAMES)."""
-    from . import report as fmt  # noqa: PLC0415
+    from .. import report as fmt  # noqa: PLC0415
 
     writers = {"out": fmt.write_json, "csv": fmt.write_csv, "md": fmt.write_markdown, "junit": fmt.write_junit}
     renamed = None
@@ -36,11 +36,11 @@ def write_and_print(report, ragas_names: bool = False, **paths) -> None:
         if path is None:
             continue
         if key == "html":
-            from .report.html_report import write_html  # noqa: PLC0415
+            from ..report.html_report import write_html  # noqa: PLC0415
 
             write_html(report, path)
         elif ragas_names and key in ("out", "csv"):
-            from .data.ragas_compat import to_ragas_names  # noqa: PLC0415
+            from ..data.ragas_compat import to_ragas_names  # noqa: PLC0415
 
             renamed = renamed or to_ragas_names(report)
             writers[key](renamed, path)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import click
 
-from .cli_options import (EXIT_GATE_FAILED, max_input_bytes_option, ragas_names_option, regate_options,
+from .options import (EXIT_GATE_FAILED, max_input_bytes_option, ragas_names_option, regate_options,
                           report_limit)
-from .cli_output import check_outputs, gate_exit, write_and_print
-from .core.printable import printable
+from .output import check_outputs, gate_exit, write_and_print
+from ..core.printable import printable
 
 
 @click.command("report")
@@ -36,9 +36,9 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
     Example:
       localragas report report.json --html report.html --md summary.md --junit junit.xml
     """
-    from .run.gate import parse_thresholds  # noqa: PLC0415
-    from .report import read_json  # noqa: PLC0415
-    from .run.runner import regate  # noqa: PLC0415
+    from ..run.gate import parse_thresholds  # noqa: PLC0415
+    from ..report import read_json  # noqa: PLC0415
+    from ..run.runner import regate  # noqa: PLC0415
 
     check_outputs([report_path], out=out, csv=csv_path, html=html, md=md, junit=junit)
     overrides = parse_thresholds(threshold)
@@ -70,9 +70,9 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit, threshold, gate_on, n
     Example:
       localragas merge shard-*.json --out report.json --html report.html --junit junit.xml
     """
-    from .run.gate import parse_thresholds  # noqa: PLC0415
-    from .report import read_json  # noqa: PLC0415
-    from .run.shard import merge  # noqa: PLC0415
+    from ..run.gate import parse_thresholds  # noqa: PLC0415
+    from ..report import read_json  # noqa: PLC0415
+    from ..run.shard import merge  # noqa: PLC0415
 
     check_outputs(shard_paths, out=out, csv=csv_path, html=html, md=md, junit=junit)
     overrides = parse_thresholds(threshold)
@@ -100,9 +100,9 @@ def compare_cmd(base_path, new_path, fail_on_regression, top, out, md, max_input
     Example:
       localragas compare main.json branch.json --fail-on-regression --md compare.md
     """
-    from .quality.compare import compare_reports  # noqa: PLC0415
-    from .report import read_json  # noqa: PLC0415
-    from .report.comparison import print_comparison, write_comparison  # noqa: PLC0415
+    from ..quality.compare import compare_reports  # noqa: PLC0415
+    from ..report import read_json  # noqa: PLC0415
+    from ..report.comparison import print_comparison, write_comparison  # noqa: PLC0415
 
     check_outputs([base_path, new_path], out=out, md=md)
     limit = report_limit(max_input_bytes)

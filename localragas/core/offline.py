@@ -1,9 +1,9 @@
 """No network at evaluation time: the Hugging Face libraries are told to stay offline before any of them loads.
 
 huggingface_hub reads these variables once, when it is first imported, so `ensure_offline()` must run before
-`import sentence_transformers` / `import transformers` (localragas.embeddings and any backend that loads a model
-through them), and before `import mlflow` (localragas.integrations.mlflow). A value the user set explicitly is kept
-(setdefault). Model loads also pass `local_files_only=True`.
+`import sentence_transformers` / `import transformers` (localragas.judges.embeddings and any backend that loads a
+model through them), and before `import mlflow` (localragas.integrations.mlflow). A value the user set explicitly is
+kept (setdefault). Model loads also pass `local_files_only=True`.
 """
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ def sentences(text: str) -> list[str]:
 
 def runs_on(text: str, m: re.Match[str]) -> bool:
     """Whether the period before the break `m` (a match of whitespace or a line break after an end mark) is an
-    abbreviation's or an initial's, its sentence going on. asking/text.py's size cutter asks it too."""
+    abbreviation's or an initial's, its sentence going on. judge_calls/text.py's size cutter asks it too."""
     dot = m.start() - 1
     if "\n" in m.group() or text[dot] != ".":
         return False

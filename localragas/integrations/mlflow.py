@@ -226,7 +226,7 @@ def scorers(metrics: Iterable[str] | None = None, judge: Any = None, embedder: A
         from mlflow.genai.scorers import scorer  # noqa: PLC0415
     except ImportError:
         raise MissingDependencyError(f"MLflow GenAI scorers need mlflow >= 3 (mlflow.genai): {INSTALL}") from None
-    from ..embeddings import Embedder, get_embedder  # noqa: PLC0415
+    from ..judges.embeddings import Embedder, get_embedder  # noqa: PLC0415
     from ..judges import Judge, get_judge  # noqa: PLC0415
     from ..metrics.registry import get_metrics  # noqa: PLC0415
     from ..report.evidence import brief  # noqa: PLC0415

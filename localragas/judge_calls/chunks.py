@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..core.outputs import Rating, verdicts_for
+from ..core.reply_schemas import Rating, verdicts_for
 from ..prompts import Prompt, judge_chunk, judge_chunks, question_answerable, rate_context_relevance
 from ..prompts.rating import VARIANTS
 from .text import context_pieces, number_list, pack, split_text, truncate
@@ -14,7 +14,7 @@ from .window import (MIN_ITEM, RATING_REPLY, REPLY_BASE, TAG_TOKENS, VERDICT_TOK
                      verdicts_reply)
 
 if TYPE_CHECKING:
-    from ..scoring import Scoring
+    from .sample_context import Scoring
 
 def _fit_question_target(ctx: "Scoring", w: Window, question: str, target: str, kind: str, bare_prompt: Prompt,
                          reply: int) -> tuple[str, str]:
@@ -43,7 +43,7 @@ CHUNK_QUESTIONS = {
 
 def relevance_family(questions: str) -> str:
     """The name a calibration map knows the chunk scores of `questions` (CHUNK_QUESTIONS) by: judge_chunk for the
-    one question; the mean of two is on another scale ("judge_chunk:questions=both"), as asking/ways.py names the
+    one question; the mean of two is on another scale ("judge_chunk:questions=both"), as judge_calls/support_question.py names the
     support question's ways."""
     return "judge_chunk" if questions == "useful" else f"judge_chunk:questions={questions}"
 

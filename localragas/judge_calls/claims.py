@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.outputs import MAX_CLAIMS, Claims, Entities
+from ..core.reply_schemas import MAX_CLAIMS, Claims, Entities
 from ..prompts import Prompt, extract_claims, extract_entities
 from .text import split_text, truncate
 from .window import CLAIM_PIECE_CHARS, MIN_ITEM, Window, claims_reply, fitted
 
 if TYPE_CHECKING:
-    from ..scoring import Scoring
+    from .sample_context import Scoring
 
 
 def _prompt(ctx: "Scoring", text: str, question: str | None) -> Prompt:

@@ -1,5 +1,5 @@
 """The judge calls of a user's criterion and rubric (metrics/custom.py): the criterion's P(yes) with the judge's
-calibration for its family applied (asking.verdicts.graded), and a rubric's probability per level."""
+calibration for its family applied (judge_calls.verdicts.graded), and a rubric's probability per level."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -8,7 +8,7 @@ from ..prompts.custom import criterion_prompt, rubric_prompt
 from .verdicts import Judged, graded
 
 if TYPE_CHECKING:
-    from ..scoring import Scoring
+    from .sample_context import Scoring
 
 
 def criterion_verdict(ctx: "Scoring", name: str, question: str, shown: dict[str, "str | list[str]"]) -> Judged:

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..data.language import Scope
-from ..core.outputs import GeneratedItem, GeneratedLinkedItem, GeneratedQuestion
+from ..core.reply_schemas import GeneratedItem, GeneratedLinkedItem, GeneratedQuestion
 from ..prompts import Prompt, question_answerable, write_item, write_unanswerable
 from ..prompts.generation import TASKS
-from ..scoring import Asking
+from .sample_context import Asking
 from ..core.sentences import sentences
 from .support import support_probabilities
 from .text import truncate
@@ -20,7 +20,7 @@ from .verdicts import ANSWERABLE_FAMILY, SUPPORT_FAMILY, graded
 from .window import MIN_ITEM, YES_NO_REPLY, Window, fitted
 
 if TYPE_CHECKING:
-    from ..calibration_map import CalibrationMap
+    from ..judges.calibration_map import CalibrationMap
 
 # every prompt family generate asks: an item of each kind written, its reference's support, its answerability (the
 # resume checkpoint's key holds their text: prompts.digest)
@@ -64,7 +64,7 @@ def write(ctx: Asking, kind: str, chunks: list[str]) -> GeneratedItem | Generate
 
 
 def reference_support(ctx: Asking, reference: str, chunks: list[str]) -> float:
-    """P(yes) that the chunks support the reference, calibrated as faithfulness's claims are (asking.verdicts.graded:
+    """P(yes) that the chunks support the reference, calibrated as faithfulness's claims are (judge_calls.verdicts.graded:
     raw when the context's calibration has no verify_statement map): the lowest over its sentences (each must be
     supported)."""
     parts = sentences(reference) or [reference]

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..core.outputs import GeneratedQuestions
+from ..core.reply_schemas import GeneratedQuestions
 from ..prompts import Prompt, check_question, generate_questions
 from .text import truncate
 from .window import MIN_ITEM, QUESTIONS_REPLY, YES_NO_REPLY, Window, fitted
 
 if TYPE_CHECKING:
-    from ..scoring import Scoring
+    from .sample_context import Scoring
 
 
 def _answer_that_fits(ctx: "Scoring", answer: str, prompt: Callable[[str], Prompt], reply: int, purpose: str) -> str:

@@ -1,6 +1,6 @@
 """The scoring context: one sample scored with one run's judging context (judges/judging.py: the judge, the run's
 cache, prompt overrides and calibration) and one embedder, passed to every metric (`Metric.score(ctx)`) and through it
-to every judge call (localragas.asking).
+to every judge call (localragas.judge_calls).
 
 It carries what used to be hidden state: the sample's languages (localragas.data.language.Scope), the memo of judge work
 several metrics of the sample share (the answer's and the reference's claims and their checks: done once), the
@@ -12,25 +12,25 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .judges.judging import CallLog, Judging, judging_of
-from .data.language import Scope, scope_of
+from ..judges.judging import CallLog, Judging, judging_of
+from ..data.language import Scope, scope_of
 
 if TYPE_CHECKING:
-    from .calibration_map import CalibrationMap
-    from .embeddings import Embedder
-    from .judges.base import Judge
-    from .core.outputs import Output
-    from .prompts import Prompt
-    from .data.schema import Sample
+    from ..judges.calibration_map import CalibrationMap
+    from ..judges.embeddings import Embedder
+    from ..judges.base import Judge
+    from ..core.reply_schemas import Output
+    from ..prompts import Prompt
+    from ..data.schema import Sample
 
 T = TypeVar("T")
 O = TypeVar("O", bound="Output")  # noqa: E741 - the reply schema ask() returns
 
 
 class Asking:
-    """What a call of the judge-call layer (localragas.asking) needs: the run's judging context, the prompts' language,
+    """What a call of the judge-call layer (localragas.judge_calls) needs: the run's judging context, the prompts' language,
     the warnings of the work in hand and the log of the calls. A Scoring (one sample's) is one; `localragas generate`
-    asks through one per generated item (localragas.asking.generation). A judge given alone is asked through a
+    asks through one per generated item (localragas.judge_calls.generation). A judge given alone is asked through a
     judging context of its own with nothing set (judging_of)."""
 
     def __init__(self, judging: "Judging | Judge", language: Scope, calibration: "CalibrationMap | None" = None):

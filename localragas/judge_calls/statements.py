@@ -8,7 +8,7 @@ from ..core.sentences import sentences
 from .claims import claims_of
 
 if TYPE_CHECKING:
-    from ..scoring import Scoring
+    from .sample_context import Scoring
 
 # How a text is cut into the statements judged against the contexts.
 STATEMENT_MODES = {

@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..core.outputs import verdicts_for
+from ..core.reply_schemas import verdicts_for
 from ..prompts import Prompt, verify_statements
 from .text import context_pieces, number_list, pack
-from .ways import PLAIN, Way
+from .support_question import PLAIN, Way
 from .window import (MIN_ITEM, REPLY_BASE, TAG_TOKENS, VERDICT_TOKENS, YES_NO_REPLY, Window, fitted,
                      verdicts_reply)
 
 if TYPE_CHECKING:
-    from ..scoring import Scoring
+    from .sample_context import Scoring
 
 
 def check_items(ctx: "Scoring", statements: list[str], contexts: list[str],
@@ -67,7 +67,7 @@ def support_probabilities(ctx: "Scoring", statements: list[str], contexts: list[
     """For each statement, P(yes) that the contexts support it: one graded call per statement, the contexts first
     (a shared prefix). When the contexts do not fit beside a statement, they are judged in groups that fit and the
     statement gets its highest probability over the groups. No contexts: 0 for each, no call.
-    `way`: how each statement is asked (asking/ways.py; the default: the support question alone);
+    `way`: how each statement is asked (judge_calls/support_question.py; the default: the support question alone);
     `notes`: one dict per statement, given what the way keeps for its evidence."""
     if not contexts:
         return [0.0] * len(statements)

@@ -6,7 +6,7 @@ number in [0, 1] per item; an item counts as "yes" from YES.
 - json: all items in one call (or a few, to fit the window), a constrained-JSON yes/no each (`Judging.generate`):
   1.0 or 0.0.
 
-The run's calibration (Judging.calibration, localragas.calibration_map; as applied, Scoring.calibration, without the
+The run's calibration (Judging.calibration, localragas.judges.calibration_map; as applied, Scoring.calibration, without the
 families whose prompts changed since the fit) is applied here and only here, by prompt family, to the graded P(yes)
 the metrics use: the judge cache below keeps raw P(yes), and the graded items' evidence
 keeps the raw value beside the calibrated one (Judged.item).
@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from .chunks import answerable_probabilities, chunk_flags, chunk_probabilities, relevance_family
 from .support import check_items, support_probabilities
-from .ways import PLAIN, Way
+from .support_question import PLAIN, Way
 
 if TYPE_CHECKING:
-    from ..scoring import Asking, Scoring
+    from .sample_context import Asking, Scoring
 
 YES = 0.5  # a verdict from which an item counts as supported (relevant)
 SUPPORT_FAMILY = PLAIN.family  # the graded prompt families (Prompt.name) a calibration map is keyed by
@@ -81,14 +81,14 @@ class Verdicts(ABC):
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
                 notes: list[dict] | None = None) -> Judged:
         """For each item (a claim, a statement), do the texts `against` (the contexts) support it? No texts: 0 each,
-        no call. `way`: how a graded verdict is asked (asking/ways.py; JSON verdicts take the default only);
+        no call. `way`: how a graded verdict is asked (judge_calls/support_question.py; JSON verdicts take the default only);
         `notes`: one dict per item, given what the way keeps for its evidence."""
 
     @abstractmethod
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str],
                   questions: str = "useful", notes: list[dict] | None = None) -> Judged:
         """For each retrieved chunk, is it useful for the target (the reference answer, the answer, or the question
-        alone: `kind`)? questions=both (graded only, asking/chunks.py CHUNK_QUESTIONS): also, does it state the answer
+        alone: `kind`)? questions=both (graded only, judge_calls/chunks.py CHUNK_QUESTIONS): also, does it state the answer
         to the question; `notes`: one dict per chunk, given each question's raw P(yes)."""
 
 

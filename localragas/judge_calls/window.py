@@ -20,7 +20,7 @@ from ..prompts.families import (CLAIMS_REPLY_CAP, FAMILIES, MIN_ITEM, QUESTIONS_
 if TYPE_CHECKING:
     from ..judges.base import Judge
     from ..judges.judging import Judging
-    from ..scoring import Asking
+    from .sample_context import Asking
 
 __all__ = ["CLAIMS_REPLY_CAP", "MIN_ITEM", "QUESTIONS_REPLY", "RATING_REPLY", "REPLY_BASE", "TAG_TOKENS",
            "VERDICT_TOKENS", "YES_NO_REPLY", "Smallest", "Window", "check_window", "claims_reply", "fields_item",

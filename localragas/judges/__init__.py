@@ -6,7 +6,7 @@ from typing import Any, Callable, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .. import models
+from . import catalogue
 from ..core.errors import ConfigError
 from .base import Completion, Judge
 from .calibrated import split_calibration
@@ -32,8 +32,8 @@ def _llamacpp(target: str, options: dict[str, Any]) -> Judge:
         raise ConfigError(
             f"judge '{target}' is neither a catalogue model ({', '.join(judge_names())}) nor a GGUF file"
         )
-    models.check_gguf(p)
-    return LlamaCppJudge(p, models.file_sha256(p), p.name, settings)  # hashed once per file version
+    catalogue.check_gguf(p)
+    return LlamaCppJudge(p, catalogue.file_sha256(p), p.name, settings)  # hashed once per file version
 
 
 def _openai(target: str, options: dict[str, Any]) -> Judge:
@@ -73,13 +73,13 @@ def get_judge(spec: str | None = None, options: dict[str, Any] | None = None) ->
     options["calibration"] (a file, or "none") is a run's, not the judge's (judges/calibrated.py run_calibration): a
     bad file is refused here, before any model loads, and the option left out."""
     options, _ = split_calibration(options)
-    spec = spec or models.DEFAULT_JUDGE
+    spec = spec or catalogue.DEFAULT_JUDGE
     backend, sep, target = spec.partition(":")
     if sep and backend not in BACKENDS and (plugin := _plugin_factory(backend)) is not None:
         return _made_by_plugin(plugin, backend, target, options)
     if not (sep and backend in BACKENDS):
         backend, target = ("fake", "") if spec == "fake" else ("llamacpp", spec)
-        if backend == "llamacpp" and target not in models.CATALOGUE and not Path(target).expanduser().is_file():
+        if backend == "llamacpp" and target not in catalogue.CATALOGUE and not Path(target).expanduser().is_file():
             if looks_like_path(target):
                 raise missing_model(target)
             raise ConfigError(

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core.errors import JudgeError
-from ..core.outputs import Output, json_schema
+from ..core.reply_schemas import Output, json_schema
 from ..prompts import Prompt
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class Judge(ABC):
     def count_tokens(self, text: str) -> int:
         """Tokens `text` takes in a prompt: the judge's tokenizer when it has one; here an estimate, 1 per 3 characters.
 
-        Used by localragas.asking to fit prompts into `n_ctx`, and only for prompts whose UTF-8 size exceeds it.
+        Used by localragas.judge_calls to fit prompts into `n_ctx`, and only for prompts whose UTF-8 size exceeds it.
         """
         return -(-len(text) // 3)
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import models
-from ..calibration_map import CalibrationMap, load_calibration
+from . import catalogue
+from .calibration_map import CalibrationMap, load_calibration
 
 if TYPE_CHECKING:
     from .base import Judge
@@ -38,7 +38,7 @@ def split_calibration(options: dict[str, Any] | None) -> tuple[dict[str, Any], A
 def catalogue_calibration(judge: "Judge") -> CalibrationMap | None:
     """The shipped calibration of the catalogue entry whose file the judge runs (matched by sha256), else None."""
     digest = getattr(judge, "sha256", None)
-    entry = next((m for m in models.CATALOGUE.values() if digest and m.sha256 == digest), None)
+    entry = next((m for m in catalogue.CATALOGUE.values() if digest and m.sha256 == digest), None)
     if entry is None or not entry.calibration:
         return None
     return load_calibration(SHIPPED / entry.calibration, source=f"catalogue:{entry.name}")

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .core.errors import ConfigError
+from ..core.errors import ConfigError
 
 FORMAT = "localragas-calibration/1"
 EPS = 1e-6  # P(yes) is clipped to [EPS, 1 - EPS] before the logit
@@ -114,7 +114,7 @@ class CalibrationMap:
                 **({"not_applied": dict(self.not_applied)} if self.not_applied else {})}
 
     def write(self, path: str | Path) -> None:
-        from .core.atomic_write import write_atomic  # noqa: PLC0415
+        from ..core.atomic_write import write_atomic  # noqa: PLC0415
 
         write_atomic(path, json.dumps(self.document(), indent=2, ensure_ascii=False) + "\n")
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .core.errors import ConfigError, ModelIntegrityError, ModelNotFoundError
-from .core.number_text import megabytes_text
-from .core.paths import state_dir
+from ..core.errors import ConfigError, ModelIntegrityError, ModelNotFoundError
+from ..core.number_text import megabytes_text
+from ..core.paths import state_dir
 
 MODELS_DIR_ENV = "LOCALRAGAS_MODELS_DIR"
 
@@ -96,7 +96,7 @@ def checkout_models_dir() -> Path | None:
     """The models/ folder of the source checkout localragas runs from (an editable install, or the clone on
     PYTHONPATH: the repository's pyproject.toml and models/README.md sit next to the package), None for an installed
     wheel (site-packages holds neither)."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     return root / "models" if (root / "pyproject.toml").is_file() and (root / "models" / "README.md").is_file() else None
 
 
@@ -233,7 +233,7 @@ def remember_sha256(p: Path, digest: str, stamp: list[int] | None = None) -> Non
     known = _known_hashes()
     known[str(real)] = {"stamp": stamp, "sha256": digest}
     store = _hash_cache_path()
-    from .core.atomic_write import write_atomic  # noqa: PLC0415
+    from ..core.atomic_write import write_atomic  # noqa: PLC0415
 
     try:
         write_atomic(store, json.dumps(known, indent=1, sort_keys=True))

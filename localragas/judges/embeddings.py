@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import models
-from .core.errors import ConfigError, MissingDependencyError
-from .core.offline import ensure_offline
+from . import catalogue
+from ..core.errors import ConfigError, MissingDependencyError
+from ..core.offline import ensure_offline
 
 
 class Embedder:
@@ -125,15 +125,15 @@ class CachedEmbedder(Embedder):
 
 def get_embedder(spec: str | None = None, device: str | None = None) -> Embedder:
     """An embedder from a catalogue name (default minilm-l6), 'fake', or a sentence-transformers folder."""
-    spec = spec or models.DEFAULT_EMBEDDER
+    spec = spec or catalogue.DEFAULT_EMBEDDER
     if spec == "fake":
         return HashingEmbedder()
-    if spec in models.CATALOGUE:
-        if models.spec(spec).role != "embedder":
+    if spec in catalogue.CATALOGUE:
+        if catalogue.spec(spec).role != "embedder":
             raise ConfigError(f"'{spec}' is a judge model, not an embedder")
-        return SentenceTransformerEmbedder(models.path(spec), spec, device)
+        return SentenceTransformerEmbedder(catalogue.path(spec), spec, device)
     folder = Path(spec).expanduser()
     if folder.is_dir():
         return SentenceTransformerEmbedder(folder, folder.name, device)
-    embedders = [n for n, m in models.CATALOGUE.items() if m.role == "embedder"]
+    embedders = [n for n, m in catalogue.CATALOGUE.items() if m.role == "embedder"]
     raise ConfigError(f"unknown embedder '{spec}'; valid: {', '.join(embedders)}, fake, or a sentence-transformers folder")

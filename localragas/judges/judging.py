@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, TypeVar
 from pydantic import ValidationError
 
 from ..core.errors import JudgeError
-from ..core.outputs import Choices, Output, YesNo, schema_text
+from ..core.reply_schemas import Choices, Output, YesNo, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
 from .cache import JudgeCache, cache_key
 
 if TYPE_CHECKING:
-    from ..calibration_map import CalibrationMap
+    from .calibration_map import CalibrationMap
     from ..prompts.overrides import PromptOverrides
 
 T = TypeVar("T", bound=Output)
@@ -52,7 +52,7 @@ class JudgeStats:
 
 @dataclass
 class CallLog:
-    """The calls asked for one sample (its scoring context's log, localragas.scoring): a record per call, for the
+    """The calls asked for one sample (its scoring context's log, localragas.judge_calls.sample_context): a record per call, for the
     sample's calls_by_prompt, and the sample's share of the counters."""
 
     records: list[dict] = field(default_factory=list)
@@ -62,8 +62,8 @@ class CallLog:
 class Judging:
     """One run's judging: `judge` asked through `cache` (None: no cache), with `prompts` (the user's instruction texts
     for built-in families, prompts/overrides.py; None: the built-in texts) and `calibration` (the map of its graded
-    verdicts' P(yes), localragas.calibration_map, chosen by judges/calibrated.py; None: uncalibrated; applied by
-    asking.verdicts, never here: the cache keeps raw P(yes)).
+    verdicts' P(yes), localragas.judges.calibration_map, chosen by judges/calibrated.py; None: uncalibrated; applied by
+    judge_calls.verdicts, never here: the cache keeps raw P(yes)).
 
     generate() may be called from several threads at once (`evaluate(concurrency=N)`): the run totals in `stats` are
     updated under a lock, and each call is also recorded in the CallLog it is given (the scoring context's of the
@@ -80,7 +80,7 @@ class Judging:
         self.log = CallLog()
         self._lock = threading.Lock()
 
-    # --- the backend's, as the asking layer reads them -------------------------------------------------------------
+    # --- the backend's, as the judge-call layer reads them ------------------------------------------------------------
 
     @property
     def name(self) -> str:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import models
+from . import catalogue
 from ..core.errors import JudgeError, MissingDependencyError, ModelLoadError
-from ..core.outputs import Output, schema_text
+from ..core.reply_schemas import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
 from .llama_steps import LlamaSteps
@@ -55,10 +55,10 @@ class LlamaCppJudge(Judge):
         super().__init__()
         self._model_lock = threading.Lock()
         self.model_path = Path(model_path)
-        self.sha256 = sha256  # of the file on disk (models.file_sha256), never only a pinned value
-        self._catalogue_name = label if label in models.CATALOGUE else None
+        self.sha256 = sha256  # of the file on disk (catalogue.file_sha256), never only a pinned value
+        self._catalogue_name = label if label in catalogue.CATALOGUE else None
         # A truncated or corrupt file is refused now, naming the fix, before llama.cpp is even imported.
-        models.check_gguf(self.model_path, self._catalogue_name)
+        catalogue.check_gguf(self.model_path, self._catalogue_name)
         self._llama_cpp = _import_llama()
         self.settings = settings or LlamaCppSettings()
         self._grammars: dict[str, object] = {}
@@ -74,8 +74,8 @@ class LlamaCppJudge(Judge):
     def llm(self):
         if self._llm is None:
             s = self.settings
-            models.check_gguf(self.model_path, self._catalogue_name)  # again: the file may have changed since
-            models.check_unchanged(self.model_path, self.sha256)  # same weights as the fingerprint's
+            catalogue.check_gguf(self.model_path, self._catalogue_name)  # again: the file may have changed since
+            catalogue.check_unchanged(self.model_path, self.sha256)  # same weights as the fingerprint's
             try:
                 self._llm = self._llama_cpp.Llama(
                     model_path=str(self.model_path),
@@ -91,7 +91,7 @@ class LlamaCppJudge(Judge):
 
     def count_tokens(self, text: str) -> int:
         """Exact, with the model's tokenizer (loads the model; only asked for prompts whose UTF-8 size exceeds the
-        window, see localragas.asking). special=True as in create_chat_completion, though content reaching here is
+        window, see localragas.judge_calls). special=True as in create_chat_completion, though content reaching here is
         already neutralised (localragas.prompts.base)."""
         return len(self.llm.tokenize(text.encode("utf-8", "replace"), add_bos=False, special=True))
 

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.errors import ConfigError, JudgeError, MissingDependencyError
 from ..core.number_text import given_text, seconds_text
-from ..core.outputs import Output, schema_text
+from ..core.reply_schemas import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
 from .yes_no import TOP_TOKENS, NextTokens

@@ -3,23 +3,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import models
+from . import catalogue
 from ..core.errors import ConfigError, ModelNotFoundError
 
 
 def judge_names() -> list[str]:
-    return [n for n, m in models.CATALOGUE.items() if m.role == "judge"]
+    return [n for n, m in catalogue.CATALOGUE.items() if m.role == "judge"]
 
 
 def catalogue_judge(target: str) -> tuple[Path, str] | None:
     """(path, sha256) of a catalogue judge, None when TARGET is not a catalogue name. The sha256 is the file's on
-    disk, equal to the pinned one (a changed file is refused: models.judge_file)."""
-    if target not in models.CATALOGUE:
+    disk, equal to the pinned one (a changed file is refused: catalogue.judge_file)."""
+    if target not in catalogue.CATALOGUE:
         return None
-    m = models.spec(target)
+    m = catalogue.spec(target)
     if m.role != "judge":
         raise ConfigError(f"'{target}' is an {m.role}, not a judge model")
-    return models.judge_file(target)
+    return catalogue.judge_file(target)
 
 
 def looks_like_path(target: str) -> bool:

@@ -6,7 +6,7 @@ import threading
 from typing import Callable, Sequence
 
 from ..core.errors import JudgeError
-from ..core.outputs import Output
+from ..core.reply_schemas import Output
 from ..prompts import Prompt
 from .base import Completion
 

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, Literal, Sequence, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import models
+from . import catalogue
 from ..core.errors import ConfigError, JudgeError, MissingDependencyError, ModelLoadError
 from ..core.offline import ensure_offline
-from ..core.outputs import Output, schema_text
+from ..core.reply_schemas import Output, schema_text
 from ..prompts import Prompt
 from .base import Completion, Judge
 from .cache import cache_key
@@ -111,7 +111,7 @@ class TransformersJudge(Judge):
         if self._model is not None:
             return
         if self.gguf:
-            models.check_unchanged(self.source, self.sha256)  # same weights as the fingerprint's
+            catalogue.check_unchanged(self.source, self.sha256)  # same weights as the fingerprint's
         ensure_offline()  # before transformers imports huggingface_hub, which reads the variables once
         self._resolve()
         import torch  # noqa: PLC0415
@@ -344,11 +344,11 @@ def make_judge(target: str, settings: TransformersSettings) -> TransformersJudge
         if not any(p.glob("*.safetensors")):
             raise ConfigError(f"{p} holds no *.safetensors weights (only safetensors folders are loaded)")
         _require(False)
-        return TransformersJudge(p, models.model_folder_sha256(p), p.name, settings)
+        return TransformersJudge(p, catalogue.model_folder_sha256(p), p.name, settings)
     if p.is_file():
-        models.check_gguf(p)
+        catalogue.check_gguf(p)
         _require(True)
-        return TransformersJudge(p, models.file_sha256(p), p.name, settings)
+        return TransformersJudge(p, catalogue.file_sha256(p), p.name, settings)
     if looks_like_path(target):
         raise missing_model(target, "judge model file or folder")
     raise ConfigError(f"transformers judge '{target}' is neither a catalogue model ({', '.join(judge_names())}), "

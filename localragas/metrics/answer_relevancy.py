@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..asking import answered_probabilities, questions_for
+from ..judge_calls import answered_probabilities, questions_for
 from ..core.errors import ConfigError
 from ..data.schema import MetricResult
-from ..scoring import Scoring
+from ..judge_calls.sample_context import Scoring
 from .base import Metric
 from .options import Options, choice
 

@@ -8,18 +8,18 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..asking.verdicts import DEFAULT_VERDICTS, VERDICTS
-from ..asking.ways import PLAIN
+from ..judge_calls.verdicts import DEFAULT_VERDICTS, VERDICTS
+from ..judge_calls.support_question import PLAIN
 from ..data.metric_definition import NO_MODE, MetricDefinition
 from ..prompts.overrides import template_hashes
 from ..data.schema import MetricResult
 from .options import Options, choice
 
 if TYPE_CHECKING:
-    from ..asking.verdicts import Verdicts
-    from ..asking.window import Smallest
+    from ..judge_calls.verdicts import Verdicts
+    from ..judge_calls.window import Smallest
     from ..prompts.overrides import PromptOverrides
-    from ..scoring import Scoring
+    from ..judge_calls.sample_context import Scoring
 
 
 DEFAULT = ("faithfulness", "answer_relevancy", "context_precision", "context_recall")  # the RAGAS core metrics
@@ -76,7 +76,7 @@ class Metric(ABC):
     @property
     def window_prompts(self) -> "dict[str, Smallest]":
         """Its own prompt families (a custom metric's) -> (the prompt with empty data, one item's data tokens, the
-        reply's): what the judge's window check sizes (asking.window.check_window; a built-in family's is its record's,
+        reply's): what the judge's window check sizes (judge_calls.window.check_window; a built-in family's is its record's,
         prompts/families.py)."""
         return {}
 
@@ -96,7 +96,7 @@ class Metric(ABC):
 
     @abstractmethod
     def measure(self, ctx: "Scoring") -> MetricResult:
-        """Score ctx.sample (asking the judge through localragas.asking with ctx); return
+        """Score ctx.sample (asking the judge through localragas.judge_calls with ctx); return
         MetricResult.unscored_because(reason) when it cannot be scored."""
 
     def with_options(self, **options: Any) -> "Metric":
@@ -108,14 +108,14 @@ class Metric(ABC):
 
 
 class VerdictOptions(Options):
-    """The options of a metric with yes/no verdicts: how they are had (asking/verdicts.py)."""
+    """The options of a metric with yes/no verdicts: how they are had (judge_calls/verdicts.py)."""
 
     verdicts: str = choice({k: v.description for k, v in VERDICTS.items()}, DEFAULT_VERDICTS,
                            "how each item's verdict is had")
 
 
 class WithVerdicts(Metric):
-    """A metric with the `verdicts` option (faithfulness, context recall, context precision; asking.verdicts): the
+    """A metric with the `verdicts` option (faithfulness, context recall, context precision; judge_calls.verdicts): the
     option checked, the verdict strategy it chooses, the prompts its mode asks (for the judge's window check), the
     evidence of its items and the default gate threshold of each mode."""
 
@@ -187,7 +187,7 @@ def support_result(ctx: "Scoring", metric: WithVerdicts, items: list[str], conte
     """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the
     metric's verdict strategy: the mean verdict (graded: the mean calibrated P(yes), or raw without a calibration;
     json: supported / total). Each item is listed under the metric's item_fields with its verdict (Judged.item) and
-    what the metric's way of asking (StatementSupport.way, asking/ways.py; the plain question otherwise) noted for it."""
+    what the metric's way of asking (StatementSupport.way, judge_calls/support_question.py; the plain question otherwise) noted for it."""
     plural, name, flag = metric.item_fields
     verdicts = metric.verdicts
     notes: list[dict] = [{} for _ in items]

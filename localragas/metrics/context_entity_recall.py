@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 
-from ..asking import check_items, entities_of
+from ..judge_calls import check_items, entities_of
 from ..data.metric_definition import item_summary
 from ..prompts import entities_in_contexts
 from ..data.schema import MetricResult
-from ..scoring import Scoring
+from ..judge_calls.sample_context import Scoring
 from .base import Metric
 
 

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from pydantic import model_validator
 
-from ..asking.chunks import CHUNK_QUESTIONS, relevance_family
-from ..asking.verdicts import ANSWERABLE_FAMILY, RELEVANCE_FAMILY
+from ..judge_calls.chunks import CHUNK_QUESTIONS, relevance_family
+from ..judge_calls.verdicts import ANSWERABLE_FAMILY, RELEVANCE_FAMILY
 from ..data.schema import MetricResult
-from ..scoring import Scoring
+from ..judge_calls.sample_context import Scoring
 from .base import VerdictOptions, WithVerdicts
 from .options import choice
 
@@ -26,7 +26,7 @@ def average_precision(relevant: list[bool] | list[float]) -> float:
 
 
 class ContextPrecisionOptions(VerdictOptions):
-    """The verdicts, and the questions each chunk is asked (asking/chunks.py CHUNK_QUESTIONS)."""
+    """The verdicts, and the questions each chunk is asked (judge_calls/chunks.py CHUNK_QUESTIONS)."""
 
     questions: str = choice(CHUNK_QUESTIONS, description="the questions each chunk is asked")
 

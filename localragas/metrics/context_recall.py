@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from ..data.metric_definition import item_summary
 from ..data.schema import MetricResult
-from ..scoring import Scoring
+from ..judge_calls.sample_context import Scoring
 from .base import support_result
 from .statement_support import StatementSupport
 

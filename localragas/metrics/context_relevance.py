@@ -3,9 +3,9 @@ prompts whether the retrieved contexts hold what the question needs, 0 (no), 1 (
 the mean rating / 2."""
 from __future__ import annotations
 
-from ..asking import context_ratings
+from ..judge_calls import context_ratings
 from ..data.schema import MetricResult
-from ..scoring import Scoring
+from ..judge_calls.sample_context import Scoring
 from .base import Metric
 
 

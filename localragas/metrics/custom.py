@@ -8,9 +8,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..asking.custom import criterion_verdict, rubric_levels
-from ..asking.verdicts import VERDICTS, Verdicts
-from ..asking.window import YES_NO_REPLY, Smallest, fields_item
+from ..judge_calls.custom import criterion_verdict, rubric_levels
+from ..judge_calls.verdicts import VERDICTS, Verdicts
+from ..judge_calls.window import YES_NO_REPLY, Smallest, fields_item
 from ..core.errors import ConfigError
 from ..data.metric_definition import NO_MODE
 from ..prompts.custom import FIELDS, criterion_prompt, rubric_prompt
@@ -21,7 +21,7 @@ from .registry import check_custom_name, register_custom
 
 if TYPE_CHECKING:
     from ..prompts import Prompt
-    from ..scoring import Scoring
+    from ..judge_calls.sample_context import Scoring
 
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 KINDS = ("criterion", "rubric")

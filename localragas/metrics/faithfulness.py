@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from ..asking.statements import STATEMENT_MODES
+from ..judge_calls.statements import STATEMENT_MODES
 from ..data.metric_definition import item_summary
 from ..data.schema import MetricResult
-from ..scoring import Scoring
+from ..judge_calls.sample_context import Scoring
 from .base import support_result
 from .options import choice
 from .statement_support import StatementOptions, StatementSupport

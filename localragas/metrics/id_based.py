@@ -6,7 +6,7 @@ Needs the sample fields `retrieved_context_ids` (ids of the retrieved chunks, in
 from __future__ import annotations
 
 from ..data.schema import MetricResult
-from ..scoring import Scoring
+from ..judge_calls.sample_context import Scoring
 from .base import Metric
 from .context_precision import average_precision
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..data.metric_definition import item_summary
 from ..data.schema import MetricResult
-from ..scoring import Scoring
+from ..judge_calls.sample_context import Scoring
 from .base import Metric
 from .shared import answer_claims, answer_claims_in_reference, claims_in_context, reference_claims
 

@@ -7,7 +7,7 @@ from pydantic import Field, field_validator
 
 from ..core.errors import ConfigError
 from ..data.schema import MetricResult
-from ..scoring import Scoring
+from ..judge_calls.sample_context import Scoring
 from .base import Metric
 from .options import Options
 

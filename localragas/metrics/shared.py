@@ -3,9 +3,9 @@ reference's claims, and each side's claims checked against the other text. Used 
 correctness and noise sensitivity, with the one claims prompt and the one verification prompt."""
 from __future__ import annotations
 
-from ..asking import claims_of
-from ..asking.verdicts import VERDICTS, YES
-from ..scoring import Scoring
+from ..judge_calls import claims_of
+from ..judge_calls.verdicts import VERDICTS, YES
+from ..judge_calls.sample_context import Scoring
 
 JSON = VERDICTS["json"]  # the claim checks of factual correctness and noise sensitivity: yes/no verdicts, as ragas
 

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import model_validator
 
-from ..asking.statements import DEFAULT_STATEMENTS, STATEMENT_MODES, statements_of
-from ..asking.ways import PLAIN, QUESTIONS, Way
+from ..judge_calls.statements import DEFAULT_STATEMENTS, STATEMENT_MODES, statements_of
+from ..judge_calls.support_question import PLAIN, QUESTIONS, Way
 from ..data.metric_definition import verdict_renderer
 from .base import VerdictOptions, WithVerdicts
 from .options import choice
 
 if TYPE_CHECKING:
-    from ..scoring import Scoring
+    from ..judge_calls.sample_context import Scoring
 
 # The ways of asking that were measured and not adopted, taken out of the product (their measurements stay in
 # docs/accuracy.md): option -> the value that was removed. Given, the option (or the value) is refused naming it.
@@ -24,7 +24,7 @@ REMOVED = {"evidence": "focused", "shots": 3, "phrasings": 2, "baseline": "conte
 
 class StatementOptions(VerdictOptions):
     """Faithfulness's and context recall's options: the verdicts, what the statements are, and the way each graded
-    verdict is asked (asking/ways.py Way: its fields are options of the same names)."""
+    verdict is asked (judge_calls/support_question.py Way: its fields are options of the same names)."""
 
     removed: ClassVar[dict[str, Any]] = REMOVED
     statements: str = choice(STATEMENT_MODES, DEFAULT_STATEMENTS, "how the text is cut into the statements judged")
@@ -55,7 +55,7 @@ class StatementSupport(WithVerdicts):
 
     @property
     def way(self) -> Way:
-        """How each statement's graded verdict is asked (asking/ways.py)."""
+        """How each statement's graded verdict is asked (judge_calls/support_question.py)."""
         return Way.of(dict(self.options))
 
     @property

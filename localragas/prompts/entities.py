@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..data.language import detect
-from ..core.outputs import MAX_ENTITIES
+from ..core.reply_schemas import MAX_ENTITIES
 from .base import SYSTEMS, Prompt, closing, tagged
 
 INSTRUCTIONS = {

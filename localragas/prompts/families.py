@@ -1,17 +1,17 @@
 """Every built-in prompt family, one record each: its builder, the model of its reply, the instruction blocks a user's
 override replaces (prompts/overrides.py), its prompts on the digest's fixed probe (prompts/digest.py) and its
-smallest size for the judge's window check (asking/window.py). Those modules derive their tables from FAMILIES; a
+smallest size for the judge's window check (judge_calls/window.py). Those modules derive their tables from FAMILIES; a
 new family is one PromptFamily below (and its line in docs/architecture.md).
 
 The token sizes the window arithmetic assumes are declared here too, since a family's smallest size is stated in
-them (asking/window.py fits prompts with the same figures).
+them (judge_calls/window.py fits prompts with the same figures).
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..core.outputs import (Claims, Entities, GeneratedItem, GeneratedLinkedItem, GeneratedQuestion,
+from ..core.reply_schemas import (Claims, Entities, GeneratedItem, GeneratedLinkedItem, GeneratedQuestion,
                             GeneratedQuestions, Output, Rating, Verdicts, YesNo)
 from . import claims, entities, generation, mentions, questions, rating, relevance, verdicts
 from .base import Prompt
@@ -42,7 +42,7 @@ class PromptFamily:
     """One prompt family (Prompt.name): what every table about prompt families is derived from.
 
     build: the builder (its prompts carry `name`); reply: the model of the judge's reply (YesNo: one word, whose
-    next-token P(yes) is read; Verdicts: built per call with core.outputs.verdicts_for(n)); probe: its prompts on the
+    next-token P(yes) is read; Verdicts: built per call with core.reply_schemas.verdicts_for(n)); probe: its prompts on the
     fixed probe in one language, every variant of the builder (prompts/digest.py); instructions: every built-in
     instruction block (each language and variant) a user's text replaces (`--prompt FAMILY=FILE`), () for a family
     that cannot be overridden; smallest: its smallest prompt for the window check, None when not checked before a

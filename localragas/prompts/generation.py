@@ -3,7 +3,7 @@
 documents do not answer (unanswerable); and the check that chunks answer a question."""
 from __future__ import annotations
 
-from ..core.outputs import MAX_QUESTION_CHARS, MAX_REFERENCE_CHARS
+from ..core.reply_schemas import MAX_QUESTION_CHARS, MAX_REFERENCE_CHARS
 from .base import ONE_WORD, REMINDER, YES_NO_SYSTEMS, Prompt, contexts_block, tagged
 
 SYSTEMS = {

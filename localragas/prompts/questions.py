@@ -3,7 +3,7 @@ answer replies to each generated question."""
 from __future__ import annotations
 
 from ..data.language import NAMES, detect
-from ..core.outputs import N_QUESTIONS
+from ..core.reply_schemas import N_QUESTIONS
 from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, tagged
 
 INSTRUCTIONS = {
@@ -45,7 +45,7 @@ _REPLY = {"en": "\nReply with the JSON object only, as in the examples.", "zh": 
 def generate_questions(answer: str, lang: str | None = None, question_lang: str | None = None,
                        checked: bool = False) -> Prompt:
     """lang: the instructions' language (default: the answer's); question_lang: the language the questions are to be
-    written in (default: lang; localragas.asking gives the sample's question's), named in the prompt when it differs
+    written in (default: lang; localragas.judge_calls gives the sample's question's), named in the prompt when it differs
     from `lang`; checked: the questions will be checked (check_question), and the noncommittal flag is to be decided
     from what the answer says (SELF_DESCRIPTION)."""
     lang = lang or detect(answer)

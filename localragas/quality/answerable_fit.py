@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..asking.generation import answerable, asking
-from ..asking.verdicts import ANSWERABLE_FAMILY
-from ..calibration_map import CalibrationMap, FamilyMap, fit_logistic, load_calibration
+from ..judge_calls.generation import answerable, asking
+from ..judge_calls.verdicts import ANSWERABLE_FAMILY
+from ..judges.calibration_map import CalibrationMap, FamilyMap, fit_logistic, load_calibration
 from ..core.errors import ConfigError
 from ..prompts.overrides import template_hashes
 from .agreement import balanced_accuracy, bootstrap_statistic, roc_auc

@@ -1,4 +1,4 @@
-"""`localragas calibrate --fit FILE`: a calibration map fitted to labelled rows (localragas.calibration_map).
+"""`localragas calibrate --fit FILE`: a calibration map fitted to labelled rows (localragas.judges.calibration_map).
 
 Item labels: a row's binary label is taken as the label of its metric's one judged item when the metric scored
 exactly one item (one claim, one statement, one chunk); rows with more items are left out of the fit, as a row's label
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, cast
 
-from ..asking.verdicts import raw_key
-from ..calibration_map import CalibrationMap, FamilyMap, brier, fit_logistic
+from ..judge_calls.verdicts import raw_key
+from ..judges.calibration_map import CalibrationMap, FamilyMap, brier, fit_logistic
 from ..core.errors import ConfigError
 from ..core.number_text import score_text as _n
 from ..metrics import all_metrics

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from .agreement import MEASURES, Agreement, Estimate, Kind
-from ..calibration_map import uncalibrated_note
+from ..judges.calibration_map import uncalibrated_note
 from ..core.number_text import count_text, score_text, score_with_interval, threshold_text
 
 

@@ -109,7 +109,7 @@ def read_labelled(data: Any, *, any_metric: bool = False, max_input_bytes: int =
     must hold exactly two rows of one metric, one of them better.
     any_metric: accept a label.metric localragas does not compute (the rows are scored with another metric).
     max_input_bytes: a larger file is refused, as is a path that is not a regular file (load_samples)."""
-    from .. import models  # noqa: PLC0415
+    from ..judges import catalogue  # noqa: PLC0415
     from ..data.sample_inputs import numbered_rows, python_records  # noqa: PLC0415
 
     columns = check_columns(columns)
@@ -119,7 +119,7 @@ def read_labelled(data: Any, *, any_metric: bool = False, max_input_bytes: int =
         if records:
             ColumnCheck(columns, shown).over(r for _, r in records)
         rows = _labelled_rows(records, shown, unit, any_metric, columns)
-        return LabelledSource(shown, rows, path, models.sha256_of(path))
+        return LabelledSource(shown, rows, path, catalogue.sha256_of(path))
     shown, records = python_records(data, columns, samples=False)
     with numbered_rows():
         return LabelledSource(shown, _labelled_rows(records, shown, "row", any_metric, columns))

@@ -7,7 +7,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ..calibration_map import uncalibrated_note
+from ..judges.calibration_map import uncalibrated_note
 from ..core.number_text import count_text, interval_text, percent_text, score_text, seconds_text, threshold_text
 from ..data.schema import GateResult, MetricSummary, Report
 from ..run.judge_check import check_line

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..calibration_map import uncalibrated_note
+from ..judges.calibration_map import uncalibrated_note
 from ..core.number_text import interval_text, score_text, seconds_text, threshold_text
 from ..data.field_check import ignored_line
 from ..data.schema import Report

@@ -3,7 +3,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from ..calibration_map import uncalibrated_note
+from ..judges.calibration_map import uncalibrated_note
 from ..core.number_text import interval_text, score_text, seconds_text, threshold_text
 from ..run.judge_check import check_line
 from ..data.language import prompts_line

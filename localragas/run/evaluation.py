@@ -62,7 +62,7 @@ class Evaluation:
         self.checkpoint = None  # the resume checkpoint (a localragas.run.checkpoint.Checkpoint), once run() made it
 
     def run(self) -> Report:
-        from .. import models  # noqa: PLC0415
+        from ..judges import catalogue  # noqa: PLC0415
         from .checkpoint import Checkpoint  # noqa: PLC0415
         from ..data.dataset import load_samples  # noqa: PLC0415
         from ..judges import get_judge  # noqa: PLC0415
@@ -98,7 +98,7 @@ class Evaluation:
         finally:
             judge.close()
         report.meta["dataset"] = str(spec.data)
-        report.meta["dataset_sha256"] = models.dataset_sha256(spec.data)
+        report.meta["dataset_sha256"] = catalogue.dataset_sha256(spec.data)
         if spec.shard:
             index, count = spec.shard
             report.meta["shard"] = {"index": index, "count": count, "total": total, "positions": positions}

@@ -5,7 +5,7 @@ irrelevant chunks, stops the run (JudgeCheckError: exit 5) instead of passing th
 - What is asked: for each verdict family the run's metrics use (faithfulness and context recall: statements, their
   graded `verify_statement` in the metric's way of asking, or `verify_statements` with verdicts=json; context
   precision: chunks, `judge_chunk` or `judge_chunks`), in each language of the run's samples, through the metric's
-  own verdict strategy (asking/verdicts.py, the function its scores come from): the same prompt builders and the
+  own verdict strategy (judge_calls/verdicts.py, the function its scores come from): the same prompt builders and the
   run's judging context (judges/judging.py: its prompt overrides, its cache and its call counters). Answer relevancy and custom metrics are not
   checked.
 - The rule (the constants below, in one place): graded verdicts pass when the ROC AUC of the raw P(yes) (the
@@ -31,8 +31,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import models
-from ..asking.verdicts import YES, raw_p_yes
+from ..judges import catalogue
+from ..judge_calls.verdicts import YES, raw_p_yes
 from ..core.errors import JudgeError
 from ..core.number_text import score_text as _n, seconds_text
 from ..data.language import NAMES, scope_of
@@ -41,7 +41,7 @@ from ..judges.judging import judging_of
 from ..metrics.base import Metric, WithVerdicts
 from ..metrics.context_precision import ContextPrecision
 from ..metrics.statement_support import StatementSupport
-from ..scoring import Scoring
+from ..judge_calls.sample_context import Scoring
 from .judge_check_items import CHUNKS, STATEMENTS
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ _JSON = {"verify_statements", "judge_chunks"}
 @dataclass(frozen=True)
 class Family:
     """One verdict family the check asks: its kind (statements, chunks), its name (the graded family a calibration
-    names, asking/ways.py Way.family, or the JSON prompt's) and the run's metric whose verdicts it asks like."""
+    names, judge_calls/support_question.py Way.family, or the JSON prompt's) and the run's metric whose verdicts it asks like."""
 
     kind: str
     family: str
@@ -120,7 +120,7 @@ def exemption(judge: "Judge") -> str | None:
     if own:
         return str(own)
     digest = getattr(judge, "sha256", None)
-    entry = next((m for m in models.CATALOGUE.values() if digest and m.sha256 == digest), None)
+    entry = next((m for m in catalogue.CATALOGUE.values() if digest and m.sha256 == digest), None)
     return TEST_JUDGE if entry is not None and entry.judge_check == "exempt" else None
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .. import __version__
-from ..asking import check_window
-from ..calibration_map import CalibrationMap
+from ..judge_calls import check_window
+from ..judges.calibration_map import CalibrationMap
 from .checkpoint import Checkpoint, sample_hash
-from ..embeddings import CachedEmbedder, Embedder, get_embedder
+from ..judges.embeddings import CachedEmbedder, Embedder, get_embedder
 from ..core.errors import CacheError, ConfigError, JudgeCheckError, JudgeError, MissingDependencyError, ModelLoadError
 from .gate import default_thresholds, run_gate
 from .judge_check import failure_message, flat_metrics, run_check, scoring_stats
@@ -31,7 +31,7 @@ from ..metrics.report_definitions import definitions_of
 from .progress import progress_for
 from .settings import OF_A_DATA_RUN, RunSettings, refuse, register_custom_metrics
 from ..prompts.overrides import PromptOverrides, load_overrides, template_hashes
-from ..scoring import Scoring
+from ..judge_calls.sample_context import Scoring
 from ..data.schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow, calls_by_prompt
 from .stats import by_category, ci_settings, summarise
 

@@ -1,6 +1,6 @@
 """A run's settings, declared once: RunSettings holds each with its type, default, bounds and help text, and how it is
 given on the command line (Flag) and whether a settings file may set it (IN_FILE). Everything else is derived from it:
-`localragas eval`'s options (cli_options.setting_option), the settings file's keys (run/config.py), the keyword
+`localragas eval`'s options (cli/options.py setting_option), the settings file's keys (run/config.py), the keyword
 arguments of evaluate() and calibrate(), the pytest plugin's options and the resume checkpoint's key.
 
 Layered once, by RunSettings.over: the defaults, then the settings file, then the flags or keyword arguments; a value

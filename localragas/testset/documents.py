@@ -7,7 +7,7 @@ chunks are named by its `id` (a record that fits one chunk: `<id>#1`). The same 
 and machine; an edit to a document renumbers its own chunks only.
 
 Chunks: paragraphs (blank-line separated) packed up to CHUNK_CHARS characters; a longer paragraph is cut at sentence
-ends (localragas.asking.text.split_text). No overlap between chunks.
+ends (localragas.judge_calls.text.split_text). No overlap between chunks.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from ..asking.text import pack, split_text
+from ..judge_calls.text import pack, split_text
 from ..core.errors import DatasetError, MissingDependencyError
 
 CHUNK_CHARS = 800  # the most characters in one chunk (a paragraph longer than this is cut at sentence ends)

@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 
 from ..core import paths
-from ..asking.generation import ANSWERABLE_FAMILY, FAMILIES
-from ..asking.verdicts import SUPPORT_FAMILY
+from ..judge_calls.generation import ANSWERABLE_FAMILY, FAMILIES
+from ..judge_calls.verdicts import SUPPORT_FAMILY
 from .documents import CHUNK_CHARS, Chunk, load_chunks
 from .plan import DEFAULT_MIX, KINDS, parse_mix, plan
 from ..core.errors import ConfigError
@@ -246,7 +246,7 @@ class Generation:
     def _run(self, chunks: list[Chunk], judging) -> Testset:
         from ..run.checkpoint import RecordCheckpoint, run_key  # noqa: PLC0415
         from ..prompts.digest import prompts_digest  # noqa: PLC0415
-        from ..embeddings import CachedEmbedder, Embedder, get_embedder  # noqa: PLC0415
+        from ..judges.embeddings import CachedEmbedder, Embedder, get_embedder  # noqa: PLC0415
         from ..run.progress import progress_for  # noqa: PLC0415
 
         spec = self.spec
@@ -335,7 +335,7 @@ class _State:
 
     def attempt(self, kind: str, indices: list[int]) -> dict[str, Any]:
         """One candidate written and checked: {"status": "kept", "row": …} or {"status": "dropped", "reason": …}."""
-        from ..asking.generation import answerable, answerable_by_any, asking, reference_support, write  # noqa: PLC0415
+        from ..judge_calls.generation import answerable, answerable_by_any, asking, reference_support, write  # noqa: PLC0415
         from ..data.sample_record import content_id  # noqa: PLC0415
 
         corpus = self.corpus

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from localragas.calibration_map import FamilyMap, brier, fit_logistic
+from localragas.judges.calibration_map import FamilyMap, brier, fit_logistic
 from localragas.quality.agreement import balanced_accuracy, bootstrap_statistic, figure_gain, roc_auc
 from research.accuracy.results import binary_results, raw_of, single_rows
 

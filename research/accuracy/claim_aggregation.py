@@ -20,7 +20,7 @@ import numpy as np
 
 
 from localragas.quality.agreement import bootstrap_statistic, figure_gain, roc_auc
-from localragas.calibration_map import FamilyMap
+from localragas.judges.calibration_map import FamilyMap
 from research.accuracy.results import raw_of
 
 SOFT_MIN_K = 5.0  # -log(mean(exp(-k p))) / k: between the mean (k -> 0) and the minimum (k -> infinity)

@@ -27,7 +27,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from localragas.core import paths
-from localragas.embeddings import get_embedder
+from localragas.judges.embeddings import get_embedder
 from localragas.core.errors import LocalragasError
 from localragas.judges import get_judge
 from localragas.core.key_values import parse_metric_options, parse_options

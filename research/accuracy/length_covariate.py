@@ -29,7 +29,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 
-from localragas.calibration_map import logit
+from localragas.judges.calibration_map import logit
 from localragas.quality.agreement import bootstrap_statistic, figure_gain, roc_auc
 from research.accuracy.results import binary_results, labelled_file_rows, raw_of, single_rows
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from localragas.asking.verdicts import raw_p_yes
+from localragas.judge_calls.verdicts import raw_p_yes
 
 
 def raw_of(item: dict) -> float:

@@ -31,10 +31,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 
 
-from localragas import models
-from localragas.calibration_map import logit
+from localragas.judges import catalogue
+from localragas.judges.calibration_map import logit
 from localragas.core.sentences import sentences
-from localragas.embeddings import get_embedder
+from localragas.judges.embeddings import get_embedder
 from localragas.quality.agreement import bootstrap_statistic, figure_gain, roc_auc
 from research.accuracy.results import binary_results, labelled_file_rows, raw_of
 
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("results", type=Path, nargs="*", help="`localragas calibrate --out` files")
     ap.add_argument("--all-rows", type=Path, nargs="+", default=[], metavar="FILE",
                     help="labelled faithfulness .jsonl files: the similarity alone on every row")
-    ap.add_argument("--embedder", default=models.DEFAULT_EMBEDDER,
+    ap.add_argument("--embedder", default=catalogue.DEFAULT_EMBEDDER,
                     help="catalogue name, 'fake' or a sentence-transformers folder (default %(default)s)")
     args = ap.parse_args(argv)
     if not args.results and not args.all_rows:

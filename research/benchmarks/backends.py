@@ -103,9 +103,9 @@ def main() -> None:
         text=True).stdout.splitlines() if "bench_backends" not in line)
     if busy:  # timings taken beside another model run on the same cores mean nothing
         raise SystemExit(f"another model run is going on; try later:\n{busy}")
-    from localragas import models  # noqa: PLC0415
+    from localragas.judges import catalogue  # noqa: PLC0415
 
-    model_path = models.path(args.model)
+    model_path = catalogue.path(args.model)
     args.out.mkdir(parents=True, exist_ok=True)
     cores = os.cpu_count() or 1
     only = set(args.only.split(",")) if args.only else None

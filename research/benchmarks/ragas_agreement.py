@@ -410,7 +410,7 @@ def render_table(entries: list[tuple[Calibration, Calibration | None]], ours_giv
 def run_ragas(jobs: list[Job], args: argparse.Namespace, judge_path: Path, alias: str, rows_file: Path) -> dict:
     """Score the jobs with ragas in the bench venv against the llama.cpp server; records are appended to
     rows_file by the child as each row finishes. Returns the bench venv's package versions."""
-    from localragas import models  # noqa: PLC0415
+    from localragas.judges import catalogue  # noqa: PLC0415
 
     versions, _ = harness.ensure_bench_venv()
     python = harness.venv_python(harness.BENCH_VENV)
@@ -419,7 +419,7 @@ def run_ragas(jobs: list[Job], args: argparse.Namespace, judge_path: Path, alias
     with tempfile.TemporaryDirectory(prefix="localragas-ragas-agreement-") as tmp:
         job_file = Path(tmp) / "jobs.json"  # holds row text: kept out of the checkout, removed afterwards
         job_file.write_text(json.dumps({
-            "model": alias, "embedder": str(models.path("minilm-l6")), "timeout": args.ragas_timeout,
+            "model": alias, "embedder": str(catalogue.path("minilm-l6")), "timeout": args.ragas_timeout,
             "jobs": [{"key": j.key, "metric": j.variant, "sample": ragas_fields(j.row.sample)} for j in jobs],
         }))
         with server:
@@ -492,10 +492,10 @@ def main(argv: list[str] | None = None) -> int:
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     judge_meta: dict[str, Any] = {"spec": args.judge}
     if not args.report_only:
-        from localragas import models  # noqa: PLC0415
+        from localragas.judges import catalogue  # noqa: PLC0415
 
         judge_path, alias = harness.resolve_judge(args.judge)
-        judge_meta.update(judge_file=judge_path.name, judge_sha256=models.sha256_of(judge_path), n_ctx=args.n_ctx)
+        judge_meta.update(judge_file=judge_path.name, judge_sha256=catalogue.sha256_of(judge_path), n_ctx=args.n_ctx)
         check_resume(out_dir, {k: judge_meta[k] for k in ("judge_file", "judge_sha256", "n_ctx")}, args.fresh)
         done = read_records(rows_file)
         todo: list[Job] = []

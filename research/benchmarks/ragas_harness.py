@@ -248,10 +248,10 @@ def drive_child(python: Path, server: LlamaServer, job_file: Path, out_file: Pat
 
 def resolve_judge(spec: str) -> tuple[Path, str]:
     """(GGUF path, label) of a catalogue name or a .gguf path."""
-    from localragas import models  # noqa: PLC0415
+    from localragas.judges import catalogue  # noqa: PLC0415
 
-    if spec in models.CATALOGUE:
-        return models.path(spec), spec
+    if spec in catalogue.CATALOGUE:
+        return catalogue.path(spec), spec
     path = Path(spec).expanduser()
     if not path.is_file():
         raise SystemExit(f"--judge {spec}: neither a catalogue judge nor a GGUF file")

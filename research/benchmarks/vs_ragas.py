@@ -438,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"bench_venv": str(BENCH_VENV), "build_seconds": round(seconds, 1), "versions": versions},
                          indent=2))
         return 0
-    from localragas import models  # noqa: PLC0415 - fails early when not run with the project venv
+    from localragas.judges import catalogue  # noqa: PLC0415 - fails early when not run with the project venv
 
     judge_path, alias = resolve_judge(args.judge)
     samples, datasets = collect_samples(args)
@@ -451,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "note": NOISE_NOTE,
         "machine": machine_info(),
-        "judge": {"spec": args.judge, "path": str(judge_path), "sha256": models.sha256_of(judge_path)},
+        "judge": {"spec": args.judge, "path": str(judge_path), "sha256": catalogue.sha256_of(judge_path)},
         "settings": {"metrics": args.metrics, "limit": args.limit, "bench_rows": args.bench_rows,
                      "max_context_chars": args.max_context_chars, "n_ctx": args.n_ctx, "threads": args.threads,
                      "ragas_timeout": args.ragas_timeout},
@@ -461,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     if not args.skip_ragas:
-        result["ragas"] = run_ragas(args, jobs, judge_path, alias, models.path("minilm-l6"))
+        result["ragas"] = run_ragas(args, jobs, judge_path, alias, catalogue.path("minilm-l6"))
         result["machine"]["ragas"] = result["ragas"]["versions"]["ragas"]
         args.out.write_text(json.dumps(result, indent=2) + "\n")  # kept should the localragas side fail
         log(f"ragas records written to {args.out}")

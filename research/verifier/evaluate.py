@@ -32,7 +32,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 from sklearn.preprocessing import StandardScaler
 
-from localragas.calibration_map import load_calibration
+from localragas.judges.calibration_map import load_calibration
 from localragas.quality.agreement import balanced_accuracy, bootstrap_statistic, figure_gain, roc_auc
 
 CALIBRATION = Path(__file__).resolve().parents[2] / "localragas" / "calibrations" / "qwen2.5-1.5b.json"

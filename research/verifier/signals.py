@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from localragas import models
+from localragas.judges import catalogue
 from localragas.core.sentences import sentences
 from localragas.judges.llama_steps import LlamaSteps
 from localragas.judges.yes_no import top_from_logits, yes_no_reply
@@ -219,7 +219,7 @@ def main() -> None:
     ap.add_argument("--n-ctx", type=int, default=8192)
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
-    path = models.models_dir() / models.spec(models.DEFAULT_JUDGE).filename
+    path = catalogue.models_dir() / catalogue.spec(catalogue.DEFAULT_JUDGE).filename
     reader = Reader(path, a.n_ctx)
     for name in a.files:
         run_file(reader, a.bench / name, a.out, a.limit)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from localragas.calibration_map import FORMAT
+from localragas.judges.calibration_map import FORMAT
 
 CTX = "The Eiffel Tower is in Paris. It was completed in 1889 for the World's Fair."
 WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet".split()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from localragas import models
+from localragas.judges import catalogue
 
 from cli_helpers import sample_rows, write_jsonl
 
@@ -22,7 +22,7 @@ def models_dir(tmp_path, monkeypatch) -> Path:
     """An empty models folder, in $LOCALRAGAS_MODELS_DIR."""
     d = tmp_path / "models"
     d.mkdir()
-    monkeypatch.setenv(models.MODELS_DIR_ENV, str(d))
+    monkeypatch.setenv(catalogue.MODELS_DIR_ENV, str(d))
     return d
 
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from localragas.asking.verdicts import VERDICTS
-from localragas.embeddings import Embedder
+from localragas.judge_calls.verdicts import VERDICTS
+from localragas.judges.embeddings import Embedder
 from localragas.data.schema import Sample
 
 

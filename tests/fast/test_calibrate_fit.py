@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from localragas.calibration_map import FORMAT, FamilyMap, fit_logistic, load_calibration
+from localragas.judges.calibration_map import FORMAT, FamilyMap, fit_logistic, load_calibration
 
 from calibration_helpers import overlap_row
 from cli_helpers import cli, write_jsonl

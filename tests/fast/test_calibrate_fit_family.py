@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from localragas.calibration_map import CalibrationMap, FamilyMap, load_calibration
+from localragas.judges.calibration_map import CalibrationMap, FamilyMap, load_calibration
 from localragas.prompts.overrides import template_hashes
 
 from cli_helpers import cli, write_jsonl

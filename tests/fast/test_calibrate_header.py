@@ -7,7 +7,7 @@ import json
 
 import localragas
 from localragas.quality.calibration_results import CalibrationRun
-from localragas.calibration_map import CalibrationMap, FamilyMap
+from localragas.judges.calibration_map import CalibrationMap, FamilyMap
 from localragas.report.calibration import fit_note
 
 from calibration_helpers import overlap_rows

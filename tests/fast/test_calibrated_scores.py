@@ -8,12 +8,12 @@ import json
 import pytest
 
 from localragas import evaluate
-from localragas.calibration_map import FamilyMap
+from localragas.judges.calibration_map import FamilyMap
 from localragas.run.evaluation import checkpoint_key, spec_from_flags
 from localragas.judges import FakeJudge
 from localragas.run.runner import run_judging
 from localragas.metrics.context_precision import average_precision
-from localragas.core.outputs import Claims, YesNo
+from localragas.core.reply_schemas import Claims, YesNo
 from localragas.report import read_json
 from localragas.report.html_report import render_html
 from localragas.report.markdown import render_markdown

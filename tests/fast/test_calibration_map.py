@@ -1,4 +1,4 @@
-"""The calibration map (localragas.calibration_map): its shape, its file, its fit; where a judge's calibration comes
+"""The calibration map (localragas.judges.calibration_map): its shape, its file, its fit; where a judge's calibration comes
 from (judges/calibrated.py)."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from localragas import models
-from localragas.calibration_map import (FORMAT, CalibrationMap, FamilyMap, fit_logistic, load_calibration, logit,
+from localragas.judges import catalogue
+from localragas.judges.calibration_map import (FORMAT, CalibrationMap, FamilyMap, fit_logistic, load_calibration, logit,
                                         sigmoid)
 from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge, get_judge
@@ -142,9 +142,9 @@ def test_the_catalogue_calibration_applies_only_to_the_catalogue_entrys_file(tmp
     shipped = tmp_path / "calibrations"
     shipped.mkdir()
     calibration_file(shipped / "qwen.json", a=1.3, b=0.2)
-    entry = models.CATALOGUE[models.DEFAULT_JUDGE]
-    shipping = models.ModelSpec(**{**entry.__dict__, "calibration": "qwen.json"})
-    monkeypatch.setitem(models.CATALOGUE, entry.name, shipping)
+    entry = catalogue.CATALOGUE[catalogue.DEFAULT_JUDGE]
+    shipping = catalogue.ModelSpec(**{**entry.__dict__, "calibration": "qwen.json"})
+    monkeypatch.setitem(catalogue.CATALOGUE, entry.name, shipping)
     monkeypatch.setattr(calibrated_module, "SHIPPED", shipped)
     judge = FakeJudge()
     judge.sha256 = entry.sha256  # e.g. a .gguf path holding the catalogue's file
@@ -156,6 +156,6 @@ def test_the_catalogue_calibration_applies_only_to_the_catalogue_entrys_file(tmp
 
 
 def test_no_catalogue_judge_ships_a_calibration_on_this_branch_unless_its_file_is_there():
-    for m in models.CATALOGUE.values():
+    for m in catalogue.CATALOGUE.values():
         if m.calibration:
             assert (calibrated_module.SHIPPED / m.calibration).is_file(), m.name

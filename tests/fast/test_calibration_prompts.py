@@ -11,7 +11,7 @@ import pytest
 
 import localragas
 from localragas import Criterion
-from localragas.calibration_map import CalibrationMap, FamilyMap, load_calibration, uncalibrated_note
+from localragas.judges.calibration_map import CalibrationMap, FamilyMap, load_calibration, uncalibrated_note
 from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.prompts.overrides import template_hashes

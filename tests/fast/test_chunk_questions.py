@@ -8,9 +8,9 @@ import json
 import pytest
 
 from localragas import evaluate
-from localragas.calibration_map import FamilyMap
+from localragas.judges.calibration_map import FamilyMap
 from localragas.core.errors import ConfigError
-from localragas.core.outputs import YesNo
+from localragas.core.reply_schemas import YesNo
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.data.schema import Sample

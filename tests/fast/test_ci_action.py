@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from localragas import Report, models
+from localragas import Report
+from localragas.judges import catalogue
 
 yaml = pytest.importorskip("yaml")
 
@@ -88,8 +89,8 @@ def test_a_bad_input_fails_before_the_eval_naming_the_input(tmp_path, inputs, na
 def test_the_cache_keys_are_the_judges_sha256_and_the_datas(tmp_path):
     done = run(tmp_path, "keys", data=str(EXAMPLES), judge="qwen2.5-1.5b")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == [f"model={models.spec('qwen2.5-1.5b').sha256[:16]}",
-                                   f"data={models.dataset_sha256(EXAMPLES)[:16]}"]
+    assert done.stdout.split() == [f"model={catalogue.spec('qwen2.5-1.5b').sha256[:16]}",
+                                   f"data={catalogue.dataset_sha256(EXAMPLES)[:16]}"]
     other = run(tmp_path, "keys", data=str(EXAMPLES), judge="fake").stdout.split()
     assert other[0] != done.stdout.split()[0] and other[1] == done.stdout.split()[1]
 

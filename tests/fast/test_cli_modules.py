@@ -1,5 +1,5 @@
-"""The command line is split by concern (cli.py, cli_reports.py, cli_calibrate.py, ...), every command still in the
-one group; `report` and `merge` take the gate and format options declared once (cli_options.regate_options)."""
+"""The command line is split by concern (cli.py, cli/reports.py, cli/calibrate.py, ...), every command still in the
+one group; `report` and `merge` take the gate and format options declared once (cli/options.py regate_options)."""
 from __future__ import annotations
 
 from localragas.cli import main

@@ -10,14 +10,14 @@ import pytest
 
 import localragas
 from localragas import Criterion, MetricResult, Rubric
-from localragas.calibration_map import CalibrationMap, FamilyMap
+from localragas.judges.calibration_map import CalibrationMap, FamilyMap
 from localragas.run.config import load_settings
 from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge, Judge, Judging
 from localragas.judges.base import Completion
 from localragas.judges.yes_no import NextTokens, choice_reply, yes_no_reply
 from localragas.metrics import all_metrics
-from localragas.core.outputs import Choices, YesNo
+from localragas.core.reply_schemas import Choices, YesNo
 
 from cli_helpers import cli, write_file, write_jsonl
 

@@ -12,7 +12,7 @@ import localragas.run.config
 import localragas.judges.cache
 import localragas.quality.labelled
 import localragas.metrics
-import localragas.models
+import localragas.judges.catalogue
 import localragas.report
 import localragas.core.atomic_write
 from localragas.core.errors import environment_message
@@ -42,11 +42,11 @@ def check_environment_error(r, path="/srv/locked/file"):
 
 @pytest.mark.parametrize("module, name, args", [
     (localragas.run.config, "_read", ["eval", "{data}", "--no-progress", "--config", "{data}"]),
-    (localragas.models, "verify", ["models", "verify", "qwen2.5-1.5b"]),
-    (localragas.models, "models_dir_source", ["models", "list"]),
-    (localragas.models, "path", ["models", "path", "qwen2.5-1.5b"]),
-    (localragas.models, "models_dir", ["models", "path", "--dir"]),
-    (localragas.models, "pull", ["models", "pull", "qwen2.5-1.5b"]),
+    (localragas.judges.catalogue, "verify", ["models", "verify", "qwen2.5-1.5b"]),
+    (localragas.judges.catalogue, "models_dir_source", ["models", "list"]),
+    (localragas.judges.catalogue, "path", ["models", "path", "qwen2.5-1.5b"]),
+    (localragas.judges.catalogue, "models_dir", ["models", "path", "--dir"]),
+    (localragas.judges.catalogue, "pull", ["models", "pull", "qwen2.5-1.5b"]),
     (localragas.judges.cache.JudgeCache, "info", ["cache", "info", "--cache-dir", "{tmp}/c"]),
     (localragas.judges.cache.JudgeCache, "clear", ["cache", "clear", "--cache-dir", "{tmp}/c"]),
     (localragas.metrics, "all_metrics", ["metrics"]),
@@ -68,9 +68,9 @@ def test_every_command_maps_an_os_error_to_exit_2(monkeypatch, tmp_path, data, s
 def test_models_verify_tells_an_environment_error_from_a_mismatch(monkeypatch):
     r = cli("models", "verify", "no-such-model")
     assert r.exit_code == 2 and "unknown model" in r.output and "Traceback" not in r.output
-    monkeypatch.setattr(localragas.models, "verify", lambda name: (False, "sha256 mismatch"))
+    monkeypatch.setattr(localragas.judges.catalogue, "verify", lambda name: (False, "sha256 mismatch"))
     assert cli("models", "verify", "qwen2.5-1.5b").exit_code == 1
-    monkeypatch.setattr(localragas.models, "verify", denied)
+    monkeypatch.setattr(localragas.judges.catalogue, "verify", denied)
     check_environment_error(cli("models", "verify", "qwen2.5-1.5b"))
 
 

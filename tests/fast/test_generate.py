@@ -13,7 +13,7 @@ from localragas.testset.generation import (KINDS, UNANSWERABLE_REFERENCE, UNANSW
                                            summary_lines)
 from localragas.judges import Judging
 from localragas.judges.fake import FakeJudge, heuristic_reply
-from localragas.core.outputs import GeneratedItem, GeneratedLinkedItem, GeneratedQuestion
+from localragas.core.reply_schemas import GeneratedItem, GeneratedLinkedItem, GeneratedQuestion
 from localragas.prompts.base import neutralise
 
 from cli_helpers import cli
@@ -248,7 +248,7 @@ def test_the_reference_support_is_read_on_the_calibrated_scale():
     """A judge calibrated for verify_statement: the support kept in meta is the calibrated value (as faithfulness
     scores a claim), checked against SUPPORT_THRESHOLD; uncalibrated, the raw P(yes) against
     UNCALIBRATED_SUPPORT_THRESHOLD."""
-    from localragas.calibration_map import CalibrationMap, FamilyMap, logit
+    from localragas.judges.calibration_map import CalibrationMap, FamilyMap, logit
     from localragas.testset.generation import SUPPORT_THRESHOLD, UNCALIBRATED_SUPPORT_THRESHOLD
 
     raw = generate_testset(spec(FakeJudge(), size=4, **one_kind("single")))
@@ -273,7 +273,7 @@ def test_the_reference_support_is_read_on_the_calibrated_scale():
 
 
 def test_a_calibration_fitted_under_another_support_prompt_is_not_applied():
-    from localragas.calibration_map import CalibrationMap, FamilyMap
+    from localragas.judges.calibration_map import CalibrationMap, FamilyMap
     from localragas.testset.generation import UNCALIBRATED_SUPPORT_THRESHOLD, support_calibration
     from localragas.prompts.overrides import template_hashes
 
@@ -292,7 +292,7 @@ def test_the_answerability_check_is_read_on_the_calibrated_scale_when_the_map_ha
     """A question_answerable map (calibrate --fit --family question_answerable) is applied to the check's P(yes): a
     flat map at 0.3 makes every question unanswerable: answerable kinds dropped "not_answerable", unanswerable ones
     kept with 0.15 (under UNANSWERABLE_THRESHOLD)."""
-    from localragas.calibration_map import CalibrationMap, FamilyMap, logit
+    from localragas.judges.calibration_map import CalibrationMap, FamilyMap, logit
 
     flat = {"calibration": CalibrationMap({"question_answerable": FamilyMap(0.0, logit(0.15))})}
     ts = generate_testset(spec(FakeJudge(), size=4, mix={"single": 0.5, "unanswerable": 0.5}, judge_options=flat))

@@ -13,10 +13,10 @@ from localragas.judges.base import Judge
 from localragas.judges.cache import JudgeCache
 from localragas.judges.yes_no import top_from_logits, word_of, yes_no_reply
 from localragas.metrics import all_metrics
-from localragas.core.outputs import YesNo
+from localragas.core.reply_schemas import YesNo
 from localragas.prompts import judge_chunk, verify_statement
 from localragas.prompts.base import ONE_WORD, YES_NO_SYSTEMS
-from localragas.scoring import Scoring
+from localragas.judge_calls.sample_context import Scoring
 
 from metrics_helpers import ACME, graded
 

@@ -16,17 +16,15 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("schema", ["data.schema", "data.language", "data.metric_definition"]),
     ("data", ["data"]),
     ("prompts", ["prompts"]),
-    ("judges", ["models", "calibration_map", "judges", "embeddings"]),
-    ("scoring", ["scoring"]),
-    ("asking", ["asking"]),
+    ("judges", ["judges"]),
+    ("judge_calls", ["judge_calls"]),
     ("metrics", ["metrics"]),
     ("run", ["run"]),
     ("testset", ["testset"]),
     ("quality", ["quality"]),
     ("report", ["report"]),
     ("integrations", ["integrations"]),
-    ("front", ["cli", "cli_options", "cli_output", "cli_reports", "cli_calibrate", "cli_generate", "cli_inventory",
-               "pytest_plugin", "testing", ""]),  # "": localragas/__init__.py, the exports
+    ("front", ["cli", "pytest_plugin", "testing", ""]),  # "": localragas/__init__.py, the exports
 ]
 
 # `from localragas import __version__` is the version string, not the package's lazy exports: allowed anywhere.

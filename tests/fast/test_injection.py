@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from localragas.embeddings import HashingEmbedder
+from localragas.judges.embeddings import HashingEmbedder
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.prompts import entities_in_contexts, judge_chunks
 from localragas.prompts.base import _SPECIAL_TOKEN, REMINDER, TAGS, neutralise
 from localragas.data.schema import Sample
-from localragas.scoring import Scoring
+from localragas.judge_calls.sample_context import Scoring
 
 
 ROOT = Path(__file__).resolve().parents[2]

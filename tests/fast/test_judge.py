@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from localragas import models
+from localragas.judges import catalogue
 from localragas.core.errors import ConfigError, JudgeError, ModelIntegrityError, ModelNotFoundError
 from localragas.judges import Completion, FakeJudge, Judge, Judging, get_judge, judge_names
-from localragas.core.outputs import (
+from localragas.core.reply_schemas import (
     MAX_CLAIM_CHARS, MAX_CLAIMS, N_QUESTIONS, Claims, GeneratedQuestions, _check_bounded, json_schema, verdicts_for,
 )
 from localragas.prompts import Prompt, extract_claims
@@ -255,8 +255,8 @@ def test_get_judge_unknown_lists_valid_names():
 
 def test_judge_names_are_the_catalogue_judges():
     names = judge_names()
-    assert models.DEFAULT_JUDGE in names and models.TEST_JUDGE in names
-    assert models.DEFAULT_EMBEDDER not in names
+    assert catalogue.DEFAULT_JUDGE in names and catalogue.TEST_JUDGE in names
+    assert catalogue.DEFAULT_EMBEDDER not in names
 
 
 def test_llamacpp_bad_option_is_a_config_error_naming_it():
@@ -274,7 +274,7 @@ def test_llamacpp_out_of_range_option_is_a_config_error():
 
 def test_embedder_is_not_a_judge():
     with pytest.raises(ConfigError, match="not a judge"):
-        get_judge(models.DEFAULT_EMBEDDER)
+        get_judge(catalogue.DEFAULT_EMBEDDER)
 
 
 def test_a_file_that_is_not_gguf_is_refused(tmp_path):

@@ -15,9 +15,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from localragas import models
+from localragas.judges import catalogue
 from localragas.core.errors import JudgeCheckError, JudgeError
-from localragas.core.outputs import YesNo
+from localragas.core.reply_schemas import YesNo
 from localragas.data.schema import Sample
 from localragas.judges import FakeJudge, Judging, get_judge
 from localragas.prompts.overrides import load_overrides
@@ -310,9 +310,9 @@ def test_the_python_api_raises_and_judge_check_false_skips(tmp_path):
 
 def test_the_test_judge_and_a_fake_judge_built_in_code_are_exempt_and_say_so():
     en = Sample(id="e", question="Where?", contexts=["Paris."], answer="Paris.")
-    assert models.CATALOGUE[models.TEST_JUDGE].judge_check == "exempt"
+    assert catalogue.CATALOGUE[catalogue.TEST_JUDGE].judge_check == "exempt"
     test_judge = FakeJudge(checked=True)
-    test_judge.sha256 = models.CATALOGUE[models.TEST_JUDGE].sha256  # as the llamacpp judge of its file has it
+    test_judge.sha256 = catalogue.CATALOGUE[catalogue.TEST_JUDGE].sha256  # as the llamacpp judge of its file has it
     report = evaluate([en], metrics=["faithfulness"], judge=test_judge, cache=False)
     assert report.meta["judge_check"] == {"status": "exempt", "reason": "test judge"}
     assert [c for c in test_judge.calls if "Eiffel" in c.prompt.user] == []

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from localragas import models
+from localragas.judges import catalogue
 from localragas.core.errors import ModelIntegrityError
 from localragas.judges import get_judge
 from localragas.judges import llamacpp
 from localragas.judges import transformers_judge as tj
 from localragas.judges.cache import cache_key
-from localragas.core.outputs import Claims, schema_text
+from localragas.core.reply_schemas import Claims, schema_text
 from localragas.prompts import Prompt
 
 from cli_helpers import cli
@@ -43,23 +43,23 @@ def gguf(p: Path, body: bytes, mtime_ns: int | None = None) -> Path:
 
 def pin(monkeypatch, models_dir: Path, name: str, genuine: bytes) -> Path:
     """The catalogue judge `name` pinned to a small genuine file, written to the models folder."""
-    p = models_dir / models.spec(name).filename
+    p = models_dir / catalogue.spec(name).filename
     gguf(p, genuine)
-    m = replace(models.spec(name), size=p.stat().st_size, sha256=models.sha256_of(p))
-    monkeypatch.setitem(models.CATALOGUE, name, m)
+    m = replace(catalogue.spec(name), size=p.stat().st_size, sha256=catalogue.sha256_of(p))
+    monkeypatch.setitem(catalogue.CATALOGUE, name, m)
     return p
 
 
 def counted_hashes(monkeypatch) -> list[Path]:
     calls: list[Path] = []
-    real = models.sha256_of
-    monkeypatch.setattr(models, "sha256_of", lambda p: calls.append(p) or real(p))
+    real = catalogue.sha256_of
+    monkeypatch.setattr(catalogue, "sha256_of", lambda p: calls.append(p) or real(p))
     return calls
 
 
 def new_process(monkeypatch) -> None:
     """What a new process knows of file hashes: only `.localragas/file-hashes.json`."""
-    monkeypatch.setattr(models, "_SEEN", {})
+    monkeypatch.setattr(catalogue, "_SEEN", {})
 
 
 PROMPT = Prompt("extract_claims", "The sky is blue.")
@@ -71,7 +71,7 @@ def test_a_changed_gguf_gets_a_new_fingerprint_and_shares_no_cache_entries(tmp_p
     gguf(p, b"B" * 64, mtime_ns=1_000_000_001_000_000_000)  # same size, same header, other weights
     second = get_judge(str(p))
     assert first.sha256 == hashlib.sha256(HEADER + b"A" * 64).hexdigest()
-    assert second.sha256 == models.sha256_of(p) != first.sha256
+    assert second.sha256 == catalogue.sha256_of(p) != first.sha256
     assert second.fingerprint.startswith(second.sha256 + ":")
     assert first.fingerprint != second.fingerprint
     schema = schema_text(Claims)
@@ -83,7 +83,7 @@ def test_a_changed_gguf_gets_a_new_sha256_under_transformers(monkeypatch, tmp_pa
     p = gguf(tmp_path / "own.gguf", b"A" * 64, mtime_ns=1_000_000_000_000_000_000)
     first = get_judge(f"transformers:{p}")
     gguf(p, b"B" * 64, mtime_ns=1_000_000_001_000_000_000)
-    assert get_judge(f"transformers:{p}").sha256 == models.sha256_of(p) != first.sha256
+    assert get_judge(f"transformers:{p}").sha256 == catalogue.sha256_of(p) != first.sha256
 
 
 def test_the_hash_is_not_recomputed_while_size_and_mtime_match(monkeypatch, tmp_path):
@@ -103,28 +103,28 @@ def test_an_unwritable_hash_store_only_costs_a_hash_per_process(monkeypatch, tmp
     monkeypatch.setenv("LOCALRAGAS_STATE_DIR", str(blocker))
     p = gguf(tmp_path / "own.gguf", b"A" * 64)
     calls = counted_hashes(monkeypatch)
-    digest = models.file_sha256(p)
-    assert models.file_sha256(p) == digest and len(calls) == 1
+    digest = catalogue.file_sha256(p)
+    assert catalogue.file_sha256(p) == digest and len(calls) == 1
     new_process(monkeypatch)
-    assert models.file_sha256(p) == digest and len(calls) == 2
+    assert catalogue.file_sha256(p) == digest and len(calls) == 2
 
 
 def test_a_genuine_catalogue_judge_is_fingerprinted_by_its_file(monkeypatch, models_dir):
     p = pin(monkeypatch, models_dir, "smollm2-135m", b"genuine weights")
     judge = get_judge("smollm2-135m")
-    assert judge.model_path == p and judge.sha256 == models.spec("smollm2-135m").sha256 == models.sha256_of(p)
+    assert judge.model_path == p and judge.sha256 == catalogue.spec("smollm2-135m").sha256 == catalogue.sha256_of(p)
     assert judge.fingerprint.startswith(judge.sha256 + ":")
 
 
 @pytest.mark.parametrize("spec", ["smollm2-135m", "transformers:smollm2-135m"])
 def test_a_catalogue_model_with_other_bytes_is_refused(monkeypatch, models_dir, spec):
     p = pin(monkeypatch, models_dir, "smollm2-135m", b"genuine weights")
-    pinned = models.spec("smollm2-135m").sha256
+    pinned = catalogue.spec("smollm2-135m").sha256
     gguf(p, b"tampered weight", mtime_ns=1_000_000_000_000_000_000)  # same size and header
     with pytest.raises(ModelIntegrityError) as e:
         get_judge(spec)
     msg = str(e.value)
-    assert msg.startswith(f"{p}: sha256 {models.sha256_of(p)} does not match the pinned {pinned}")
+    assert msg.startswith(f"{p}: sha256 {catalogue.sha256_of(p)} does not match the pinned {pinned}")
     assert "localragas models pull smollm2-135m" in msg and "localragas models verify smollm2-135m" in msg
 
 
@@ -133,7 +133,7 @@ def test_eval_with_a_tampered_catalogue_model_exits_2_naming_the_file_and_the_fi
     gguf(p, b"tampered weight", mtime_ns=1_000_000_000_000_000_000)
     r = cli("eval", str(data), "--judge", "smollm2-135m", "--no-progress", "--no-resume")
     assert r.exit_code == 2, r.output
-    assert f"Error: {p}: sha256 {models.sha256_of(p)} does not match the pinned" in r.output
+    assert f"Error: {p}: sha256 {catalogue.sha256_of(p)} does not match the pinned" in r.output
     assert "localragas models pull smollm2-135m" in r.output and "Traceback" not in r.output
 
 

@@ -55,7 +55,7 @@ def test_a_judging_context_counts_its_own_calls_only():
     judge = FakeJudge()
     one, two = Judging(judge), Judging(judge)
     from localragas.prompts import extract_claims
-    from localragas.core.outputs import Claims
+    from localragas.core.reply_schemas import Claims
 
     one.generate(extract_claims("A is B."), Claims)
     two.generate(extract_claims("C is D."), Claims)

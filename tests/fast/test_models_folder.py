@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from localragas import models
+from localragas.judges import catalogue
 
 from cli_helpers import code_and_output as cli
 
@@ -21,22 +21,22 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XD
 def installed(monkeypatch, tmp_path) -> Path:
     """localragas as an installed (non-editable) package: no source checkout next to it; the user data folder in
     tmp_path. Returns the user's models folder it must use."""
-    monkeypatch.delenv(models.MODELS_DIR_ENV, raising=False)
-    monkeypatch.setattr(models, "checkout_models_dir", lambda: None)
+    monkeypatch.delenv(catalogue.MODELS_DIR_ENV, raising=False)
+    monkeypatch.setattr(catalogue, "checkout_models_dir", lambda: None)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)
     return tmp_path / "data" / "localragas" / "models"
 
 
 def test_a_source_checkout_uses_its_own_models_folder(monkeypatch):
-    monkeypatch.delenv(models.MODELS_DIR_ENV, raising=False)
-    assert models.checkout_models_dir() == REPO / "models"  # where scripts/setup.sh and the tests put them
-    assert models.models_dir_source() == (REPO / "models", "the source checkout")
+    monkeypatch.delenv(catalogue.MODELS_DIR_ENV, raising=False)
+    assert catalogue.checkout_models_dir() == REPO / "models"  # where scripts/setup.sh and the tests put them
+    assert catalogue.models_dir_source() == (REPO / "models", "the source checkout")
 
 
 @linux_only
 def test_an_installed_package_uses_the_user_models_folder(installed):
-    assert models.models_dir_source() == (installed, "the user's models folder")
+    assert catalogue.models_dir_source() == (installed, "the user's models folder")
     code, out = cli("models", "path", "--dir")
     assert code == 0 and out.strip() == str(installed)
     code, out = cli("models", "list")
@@ -45,16 +45,16 @@ def test_an_installed_package_uses_the_user_models_folder(installed):
 
 def test_the_environment_variable_wins(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setenv(models.MODELS_DIR_ENV, str(tmp_path / "shared"))
-    assert models.checkout_models_dir() is not None  # over the checkout's folder
+    monkeypatch.setenv(catalogue.MODELS_DIR_ENV, str(tmp_path / "shared"))
+    assert catalogue.checkout_models_dir() is not None  # over the checkout's folder
     code, out = cli("models", "path", "--dir")
     assert code == 0 and out.strip() == str(tmp_path / "shared")
-    monkeypatch.setattr(models, "checkout_models_dir", lambda: None)  # and over the user's
-    assert models.models_dir_source() == (tmp_path / "shared", f"${models.MODELS_DIR_ENV}")
+    monkeypatch.setattr(catalogue, "checkout_models_dir", lambda: None)  # and over the user's
+    assert catalogue.models_dir_source() == (tmp_path / "shared", f"${catalogue.MODELS_DIR_ENV}")
 
 
 def test_models_path_takes_a_name_or_dir(monkeypatch, tmp_path):
-    monkeypatch.setenv(models.MODELS_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(catalogue.MODELS_DIR_ENV, str(tmp_path))
     assert cli("models", "path")[0] == 2
     assert cli("models", "path", "smollm2-135m", "--dir")[0] == 2
     code, out = cli("models", "path", "smollm2-135m")
@@ -63,12 +63,12 @@ def test_models_path_takes_a_name_or_dir(monkeypatch, tmp_path):
 
 @linux_only
 def test_a_model_left_in_dot_models_is_pointed_at_not_used(installed, tmp_path):
-    old = tmp_path / "models" / models.spec("smollm2-135m").filename
+    old = tmp_path / "models" / catalogue.spec("smollm2-135m").filename
     old.parent.mkdir()
     old.write_bytes(b"GGUF")
     code, out = cli("models", "path", "smollm2-135m")
     assert code == 2 and f"is not in {installed}" in out
-    assert f"a copy is in {old.parent}: use it with {models.MODELS_DIR_ENV}={old.parent}" in out
+    assert f"a copy is in {old.parent}: use it with {catalogue.MODELS_DIR_ENV}={old.parent}" in out
 
 
 @pytest.mark.parametrize("judge, shown", [

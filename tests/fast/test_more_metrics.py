@@ -11,8 +11,8 @@ from localragas.judges import FakeJudge, Judging
 from localragas.metrics import all_metrics, get_metrics
 from localragas.metrics.base import DEFAULT
 from localragas.metrics.correctness import f_beta
-from localragas.core.outputs import Claims, Entities, Rating, Verdicts
-from localragas.scoring import Scoring
+from localragas.core.reply_schemas import Claims, Entities, Rating, Verdicts
+from localragas.judge_calls.sample_context import Scoring
 
 from metrics_helpers import StubEmbedder, Texts, verdict_count, verdicts
 
@@ -392,7 +392,7 @@ def test_id_based_unscored_reasons():
 
 
 def test_fake_heuristic_scores_every_metric():
-    from localragas.embeddings import get_embedder
+    from localragas.judges.embeddings import get_embedder
 
     judge = FakeJudge()
     judging = Judging(judge)

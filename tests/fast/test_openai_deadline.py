@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from localragas.core.errors import JudgeError
-from localragas.core.outputs import Claims
+from localragas.core.reply_schemas import Claims
 from localragas.judges import Judging, get_judge
 from localragas.prompts import extract_claims
 

@@ -19,11 +19,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from localragas.embeddings import HashingEmbedder
+from localragas.judges.embeddings import HashingEmbedder
 from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge, Judging, get_judge
 from localragas.judges.openai_compat import OpenAIJudge
-from localragas.core.outputs import Claims, YesNo, json_schema, verdicts_for
+from localragas.core.reply_schemas import Claims, YesNo, json_schema, verdicts_for
 from localragas.prompts import extract_claims, verify_statement
 from localragas.run.runner import evaluate
 from localragas.data.schema import Sample
@@ -258,7 +258,7 @@ def test_other_structured_modes(stub, mode, key):
 def test_grammar_mode_sends_gbnf_built_from_the_schema():
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    from localragas.core.outputs import schema_text
+    from localragas.core.reply_schemas import schema_text
 
     judge = judge_for("http://127.0.0.1:9/v1", structured="grammar")
     body = judge._body(extract_claims("x"), json_schema(verdicts_for(2)), verdicts_for(2))

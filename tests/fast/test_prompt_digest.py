@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from localragas.asking.generation import FAMILIES
-from localragas.asking.statements import STATEMENT_MODES
-from localragas.asking.verdicts import VERDICTS
-from localragas.asking.ways import WAY_OPTIONS
+from localragas.judge_calls.generation import FAMILIES
+from localragas.judge_calls.statements import STATEMENT_MODES
+from localragas.judge_calls.verdicts import VERDICTS
+from localragas.judge_calls.support_question import WAY_OPTIONS
 from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge
 from localragas.metrics.answer_relevancy import QUESTION_MODES

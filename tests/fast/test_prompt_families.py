@@ -3,9 +3,9 @@ for the reply model its record states, and the tables about families (the instru
 the window check's smallest sizes, the digest's probe) are that record's."""
 from __future__ import annotations
 
-from localragas.asking.window import needed_window
+from localragas.judge_calls.window import needed_window
 from localragas.data.dataset import load_samples
-from localragas.embeddings import HashingEmbedder
+from localragas.judges.embeddings import HashingEmbedder
 from localragas.judges import FakeJudge
 from localragas.metrics.registry import BUILT_IN
 from localragas.prompts import FAMILIES, PromptFamily, Prompt

@@ -13,17 +13,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from localragas.data.dataset import load_samples
-from localragas.embeddings import HashingEmbedder
+from localragas.judges.embeddings import HashingEmbedder
 from localragas.core.errors import DatasetError
 from localragas.judges import FakeJudge, Judging
 from localragas.metrics import all_metrics
-from localragas.core.outputs import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_QUESTION_CHARS, N_QUESTIONS, Claims,
+from localragas.core.reply_schemas import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_QUESTION_CHARS, N_QUESTIONS, Claims,
                                 GeneratedQuestions, YesNo)
 from localragas.prompts.base import _SPECIAL_TOKEN, TAGS, neutralise, tagged
 from localragas.run.runner import score_sample
 from localragas.data.sample_record import KNOWN_FIELDS
 from localragas.data.schema import Sample
-from localragas.scoring import Scoring
+from localragas.judge_calls.sample_context import Scoring
 
 CORE = [all_metrics()[n] for n in ("faithfulness", "answer_relevancy", "context_precision", "context_recall")]
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -8,17 +8,17 @@ import math
 import pytest
 
 from localragas import evaluate
-from localragas.asking import needed_window
+from localragas.judge_calls import needed_window
 from localragas.core.errors import ConfigError
 from localragas.report.evidence import brief
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
-from localragas.core.outputs import GeneratedQuestions, YesNo
+from localragas.core.reply_schemas import GeneratedQuestions, YesNo
 from localragas.prompts import generate_questions
 from localragas.prompts.base import ONE_WORD, YES_NO_SYSTEMS, tagged
 from localragas.prompts.questions import CHECK, SELF_DESCRIPTION
 from localragas.data.schema import Sample
-from localragas.scoring import Scoring
+from localragas.judge_calls.sample_context import Scoring
 
 from metrics_helpers import StubEmbedder, graded
 

@@ -1,10 +1,10 @@
-"""An item's raw P(yes) is read back by the function beside the code that writes it (asking/verdicts.py), whatever
+"""An item's raw P(yes) is read back by the function beside the code that writes it (judge_calls/verdicts.py), whatever
 the item's flag: what research/accuracy/calibration_quality.py, research/accuracy/claim_aggregation.py and `calibrate --fit` read."""
 from __future__ import annotations
 
 import pytest
 
-from localragas.asking.verdicts import Judged, raw_key, raw_p_yes
+from localragas.judge_calls.verdicts import Judged, raw_key, raw_p_yes
 
 
 @pytest.mark.parametrize("flag", ["supported", "attributed", "relevant"])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from localragas import models
+from localragas.judges import catalogue
 from localragas.core.errors import ModelIntegrityError
 from localragas.judges import FakeJudge, get_judge
 from localragas.core.offline import OFFLINE_ENV, ensure_offline
@@ -36,7 +36,7 @@ def gguf_header(version: int = 3) -> bytes:
 
 
 def catalogue_file(models_dir: Path, name: str, head: bytes, size: int | None = None) -> Path:
-    m = models.spec(name)
+    m = catalogue.spec(name)
     p = models_dir / m.filename
     with open(p, "wb") as f:
         f.write(head)
@@ -69,22 +69,22 @@ def test_cli_names_the_file_and_the_pull_command(models_dir, tmp_path):
 
 
 def test_a_header_check_passes_a_well_formed_header(models_dir, tmp_path):
-    models.check_gguf(catalogue_file(models_dir, "smollm2-135m", gguf_header()), "smollm2-135m")
+    catalogue.check_gguf(catalogue_file(models_dir, "smollm2-135m", gguf_header()), "smollm2-135m")
     own = tmp_path / "own.gguf"
     own.write_bytes(gguf_header(version=2))
-    models.check_gguf(own)
+    catalogue.check_gguf(own)
     own.write_bytes(b"GGUF\x03")
     with pytest.raises(ModelIntegrityError, match="no GGUF header.*replace it with a complete GGUF file"):
-        models.check_gguf(own)
+        catalogue.check_gguf(own)
     with pytest.raises(ModelIntegrityError, match="cannot read the model file"):
-        models.check_gguf(tmp_path / "missing.gguf")
+        catalogue.check_gguf(tmp_path / "missing.gguf")
 
 
 def test_a_file_corrupted_after_the_start_is_refused_when_the_model_is_loaded(models_dir, monkeypatch):
     pytest.importorskip("llama_cpp")
     p = catalogue_file(models_dir, "smollm2-135m", gguf_header(), size=4096)
-    m = replace(models.spec("smollm2-135m"), size=4096, sha256=models.sha256_of(p))  # pinned to this file
-    monkeypatch.setitem(models.CATALOGUE, m.name, m)
+    m = replace(catalogue.spec("smollm2-135m"), size=4096, sha256=catalogue.sha256_of(p))  # pinned to this file
+    monkeypatch.setitem(catalogue.CATALOGUE, m.name, m)
     judge = get_judge("smollm2-135m")  # header and size fine: accepted, nothing loaded yet
 
     def never(*a, **k):
@@ -260,7 +260,7 @@ def test_a_full_eval_with_the_real_embedder_passes_with_the_network_blocked_and_
     library is offline, and both runs give identical per-sample scores."""
     pytest.importorskip("sentence_transformers")
     try:
-        models.path(models.DEFAULT_EMBEDDER)
+        catalogue.path(catalogue.DEFAULT_EMBEDDER)
     except Exception as e:  # noqa: BLE001
         pytest.skip(f"MiniLM is not installed: {e}")
     data = tmp_path / "d.jsonl"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 import localragas.run.runner as runner
-from localragas.embeddings import HashingEmbedder
+from localragas.judges.embeddings import HashingEmbedder
 from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge, Judging
 from localragas.metrics import all_metrics

@@ -1,14 +1,14 @@
-"""The scoring context (localragas.scoring): a metric's score depends on the context it is given and nothing else;
+"""The scoring context (localragas.judge_calls.sample_context): a metric's score depends on the context it is given and nothing else;
 the work several metrics of a sample share is done once per context, never shared across samples."""
 from __future__ import annotations
 
 import threading
 
-from localragas.embeddings import get_embedder
+from localragas.judges.embeddings import get_embedder
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.data.schema import Sample
-from localragas.scoring import Scoring
+from localragas.judge_calls.sample_context import Scoring
 
 M = all_metrics()
 EN = Sample(id="en", question="Who developed Java?", contexts=["Java was developed by Sun Microsystems in 1995."],

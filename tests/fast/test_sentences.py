@@ -7,7 +7,7 @@ from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.core.sentences import _ABBREVIATIONS, _BEFORE_NUMBER, _OPENERS, sentences
-from localragas.scoring import Scoring
+from localragas.judge_calls.sample_context import Scoring
 
 from metrics_helpers import MODES, SUPPORT_CALL, Texts, replies
 

@@ -1,4 +1,4 @@
-"""The `statements` option of faithfulness and context recall (asking/statements.py): claims or sentences,
+"""The `statements` option of faithfulness and context recall (judge_calls/statements.py): claims or sentences,
 on English and Chinese text: what the judge is asked in each mode and what is scored."""
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from localragas.asking.statements import STATEMENT_MODES
-from localragas.asking.ways import WAY_OPTIONS
+from localragas.judge_calls.statements import STATEMENT_MODES
+from localragas.judge_calls.support_question import WAY_OPTIONS
 from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
-from localragas.scoring import Scoring
+from localragas.judge_calls.sample_context import Scoring
 
 from metrics_helpers import MODES, SUPPORT_CALL, Texts, graded, replies
 

@@ -9,11 +9,11 @@ from typing import Annotated
 import pytest
 from pydantic import Field, StringConstraints
 
-from localragas import models
+from localragas.judges import catalogue
 from localragas.core.errors import ConfigError, JudgeError, MissingDependencyError, ModelIntegrityError, ModelNotFoundError
 from localragas.judges import BACKENDS, Judging, get_judge
 from localragas.judges import transformers_judge as tj
-from localragas.core.outputs import Claims, Output, schema_text, verdicts_for
+from localragas.core.reply_schemas import Claims, Output, schema_text, verdicts_for
 from localragas.prompts import Prompt
 
 HAVE_DEPS = all(importlib.util.find_spec(m) for m in ("torch", "transformers", "xgrammar"))
@@ -88,7 +88,7 @@ def test_file_that_is_not_gguf_is_refused(tmp_path):
 
 def test_embedder_is_not_a_judge():
     with pytest.raises(ConfigError, match="not a judge"):
-        get_judge(f"transformers:{models.DEFAULT_EMBEDDER}")
+        get_judge(f"transformers:{catalogue.DEFAULT_EMBEDDER}")
 
 
 @pytest.mark.parametrize("missing", ["torch", "transformers", "xgrammar", "gguf", "accelerate"])
@@ -113,13 +113,13 @@ def test_folder_does_not_need_gguf(monkeypatch, tmp_path):
 
 def test_catalogue_name_resolves_to_its_gguf_with_the_sha256_of_the_file(monkeypatch, tmp_path):
     monkeypatch.setattr(tj, "_require", lambda gguf: None)
-    monkeypatch.setenv(models.MODELS_DIR_ENV, str(tmp_path))
-    m = models.spec("smollm2-135m")
+    monkeypatch.setenv(catalogue.MODELS_DIR_ENV, str(tmp_path))
+    m = catalogue.spec("smollm2-135m")
     p = _gguf(tmp_path / m.filename)
-    monkeypatch.setitem(models.CATALOGUE, m.name, replace(m, size=p.stat().st_size, sha256=models.sha256_of(p)))
+    monkeypatch.setitem(catalogue.CATALOGUE, m.name, replace(m, size=p.stat().st_size, sha256=catalogue.sha256_of(p)))
     judge = get_judge("transformers:smollm2-135m")
     assert judge.source == p and judge.gguf
-    assert judge.sha256 == models.sha256_of(p) == models.spec("smollm2-135m").sha256
+    assert judge.sha256 == catalogue.sha256_of(p) == catalogue.spec("smollm2-135m").sha256
     assert judge.name == "transformers/smollm2-135m"
     assert judge._model is None  # lazy: nothing loaded yet
 
@@ -132,12 +132,12 @@ def test_file_sha256_is_cached_by_path_size_and_mtime(monkeypatch, tmp_path):
     f = tmp_path / "w.safetensors"
     f.write_bytes(b"weights")
     calls = []
-    real = models.sha256_of
-    monkeypatch.setattr(models, "sha256_of", lambda p: calls.append(p) or real(p))
-    first = models.file_sha256(f)
-    assert first == real(f) and models.file_sha256(f) == first and len(calls) == 1
+    real = catalogue.sha256_of
+    monkeypatch.setattr(catalogue, "sha256_of", lambda p: calls.append(p) or real(p))
+    first = catalogue.file_sha256(f)
+    assert first == real(f) and catalogue.file_sha256(f) == first and len(calls) == 1
     f.write_bytes(b"other weights")  # new size and mtime: hashed again
-    assert models.file_sha256(f) == real(f) != first and len(calls) == 2
+    assert catalogue.file_sha256(f) == real(f) != first and len(calls) == 2
 
 
 def test_hugging_face_cache_blob_names_are_their_sha256(tmp_path):
@@ -146,7 +146,7 @@ def test_hugging_face_cache_blob_names_are_their_sha256(tmp_path):
     blob.write_bytes(b"not hashed")
     link = tmp_path / "model.safetensors"
     link.symlink_to(blob)
-    assert models.file_sha256(link) == digest
+    assert catalogue.file_sha256(link) == digest
 
 
 def test_folder_sha256_covers_weights_config_and_tokenizer(monkeypatch, tmp_path):
@@ -155,11 +155,11 @@ def test_folder_sha256_covers_weights_config_and_tokenizer(monkeypatch, tmp_path
     m.mkdir()
     for name in ("config.json", "model.safetensors", "tokenizer.json", "README.md"):
         (m / name).write_text(name)
-    before = models.model_folder_sha256(m)
+    before = catalogue.model_folder_sha256(m)
     (m / "README.md").write_text("edited")
-    assert models.model_folder_sha256(m) == before
+    assert catalogue.model_folder_sha256(m) == before
     (m / "tokenizer.json").write_text("another tokenizer")
-    assert models.model_folder_sha256(m) != before
+    assert catalogue.model_folder_sha256(m) != before
 
 
 # --- a tiny random model (built in memory, saved as a safetensors folder) ---------------------------------------
@@ -235,7 +235,7 @@ def test_tiny_model_replies_are_schema_valid(tiny_judge):
 def test_tiny_model_is_deterministic_and_fingerprinted(tiny_judge, tiny_model):
     a, b = tiny_judge(), tiny_judge()
     assert Judging(a).generate(PROMPT, Tiny) == Judging(b).generate(PROMPT, Tiny)
-    assert a.fingerprint == b.fingerprint and a.fingerprint.startswith(models.model_folder_sha256(tiny_model))
+    assert a.fingerprint == b.fingerprint and a.fingerprint.startswith(catalogue.model_folder_sha256(tiny_model))
     assert tiny_judge(max_new_tokens=64).fingerprint != a.fingerprint
     assert tiny_judge(batch_size=2, n_threads=2).fingerprint == a.fingerprint  # speed settings do not change replies
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from localragas.asking import check_window
+from localragas.judge_calls import check_window
 from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.prompts import contradict_statement, verify_statement
-from localragas.scoring import Scoring
+from localragas.judge_calls.sample_context import Scoring
 
 from metrics_helpers import Texts, graded
 

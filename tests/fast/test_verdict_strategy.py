@@ -1,19 +1,19 @@
-"""One verdict strategy (localragas.asking.verdicts): `support` and `relevance` give a number per item, by JSON
+"""One verdict strategy (localragas.judge_calls.verdicts): `support` and `relevance` give a number per item, by JSON
 verdicts (1.0 / 0.0, Judge.generate) or graded ones (P(yes), Judge.p_yes); each metric declares its gate threshold
 per mode."""
 from __future__ import annotations
 
 import pytest
 
-from localragas.asking.verdicts import VERDICTS, YES
+from localragas.judge_calls.verdicts import VERDICTS, YES
 from localragas.core.errors import JudgeError
 from localragas.run.gate import default_thresholds
 from localragas.judges import FakeJudge, Judging
 from localragas.metrics import all_metrics
-from localragas.core.outputs import Verdicts, YesNo
+from localragas.core.reply_schemas import Verdicts, YesNo
 from localragas.prompts import verify_statement
 from localragas.data.schema import Sample
-from localragas.scoring import Scoring
+from localragas.judge_calls.sample_context import Scoring
 
 SAMPLE = Sample(id="s", question="Who developed Java?", answer="Java was developed by Sun Microsystems.",
                 contexts=["Java was developed by Sun Microsystems in 1995.", "Python was created by Guido van Rossum."],

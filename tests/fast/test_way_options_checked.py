@@ -1,4 +1,4 @@
-"""Every way-of-asking option of faithfulness and context recall (asking/ways.py WAY_OPTIONS) is checked the same
+"""Every way-of-asking option of faithfulness and context recall (judge_calls/support_question.py WAY_OPTIONS) is checked the same
 way: its default is the plain question, a value outside its list is refused naming the metric, the option and the
 values (in Python and on the command line, exit code 2), and any other value refuses verdicts=json. A way that was
 measured and taken out (metrics/statement_support.py REMOVED) is refused naming it and where its measurement is."""
@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from localragas.asking.ways import PLAIN, WAY_OPTIONS
+from localragas.judge_calls.support_question import PLAIN, WAY_OPTIONS
 from localragas.core.errors import ConfigError
 from localragas.metrics import all_metrics
 from localragas.metrics.statement_support import REMOVED

@@ -7,7 +7,7 @@ import pytest
 
 import localragas
 from localragas import Criterion, Rubric
-from localragas.asking.window import check_window, needed_window
+from localragas.judge_calls.window import check_window, needed_window
 from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge, Judging
 from localragas.prompts.overrides import load_overrides

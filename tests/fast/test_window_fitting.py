@@ -1,4 +1,4 @@
-"""Prompts fitted into the judge's context window (localragas.asking), with the fake judge given a small n_ctx:
+"""Prompts fitted into the judge's context window (localragas.judge_calls), with the fake judge given a small n_ctx:
 split or truncated with a warning in the evidence, never a crash, never a claim or chunk silently dropped."""
 from __future__ import annotations
 
@@ -6,19 +6,19 @@ import re
 
 import pytest
 
-from localragas.asking import window
-from localragas.asking.text import split_text, truncate
-from localragas.asking.window import OVERHEAD, Window, check_window, needed_window
-from localragas.embeddings import HashingEmbedder
+from localragas.judge_calls import window
+from localragas.judge_calls.text import split_text, truncate
+from localragas.judge_calls.window import OVERHEAD, Window, check_window, needed_window
+from localragas.judges.embeddings import HashingEmbedder
 from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge, Judge
 from localragas.judges.fake import _between, heuristic_reply
 from localragas.metrics import all_metrics
-from localragas.core.outputs import Claims, GeneratedQuestions, YesNo
+from localragas.core.reply_schemas import Claims, GeneratedQuestions, YesNo
 from localragas.prompts import FAMILIES as prompt_families, extract_claims
 from localragas.run.runner import evaluate
 from localragas.data.schema import Sample
-from localragas.scoring import Scoring
+from localragas.judge_calls.sample_context import Scoring
 
 from metrics_helpers import Texts
 

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from localragas import models
+from localragas.judges import catalogue
 from localragas.core.errors import LocalragasError
 
 pytest.register_assert_rewrite("real_helpers")  # its checks report their values as the tests' own asserts do
@@ -19,7 +19,7 @@ def pytest_collection_modifyitems(items):
 
 def _require(name: str):
     try:
-        return models.path(name)
+        return catalogue.path(name)
     except LocalragasError as e:
         pytest.fail(f"real-tier model missing: {e}")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from localragas import models
-from localragas.asking.verdicts import SUPPORT_FAMILY, VERDICTS
+from localragas.judges import catalogue
+from localragas.judge_calls.verdicts import SUPPORT_FAMILY, VERDICTS
 from localragas.run.runner import run_judging
-from localragas.scoring import Scoring
+from localragas.judge_calls.sample_context import Scoring
 
 from real_helpers import CONTEXT, FAITHFUL
 
@@ -19,8 +19,8 @@ def test_calibrated_obvious_claims_land_on_the_right_side_of_one_half(qwen_judge
     judging = run_judging(qwen_judge)  # no calibration option: the catalogue's
     cal = judging.calibration
     if cal is None or not cal.covers(SUPPORT_FAMILY):
-        pytest.skip(f"the catalogue ships no calibration for {models.DEFAULT_JUDGE}'s {SUPPORT_FAMILY} yet "
-                    "(ModelSpec.calibration in localragas/models.py)")
-    assert cal.source == f"catalogue:{models.DEFAULT_JUDGE}"
+        pytest.skip(f"the catalogue ships no calibration for {catalogue.DEFAULT_JUDGE}'s {SUPPORT_FAMILY} yet "
+                    "(ModelSpec.calibration in localragas/judges/catalogue.py)")
+    assert cal.source == f"catalogue:{catalogue.DEFAULT_JUDGE}"
     got = VERDICTS["probability"].support(Scoring(FAITHFUL, judging), [STATED, UNSUPPORTED], CONTEXT)
     assert got.calibrated and got.values[0] > 0.5 > got.values[1], (got.values, got.raw)

@@ -7,7 +7,7 @@ import math
 import localragas
 from localragas import Criterion, Rubric
 from localragas.judges.yes_no import yes_no_reply
-from localragas.core.outputs import YesNo
+from localragas.core.reply_schemas import YesNo
 from localragas.judges import Judging
 from localragas.prompts.custom import criterion_prompt, rubric_prompt
 

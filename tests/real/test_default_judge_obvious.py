@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from localragas import Sample, evaluate
-from localragas.asking import check_items, support_probabilities
-from localragas.asking.verdicts import VERDICTS
-from localragas.scoring import Scoring
+from localragas.judge_calls import check_items, support_probabilities
+from localragas.judge_calls.verdicts import VERDICTS
+from localragas.judge_calls.sample_context import Scoring
 
 from real_helpers import CLAIMS, CONTEXT, FAITHFUL
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from localragas.testset.generation import KINDS
-from localragas.core.outputs import MAX_QUESTION_CHARS, MAX_REFERENCE_CHARS
+from localragas.core.reply_schemas import MAX_QUESTION_CHARS, MAX_REFERENCE_CHARS
 from localragas.data.schema import Sample
 
 from cli_helpers import cli

@@ -13,8 +13,8 @@ import pytest
 
 from localragas import Sample, evaluate, load_samples
 from localragas.data.language import detect
-from localragas.asking import claims_of
-from localragas.scoring import Scoring
+from localragas.judge_calls import claims_of
+from localragas.judge_calls.sample_context import Scoring
 from localragas.metrics import all_metrics
 from localragas.metrics.base import DEFAULT
 from localragas.data.schema import Report

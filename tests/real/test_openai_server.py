@@ -26,12 +26,13 @@ from pathlib import Path
 
 import pytest
 
-from localragas import evaluate, load_samples, models
-from localragas.embeddings import HashingEmbedder
+from localragas import evaluate, load_samples
+from localragas.judges import catalogue
+from localragas.judges.embeddings import HashingEmbedder
 from localragas.judges import get_judge
 from localragas.core.errors import LocalragasError
 from localragas.judges.openai_compat import OpenAIJudge
-from localragas.core.outputs import YesNo
+from localragas.core.reply_schemas import YesNo
 from localragas.prompts import verify_statement
 
 from research.benchmarks.ragas_harness import free_port  # the benchmarks' server harness picks ports the same way
@@ -47,7 +48,7 @@ N_SAMPLES = 4  # the first four examples: three with a reference, one without
 
 def _model_path() -> Path:
     try:
-        return models.path(MODEL)
+        return catalogue.path(MODEL)
     except LocalragasError as e:
         pytest.fail(f"real-tier model missing: {e}")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from localragas.core.outputs import Claims, GeneratedQuestions, YesNo
+from localragas.core.reply_schemas import Claims, GeneratedQuestions, YesNo
 from localragas.judges import Judging
 from localragas.prompts import extract_claims, generate_questions, verify_statement
 

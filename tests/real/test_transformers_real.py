@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from localragas import models
-from localragas.core.outputs import Claims, GeneratedQuestions, YesNo
+from localragas.judges import catalogue
+from localragas.core.reply_schemas import Claims, GeneratedQuestions, YesNo
 from localragas.judges import Judging
 from localragas.prompts import extract_claims, generate_questions, verify_statement
 
@@ -23,7 +23,7 @@ def tf_judge():
     from localragas.judges import get_judge
 
     try:
-        models.path("smollm2-135m")
+        catalogue.path("smollm2-135m")
     except Exception as e:  # noqa: BLE001
         pytest.fail(f"real-tier model missing: {e}")
     judge = get_judge(SPEC, {"device": "cpu"})
@@ -46,7 +46,7 @@ def test_examples_through_the_cli_give_schema_valid_json_on_every_call(tmp_path)
     assert n == N_SAMPLES
     judge = report.meta["judge"]
     assert judge["name"] == "transformers/smollm2-135m"
-    assert judge["fingerprint"].startswith(models.spec("smollm2-135m").sha256 + ":")
+    assert judge["fingerprint"].startswith(catalogue.spec("smollm2-135m").sha256 + ":")
     assert judge["settings"]["dtype"] == "float32"
     assert {"faithfulness", "answer_relevancy", "context_precision", "context_recall"} <= set(report.samples[0].metrics)
     for s in report.samples:

@@ -7,7 +7,7 @@ import pytest
 
 from localragas.metrics import all_metrics
 from localragas.run.runner import run_judging
-from localragas.scoring import Scoring
+from localragas.judge_calls.sample_context import Scoring
 
 from real_helpers import CLAIMS, FAITHFUL
 
