@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from localragas.run import runner
-from localragas.cli import EXIT_INTERNAL_ERROR
+from localragas.cli.options import EXIT_INTERNAL_ERROR
 
 from cli_helpers import cli
 

@@ -1,4 +1,4 @@
-"""The command line is split by concern (cli.py, cli/reports.py, cli/calibrate.py, ...), every command still in the
+"""The command line is split by concern (localragas/cli/: eval.py, reports.py, calibrate.py, ...), every command still in the
 one group; `report` and `merge` take the gate and format options declared once (cli/options.py regate_options)."""
 from __future__ import annotations
 

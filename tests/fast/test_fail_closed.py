@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from localragas.cli import EXIT_NOT_EVALUATED
+from localragas.cli.options import EXIT_NOT_EVALUATED
 from localragas.core.errors import JudgeError
 from localragas.run.gate import run_gate
 from localragas.judges import fake

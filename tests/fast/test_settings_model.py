@@ -8,7 +8,7 @@ from typing import Literal, get_args
 import pytest
 
 import localragas
-from localragas.cli import eval_cmd
+from localragas.cli.eval import eval_cmd
 from localragas.core.errors import ConfigError
 from localragas.metrics import all_metrics
 from localragas.run.config import load_settings
