@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..prompts.custom import criterion_prompt, rubric_prompt
-from .verdicts import Judged, graded
+from .verdicts import ItemVerdicts, graded
 
 if TYPE_CHECKING:
     from .sample_context import Scoring
 
 
-def criterion_verdict(ctx: "Scoring", name: str, question: str, shown: dict[str, "str | list[str]"]) -> Judged:
+def criterion_verdict(ctx: "Scoring", name: str, question: str, shown: dict[str, "str | list[str]"]) -> ItemVerdicts:
     """The judge's P(yes) to the criterion's question about the fields `shown`, raw and calibrated (family
     `criterion:NAME`)."""
     prompt = criterion_prompt(name, question, shown, lang=ctx.language.lang)

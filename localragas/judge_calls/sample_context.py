@@ -71,7 +71,7 @@ class Scoring(Asking):
 
     # --- work shared by the metrics of the sample ---------------------------------------------------------------
 
-    def once(self, key: str, work: Callable[[], T]) -> T:
+    def memoized(self, key: str, work: Callable[[], T]) -> T:
         """work() the first time `key` is asked for this sample, its value kept; the warnings it noted are noted again
         (once) for every metric that uses it."""
         if key not in self.memo:

@@ -9,7 +9,7 @@ number in [0, 1] per item; an item counts as "yes" from YES.
 The run's calibration (Judging.calibration, localragas.judges.calibration_map; as applied, Scoring.calibration, without the
 families whose prompts changed since the fit) is applied here and only here, by prompt family, to the graded P(yes)
 the metrics use: the judge cache below keeps raw P(yes), and the graded items' evidence
-keeps the raw value beside the calibrated one (Judged.item).
+keeps the raw value beside the calibrated one (ItemVerdicts.item).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ ANSWERABLE_FAMILY = "question_answerable"  # the answerability question (generat
 
 
 @dataclass(frozen=True)
-class Judged:
+class ItemVerdicts:
     """The verdicts on a list of items. values: what the metric uses (graded: the calibrated P(yes) when the judge's
     map covers the family, else the raw P(yes); json: 1.0 / 0.0). raw: the judge's raw P(yes) (graded only)."""
 
@@ -50,7 +50,7 @@ class Judged:
 
 
 def raw_key(flag: str) -> str:
-    """The evidence key of a graded item's raw P(yes) (Judged.item), e.g. p_supported_raw for the flag supported."""
+    """The evidence key of a graded item's raw P(yes) (ItemVerdicts.item), e.g. p_supported_raw for the flag supported."""
     return f"p_{flag}_raw"
 
 
@@ -63,13 +63,13 @@ def raw_p_yes(item: Mapping[str, Any]) -> float | None:
     return None
 
 
-def graded(ctx: "Asking", family: str, raw: list[float], judged: bool = True) -> Judged:
+def graded(ctx: "Asking", family: str, raw: list[float], judged: bool = True) -> ItemVerdicts:
     """The raw P(yes) of `family` and their calibrated values (unchanged without a map for the family). judged=False:
     no call was made (no texts to judge against), the zeros are not P(yes) and are not mapped."""
     cal = ctx.calibration
     if not (judged and cal is not None and cal.covers(family)):
-        return Judged(list(raw), list(raw))
-    return Judged(cal.apply(family, raw), list(raw), calibrated=True)
+        return ItemVerdicts(list(raw), list(raw))
+    return ItemVerdicts(cal.apply(family, raw), list(raw), calibrated=True)
 
 
 class Verdicts(ABC):
@@ -79,14 +79,14 @@ class Verdicts(ABC):
 
     @abstractmethod
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
-                notes: list[dict] | None = None) -> Judged:
+                notes: list[dict] | None = None) -> ItemVerdicts:
         """For each item (a claim, a statement), do the texts `against` (the contexts) support it? No texts: 0 each,
         no call. `way`: how a graded verdict is asked (judge_calls/support_question.py; JSON verdicts take the default only);
         `notes`: one dict per item, given what the way keeps for its evidence."""
 
     @abstractmethod
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str],
-                  questions: str = "useful", notes: list[dict] | None = None) -> Judged:
+                  questions: str = "useful", notes: list[dict] | None = None) -> ItemVerdicts:
         """For each retrieved chunk, is it useful for the target (the reference answer, the answer, or the question
         alone: `kind`)? questions=both (graded only, judge_calls/chunks.py CHUNK_QUESTIONS): also, does it state the answer
         to the question; `notes`: one dict per chunk, given each question's raw P(yes)."""
@@ -99,12 +99,12 @@ class ProbabilityVerdicts(Verdicts):
     graded = True
 
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
-                notes: list[dict] | None = None) -> Judged:
+                notes: list[dict] | None = None) -> ItemVerdicts:
         return graded(ctx, way.family, support_probabilities(ctx, items, against, way, notes),
                       judged=bool(against))
 
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str],
-                  questions: str = "useful", notes: list[dict] | None = None) -> Judged:
+                  questions: str = "useful", notes: list[dict] | None = None) -> ItemVerdicts:
         useful = chunk_probabilities(ctx, question, target, kind, chunks)
         if questions == "useful":
             return graded(ctx, RELEVANCE_FAMILY, useful)
@@ -120,14 +120,14 @@ class JsonVerdicts(Verdicts):
     graded = False
 
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
-                notes: list[dict] | None = None) -> Judged:
+                notes: list[dict] | None = None) -> ItemVerdicts:
         assert way == PLAIN, "JSON verdicts are asked one way only (metrics refuse the graded ways with verdicts=json)"
-        return Judged([1.0 if f else 0.0 for f in check_items(ctx, items, against)])
+        return ItemVerdicts([1.0 if f else 0.0 for f in check_items(ctx, items, against)])
 
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str],
-                  questions: str = "useful", notes: list[dict] | None = None) -> Judged:
+                  questions: str = "useful", notes: list[dict] | None = None) -> ItemVerdicts:
         assert questions == "useful", "JSON verdicts ask one question (context precision refuses questions=both)"
-        return Judged([1.0 if f else 0.0 for f in chunk_flags(ctx, question, target, kind, chunks)])
+        return ItemVerdicts([1.0 if f else 0.0 for f in chunk_flags(ctx, question, target, kind, chunks)])
 
 
 VERDICTS: dict[str, Verdicts] = {v.name: v for v in (ProbabilityVerdicts(), JsonVerdicts())}

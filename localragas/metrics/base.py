@@ -186,7 +186,7 @@ def support_result(ctx: "Scoring", metric: WithVerdicts, items: list[str], conte
                    **evidence: Any) -> MetricResult:
     """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the
     metric's verdict strategy: the mean verdict (graded: the mean calibrated P(yes), or raw without a calibration;
-    json: supported / total). Each item is listed under the metric's item_fields with its verdict (Judged.item) and
+    json: supported / total). Each item is listed under the metric's item_fields with its verdict (ItemVerdicts.item) and
     what the metric's way of asking (StatementSupport.way, judge_calls/support_question.py; the plain question otherwise) noted for it."""
     plural, name, flag = metric.item_fields
     verdicts = metric.verdicts

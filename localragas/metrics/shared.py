@@ -19,30 +19,30 @@ def answer_claims(ctx: Scoring) -> list[str]:
     s = ctx.sample
     if not s.answer.strip():
         return []
-    return ctx.once("answer_claims", lambda: claims_of(ctx, s.answer, s.question, what="answer"))
+    return ctx.memoized("answer_claims", lambda: claims_of(ctx, s.answer, s.question, what="answer"))
 
 
 def reference_claims(ctx: Scoring) -> list[str]:
     s = ctx.sample
     if not s.reference:
         return []
-    return ctx.once("reference_claims", lambda: claims_of(ctx, s.reference or "", s.question, what="reference"))
+    return ctx.memoized("reference_claims", lambda: claims_of(ctx, s.reference or "", s.question, what="reference"))
 
 
 def answer_claims_in_reference(ctx: Scoring) -> list[bool]:
     """For each answer claim: does the reference support it? (correct claims; TP / FP)"""
     claims = answer_claims(ctx)
-    return ctx.once("answer_claims_in_reference", lambda: _supported(ctx, claims, ctx.sample.reference or ""))
+    return ctx.memoized("answer_claims_in_reference", lambda: _supported(ctx, claims, ctx.sample.reference or ""))
 
 
 def reference_claims_in_answer(ctx: Scoring) -> list[bool]:
     """For each reference claim: does the answer support it? (FN: those it does not)"""
     claims = reference_claims(ctx)
-    return ctx.once("reference_claims_in_answer", lambda: _supported(ctx, claims, ctx.sample.answer))
+    return ctx.memoized("reference_claims_in_answer", lambda: _supported(ctx, claims, ctx.sample.answer))
 
 
 def claims_in_context(ctx: Scoring, side: str, rank: int) -> list[bool]:
     """For each claim of `side` ('answer' or 'reference'): does retrieved context number `rank` (1-based) support it?"""
     claims = answer_claims(ctx) if side == "answer" else reference_claims(ctx)
     context = ctx.sample.contexts[rank - 1]
-    return ctx.once(f"{side}_claims_in_context_{rank}", lambda: _supported(ctx, claims, context))
+    return ctx.memoized(f"{side}_claims_in_context_{rank}", lambda: _supported(ctx, claims, context))
