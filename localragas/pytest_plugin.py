@@ -20,7 +20,7 @@ localragas_judge_options, localragas_cache_dir, localragas_judge_check), the pro
 [tool.localragas] (all its settings: thresholds, metrics, custom metrics, [prompts] overrides, judge_check...), the
 library defaults. Each is a run setting (RunSettings, localragas/run/settings.py), layered as every run layers them
 (RunSettings.over): a table such as the judge options merged across layers, the command line winning per key. The
-options are the settings' `localragas eval` flags with `--localragas-` (tests/fast/test_settings_model.py checks
+options are the settings' `localragas eval` flags with `--localragas-` (tests/fast/run/test_settings_model.py checks
 them against the model rather than this module importing it: it loads in every pytest session).
 
 This module is imported in every pytest session of everyone who has localragas installed: it imports nothing

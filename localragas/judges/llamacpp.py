@@ -118,7 +118,7 @@ class LlamaCppJudge(Judge):
         else:
             steps.forget()
             reused = 0
-        # Chat template hygiene (checked in llama-cpp-python 0.3.36; tests/fast/test_robustness.py asserts it):
+        # Chat template hygiene (checked in llama-cpp-python 0.3.36; tests/fast/project/test_robustness.py asserts it):
         # Llama.__init__ wraps the GGUF's embedded `tokenizer.chat_template` in llama_chat_format.Jinja2ChatFormatter,
         # which compiles it in a jinja2.sandbox.ImmutableSandboxedEnvironment: a hostile template cannot reach Python
         # internals or mutate objects. A template equal to a known one (ChatML, Llama-3, Mistral) is replaced by the

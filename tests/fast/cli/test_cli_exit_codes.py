@@ -8,7 +8,7 @@ from localragas.cli.options import EXIT_INTERNAL_ERROR
 
 from cli_helpers import cli
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "rag_samples.jsonl"
 
 
 def test_an_unexpected_exception_exits_3_with_its_traceback(monkeypatch):

@@ -18,7 +18,7 @@ from localragas.data.schema import MetricSummary, Report
 
 from cli_helpers import cli, write_jsonl
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
 ALL_ZERO = [x for m in DEFAULT for x in ("-t", f"{m}=0")]
 PROBLEMS = {n: m.problem for n, m in all_metrics().items()}

@@ -15,7 +15,7 @@ from localragas.report.markdown import render_markdown
 from cli_helpers import cli
 from reports_helpers import make_report
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache", "--no-resume"]
 HOSTILE = "bad|id <script>alert(1)</script> [x](http://evil) \x07"
 

@@ -11,7 +11,7 @@ from localragas.run.shard import parse_shard, shard_positions
 
 from cli_helpers import code_and_output as run
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache", "--no-resume"]
 
 

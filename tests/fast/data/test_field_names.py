@@ -22,7 +22,7 @@ from cli_helpers import cli, sample_rows, write_file, write_jsonl
 pytest_plugins = ["pytester"]
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache", "--no-resume"]
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def misspelled(n: int = 3, at: int = 2, name: str = "refrence") -> list[dict]:

@@ -10,7 +10,7 @@ from localragas.judges import catalogue
 
 from cli_helpers import cli
 
-DOC = (Path(__file__).resolve().parents[2] / "docs" / "air-gapped.md").read_text(encoding="utf-8")
+DOC = (Path(__file__).resolve().parents[3] / "docs" / "air-gapped.md").read_text(encoding="utf-8")
 BASH = "\n".join(re.findall(r"```bash\n(.*?)```", DOC, flags=re.S))
 
 

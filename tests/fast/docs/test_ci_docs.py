@@ -12,7 +12,7 @@ from cli_helpers import cli
 
 yaml = pytest.importorskip("yaml")
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "ci.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "ci.md"
 TEXT = DOC.read_text(encoding="utf-8")
 BLOCKS = re.findall(r"```yaml\n(.*?)```", TEXT, flags=re.S)
 
@@ -104,7 +104,7 @@ def test_the_cli_flags_the_docs_use_exist():
 
 
 def test_the_plugin_options_the_docs_name_exist():
-    source = (Path(__file__).resolve().parents[2] / "localragas" / "pytest_plugin.py").read_text(encoding="utf-8")
+    source = (Path(__file__).resolve().parents[3] / "localragas" / "pytest_plugin.py").read_text(encoding="utf-8")
     named = set(re.findall(r"--localragas-[a-z-]+", TEXT))
     assert {"--localragas-judge", "--localragas-embedder", "--localragas-judge-option"} <= named
     assert all(f'"{opt}"' in source for opt in named), named

@@ -9,7 +9,7 @@ import click
 
 from localragas.cli import main
 
-DOC = (Path(__file__).resolve().parents[2] / "docs" / "commands.md").read_text(encoding="utf-8")
+DOC = (Path(__file__).resolve().parents[3] / "docs" / "commands.md").read_text(encoding="utf-8")
 SECTIONS = {m.group(1): m.group(2) for m in re.finditer(r"^## `localragas ([\w-]+)[^`]*`\n(.*?)(?=^## |\Z)", DOC, re.M | re.S)}
 
 

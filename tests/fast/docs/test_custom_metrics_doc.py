@@ -14,7 +14,7 @@ from localragas.core.errors import ConfigError
 
 from cli_helpers import cli, write_jsonl
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DOC = (ROOT / "docs" / "custom-metrics.md").read_text(encoding="utf-8")
 
 

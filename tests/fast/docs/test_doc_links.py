@@ -6,7 +6,7 @@ from pathlib import Path
 
 from doc_links import anchors, broken_links, relative_links, slug
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from cli_helpers import cli
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
 
 
 def blocks(page: str, language: str) -> list[str]:

@@ -11,7 +11,7 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 NOTEBOOK = ROOT / "examples" / "quickstart.ipynb"
 CORE = ("faithfulness", "answer_relevancy", "context_precision", "context_recall")
 IDS = ("acme-storage-tiers", "hr-pto-carryover-halluc", "sci-speed-of-light-offtopic")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from doc_links import anchors
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PROMISES = (ROOT / "docs" / "promises.md").read_text(encoding="utf-8")
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 README_SECTION = README.split("## What localragas promises", 1)[1].split("\n## ", 1)[0]

@@ -9,7 +9,7 @@ import pytest
 
 pd = pytest.importorskip("pandas")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 NOTEBOOK_SECTION = README.split("## In a notebook", 1)[1].split("\n## ", 1)[0]
 SNIPPET = re.search(r"```python\n(.*?)```", NOTEBOOK_SECTION, flags=re.S).group(1)

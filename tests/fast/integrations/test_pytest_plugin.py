@@ -21,7 +21,7 @@ from localragas.testing import GateNotEvaluatedWarning, assert_gate, gate_failur
 
 pytest_plugins = ["pytester"]
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "test_rag_quality_gate.py"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "test_rag_quality_gate.py"
 FAKE = ["--localragas-judge", "fake", "--localragas-embedder", "fake"]
 PROBLEMS = {n: m.problem for n, m in all_metrics().items()}
 

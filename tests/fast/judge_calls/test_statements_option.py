@@ -81,7 +81,7 @@ def test_statements_option_prompts_and_errors(metric):
 
 
 def test_every_metric_option_is_documented():
-    doc = (Path(__file__).parents[2] / "docs" / "metrics.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).parents[3] / "docs" / "metrics.md").read_text(encoding="utf-8")
     options = doc[doc.index("## Metric options"):]
     missing = [f"{n}.{k}" for n, m in all_metrics().items() for k in dict(m.options) if f"`{n}.{k}`" not in options]
     assert not missing

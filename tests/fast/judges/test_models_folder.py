@@ -12,7 +12,7 @@ from localragas.judges import catalogue
 
 from cli_helpers import code_and_output as cli
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EXAMPLE = REPO / "examples" / "rag_samples.jsonl"
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG_DATA_HOME is the Linux data folder")
 

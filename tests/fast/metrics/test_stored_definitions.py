@@ -16,7 +16,7 @@ from localragas.report.html_report import render_html
 
 from cli_helpers import cli
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache", "--no-resume"]
 
 

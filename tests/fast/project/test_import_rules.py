@@ -7,7 +7,7 @@ import ast
 import sys
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[2] / "localragas"
+PACKAGE = Path(__file__).resolve().parents[3] / "localragas"
 
 # Bottom first. An entry names a module ("run.gate") or a package with every module in it ("judges"); a module is in
 # the first layer with an entry for it, so the schema layer's three modules of data/ sit below the rest of data/.
@@ -89,7 +89,7 @@ def _files() -> list[Path]:
 
 def test_every_module_has_a_layer():
     unplaced = [_module(p) or "localragas" for p in _files() if _layer(_module(p)) is None]
-    assert not unplaced, f"not in LAYERS of tests/fast/test_import_rules.py (add each to its layer): {unplaced}"
+    assert not unplaced, f"not in LAYERS of tests/fast/project/test_import_rules.py (add each to its layer): {unplaced}"
 
 
 def test_no_module_imports_a_higher_layer():

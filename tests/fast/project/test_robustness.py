@@ -23,7 +23,7 @@ from localragas.data.schema import Report, Sample
 
 from cli_helpers import cli
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ROW = {"id": "a", "question": "What colour is the sky?", "contexts": ["The sky is blue on a clear day."],
        "answer": "The sky is blue.", "reference": "The sky is blue."}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from cli_helpers import cli
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SETUP = (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")
 FAKE = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
 

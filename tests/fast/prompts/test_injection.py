@@ -19,7 +19,7 @@ from localragas.data.schema import Sample
 from localragas.judge_calls.sample_context import Scoring
 
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CASES_FILE = ROOT / "tests" / "data" / "hostile_cases.jsonl"
 CASES = [json.loads(line) for line in CASES_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
 CORE = ("faithfulness", "answer_relevancy", "context_precision", "context_recall")

@@ -31,7 +31,7 @@ from calibration_helpers import faith_row
 from cli_helpers import write_jsonl
 from metrics_helpers import dies_after
 
-EXAMPLE_DOCS = Path(__file__).resolve().parents[2] / "examples" / "docs"
+EXAMPLE_DOCS = Path(__file__).resolve().parents[3] / "examples" / "docs"
 
 
 def changed(monkeypatch, texts: dict, lang: str = "en") -> None:

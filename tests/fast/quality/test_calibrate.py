@@ -24,7 +24,7 @@ from metrics_helpers import MODES, SUPPORT_CALL
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]
 # ../shared/benchmarks next to the checkout, or $LOCALRAGAS_BENCHMARKS
-BENCHMARKS = Path(os.environ.get("LOCALRAGAS_BENCHMARKS") or Path(__file__).resolve().parents[2].parent / "shared"
+BENCHMARKS = Path(os.environ.get("LOCALRAGAS_BENCHMARKS") or Path(__file__).resolve().parents[3].parent / "shared"
                   / "benchmarks")
 
 

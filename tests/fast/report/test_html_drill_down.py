@@ -1,4 +1,4 @@
-"""The HTML report's evidence panel (report/html/app.js) run in node over a stub DOM (tests/fast/js/drill_down.js):
+"""The HTML report's evidence panel (report/html/app.js) run in node over a stub DOM (tests/fast/report/js/drill_down.js):
 each metric's evidence is shown by the renderer its definition in the report names. Skipped without node; the
 browser tier (tests/browser) runs the page in Chromium."""
 from __future__ import annotations
@@ -16,8 +16,8 @@ from localragas.report.html_report import render_html
 from cli_helpers import cli
 
 HERE = Path(__file__).resolve().parent
-APP = HERE.parents[1] / "localragas" / "report" / "html" / "app.js"
-EXAMPLE = HERE.parents[1] / "examples" / "rag_samples.jsonl"
+APP = HERE.parents[2] / "localragas" / "report" / "html" / "app.js"
+EXAMPLE = HERE.parents[2] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache", "--no-resume"]
 NODE = shutil.which("node")
 

@@ -19,7 +19,7 @@ from localragas.core.reply_schemas import Claims, verdicts_for
 from localragas.prompts import Prompt
 from localragas.data.schema import Report
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "rag_samples.jsonl"
 
 
 def test_cache_hit_and_misses(tmp_path):

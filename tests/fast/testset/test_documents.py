@@ -12,7 +12,7 @@ import pytest
 from localragas.testset.documents import CHUNK_CHARS, html_text, load_chunks, split_document
 from localragas.core.errors import DatasetError, MissingDependencyError
 
-EXAMPLE_DOCS = Path(__file__).resolve().parents[2] / "examples" / "docs"
+EXAMPLE_DOCS = Path(__file__).resolve().parents[3] / "examples" / "docs"
 
 
 def test_chunk_ids_are_stable_across_runs_and_places(tmp_path):

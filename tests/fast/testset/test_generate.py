@@ -19,7 +19,7 @@ from localragas.prompts.base import neutralise
 from cli_helpers import cli
 from metrics_helpers import dies_after
 
-EXAMPLE_DOCS = Path(__file__).resolve().parents[2] / "examples" / "docs"
+EXAMPLE_DOCS = Path(__file__).resolve().parents[3] / "examples" / "docs"
 
 
 def spec(judge, docs=EXAMPLE_DOCS, **kw) -> GenerateSpec:

@@ -17,7 +17,7 @@ from localragas.testset.rag_run import RagRunSpec, run_rag
 
 from cli_helpers import cli, write_jsonl
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

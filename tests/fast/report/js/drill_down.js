@@ -1,4 +1,4 @@
-// A stub DOM, just enough to run the HTML report's app.js in node (tests/fast/test_html_drill_down.py): it clicks
+// A stub DOM, just enough to run the HTML report's app.js in node (tests/fast/report/test_html_drill_down.py): it clicks
 // every sample's row and prints the evidence panel's tree, one element a line, indented by depth.
 // usage: node drill_down.js APP_JS REPORT_HTML
 const fs = require("fs");

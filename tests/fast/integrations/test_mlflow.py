@@ -16,7 +16,7 @@ from localragas.judges.fake import FakeJudge
 mlflow = pytest.importorskip("mlflow")
 from localragas.integrations.mlflow import log_report, scorers  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "rag_samples.jsonl"
 
 

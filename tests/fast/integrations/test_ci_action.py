@@ -17,7 +17,7 @@ from localragas.judges import catalogue
 
 yaml = pytest.importorskip("yaml")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = ROOT / "ci" / "run-eval.sh"
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 GITLAB = yaml.safe_load((ROOT / "ci" / "gitlab" / "localragas.gitlab-ci.yml").read_text(encoding="utf-8"))
