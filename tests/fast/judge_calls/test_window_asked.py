@@ -54,7 +54,7 @@ def test_the_contradiction_questions_override_is_sized_too(tmp_path):
     assert judge.calls == []
 
 
-def test_a_too_long_criterion_or_rubric_is_refused_naming_it():
+def test_a_too_long_criterion_or_rubric_is_refused_naming_it(own_metrics):
     criterion = Criterion(name="long_criterion", question=LONG, fields=["question", "answer"])
     rubric = Rubric(name="long_rubric", question="How clear is it?", levels={1: LONG, 2: "clear"})
     short = Criterion(name="short_criterion", question="Does the answer reply?", fields=["question", "answer"])
