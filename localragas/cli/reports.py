@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from .options import (EXIT_GATE_FAILED, max_input_bytes_option, ragas_names_option, regate_options,
-                          report_limit)
+                      report_limit)
 from .output import check_outputs, gate_exit, write_and_print
 from ..core.printable import printable
 

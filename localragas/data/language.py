@@ -13,8 +13,9 @@
   unless the language was given; and questions generated for answer relevancy are written in the question's
   language, so that they are compared with the question in one language.
 
-A sample's scoring context (localragas.judge_calls.sample_context) holds its Scope; the judge-call layer (localragas.judge_calls) passes
-the language to each prompt builder (`lang=`). A prompt built without one takes the language of its own text.
+A sample's scoring context (localragas.judge_calls.sample_context) holds its Scope; the judge-call layer
+(localragas.judge_calls) passes the language to each prompt builder (`lang=`). A prompt built without one takes the
+language of its own text.
 """
 from __future__ import annotations
 

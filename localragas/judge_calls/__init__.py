@@ -12,8 +12,9 @@ Metrics ask through here and never call the judge themselves.
   question (`context_ratings`), cut at the end when they do not fit.
 - Questions generated from an answer (`questions_for`) and checked against it (`answered_probabilities`), from the
   beginning of an answer too long for the window.
-- For `localragas generate` (`judge_calls.generation`, imported on its own): an item written from chunks, its reference's
-  graded support by them and whether they answer its question; chunks that do not fit are left out from the end.
+- For `localragas generate` (`judge_calls.generation`, imported on its own): an item written from chunks, its
+  reference's graded support by them and whether they answer its question; chunks that do not fit are left out from
+  the end.
 Each call is fitted by one rule, `window.fitted`: asked as it is when its prompts fit the window with room for the
 reply, else split, grouped or cut, and a note added to the `warnings` list of the metric's evidence; nothing is
 dropped silently. Window arithmetic is in `window`, text splitting in `text`. A judge whose window cannot hold a prompt's instructions

@@ -64,9 +64,9 @@ def write(ctx: Asking, kind: str, chunks: list[str]) -> GeneratedItem | Generate
 
 
 def reference_support(ctx: Asking, reference: str, chunks: list[str]) -> float:
-    """P(yes) that the chunks support the reference, calibrated as faithfulness's claims are (judge_calls.verdicts.graded:
-    raw when the context's calibration has no verify_statement map): the lowest over its sentences (each must be
-    supported)."""
+    """P(yes) that the chunks support the reference, calibrated as faithfulness's claims are
+    (judge_calls.verdicts.graded: raw when the context's calibration has no verify_statement map): the lowest over its
+    sentences (each must be supported)."""
     parts = sentences(reference) or [reference]
     return min(graded(ctx, SUPPORT_FAMILY, support_probabilities(ctx, parts, chunks)).values)
 

@@ -28,10 +28,10 @@ O = TypeVar("O", bound="Output")  # noqa: E741 - the reply schema ask() returns
 
 
 class Asking:
-    """What a call of the judge-call layer (localragas.judge_calls) needs: the run's judging context, the prompts' language,
-    the warnings of the work in hand and the log of the calls. A Scoring (one sample's) is one; `localragas generate`
-    asks through one per generated item (localragas.judge_calls.generation). A judge given alone is asked through a
-    judging context of its own with nothing set (judging_of)."""
+    """What a call of the judge-call layer (localragas.judge_calls) needs: the run's judging context, the prompts'
+    language, the warnings of the work in hand and the log of the calls. A Scoring (one sample's) is one; `localragas
+    generate` asks through one per generated item (localragas.judge_calls.generation). A judge given alone is asked
+    through a judging context of its own with nothing set (judging_of)."""
 
     def __init__(self, judging: "Judging | Judge", language: Scope, calibration: "CalibrationMap | None" = None):
         self.judging = judging_of(judging)

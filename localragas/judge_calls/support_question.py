@@ -1,5 +1,5 @@
-"""Ways of asking a graded support verdict (the `question` option of faithfulness and context recall, which shapes
-each statement's question; judge_calls/support.py asks them): whether the contradiction question is asked too. Its values,
+"""Ways of asking a graded support verdict (the `question` option of faithfulness and context recall, which shapes each
+statement's question; judge_calls/support.py asks them): whether the contradiction question is asked too. Its values,
 with a line each, are defined here once; the default is the plain question. The other ways that were measured and not
 adopted left the product (metrics/statement_support.py REMOVED; their measurements: docs/accuracy.md).
 """

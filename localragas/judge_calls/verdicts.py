@@ -6,10 +6,10 @@ number in [0, 1] per item; an item counts as "yes" from YES.
 - json: all items in one call (or a few, to fit the window), a constrained-JSON yes/no each (`Judging.generate`):
   1.0 or 0.0.
 
-The run's calibration (Judging.calibration, localragas.judges.calibration_map; as applied, Scoring.calibration, without the
-families whose prompts changed since the fit) is applied here and only here, by prompt family, to the graded P(yes)
-the metrics use: the judge cache below keeps raw P(yes), and the graded items' evidence
-keeps the raw value beside the calibrated one (ItemVerdicts.item).
+The run's calibration (Judging.calibration, localragas.judges.calibration_map; as applied, Scoring.calibration, without
+the families whose prompts changed since the fit) is applied here and only here, by prompt family, to the graded P(yes)
+the metrics use: the judge cache below keeps raw P(yes), and the graded items' evidence keeps the raw value beside the
+calibrated one (ItemVerdicts.item).
 """
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ class ItemVerdicts:
 
 
 def raw_key(flag: str) -> str:
-    """The evidence key of a graded item's raw P(yes) (ItemVerdicts.item), e.g. p_supported_raw for the flag supported."""
+    """The evidence key of a graded item's raw P(yes) (ItemVerdicts.item): p_supported_raw for the flag supported."""
     return f"p_{flag}_raw"
 
 
@@ -80,16 +80,16 @@ class Verdicts(ABC):
     @abstractmethod
     def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
                 notes: list[dict] | None = None) -> ItemVerdicts:
-        """For each item (a claim, a statement), do the texts `against` (the contexts) support it? No texts: 0 each,
-        no call. `way`: how a graded verdict is asked (judge_calls/support_question.py; JSON verdicts take the default only);
-        `notes`: one dict per item, given what the way keeps for its evidence."""
+        """For each item (a claim, a statement), do the texts `against` (the contexts) support it? No texts: 0 each, no
+        call. `way`: how a graded verdict is asked (judge_calls/support_question.py; JSON verdicts take the default
+        only); `notes`: one dict per item, given what the way keeps for its evidence."""
 
     @abstractmethod
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str],
                   questions: str = "useful", notes: list[dict] | None = None) -> ItemVerdicts:
         """For each retrieved chunk, is it useful for the target (the reference answer, the answer, or the question
-        alone: `kind`)? questions=both (graded only, judge_calls/chunks.py CHUNK_QUESTIONS): also, does it state the answer
-        to the question; `notes`: one dict per chunk, given each question's raw P(yes)."""
+        alone: `kind`)? questions=both (graded only, judge_calls/chunks.py CHUNK_QUESTIONS): also, does it state the
+        answer to the question; `notes`: one dict per chunk, given each question's raw P(yes)."""
 
 
 class ProbabilityVerdicts(Verdicts):

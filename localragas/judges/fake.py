@@ -10,9 +10,9 @@ from typing import Any, Callable
 from pydantic import BaseModel
 
 from ..core.errors import JudgeError
-from ..core.reply_schemas import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_ENTITIES, MAX_ENTITY_CHARS, MAX_REFERENCE_CHARS, Choices,
-                            Claims, Entities, GeneratedItem, GeneratedLinkedItem, GeneratedQuestion, GeneratedQuestions,
-                            Output, Rating, Verdicts, YesNo)
+from ..core.reply_schemas import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_ENTITIES, MAX_ENTITY_CHARS, MAX_REFERENCE_CHARS,
+                                  Choices, Claims, Entities, GeneratedItem, GeneratedLinkedItem, GeneratedQuestion,
+                                  GeneratedQuestions, Output, Rating, Verdicts, YesNo)
 from ..prompts import Prompt
 from .base import Completion, Judge
 

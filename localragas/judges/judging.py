@@ -52,8 +52,8 @@ class JudgeStats:
 
 @dataclass
 class CallLog:
-    """The calls asked for one sample (its scoring context's log, localragas.judge_calls.sample_context): a record per call, for the
-    sample's calls_by_prompt, and the sample's share of the counters."""
+    """The calls asked for one sample (its scoring context's log, localragas.judge_calls.sample_context): a record per
+    call, for the sample's calls_by_prompt, and the sample's share of the counters."""
 
     records: list[dict] = field(default_factory=list)
     stats: JudgeStats = field(default_factory=JudgeStats)

@@ -1,7 +1,7 @@
 """The llama-cpp-python internals that graded verdicts with prefix reuse need, kept in this one adapter.
 
-Checked against llama-cpp-python 0.3.36 (CHECKED_VERSION; tests/fast/judges/test_prefix_steps.py fails when the installed
-version differs, so an upgrade is re-checked here first). What it relies on:
+Checked against llama-cpp-python 0.3.36 (CHECKED_VERSION; tests/fast/judges/test_prefix_steps.py fails when the
+installed version differs, so an upgrade is re-checked here first). What it relies on:
 - `Llama.eval(tokens)`: removes the KV cells from `n_tokens` on, then decodes `tokens` in batches of `n_batch`
   starting at the first of them; `Llama.n_tokens` and `Llama.input_ids` say what the context holds.
 - `Llama._ctx.ctx` (the llama_context pointer) and `Llama._ctx.get_logits()` (the last evaluated token's logits).

@@ -76,8 +76,8 @@ class Metric(ABC):
     @property
     def window_prompts(self) -> "dict[str, Smallest]":
         """Its own prompt families (a custom metric's) -> (the prompt with empty data, one item's data tokens, the
-        reply's): what the judge's window check sizes (judge_calls.window.check_window; a built-in family's is its record's,
-        prompts/families.py)."""
+        reply's): what the judge's window check sizes (judge_calls.window.check_window; a built-in family's is its
+        record's, prompts/families.py)."""
         return {}
 
     def score(self, ctx: "Scoring") -> MetricResult:
@@ -184,10 +184,11 @@ def uncalibrated(metrics: Iterable[Metric], calibrated: Collection[str] = ()) ->
 
 def support_result(ctx: "Scoring", metric: WithVerdicts, items: list[str], contexts: list[str],
                    **evidence: Any) -> MetricResult:
-    """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the
-    metric's verdict strategy: the mean verdict (graded: the mean calibrated P(yes), or raw without a calibration;
-    json: supported / total). Each item is listed under the metric's item_fields with its verdict (ItemVerdicts.item) and
-    what the metric's way of asking (StatementSupport.way, judge_calls/support_question.py; the plain question otherwise) noted for it."""
+    """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the metric's
+    verdict strategy: the mean verdict (graded: the mean calibrated P(yes), or raw without a calibration; json:
+    supported / total). Each item is listed under the metric's item_fields with its verdict (ItemVerdicts.item) and what
+    the metric's way of asking (StatementSupport.way, judge_calls/support_question.py; the plain question otherwise)
+    noted for it."""
     plural, name, flag = metric.item_fields
     verdicts = metric.verdicts
     notes: list[dict] = [{} for _ in items]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..core.reply_schemas import (Claims, Entities, GeneratedItem, GeneratedLinkedItem, GeneratedQuestion,
-                            GeneratedQuestions, Output, Rating, Verdicts, YesNo)
+                                  GeneratedQuestions, Output, Rating, Verdicts, YesNo)
 from . import claims, entities, generation, mentions, questions, rating, relevance, verdicts
 from .base import Prompt
 
@@ -42,11 +42,11 @@ class PromptFamily:
     """One prompt family (Prompt.name): what every table about prompt families is derived from.
 
     build: the builder (its prompts carry `name`); reply: the model of the judge's reply (YesNo: one word, whose
-    next-token P(yes) is read; Verdicts: built per call with core.reply_schemas.verdicts_for(n)); probe: its prompts on the
-    fixed probe in one language, every variant of the builder (prompts/digest.py); instructions: every built-in
-    instruction block (each language and variant) a user's text replaces (`--prompt FAMILY=FILE`), () for a family
-    that cannot be overridden; smallest: its smallest prompt for the window check, None when not checked before a
-    run (generate fits its chunks as it asks)."""
+    next-token P(yes) is read; Verdicts: built per call with core.reply_schemas.verdicts_for(n)); probe: its prompts on
+    the fixed probe in one language, every variant of the builder (prompts/digest.py); instructions: every built-in
+    instruction block (each language and variant) a user's text replaces (`--prompt FAMILY=FILE`), () for a family that
+    cannot be overridden; smallest: its smallest prompt for the window check, None when not checked before a run
+    (generate fits its chunks as it asks)."""
 
     name: str
     build: Callable[..., Prompt]

@@ -45,9 +45,9 @@ _REPLY = {"en": "\nReply with the JSON object only, as in the examples.", "zh": 
 def generate_questions(answer: str, lang: str | None = None, question_lang: str | None = None,
                        checked: bool = False) -> Prompt:
     """lang: the instructions' language (default: the answer's); question_lang: the language the questions are to be
-    written in (default: lang; localragas.judge_calls gives the sample's question's), named in the prompt when it differs
-    from `lang`; checked: the questions will be checked (check_question), and the noncommittal flag is to be decided
-    from what the answer says (SELF_DESCRIPTION)."""
+    written in (default: lang; localragas.judge_calls gives the sample's question's), named in the prompt when it
+    differs from `lang`; checked: the questions will be checked (check_question), and the noncommittal flag is to be
+    decided from what the answer says (SELF_DESCRIPTION)."""
     lang = lang or detect(answer)
     question_lang = question_lang or lang
     parts = [INSTRUCTIONS[lang], *([SELF_DESCRIPTION[lang]] if checked else []), tagged("answer", answer)]

@@ -8,7 +8,7 @@ from rich.table import Table
 
 from ..quality.agreement import Estimate
 from ..quality.calibration_results import (Calibration, CalibrationRun, calibration_source, figure_text, measure_label,
-                                   rows_text, suggested_text, unscored_text)
+                                           rows_text, suggested_text, unscored_text)
 from ..judges.calibration_map import uncalibrated_note
 from ..core.number_text import interval_text, percent_text, score_text, seconds_text
 from ..core.inputs import DEFAULT_MAX_INPUT_BYTES, failing, read_input

@@ -79,7 +79,8 @@ _JSON = {"verify_statements", "judge_chunks"}
 @dataclass(frozen=True)
 class Family:
     """One verdict family the check asks: its kind (statements, chunks), its name (the graded family a calibration
-    names, judge_calls/support_question.py Way.family, or the JSON prompt's) and the run's metric whose verdicts it asks like."""
+    names, judge_calls/support_question.py Way.family, or the JSON prompt's) and the run's metric whose verdicts it asks
+    like."""
 
     kind: str
     family: str

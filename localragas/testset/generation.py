@@ -335,7 +335,8 @@ class _State:
 
     def attempt(self, kind: str, indices: list[int]) -> dict[str, Any]:
         """One candidate written and checked: {"status": "kept", "row": …} or {"status": "dropped", "reason": …}."""
-        from ..judge_calls.generation import answerable, answerable_by_any, asking, reference_support, write  # noqa: PLC0415
+        from ..judge_calls.generation import (answerable, answerable_by_any, asking,  # noqa: PLC0415
+                                              reference_support, write)
         from ..data.sample_record import content_id  # noqa: PLC0415
 
         corpus = self.corpus

@@ -1,5 +1,6 @@
-"""The command line is split by concern (localragas/cli/: eval.py, reports.py, calibrate.py, ...), every command still in the
-one group; `report` and `merge` take the gate and format options declared once (cli/options.py regate_options)."""
+"""The command line is split by concern (localragas/cli/: eval.py, reports.py, calibrate.py, ...), every command still
+in the one group; `report` and `merge` take the gate and format options declared once (cli/options.py
+regate_options)."""
 from __future__ import annotations
 
 from localragas.cli import main

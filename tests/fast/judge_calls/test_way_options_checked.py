@@ -1,7 +1,8 @@
-"""Every way-of-asking option of faithfulness and context recall (judge_calls/support_question.py WAY_OPTIONS) is checked the same
-way: its default is the plain question, a value outside its list is refused naming the metric, the option and the
-values (in Python and on the command line, exit code 2), and any other value refuses verdicts=json. A way that was
-measured and taken out (metrics/statement_support.py REMOVED) is refused naming it and where its measurement is."""
+"""Every way-of-asking option of faithfulness and context recall (judge_calls/support_question.py WAY_OPTIONS) is
+checked the same way: its default is the plain question, a value outside its list is refused naming the metric, the
+option and the values (in Python and on the command line, exit code 2), and any other value refuses verdicts=json. A way
+that was measured and taken out (metrics/statement_support.py REMOVED) is refused naming it and where its measurement
+is."""
 from __future__ import annotations
 
 import re

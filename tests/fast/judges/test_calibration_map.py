@@ -1,5 +1,5 @@
-"""The calibration map (localragas.judges.calibration_map): its shape, its file, its fit; where a judge's calibration comes
-from (judges/calibrated.py)."""
+"""The calibration map (localragas.judges.calibration_map): its shape, its file, its fit; where a judge's calibration
+comes from (judges/calibrated.py)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from localragas.judges import catalogue
 from localragas.judges.calibration_map import (FORMAT, CalibrationMap, FamilyMap, fit_logistic, load_calibration, logit,
-                                        sigmoid)
+                                               sigmoid)
 from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge, get_judge
 from localragas.judges import calibrated as calibrated_module

@@ -307,7 +307,8 @@ def stub_embedder() -> StubEmbedder:
 
 
 def test_answer_relevancy_is_mean_cosine_of_generated_questions():
-    """questions=generated, the RAGAS way (the default also checks each question: tests/fast/metrics/test_question_check.py)"""
+    """questions=generated, the RAGAS way (the default also checks each question:
+    tests/fast/metrics/test_question_check.py)"""
     judge = FakeJudge([{"questions": GEN, "noncommittal": False}])
     emb = stub_embedder()
 

@@ -1,6 +1,6 @@
-"""The HTML report's evidence panel (report/html/app.js) run in node over a stub DOM (tests/fast/report/js/drill_down.js):
-each metric's evidence is shown by the renderer its definition in the report names. Skipped without node; the
-browser tier (tests/browser) runs the page in Chromium."""
+"""The HTML report's evidence panel (report/html/app.js) run in node over a stub DOM
+(tests/fast/report/js/drill_down.js): each metric's evidence is shown by the renderer its definition in the report
+names. Skipped without node; the browser tier (tests/browser) runs the page in Chromium."""
 from __future__ import annotations
 
 import json
