@@ -17,15 +17,16 @@ EXIT_JUDGE_CHECK_FAILED = 5  # the judge cannot tell obvious supported from unsu
 
 
 def setting_option(name: str, help: str | None = None):  # noqa: A002 - click's word
-    """The click option of a run setting, made from its declaration (run/settings.py RunSettings): its flag names,
+    """The click option of a run setting, made from its declaration (run/settings.py RunSettings, or EvalIO for what
+    eval reads and writes): its flag names,
     metavar and kind (Flag), its type, bounds and choices (the field's annotation), its help (the field's
     description, or `help` where a command means it otherwise). The parameter is named Flag.dest (judge_option,
     no_gate), as settings.from_flags reads it."""
     from typing import Literal, get_args, get_origin  # noqa: PLC0415
 
-    from ..run.settings import RunSettings, flag_of  # noqa: PLC0415
+    from ..run.settings import field_of, flag_of  # noqa: PLC0415
 
-    field, flag = RunSettings.model_fields[name], flag_of(name)
+    field, flag = field_of(name), flag_of(name)
     assert flag is not None, f"{name} is not given on the command line"
     kw: dict = {"help": help or field.description, "metavar": flag.metavar}
     if flag.kind == "items":
@@ -43,8 +44,8 @@ def setting_option(name: str, help: str | None = None):  # noqa: A002 - click's 
             kw["type"] = click.Choice(get_args(kind))
         elif kind in (int, float) and bounds:
             kw["type"] = (click.IntRange if kind is int else click.FloatRange)(bounds.get("ge"), bounds.get("le"))
-        elif kind is Path:
-            kw["type"] = click.Path(file_okay=False, path_type=Path)  # the one Path setting is a folder: --cache-dir
+        elif kind is Path:  # a FILE (the reports), else a folder (--cache-dir)
+            kw["type"] = click.Path(**{"dir_okay" if flag.metavar == "FILE" else "file_okay": False}, path_type=Path)
         if flag.default is not None:
             kw.update(default=flag.default, show_default=True)
     return click.option(*flag.names, flag.dest, **kw)
@@ -65,13 +66,8 @@ def model_options(fn):
 
 
 def format_options(fn):
-    """--html, --md and --junit: the report formats shared by `eval`, `report` and `merge`."""
-    fn = click.option("--junit", type=click.Path(dir_okay=False, path_type=Path),
-                      help="Write JUnit XML here: each metric's gate is a test case.")(fn)
-    fn = click.option("--md", type=click.Path(dir_okay=False, path_type=Path),
-                      help="Write a Markdown summary (for a pull-request comment) here.")(fn)
-    return click.option("--html", type=click.Path(dir_okay=False, path_type=Path),
-                        help="Write a self-contained HTML report (works offline) here.")(fn)
+    """--html, --md and --junit: the report formats shared by `eval`, `report` and `merge` (run/settings.py EvalIO)."""
+    return setting_options("html", "md", "junit")(fn)
 
 
 # The gate's options, the same on eval, report and merge (report and merge gate a run made with --no-gate).

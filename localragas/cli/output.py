@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import EXIT_GATE_FAILED, EXIT_NOT_EVALUATED
+from .options import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_NOT_EVALUATED
 from ..core.printable import printable
 
 
@@ -15,6 +15,25 @@ def gate_exit(report) -> int:
     if not report.gate.evaluated:
         return EXIT_NOT_EVALUATED
     return 0 if report.gate.passed else EXIT_GATE_FAILED
+
+
+def tracked_exit(report, io, eval_name: str | None = None) -> int:
+    """eval --mlflow: the run logged to MLflow (its written reports as artifacts), then the exit code. A tracking
+    error (TrackingError, MissingDependencyError) is printed; it exits 2 when the gate passed (a run asked to be
+    recorded and not recorded is no pass), and a failed gate's own code (1, 4) wins over it: CI sees what the data
+    scored, and the reports are written either way."""
+    from ..core.errors import LocalragasError  # noqa: PLC0415
+    from ..integrations.mlflow import log_report  # noqa: PLC0415
+
+    code = gate_exit(report)
+    try:
+        run_id = log_report(report, report_paths=io.reports(), experiment=io.mlflow_experiment,
+                            run_name=io.mlflow_run_name, tags={"localragas.eval": eval_name} if eval_name else None)
+    except LocalragasError as e:
+        click.echo(f"Error: {printable(e)}", err=True)
+        return code or EXIT_BAD_INPUT
+    click.echo(f"logged to MLflow: run {run_id}")
+    return code
 
 
 def check_outputs(inputs, **outputs) -> None:

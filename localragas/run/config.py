@@ -1,5 +1,7 @@
 """Project settings from localragas.toml or the [tool.localragas] table of pyproject.toml: the keys are RunSettings'
-fields marked IN_FILE (run/settings.py), each checked as the model declares it.
+and EvalIO's fields marked IN_FILE (run/settings.py), each checked as the model declares it, so the file can hold a
+whole eval (data, metrics, columns, reports, MLflow). Named evals are [evals.NAME] tables of the same keys, layered
+over the file's top-level ones (RunSettings.over: tables key by key). Paths in the file are relative to its folder.
 
 Reading a file is pure: its [custom_metrics] tables are checked here and registered by the run that uses them
 (settings.register_custom_metrics). A settings file is read as any file a user names (localragas.core.inputs): one
@@ -8,13 +10,14 @@ far beyond any real settings file).
 """
 from __future__ import annotations
 
+import difflib
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import ConfigError
 from ..core.inputs import failing, read_input
-from .settings import RunSettings, custom_table, in_file, validated
+from .settings import EvalIO, RunSettings, custom_table, file_keys, validated
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -37,25 +40,72 @@ def find_config(start: Path | None = None) -> Path | None:
     return None
 
 
-def load_settings(path: str | Path | None = None) -> RunSettings:
-    """The defaults with the settings file over them (path, else find_config(); none: the defaults). Errors name the
-    file and the key; its prompt files are taken from the file's folder."""
+def load_settings(path: str | Path | None = None, eval: str | None = None) -> RunSettings:  # noqa: A002
+    """The defaults with the settings file over them (path, else find_config(); none: the defaults), and its
+    [evals.`eval`] table over those when `eval` is named. Errors name the file and the key; its prompt files are taken
+    from the file's folder."""
+    return load_eval(path, eval)[0]
+
+
+def load_eval(path: str | Path | None = None, eval: str | None = None) -> tuple[RunSettings, EvalIO]:  # noqa: A002
+    """The settings file's run settings (as load_settings) and what its eval reads and writes (EvalIO: data, reports,
+    MLflow; paths relative to the file's folder). `eval`: the [evals.NAME] table layered over the top-level keys; a
+    name the file lacks (or no file at all) is a ConfigError listing the names it has."""
     path = Path(path) if path is not None else find_config()
     if path is None:
-        return RunSettings()
+        if eval is not None:
+            raise ConfigError(f"--eval {eval}: no settings file here (./localragas.toml, or [tool.localragas] in "
+                              "./pyproject.toml) to hold [evals.NAME] tables; name one with --config FILE")
+        return RunSettings(), EvalIO()
     if not path.exists():
         raise ConfigError(f"config file {path} not found")
     data = _read(path)
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("localragas", {})
-    stray = [k for k in data if k not in RunSettings.model_fields or not in_file(k)]
+    evals = data.pop("evals", {})
+    prefix = "tool.localragas." if path.name == "pyproject.toml" else ""
+    if not isinstance(evals, dict) or not all(isinstance(t, dict) for t in evals.values()):
+        raise ConfigError(f"{path}: key '{prefix}evals': a table of named evals, [{prefix}evals.NAME]")
+    _check_keys(data, path, "")
+    for name, table in evals.items():
+        _check_keys(table, path, f"{prefix}evals.{name}.")
+    settings, io = _layer(RunSettings(), EvalIO(), data, path, str(path))
+    if eval is not None:
+        if eval not in evals:
+            near = difflib.get_close_matches(eval, list(evals), n=1)
+            raise ConfigError(f"{path}: no eval {eval!r}" + (f" (did you mean {near[0]!r}?)" if near else "") + (
+                f"; evals in the file: {', '.join(evals)}" if evals else f"; the file has no [{prefix}evals.NAME] "
+                                                                        "table"))
+        settings, io = _layer(settings, io, evals[eval], path, f"{path} [{prefix}evals.{eval}]")
+    return settings, io
+
+
+def _check_keys(table: dict[str, Any], path: Path, where: str) -> None:
+    stray = [k for k in table if k not in file_keys()]
     if stray:
-        valid = [n for n in RunSettings.model_fields if in_file(n)]
-        raise ConfigError(f"{path}: key '{stray[0]}': not a setting of the file; valid: {', '.join(valid)}")
-    settings = validated({**data, "config": str(path)}, str(path))
+        raise ConfigError(f"{path}: key '{where}{stray[0]}': not a setting of the file; valid: "
+                          f"{', '.join(file_keys())}" + ("" if where else ", evals"))
+
+
+def _layer(settings: RunSettings, io: EvalIO, table: dict[str, Any], path: Path, where: str
+           ) -> tuple[RunSettings, EvalIO]:
+    """`table`'s keys (a settings file's, or one [evals.NAME] table's) over settings and io; its paths taken from
+    the file's folder."""
+    run = {k: v for k, v in table.items() if k in RunSettings.model_fields}
+    settings = settings.over({**run, "config": str(path)}, where)
     _check_declarations(settings, path)
-    return settings.model_copy(update={"prompts": {k: str(path.parent / Path(v).expanduser())
-                                                   for k, v in settings.prompts.items()}})
+    if "prompts" in run:
+        settings = settings.model_copy(update={"prompts": {
+            k: _from(path, v) if k in run["prompts"] else v for k, v in settings.prompts.items()}})
+    paths = [n for n, f in EvalIO.model_fields.items() if f.annotation == Path | None]
+    given = {k: _from(path, v) if k in paths and isinstance(v, str) else v
+             for k, v in table.items() if k in EvalIO.model_fields}
+    return settings, io.over(given, where)
+
+
+def _from(path: Path, value: str | Path) -> str:
+    """A path written in the settings file at `path`, taken from the file's folder (an absolute one as it is)."""
+    return str(path.parent / Path(value).expanduser())
 
 
 def _check_declarations(settings: RunSettings, path: Path) -> None:

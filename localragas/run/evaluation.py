@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core import paths
-from .config import load_settings
-from .settings import RunSettings, cache_folder, from_flags, key_parts, register_custom_metrics  # noqa: F401 - API
+from ..core.errors import ConfigError
+from .config import find_config, load_eval
+from .settings import (EvalIO, RunSettings, cache_folder, flag_of, flagged, from_flags, key_parts,  # noqa: F401
+                       register_custom_metrics)
 from ..data.schema import Report
 
 
@@ -25,19 +27,37 @@ class RunSpec(RunSettings):
     spec_from_flags layers flags and a settings file over them). RunSpec("data.jsonl", judge="fake", limit=3)."""
 
     data: Path  # a str is taken as a path
+    eval: str | None = None  # the settings file's [evals.NAME] this run is (report.meta["eval"]); not a setting
 
     def __init__(self, data: str | Path | None = None, /, **settings: Any):
         super().__init__(**({"data": data} if data is not None else {}), **settings)
 
 
-def spec_from_flags(data: str | Path, *, config: str | Path | None = None, **flags: Any) -> RunSpec:
+def spec_from_flags(data: str | Path | None = None, *, config: str | Path | None = None,
+                    eval: str | None = None, **flags: Any) -> RunSpec:  # noqa: A002
     """A RunSpec from `localragas eval`'s flags (the same names and text forms, keyed as click names them:
     judge_option=["n_ctx=4096"], threshold=["faithfulness=0.8"], no_gate=True, shard="2/4", metrics=["a,b"]) over the
-    settings file (config, else ./localragas.toml or [tool.localragas] in ./pyproject.toml) over the defaults.
-    Malformed items are ConfigErrors naming the flag."""
-    settings = load_settings(config)
-    spec = RunSpec(data, **{k: getattr(settings, k) for k in RunSettings.model_fields})
-    return spec.over(from_flags(flags), "flags")  # type: ignore[return-value]
+    settings file (config, else ./localragas.toml or [tool.localragas] in ./pyproject.toml; its [evals.`eval`] table
+    over its top-level keys) over the defaults; data: else the file's `data`. Malformed items are ConfigErrors naming
+    the flag. The outputs' flags (out, html, mlflow, …) are the command's to act on: eval_from_flags gives them."""
+    return eval_from_flags(data, config=config, eval=eval, **flags)[0]
+
+
+def eval_from_flags(data: str | Path | None = None, *, config: str | Path | None = None, eval: str | None = None,
+                    **flags: Any) -> tuple[RunSpec, EvalIO]:  # noqa: A002
+    """spec_from_flags, and what the eval writes (EvalIO: the reports, MLflow): its flags over the file's keys. No
+    DATA and no `data` key: a ConfigError naming both ways to give it."""
+    file_settings, file_io = load_eval(config, eval)
+    io_dests = {flag.dest for name in flagged(EvalIO) if (flag := flag_of(name))}
+    io = file_io.over(from_flags({k: flags.pop(k) for k in list(flags) if k in io_dests}, EvalIO), "flags")
+    if data is None and io.data is None:
+        found = config or find_config()
+        where = f"a `data = \"…\"` key in {found}" + (f" [evals.{eval}]" if eval else "") if found else \
+            "a `data = \"…\"` key in ./localragas.toml (or [tool.localragas] in ./pyproject.toml)"
+        raise ConfigError(f"no data to evaluate: give DATA (localragas eval data.jsonl) or {where}")
+    spec = RunSpec(data if data is not None else io.data, eval=eval,
+                   **{k: getattr(file_settings, k) for k in RunSettings.model_fields})
+    return spec.over(from_flags(flags), "flags"), io  # type: ignore[return-value]
 
 
 def checkpoint_key(spec: RunSpec, judge_fingerprint: str) -> str:
@@ -104,6 +124,8 @@ class Evaluation:
             report.meta["shard"] = {"index": index, "count": count, "total": total, "positions": positions}
         if spec.config:
             report.meta["config"] = spec.config
+        if spec.eval:
+            report.meta["eval"] = spec.eval
         return report
 
     def finish(self) -> None:

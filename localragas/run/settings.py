@@ -1,7 +1,8 @@
 """A run's settings, declared once: RunSettings holds each with its type, default, bounds and help text, and how it is
 given on the command line (Flag) and whether a settings file may set it (IN_FILE). Everything else is derived from it:
 `localragas eval`'s options (cli/options.py setting_option), the settings file's keys (run/config.py), the keyword
-arguments of evaluate() and calibrate(), the pytest plugin's options and the resume checkpoint's key.
+arguments of evaluate() and calibrate(), the pytest plugin's options and the resume checkpoint's key. EvalIO declares
+the same way what `localragas eval` reads and writes: its data file, reports and MLflow.
 
 Layered once, by RunSettings.over: the defaults, then the settings file, then the flags or keyword arguments; a value
 not given (None) leaves the one under it, and a table (thresholds, judge options, columns, prompts, metric options)
@@ -30,10 +31,10 @@ from .shard import parse_shard
 class Flag:
     """How a setting is given on the command line. kind: "value" (one value; none given leaves the setting),
     "items" (repeatable; `parse(items, flag)` makes the value), "off" (a switch that sets False: --no-gate),
-    "toggle" (--x/--no-x, always given: `default`). The option's help, type, bounds and choices are the field's."""
+    "toggle" (--x/--no-x: `default`, None: given only when used). The option's help, type, bounds and choices are the field's."""
 
     names: tuple[str, ...]
-    metavar: str | None = None
+    metavar: str | None = None  # "FILE" for a Path: a file (click refuses a folder), else a Path is a folder
     kind: Literal["value", "items", "off", "toggle"] = "value"
     parse: Callable[[Iterable[str], str], Any] | None = None
     default: Any = None  # the command line's own default, shown in --help (toggles, --concurrency)
@@ -230,6 +231,59 @@ class RunSettings(BaseModel):
         return cache_folder(self.cache, self.cache_dir)
 
 
+def _file(text: str) -> Flag:
+    return Flag((f"--{text}",), "FILE")
+
+
+class EvalIO(BaseModel):
+    """What `localragas eval` reads and where its results go, beside the run's settings: the data file (eval's DATA),
+    the reports and MLflow. Declared once: the settings file's keys (IN_FILE; a path relative to the file's folder)
+    and eval's options (Flag); `report` and `merge` take the formats' options (--html, --md, --junit) from here too."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # One data file per eval: a report is of one dataset (meta.dataset and its sha256, the resume checkpoint's key,
+    # sample ids unique within it, `compare` and `merge` pairing by them); several datasets: an [evals.NAME] each.
+    data: Annotated[Path | None, IN_FILE] = None
+    out: Annotated[Path | None, IN_FILE, Field(
+        description="Write the full JSON report (scores, evidence, run metadata) here."),
+        Flag(("--out", "-o"), "FILE")] = None
+    csv: Annotated[Path | None, IN_FILE, Field(description="Write per-sample scores as CSV here."), _file("csv")] = None
+    html: Annotated[Path | None, IN_FILE, Field(
+        description="Write a self-contained HTML report (works offline) here."), _file("html")] = None
+    md: Annotated[Path | None, IN_FILE, Field(
+        description="Write a Markdown summary (for a pull-request comment) here."), _file("md")] = None
+    junit: Annotated[Path | None, IN_FILE, Field(
+        description="Write JUnit XML here: each metric's gate is a test case."), _file("junit")] = None
+    mlflow: Annotated[bool | None, IN_FILE, Field(
+        description="Log the run to MLflow tracking (MLFLOW_TRACKING_URI, else MLflow's local default) after the "
+                    "reports are written: metric means and intervals, the gate, the judge, the reports "
+                    "(pip install \"localragas[mlflow]\"; docs/mlflow.md)."),
+        Flag(("--mlflow/--no-mlflow",), kind="toggle")] = None
+    mlflow_experiment: Annotated[str | None, IN_FILE, Field(
+        description="The MLflow experiment of --mlflow (created when missing; default: MLflow's own choice)."),
+        Flag(("--mlflow-experiment",), "NAME")] = None
+    mlflow_run_name: Annotated[str | None, IN_FILE, Field(
+        description="The MLflow run's name with --mlflow (default: localragas DATA-FILE-NAME)."),
+        Flag(("--mlflow-run-name",), "NAME")] = None
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _one_data_file(cls, value: Any) -> Any:
+        if isinstance(value, (list, tuple)):
+            raise ValueError("one data file per eval (a report is of one dataset: its sha256, sample ids and resume "
+                             "checkpoint); for several, declare an [evals.NAME] table each, or join them into one file")
+        return value
+
+    def reports(self) -> dict[str, Path | None]:
+        """The report files by flag name (out, csv, html, md, junit), None for a format not asked for."""
+        return {n: getattr(self, n) for n in type(self).model_fields if (f := flag_of(n)) and f.metavar == "FILE"}
+
+    def over(self, given: Mapping[str, Any], where: str) -> EvalIO:
+        """These with `given` over them (a value None is not given)."""
+        return validated({**self.model_dump(), **{k: v for k, v in given.items() if v is not None}}, where, EvalIO)
+
+
 def _merged(under: Any, over: Any) -> Any:
     """`over` over `under`: tables key by key (a table of tables per inner key), anything else replaced."""
     if isinstance(under, Mapping) and isinstance(over, Mapping):
@@ -237,7 +291,7 @@ def _merged(under: Any, over: Any) -> Any:
     return over
 
 
-def validated(values: Mapping[str, Any], where: str, model: type[RunSettings] | None = None) -> RunSettings:
+def validated(values: Mapping[str, Any], where: str, model: type[BaseModel] | None = None) -> Any:
     """RunSettings (or `model`) of `values`, a bad one a ConfigError: "{where}: key 'max_error_rate': max error rate
     must be a number in [0, 1], got 2"."""
     try:
@@ -251,7 +305,7 @@ def validated(values: Mapping[str, Any], where: str, model: type[RunSettings] | 
 def problem(err: Mapping[str, Any]) -> str:
     """A validation error in words from the field's own declaration: its bounds, its choices."""
     name = str(err["loc"][0])
-    field = RunSettings.model_fields.get(name)
+    field = RunSettings.model_fields.get(name) or EvalIO.model_fields.get(name)
     cause = (err.get("ctx") or {}).get("error")
     if isinstance(cause, (LocalragasError, ValueError)):
         return str(cause)
@@ -282,18 +336,29 @@ def refuse(given: Iterable[str], names: Iterable[str], where: str, why: str) -> 
         raise ConfigError(f"{where}: setting {wrong[0]!r} {why}")
 
 
+def field_of(name: str) -> Any:
+    """The declaration (pydantic FieldInfo) of a run setting (RunSettings) or of what eval reads and writes (EvalIO)."""
+    return RunSettings.model_fields.get(name) or EvalIO.model_fields[name]
+
+
 def flag_of(name: str) -> Flag | None:
     """The command-line form of a setting (None: it has none)."""
-    return next((m for m in RunSettings.model_fields[name].metadata if isinstance(m, Flag)), None)
+    return next((m for m in field_of(name).metadata if isinstance(m, Flag)), None)
 
 
-def flagged() -> list[str]:
-    """The settings given on the command line, in declaration order (`localragas eval`'s options, in --help)."""
-    return [n for n in RunSettings.model_fields if flag_of(n) is not None]
+def flagged(model: type[BaseModel] | None = None) -> list[str]:
+    """The settings of `model` (default RunSettings) given on the command line, in declaration order (`localragas
+    eval`'s options, in --help)."""
+    return [n for n in (model or RunSettings).model_fields if flag_of(n) is not None]
 
 
 def in_file(name: str) -> bool:
-    return IN_FILE in RunSettings.model_fields[name].metadata
+    return IN_FILE in field_of(name).metadata
+
+
+def file_keys() -> list[str]:
+    """The keys of a settings file and of its [evals.NAME] tables: RunSettings' and EvalIO's fields marked IN_FILE."""
+    return [n for model in (RunSettings, EvalIO) for n in model.model_fields if in_file(n)]
 
 
 def settable() -> list[str]:
@@ -301,10 +366,11 @@ def settable() -> list[str]:
     return [n for n in RunSettings.model_fields if n != "config"]
 
 
-def from_flags(flags: Mapping[str, Any]) -> dict[str, Any]:
-    """Settings from click's values, keyed by flag (Flag.dest, e.g. judge_option, no_gate); a flag left out: its
-    command-line default (--progress, --resume, --concurrency 1). An unknown flag name: ConfigError."""
-    by_dest = {f.dest: (name, f) for name in RunSettings.model_fields if (f := flag_of(name)) is not None}
+def from_flags(flags: Mapping[str, Any], model: type[BaseModel] | None = None) -> dict[str, Any]:
+    """Settings of `model` (default RunSettings) from click's values, keyed by flag (Flag.dest, e.g. judge_option,
+    no_gate); a flag left out: its command-line default (--progress, --resume, --concurrency 1). An unknown flag
+    name: ConfigError."""
+    by_dest = {f.dest: (name, f) for name in flagged(model) if (f := flag_of(name)) is not None}
     unknown = sorted(set(flags) - set(by_dest))
     if unknown:
         raise ConfigError(f"unknown flag(s) {', '.join(unknown)}; valid: {', '.join(by_dest)}")

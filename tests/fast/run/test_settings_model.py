@@ -12,7 +12,7 @@ from localragas.cli.eval import eval_cmd
 from localragas.core.errors import ConfigError
 from localragas.metrics import all_metrics
 from localragas.run.config import load_settings
-from localragas.run.settings import RunSettings, flag_of, in_file
+from localragas.run.settings import EvalIO, RunSettings, flag_of, in_file
 
 from cli_helpers import cli, write_file
 
@@ -32,9 +32,14 @@ def test_every_flagged_setting_is_an_eval_option_with_the_fields_help_type_and_b
     assert (options["max_error_rate"].type.min, options["max_error_rate"].type.max) == (0, 1)
     assert options["concurrency"].type.min == 1 and options["concurrency"].default == 1
     assert list(options["gate_on"].type.choices) == list(get_args(RunSettings.model_fields["gate_on"].annotation))
-    # what is not a run setting stays the command's own
-    assert {"data", "config_path", "out", "csv_path", "html", "md", "junit", "ragas_names"} == \
-        set(options) - {flag_of(n).dest for n in flagged}
+    # what eval reads and writes (the reports, MLflow) is declared beside them, in EvalIO, as the file's keys are
+    io = [n for n in EvalIO.model_fields if flag_of(n) is not None]
+    assert io == ["out", "csv", "html", "md", "junit", "mlflow", "mlflow_experiment", "mlflow_run_name"]
+    for name in io:
+        assert options[flag_of(name).dest].help == EvalIO.model_fields[name].description and in_file(name), name
+    # what is neither stays the command's own
+    assert {"data", "config_path", "eval_name", "ragas_names"} == \
+        set(options) - {flag_of(n).dest for n in flagged + io}
 
 
 def test_the_pytest_plugins_options_are_the_models_flags():
