@@ -1,0 +1,85 @@
+"""`localragas eval --mlflow` (and `mlflow = true` in the settings file): the run logged to a real MLflow store in
+tmp_path after the reports are written, read back with MLflow's own client; a missing package stops the run before
+judging; a tracking error never turns a failed gate into another code, and never lets a passing run exit 0."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from localragas import Report
+
+from cli_helpers import cli, sample_rows, write_file, write_jsonl
+
+mlflow = pytest.importorskip("mlflow")
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "rag_samples.jsonl"
+FAKE = ("--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "--no-progress")
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch) -> str:
+    """MLflow's SQLite store in tmp_path, as MLFLOW_TRACKING_URI names it (artifacts beside it, in tmp_path)."""
+    monkeypatch.chdir(tmp_path)  # MLflow puts a SQLite store's artifacts in ./mlruns
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
+    return uri
+
+
+def test_eval_mlflow_logs_the_run_and_its_written_reports(store, tmp_path):
+    out, html = tmp_path / "report.json", tmp_path / "report.html"
+    r = cli("eval", EXAMPLES, *FAKE, "--out", out, "--html", html, "--mlflow", "--mlflow-experiment", "rag quality",
+            "--mlflow-run-name", "pr 42")
+    assert r.exit_code == 1, r.output  # the examples fail answer relevancy with the fake judge: the gate's code kept
+    assert "logged to MLflow: run " in r.output
+    report = Report.model_validate_json(out.read_text(encoding="utf-8"))
+    client = mlflow.MlflowClient(store)
+    [run] = client.search_runs([client.get_experiment_by_name("rag quality").experiment_id])
+    assert run.info.run_name == "pr 42" and run.info.status == "FINISHED"
+    assert run.data.tags["localragas.gate"] == "failed" and run.data.metrics["gate/passed"] == 0
+    for s in report.summary:
+        assert run.data.metrics[f"{s.metric}/mean"] == pytest.approx(s.mean)
+    assert run.data.params["dataset"] == str(EXAMPLES) and run.data.params["judge"] == "fake"
+    assert sorted(a.path for a in client.list_artifacts(run.info.run_id, "localragas")) == \
+        ["localragas/report.html", "localragas/report.json"]  # the files eval wrote, as written
+    logged = Path(client.download_artifacts(run.info.run_id, "localragas/report.json", str(tmp_path / "back")))
+    assert logged.read_bytes() == out.read_bytes()
+
+
+def test_mlflow_true_in_a_named_eval_logs_it_tagged_with_its_name(store, tmp_path):
+    write_jsonl(tmp_path / "d.jsonl", sample_rows(2))
+    write_file(tmp_path, "localragas.toml", 'judge = "fake"\nembedder = "fake"\nmetrics = ["faithfulness"]\n'
+                                            '[evals.nightly]\ndata = "d.jsonl"\nmlflow = true\n'
+                                            'mlflow_experiment = "nightly"\n')
+    r = cli("eval", "--eval", "nightly", "--no-cache", "--no-resume", "--no-progress")
+    assert r.exit_code == 0, r.output
+    client = mlflow.MlflowClient(store)
+    [run] = client.search_runs([client.get_experiment_by_name("nightly").experiment_id])
+    assert run.data.tags["localragas.eval"] == "nightly" and run.data.tags["localragas.gate"] == "passed"
+    assert run.info.run_name == "localragas d" and run.data.metrics["faithfulness/scored"] == 2
+    assert [a.path for a in client.list_artifacts(run.info.run_id, "localragas")] == ["localragas/report.json"]
+    # --no-mlflow over the file's mlflow = true: nothing more is logged
+    assert cli("eval", "--eval", "nightly", "--no-mlflow", "--no-cache", "--no-resume", "--no-progress").exit_code == 0
+    assert len(client.search_runs([client.get_experiment_by_name("nightly").experiment_id])) == 1
+
+
+def test_without_mlflow_eval_mlflow_exits_2_before_judging(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "mlflow", None)  # `import mlflow` raises ImportError
+    r = cli("eval", EXAMPLES, *FAKE, "--out", tmp_path / "report.json", "--mlflow")
+    assert r.exit_code == 2 and 'logging to MLflow needs the mlflow package: pip install "localragas[mlflow]"' in \
+        r.output
+    assert not (tmp_path / "report.json").exists() and "samples" not in r.output  # nothing judged, nothing written
+
+
+@pytest.mark.parametrize("threshold, code", [("answer_relevancy=0.1", 2), ("answer_relevancy=0.9", 1)])
+def test_a_tracking_error_exits_2_on_a_passed_gate_and_leaves_a_failed_gates_code(tmp_path, monkeypatch, threshold,
+                                                                                   code):
+    monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)  # MLflow 3 refuses a folder store without it
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", (tmp_path / "mlruns").as_uri())
+    out = tmp_path / "report.json"
+    r = cli("eval", EXAMPLES, *FAKE, "-m", "faithfulness,answer_relevancy", "-t", threshold, "--out", out, "--mlflow")
+    assert r.exit_code == code, r.output
+    assert "Error: MLflow could not open the tracking store" in r.output and "logged to MLflow" not in r.output
+    assert out.exists()  # the reports are written before the run is logged
