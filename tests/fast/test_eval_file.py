@@ -168,3 +168,27 @@ def test_python_loads_a_named_evals_settings_for_evaluate(project):
     with pytest.raises(ConfigError, match="no eval 'weekly'"):
         load_settings(project / "localragas.toml", eval="weekly")
     assert load_settings(project / "localragas.toml").thresholds == {"faithfulness": 0.45}
+
+
+def test_the_config_file_pages_example_holds_what_the_page_says(tmp_path, monkeypatch):
+    """docs/config-file.md's localragas.toml: read as written, its layering as the page says, its Python block run."""
+    import re
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "config-file.md").read_text(encoding="utf-8")
+    [toml] = re.findall(r"```toml\n(.*?)```", page, re.S)
+    [python] = re.findall(r"```python\n(.*?)```", page, re.S)
+    path = write_file(tmp_path, "localragas.toml", toml)
+    (tmp_path / "data").mkdir()
+    write_jsonl(tmp_path / "data" / "nightly.jsonl", _rows(2, "n"))
+    top, top_io = load_eval(path)
+    nightly, io = load_eval(path, "nightly")
+    assert top_io.data == tmp_path / "data" / "rag_samples.jsonl" and top_io.mlflow is None
+    assert (io.data, io.out, io.html) == (tmp_path / "data" / "nightly.jsonl", tmp_path / "reports" / "nightly.json",
+                                          tmp_path / "reports" / "report.html")
+    assert (io.mlflow, io.mlflow_experiment) == (True, "rag-nightly")
+    assert nightly.thresholds == {"faithfulness": 0.85, "context_recall": 0.75} and nightly.columns == top.columns
+    monkeypatch.chdir(tmp_path)
+    env: dict = {}
+    exec(python.replace('judge="fake", embedder="fake"', 'judge="fake", embedder="fake", cache=False, '  # noqa: S102
+                                                         'progress=False'), env)
+    assert [s.id for s in env["report"].samples] == ["n0", "n1"]
