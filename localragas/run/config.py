@@ -17,7 +17,7 @@ from typing import Any
 
 from ..core.errors import ConfigError
 from ..core.inputs import failing, read_input
-from .settings import EvalIO, RunSettings, custom_table, file_keys, validated
+from .settings import EvalIO, RunSettings, custom_table, file_keys
 
 if sys.version_info >= (3, 11):
     import tomllib
