@@ -18,10 +18,9 @@ EXIT_JUDGE_CHECK_FAILED = 5  # the judge cannot tell obvious supported from unsu
 
 def setting_option(name: str, help: str | None = None):  # noqa: A002 - click's word
     """The click option of a run setting, made from its declaration (run/settings.py RunSettings, or EvalIO for what
-    eval reads and writes): its flag names,
-    metavar and kind (Flag), its type, bounds and choices (the field's annotation), its help (the field's
-    description, or `help` where a command means it otherwise). The parameter is named Flag.dest (judge_option,
-    no_gate), as settings.from_flags reads it."""
+    eval reads and writes): its flag names, metavar and kind (Flag), its type, bounds and choices (the field's
+    annotation), its help (the field's description, or `help` where a command means it otherwise). The parameter is
+    named Flag.dest (judge_option, no_gate), as settings.from_flags reads it."""
     from typing import Literal, get_args, get_origin  # noqa: PLC0415
 
     from ..run.settings import field_of, flag_of  # noqa: PLC0415

@@ -31,7 +31,8 @@ from .shard import parse_shard
 class Flag:
     """How a setting is given on the command line. kind: "value" (one value; none given leaves the setting),
     "items" (repeatable; `parse(items, flag)` makes the value), "off" (a switch that sets False: --no-gate),
-    "toggle" (--x/--no-x: `default`, None: given only when used). The option's help, type, bounds and choices are the field's."""
+    "toggle" (--x/--no-x: `default` when not used; None: not given). The option's help, type, bounds and choices are
+    the field's."""
 
     names: tuple[str, ...]
     metavar: str | None = None  # "FILE" for a Path: a file (click refuses a folder), else a Path is a folder
