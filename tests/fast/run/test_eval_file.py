@@ -174,7 +174,7 @@ def test_the_config_file_pages_example_holds_what_the_page_says(tmp_path, monkey
     """docs/config-file.md's localragas.toml: read as written, its layering as the page says, its Python block run."""
     import re
 
-    page = (Path(__file__).resolve().parents[2] / "docs" / "config-file.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[3] / "docs" / "config-file.md").read_text(encoding="utf-8")
     [toml] = re.findall(r"```toml\n(.*?)```", page, re.S)
     [python] = re.findall(r"```python\n(.*?)```", page, re.S)
     path = write_file(tmp_path, "localragas.toml", toml)

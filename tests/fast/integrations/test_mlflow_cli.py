@@ -14,7 +14,7 @@ from cli_helpers import cli, sample_rows, write_file, write_jsonl
 
 mlflow = pytest.importorskip("mlflow")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "rag_samples.jsonl"
 FAKE = ("--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "--no-progress")
 
