@@ -1,0 +1,52 @@
+"""The README's (and docs/install.md's) "Run the tests" block works after the README's own `pip install -e .`: it
+installs the test extra first, and that extra holds what the test suite imports beyond the base dependencies."""
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[2]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _block(page: str, heading: str) -> list[str]:
+    text = (ROOT / page).read_text(encoding="utf-8").split(heading, 1)[1]
+    code = re.search(r"```bash\n(.*?)```", text, re.S)
+    assert code, f"{page}: no bash block under {heading!r}"
+    return [line.split("#", 1)[0].strip() for line in code.group(1).splitlines() if line.strip()]
+
+
+def _names(requirements: list[str]) -> set[str]:
+    return {re.split(r"[\[<>=!~; ]", r, maxsplit=1)[0].lower().replace("_", "-") for r in requirements}
+
+
+def test_the_run_the_tests_blocks_install_the_test_extra_before_running_pytest():
+    for page, heading in (("README.md", "## Run the tests"), ("docs/install.md", "## Run the tests")):
+        lines = _block(page, heading)
+        installs = [i for i, line in enumerate(lines) if re.search(r"pip install -e '\.\[(test|all)\]'", line)]
+        runs = [i for i, line in enumerate(lines) if "-m pytest" in line]
+        assert installs and runs and installs[0] < runs[0], f"{page}: {lines}"
+
+
+def test_the_test_extra_holds_the_test_tools_the_suite_imports():
+    test_extra = _names(PYPROJECT["project"]["optional-dependencies"]["test"])
+    assert {"pytest", "hypothesis"} <= test_extra
+    imported = set()
+    for path in (ROOT / "tests" / "fast").glob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:  # top-level imports only: a test file's own
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                imported.add(node.module.split(".")[0])
+    dists = {"pytest": "pytest", "hypothesis": "hypothesis", "yaml": "pyyaml", "junitparser": "junitparser",
+             "selenium": "selenium", "scipy": "scipy", "sklearn": "scikit-learn", "nbformat": "nbformat"}
+    used = {dists[m] for m in imported if m in dists}
+    assert "hypothesis" in used  # the import that failed after `pip install -e .`
+    assert used <= test_extra, used - test_extra
