@@ -117,17 +117,31 @@ def _python_list(cell: str) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
+def _list_hint(cell: str) -> str:
+    """How to write a plain-text cell as a list: the cell's own text as a JSON list, and quoted as a CSV cell."""
+    text = cell.strip()
+    text = text if len(text) <= 40 else text[:37] + "..."
+    as_json = json.dumps([text], ensure_ascii=False)
+    quoted = '"' + as_json.replace('"', '""') + '"'
+    return (f"; write the cell as a JSON list, e.g. {as_json} (in the CSV file: {quoted}); "
+            'several: ["first", "second"]')
+
+
 def list_cell(cell: str, path: str, line: int, name: str) -> list[Any]:
-    """A cell holding a list (contexts, ids) as text: JSON, or a Python list literal (pandas); a blank cell is []."""
+    """A cell holding a list (contexts, ids) as text: JSON, or a Python list literal (pandas); a blank cell is []. A
+    cell of plain text is refused with how to write it as a list."""
     try:
         value = json.loads(cell) if cell.strip() else []
     except json.JSONDecodeError as e:
         value = _python_list(cell)
         if value is None:
-            message = f"expected a JSON list of strings, got invalid JSON: {e.msg}"
+            plain = not cell.lstrip().startswith(("[", "{", '"'))
+            message = ("expected a JSON list of strings, got plain text" + _list_hint(cell) if plain
+                       else f"expected a JSON list of strings, got invalid JSON: {e.msg}")
             raise DatasetError(path, line, name, message) from None
     if not isinstance(value, list):
-        raise DatasetError(path, line, name, f"expected a JSON list of strings, got {type_name(value)}")
+        hint = _list_hint(str(value)) if isinstance(value, (str, int, float)) else ""
+        raise DatasetError(path, line, name, f"expected a JSON list of strings, got {type_name(value)}{hint}")
     return value
 
 

@@ -172,6 +172,12 @@ BAD = [
         "{p}, line 1: invalid JSON: Exceeds the limit (4300 digits) for integer string conversion"),
     Bad("deep-nesting.jsonl", jsonl("[" * 100_000 + "]" * 100_000), "{p}, line 1: invalid JSON: nested too deeply"),
     Bad("csv-contexts-text.csv", b"question,contexts,answer\r\nQ?,just text,A\r\n",
+        "{p}, line 2, field 'contexts': expected a JSON list of strings, got plain text; write the cell as a JSON "
+        'list, e.g. ["just text"] (in the CSV file: "[""just text""]"); several: ["first", "second"]'),
+    Bad("csv-contexts-number.csv", b"question,contexts,answer\r\nQ?,42,A\r\n",
+        "{p}, line 2, field 'contexts': expected a JSON list of strings, got int; write the cell as a JSON "
+        'list, e.g. ["42"] (in the CSV file: "[""42""]"); several: ["first", "second"]'),
+    Bad("csv-contexts-broken-list.csv", b'question,contexts,answer\r\nQ?,"[""a"", ",A\r\n',
         "{p}, line 2, field 'contexts': expected a JSON list of strings, got invalid JSON: Expecting value"),
     Bad("data.txt", jsonl(line()), "{p}: unsupported file extension '.txt'; supported: .jsonl, .ndjson, .json, .csv, .parquet, or a datasets folder"),
 ]
