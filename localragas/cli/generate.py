@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .options import EXIT_NOT_EVALUATED, model_options
+from .options import EXIT_NOT_EVALUATED, EXIT_PIPELINE_UNREACHABLE, model_options
 from ..core.printable import printable
 
 
@@ -99,11 +99,15 @@ def generate_cmd(documents, out, size, top_up, language, mix, seed, judge, judge
 @click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True, metavar="N",
               help="Retries of a call that timed out, could not connect or got a 5xx (with backoff); a 4xx or a "
                    "malformed reply is not retried.")
+@click.option("--max-connection-failures", type=click.IntRange(min=0), default=5, show_default=True, metavar="N",
+              help="Stop the run when N rows in a row could not reach the pipeline (after their retries); the rows "
+                   "done so far are written. 0: never stop.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress on stderr.")
-def run_rag_cmd(data, target, url, out, concurrency, timeout, retries, progress):
+def run_rag_cmd(data, target, url, out, concurrency, timeout, retries, max_connection_failures, progress):
     """Ask your RAG pipeline every question of TESTSET.jsonl and write its answers and contexts to OUT. A failed row
     keeps its place with `rag_error` (and is refused by `eval`); exit 0 when every row was answered, 4 when some
-    failed (they are counted and listed), 2 on bad input.
+    failed (they are counted and listed), 6 when the pipeline could not be reached (the run stopped; the rows done
+    so far are written), 2 on bad input.
 
     \b
     Example:
@@ -112,11 +116,16 @@ def run_rag_cmd(data, target, url, out, concurrency, timeout, retries, progress)
     from ..testset.rag_run import RagRunSpec, run_rag  # noqa: PLC0415
 
     spec = RagRunSpec(data, target=target, url=url, concurrency=concurrency, timeout=timeout, retries=retries,
-                      progress=progress)
+                      progress=progress, max_connection_failures=max_connection_failures)
     _check_outputs([data], **{"--out": out})
     run = run_rag(spec)
     run.write(out)
     answered = len(run.rows) - len(run.failed)
+    if run.stopped:
+        click.echo(f"Error: run-rag {run.stopped}: is the pipeline running and reachable? Wrote the {len(run.rows)} "
+                   f"row(s) done so far ({answered} answered) to {printable(out)}; {run.not_asked} row(s) not asked. "
+                   "Run again once it is up (--max-connection-failures 0 never stops).", err=True)
+        sys.exit(EXIT_PIPELINE_UNREACHABLE)
     click.echo(f"run-rag: {answered} of {len(run.rows)} rows answered; wrote {printable(out)}")
     if run.failed:
         click.echo(f"run-rag: {len(run.failed)} of {len(run.rows)} rows failed (each has rag_error in "

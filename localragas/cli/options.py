@@ -14,6 +14,7 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERNAL_ERROR = 3  # never 1: CI must tell a crash from a failed gate
 EXIT_NOT_EVALUATED = 4  # a broken judge, cache or embedder: never 0, and not 1 (the data may well be fine)
 EXIT_JUDGE_CHECK_FAILED = 5  # the judge cannot tell obvious supported from unsupported items: nothing was scored
+EXIT_PIPELINE_UNREACHABLE = 6  # run-rag stopped: the RAG pipeline could not be reached (the rows done so far kept)
 
 
 def setting_option(name: str, help: str | None = None):  # noqa: A002 - click's word

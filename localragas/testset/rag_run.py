@@ -12,10 +12,14 @@ is a deadline for the whole request.
 A failed row (after `retries` retries with backoff for a timeout, a connection error or a 5xx) keeps its place with
 `"answer": ""`, `"contexts": []` and `"rag_error": "<why>"`; `localragas eval` refuses such a row (skipped with that
 reason under --skip-invalid), so a failed call is never scored. The other rows are never lost to it.
+
+A pipeline that cannot be reached (`max_connection_failures` rows in a row failed to connect, after their retries)
+stops the run: no further question is asked, `RagRun.stopped` says why, and the rows done so far are kept.
 """
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -36,6 +40,7 @@ from ..data.schema import FIELD_ALIASES, field_names
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRIES = 2
 BACKOFF_SECONDS = 0.5  # before retry n: BACKOFF_SECONDS * 2 ** (n - 1)
+DEFAULT_MAX_CONNECTION_FAILURES = 5  # consecutive rows that could not connect before the run stops (0: never)
 _FILLED = ("answer", "contexts", "retrieved_context_ids")  # written by the run: their other names are dropped
 
 
@@ -50,6 +55,7 @@ class RagRunSpec:
     backoff: float = BACKOFF_SECONDS
     progress: bool | None = None
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
+    max_connection_failures: int = DEFAULT_MAX_CONNECTION_FAILURES
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "data", Path(self.data))
@@ -61,6 +67,9 @@ class RagRunSpec:
             raise ConfigError(f"--timeout must be > 0 seconds, not {self.timeout!r}")
         if not isinstance(self.retries, int) or self.retries < 0:
             raise ConfigError(f"--retries must be a whole number >= 0, not {self.retries!r}")
+        if not isinstance(self.max_connection_failures, int) or self.max_connection_failures < 0:
+            raise ConfigError("--max-connection-failures must be a whole number >= 0, "
+                              f"not {self.max_connection_failures!r}")
 
     def pipeline(self):
         """The pipeline to ask: an HTTP endpoint; a function named 'module:function' or 'file.py:function' (or given
@@ -80,8 +89,10 @@ class RagRunSpec:
 
 @dataclass
 class RagRun:
-    rows: list[dict[str, Any]]
+    rows: list[dict[str, Any]]  # the rows done (answered or failed), in input order
     failed: list[tuple[str, str]] = field(default_factory=list)  # (row id, why)
+    stopped: str | None = None  # why the run stopped before asking every row (the pipeline could not be reached)
+    not_asked: int = 0  # rows left out of `rows` because the run stopped
 
     def write(self, out: str | Path) -> None:
         from ..core.atomic_write import write_atomic  # noqa: PLC0415
@@ -121,7 +132,7 @@ def ask(pipeline, question: str, row_id: str, spec: RagRunSpec, sleep: Callable[
         except RowFailure as e:
             if not e.retry or attempt == spec.retries:
                 tries = f" (after {attempt + 1} tries)" if attempt else ""
-                raise RowFailure(f"{e}{tries}", e.retry) from None
+                raise RowFailure(f"{e}{tries}", e.retry, e.unreachable) from None
             sleep(spec.backoff * 2 ** attempt)
     raise AssertionError("unreachable")
 
@@ -139,14 +150,19 @@ def run_rag(spec: RagRunSpec) -> RagRun:
     pipeline = spec.pipeline()
     out: list[dict[str, Any] | None] = [None] * len(rows)
     failed: dict[int, tuple[str, str]] = {}
+    unreachable = _Unreachable(spec.max_connection_failures)
 
     def one(i: int) -> None:
+        if unreachable.stopped:
+            return  # not asked: the row is left out
         row_id, question, record = rows[i]
         try:
             out[i] = _filled(record, row_id, ask(pipeline, question, row_id, spec).fields())
+            unreachable.count(None)
         except RowFailure as e:
             failed[i] = (row_id, str(e))
             out[i] = _filled(record, row_id, {"answer": "", "contexts": [], ERROR_FIELD: str(e)})
+            unreachable.count(e)
 
     try:
         with progress_for(len(rows), spec.progress, unit="rows", verb="asking") as bar, \
@@ -158,4 +174,20 @@ def run_rag(spec: RagRunSpec) -> RagRun:
     finally:
         if isinstance(pipeline, ProcessTarget):
             pipeline.close()  # its worker processes end with the run
-    return RagRun([r for r in out if r is not None], [failed[i] for i in sorted(failed)])
+    done = [r for r in out if r is not None]
+    return RagRun(done, [failed[i] for i in sorted(failed)], unreachable.stopped, len(rows) - len(done))
+
+
+class _Unreachable:
+    """Consecutive rows whose call could not connect: at `limit` (0: never) the run is stopped, with why."""
+
+    def __init__(self, limit: int):
+        self.limit, self.streak, self.stopped = limit, 0, None
+        self._lock = threading.Lock()
+
+    def count(self, failure: RowFailure | None) -> None:
+        with self._lock:
+            self.streak = self.streak + 1 if failure is not None and failure.unreachable else 0
+            if self.limit and self.streak >= self.limit and self.stopped is None:
+                self.stopped = (f"stopped after {self.streak} rows in a row could not reach the pipeline "
+                                f"(last: {failure})")

@@ -35,11 +35,13 @@ MAX_REPLY_BYTES = 64 << 20  # an HTTP reply longer than this is malformed
 
 class RowFailure(Exception):
     """One question's call failed: the message recorded in the row; retry: worth another try (timeout, 5xx,
-    connection)."""
+    connection); unreachable: the pipeline could not be reached (no connection), which run-rag counts to stop a run
+    whose pipeline is down."""
 
-    def __init__(self, message: str, retry: bool):
+    def __init__(self, message: str, retry: bool, unreachable: bool = False):
         super().__init__(message)
         self.retry = retry
+        self.unreachable = unreachable
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,8 @@ class CallableTarget:
                              "(a function not importable by name runs in a thread)", retry=True)
         if "error" in box:
             e = box["error"]
-            raise RowFailure(f"{type(e).__name__}: {e}", retry=isinstance(e, (TimeoutError, ConnectionError)))
+            raise RowFailure(f"{type(e).__name__}: {e}", retry=isinstance(e, (TimeoutError, ConnectionError)),
+                             unreachable=isinstance(e, ConnectionError))
         return box["value"]
 
 
@@ -171,11 +174,11 @@ class HttpTarget:
         except urllib.error.URLError as e:
             if connections.expired or isinstance(e.reason, (TimeoutError, socket.timeout)):
                 raise timed_out from None
-            raise RowFailure(f"cannot connect: {e.reason}", retry=True) from None
+            raise RowFailure(f"cannot connect: {e.reason}", retry=True, unreachable=True) from None
         except (ConnectionError, OSError, http.client.HTTPException) as e:
             if connections.expired:
                 raise timed_out from None
-            raise RowFailure(f"connection error: {e}", retry=True) from None
+            raise RowFailure(f"connection error: {e}", retry=True, unreachable=True) from None
         finally:
             clock.cancel()
         if connections.expired:  # the deadline passed as the last bytes came: what came may be cut short

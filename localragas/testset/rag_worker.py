@@ -73,7 +73,8 @@ def serve() -> None:
         try:
             value = fn(json.loads(line))
         except BaseException as e:  # noqa: BLE001 - the user's code: any error is the row's
-            send("error", f"{type(e).__name__}: {e}", isinstance(e, (TimeoutError, ConnectionError)))
+            send("error", f"{type(e).__name__}: {e}", isinstance(e, (TimeoutError, ConnectionError)),
+                 isinstance(e, ConnectionError))
             continue
         try:
             send("value", parse_reply(value).fields())  # checked here: only plain JSON crosses
@@ -129,7 +130,7 @@ class _Worker:
             raise RowFailure(f"the pipeline's process ended during the call (exit code {self.process.returncode})",
                              retry=False)
         if reply[0] == "error":
-            raise RowFailure(reply[1], retry=reply[2])
+            raise RowFailure(reply[1], retry=reply[2], unreachable=len(reply) > 3 and bool(reply[3]))
         return reply[1]
 
     def alive(self) -> bool:
