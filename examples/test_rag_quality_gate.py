@@ -110,7 +110,8 @@ class ToyRag:
 CASES = Path(__file__).with_name("help_centre_cases.jsonl")
 TEST_SET = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line.strip()]
 
-# The article's thresholds (also localragas's defaults; a project can set them in localragas.toml instead).
+# The article's thresholds: localragas's defaults for a calibrated judge and for verdicts=json (docs/gate.md#thresholds);
+# given here so that they hold for any judge (an uncalibrated one defaults to 0.50; localragas.toml can set them too).
 QUALITY_GATE = {
     "faithfulness": 0.80,       # below: answers say things the contexts do not support (hallucination risk)
     "answer_relevancy": 0.75,   # below: answers drift off-topic

@@ -10,6 +10,10 @@ from pydantic import BaseModel, Field
 
 CALIBRATED = "calibrated"  # the thresholds key for graded verdicts the judge's calibration covers
 NO_MODE = "default"  # the thresholds key of a metric without a verdicts mode
+# Why a default threshold applies, by its thresholds key: what the gate lines and docs/gate.md's table say
+THRESHOLD_BASES = {CALIBRATED: "calibrated default", "probability": "uncalibrated default",
+                   "json": "verdicts=json default", NO_MODE: "default"}
+GIVEN = "given"  # a threshold set with -t / --threshold, the config file or thresholds=, not the metric's default
 
 
 class MetricDefinition(BaseModel):
@@ -44,12 +48,22 @@ class MetricDefinition(BaseModel):
         """The metric's ragas name (its own name when ragas has none)."""
         return self.ragas_name or self.name
 
-    def default_threshold(self, calibrated: Collection[str] = ()) -> float | None:
-        """The default gate threshold for a judge whose calibration covers the prompt families `calibrated`: the
-        "calibrated" one for graded verdicts the calibration covers, else the mode's own."""
+    def default_key(self, calibrated: Collection[str] = ()) -> str:
+        """Which of `thresholds` is the default for a judge whose calibration covers the prompt families
+        `calibrated`: "calibrated" for graded verdicts the calibration covers, else the mode's own."""
         if self.graded_family is not None and self.graded_family in calibrated and CALIBRATED in self.thresholds:
-            return self.thresholds[CALIBRATED]
-        return self.thresholds.get(self.mode or NO_MODE)
+            return CALIBRATED
+        return self.mode or NO_MODE
+
+    def default_threshold(self, calibrated: Collection[str] = ()) -> float | None:
+        """The default gate threshold for a judge whose calibration covers the prompt families `calibrated`."""
+        return self.thresholds.get(self.default_key(calibrated))
+
+    def threshold_basis(self, threshold: float, calibrated: Collection[str] = ()) -> str:
+        """Why `threshold` applies: the default's basis ("calibrated default", "uncalibrated default", ...) when it
+        is the default, else "given"."""
+        key = self.default_key(calibrated)
+        return THRESHOLD_BASES.get(key, f"{key} default") if self.thresholds.get(key) == threshold else GIVEN
 
 
 def item_summary(items: str, text: str, flag: str, all_good: str, some_bad: str, bad_when: bool = False) -> dict:

@@ -238,6 +238,9 @@ class GateResult(BaseModel):
     ci_high: float | None = None
     compared: float | None = None  # the value held against the threshold: the mean, or the CI's lower bound
     higher_is_better: bool = True  # False (noise sensitivity): passes when the value is at most the threshold
+    # why this threshold: "calibrated default", "uncalibrated default", "verdicts=json default", "default" (a metric
+    # without verdicts modes) or "given" (-t, the config file, thresholds=); "" in a report written before the field
+    threshold_source: str = ""
 
 
 class Gate(BaseModel):

@@ -49,7 +49,7 @@ class ContextPrecision(WithVerdicts):
     item_fields = ("chunks", "rank", "relevant")
     summary = {"kind": "chunks"}
     renderer = {"kind": "chunks", "keys": ["chunks", "fraction_relevant", "judged_against"]}
-    thresholds = {"probability": 0.50, "calibrated": 0.70, "json": 0.65}
+    thresholds = {"probability": 0.50, "calibrated": 0.65, "json": 0.65}
     options: ContextPrecisionOptions = ContextPrecisionOptions()
 
     @property

@@ -15,7 +15,7 @@ class ContextRecall(StatementSupport):
                            "not in the contexts {bad}/{total}")
     share = "share of the reference answer's statements that can be attributed to the retrieved contexts"
     problem = "retrieval misses information the answer needs"
-    thresholds = {"probability": 0.50, "calibrated": 0.65, "json": 0.70}
+    thresholds = {"probability": 0.50, "calibrated": 0.70, "json": 0.70}
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample

@@ -13,6 +13,14 @@ from .console import Columns, console_text as _t, report_console
 
 _STYLE = {"passed": "green", "failed": "bold red", "not_evaluated": "yellow", "error": "bold red"}
 _ON = {"lower-bound": " (each metric's 95% CI lower bound against its threshold)"}
+
+
+def thresholds_line(gate) -> str | None:
+    """Each gated metric's threshold and why it applies ("faithfulness >= 0.50 (uncalibrated default)"), printed
+    with every gate; the defaults' table: docs/gate.md#thresholds."""
+    parts = [f"{g.metric} {'>=' if g.higher_is_better else '<='} {threshold_text(g.threshold)}"
+             + (f" ({g.threshold_source})" if g.threshold_source else "") for g in gate.results]
+    return "  thresholds: " + ", ".join(parts) if parts else None
 _LABEL = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "not evaluated", "error": "ERROR"}
 
 
@@ -85,6 +93,8 @@ def print_report(report: Report, console: Console | None = None) -> None:
         for g in report.gate.results:
             if g.status == "failed":
                 console.print(f"  [red]✗[/] {_t(g.message)}")
+    if report.gate.enabled and (line := thresholds_line(report.gate)):
+        console.print(_t(line))
     if not report.gate.evaluated:
         console.print("[bold red]could not evaluate[/]: errors (judge, cache, embedder, I/O) left samples unscored; "
                       "the gate fails closed (exit 4; --max-error-rate accepts a share)")

@@ -10,10 +10,11 @@ from ..core.number_text import percent_text, score_text, threshold_text
 from ..data.schema import Gate, GateResult, MetricErrors, MetricSummary
 
 # Each metric declares its default threshold (`Metric.default_threshold`), by verdicts mode where it has one: for
-# graded verdicts the judge's calibration covers, the article's 0.80 / 0.70 / 0.65 (faithfulness, context precision,
-# context recall: a calibrated P(yes) estimates the chance a person calls the item supported, docs/calibration.md);
-# 0.50 for raw graded ones, which run well below a share of yes/no verdicts (a 1.5B judge gives 0.3-0.9 to claims the
-# context states; 0.5: the judge leans "yes" on average, fitted to nothing); yes/no verdicts keep their own.
+# graded verdicts the judge's calibration covers and for yes/no verdicts, the article's 0.80 / 0.70 / 0.65
+# (faithfulness, context recall, context precision: a calibrated P(yes) estimates the chance a person calls the item
+# supported, docs/calibration.md); 0.50 for raw graded ones, which run well below a share of yes/no verdicts (a 1.5B
+# judge gives 0.3-0.9 to claims the context states; 0.5: the judge leans "yes" on average, fitted to nothing). The
+# table: docs/gate.md#thresholds (tests/fast/test_threshold_table.py checks it against the definitions).
 
 
 def default_thresholds(metrics: Iterable[Any], calibrated: Collection[str] = ()) -> dict[str, float]:
@@ -109,7 +110,7 @@ def _not_evaluated(s: MetricSummary) -> str:
 
 def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problems: dict[str, str], enabled=True,
              on: str = "mean", lower_is_better: Collection[str] = (), max_error_rate: float = 0.0,
-             judge_failures: Mapping[str, str] | None = None) -> Gate:
+             judge_failures: Mapping[str, str] | None = None, sources: Mapping[str, str] | None = None) -> Gate:
     """Each metric with a threshold passes when its mean (or, with on='lower-bound', the lower end of its 95%
     confidence interval: 'passes even if the judge was unlucky') reaches the threshold.
 
@@ -122,7 +123,9 @@ def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problem
     sample lacked the data it needs.
 
     judge_failures: metric -> why its judge was not judging (run/judge_check.py flat_metrics: its P(yes) flat over
-    many items): such a metric could not be evaluated either, whatever `max_error_rate`."""
+    many items): such a metric could not be evaluated either, whatever `max_error_rate`.
+
+    sources: metric -> why its threshold applies (MetricDefinition.threshold_basis), kept in each result."""
     check_gate_on(on)
     max_error_rate = check_max_error_rate(max_error_rate)
     errors = [x for x in (metric_errors(s, max_error_rate) for s in summary) if x is not None]
@@ -138,7 +141,8 @@ def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problem
             continue
         t = thresholds[s.metric]
         low = s.metric in lower_is_better
-        ci: dict[str, Any] = {"ci_low": s.ci_low, "ci_high": s.ci_high, "higher_is_better": not low}
+        ci: dict[str, Any] = {"ci_low": s.ci_low, "ci_high": s.ci_high, "higher_is_better": not low,
+                              "threshold_source": (sources or {}).get(s.metric, "")}
         if s.metric in broken:
             results.append(GateResult(metric=s.metric, threshold=t, mean=s.mean, status="error", **ci,
                                       message=broken[s.metric].message))

@@ -335,9 +335,14 @@ def run_thresholds(report: Report) -> dict[str, float]:
     empty gate."""
     if "thresholds" in report.meta:
         return dict(report.meta["thresholds"] or {})
-    covered = list(((report.meta.get("calibration") or {}).get("families")) or {})
+    covered = _covered(report)
     chosen = {n: d.default_threshold(covered) for n, d in definitions_of(report).items()}
     return {n: t for n, t in chosen.items() if t is not None}
+
+
+def _covered(report: Report) -> list[str]:
+    """The prompt families the run's calibration covered (meta.calibration.families)."""
+    return list(((report.meta.get("calibration") or {}).get("families")) or {})
 
 
 def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: str | None = None,
@@ -361,10 +366,12 @@ def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: 
     categories = by_category(report.samples, names)
     for s in [*summary, *(s for rows in categories.values() for s in rows)]:
         s.higher_is_better = s.metric not in lower
+    covered = _covered(report)
+    sources = {n: definitions[n].threshold_basis(t, covered) for n, t in limits.items() if n in definitions}
     gate = run_gate(summary, limits, problems, enabled=report.gate.enabled if enabled is None else enabled,
                     on=gate_on or report.gate.on, lower_is_better=lower,
                     max_error_rate=report.gate.max_error_rate if max_error_rate is None else max_error_rate,
-                    judge_failures=flat_metrics(report, definitions))
+                    judge_failures=flat_metrics(report, definitions), sources=sources)
     meta = {**report.meta, "thresholds": limits, "ci": ci_settings()}
     return report.model_copy(update={"definitions": definitions, "summary": summary, "by_category": categories,
                                      "gate": gate, "meta": meta})
