@@ -9,16 +9,17 @@ import click
 
 from ..core.printable import printable
 from ..run.settings import EvalIO, flagged
-from .options import ragas_names_option, setting_options
+from .options import SectionedCommand, SectionedOption, ragas_names_option, setting_options
 from .output import check_outputs, gate_exit, tracked_exit, write_and_print
 
 
-@click.command("eval")
+@click.command("eval", cls=SectionedCommand)  # --help by section: Flag.section of each setting, section= of the rest
 @click.argument("data", required=False, type=click.Path(path_type=Path))
 @setting_options(*flagged())  # the run's settings: options made from their declaration (run/settings.py)
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Settings file (default: ./localragas.toml, else [tool.localragas] in ./pyproject.toml).")
-@click.option("--eval", "eval_name", metavar="NAME",
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), cls=SectionedOption,
+              section="Input", help="Settings file (default: ./localragas.toml, else [tool.localragas] in "
+                                    "./pyproject.toml).")
+@click.option("--eval", "eval_name", metavar="NAME", cls=SectionedOption, section="Input",
               help="Run the settings file's [evals.NAME] table: its keys over the file's top-level keys.")
 @setting_options(*flagged(EvalIO))  # the reports and MLflow: declared with the file's keys (run/settings.py EvalIO)
 @ragas_names_option

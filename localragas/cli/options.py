@@ -16,6 +16,35 @@ EXIT_NOT_EVALUATED = 4  # a broken judge, cache or embedder: never 0, and not 1 
 EXIT_JUDGE_CHECK_FAILED = 5  # the judge cannot tell obvious supported from unsupported items: nothing was scored
 EXIT_PIPELINE_UNREACHABLE = 6  # run-rag stopped: the RAG pipeline could not be reached (the rows done so far kept)
 
+# The sections of `eval --help`, in order: a run setting's is its Flag.section (run/settings.py), another option's
+# its `section=` (SectionedOption)
+HELP_SECTIONS = ("Common", "Outputs", "Gate", "Judge", "Input", "Run")
+
+
+class SectionedOption(click.Option):
+    """An option that knows its --help section (one of HELP_SECTIONS; "": listed last, under "Other")."""
+
+    def __init__(self, *args, section: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        if section and section not in HELP_SECTIONS:
+            raise ValueError(f"{self.name}: section {section!r} is not one of {', '.join(HELP_SECTIONS)}")
+        self.section = section
+
+
+class SectionedCommand(click.Command):
+    """A command whose --help lists its options by section, the common ones first (click has no option groups)."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        groups: dict[str, list[tuple[str, str]]] = {}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx) if isinstance(param, click.Option) else None
+            if record is not None:
+                groups.setdefault(getattr(param, "section", ""), []).append(record)
+        for section in (*HELP_SECTIONS, ""):
+            if section in groups:
+                with formatter.section(section or "Other"):
+                    formatter.write_dl(groups[section])
+
 
 def setting_option(name: str, help: str | None = None):  # noqa: A002 - click's word
     """The click option of a run setting, made from its declaration (run/settings.py RunSettings, or EvalIO for what
@@ -48,7 +77,7 @@ def setting_option(name: str, help: str | None = None):  # noqa: A002 - click's 
             kw["type"] = click.Path(**{"dir_okay" if flag.metavar == "FILE" else "file_okay": False}, path_type=Path)
         if flag.default is not None:
             kw.update(default=flag.default, show_default=True)
-    return click.option(*flag.names, flag.dest, **kw)
+    return click.option(*flag.names, flag.dest, cls=SectionedOption, section=flag.section, **kw)
 
 
 def setting_options(*names: str):
@@ -96,5 +125,5 @@ def report_limit(max_input_bytes: int | None) -> int:
 prompt_option = setting_option("prompts")
 
 ragas_names_option = click.option(
-    "--ragas-names", is_flag=True,
+    "--ragas-names", is_flag=True, cls=SectionedOption, section="Outputs",
     help="Name the metrics in the JSON and CSV files as ragas does, e.g. factual_correctness(mode=f1).")

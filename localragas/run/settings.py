@@ -32,7 +32,8 @@ class Flag:
     """How a setting is given on the command line. kind: "value" (one value; none given leaves the setting),
     "items" (repeatable; `parse(items, flag)` makes the value), "off" (a switch that sets False: --no-gate),
     "toggle" (--x/--no-x: `default` when not used; None: not given). The option's help, type, bounds and choices are
-    the field's."""
+    the field's. section: where `eval --help` lists it (cli/options.py HELP_SECTIONS: Common first, then Outputs,
+    Gate, Judge, Input, Run)."""
 
     names: tuple[str, ...]
     metavar: str | None = None  # "FILE" for a Path: a file (click refuses a folder), else a Path is a folder
@@ -40,6 +41,7 @@ class Flag:
     parse: Callable[[Iterable[str], str], Any] | None = None
     default: Any = None  # the command line's own default, shown in --help (toggles, --concurrency)
     unit: str | None = None  # in error messages: "a whole number of bytes"
+    section: str = ""
 
     @property
     def dest(self) -> str:
@@ -101,85 +103,85 @@ class RunSettings(BaseModel):
     metrics: Annotated[list[Any] | None, IN_FILE, InKey(0), Field(  # names; in Python, Metric objects too
         description="Metrics to compute (default: the four RAGAS core metrics). Repeat or comma-separate. "
                     "See `localragas metrics`."),
-        Flag(("--metrics", "-m"), "NAME[,NAME]", "items", _names)] = None
+        Flag(("--metrics", "-m"), "NAME[,NAME]", "items", _names, section="Common")] = None
     metric_options: Annotated[dict[str, dict[str, Any]], IN_FILE, InKey(6, when_set=True), Field(
         description="A metric setting, e.g. answer_correctness.weights=0.5,0.5 or factual_correctness.beta=2. "
                     "Repeatable."),
-        Flag(("--metric-option",), "METRIC.KEY=VALUE", "items", parse_metric_options)] = {}
+        Flag(("--metric-option",), "METRIC.KEY=VALUE", "items", parse_metric_options, section="Judge")] = {}
     language: Annotated[Literal["auto", "en", "zh"], IN_FILE, Field(
         description="Language of the judge's prompts: auto (default: each sample's own, from its script), en or zh."),
-        Flag(("--language",))] = "auto"
+        Flag(("--language",), section="Judge")] = "auto"
     judge: Annotated[str | None, IN_FILE, Field(
         description="Judge: a catalogue name (default qwen2.5-1.5b), a .gguf path, 'fake', or BACKEND:MODEL."),
-        Flag(("--judge", "-j"), "NAME|PATH")] = None
+        Flag(("--judge", "-j"), "NAME|PATH", section="Common")] = None
     judge_options: Annotated[dict[str, Any], IN_FILE, Field(
         description="Backend setting, e.g. n_ctx=4096, n_threads=2, n_gpu_layers=-1, seed=7. Repeatable."),
-        Flag(("--judge-option",), "KEY=VALUE", "items", parse_options)] = {}
+        Flag(("--judge-option",), "KEY=VALUE", "items", parse_options, section="Judge")] = {}
     embedder: Annotated[str | None, IN_FILE, InKey(2), Field(
         description="Embedder (eval: for answer_relevancy; generate: linking chunks and finding duplicates): "
                     "minilm-l6 (default), a sentence-transformers folder, or 'fake'."),
-        Flag(("--embedder", "-e"), "NAME|PATH")] = None
+        Flag(("--embedder", "-e"), "NAME|PATH", section="Common")] = None
     thresholds: Annotated[dict[str, float], IN_FILE, Field(
         description="Gate threshold, e.g. faithfulness=0.85, over the default (report, merge: over the run's own). "
                     "Repeatable."),
-        Flag(("--threshold", "-t"), "METRIC=VALUE", "items", _thresholds)] = {}
+        Flag(("--threshold", "-t"), "METRIC=VALUE", "items", _thresholds, section="Gate")] = {}
     gate: Annotated[bool, Field(
         description="Report scores only; exit 0 unless the input is bad or a metric could not be evaluated (4)."),
-        Flag(("--no-gate",), kind="off")] = True
+        Flag(("--no-gate",), kind="off", section="Gate")] = True
     max_error_rate: Annotated[float, IN_FILE, Field(
         ge=0, le=1,
         description="Share (0..1) of each metric's samples an error (judge, embedder, I/O) may leave unscored; beyond "
                     "it, or with no scored sample, the metric could not be evaluated: exit 4. Default 0."),
-        Flag(("--max-error-rate",), "R")] = 0.0
+        Flag(("--max-error-rate",), "R", section="Gate")] = 0.0
     gate_on: Annotated[Literal["mean", "lower-bound"], IN_FILE, Field(
         description="Hold the mean (default) or the 95% CI lower bound of each metric against its threshold (report, "
                     "merge: default the run's own)."),
-        Flag(("--gate-on",))] = "mean"
+        Flag(("--gate-on",), section="Gate")] = "mean"
     limit: Annotated[int | None, InKey(3), Field(strict=True, ge=1, description="Evaluate only the first N samples."),
-                     Flag(("--limit", "-n"))] = None
+                     Flag(("--limit", "-n"), section="Common")] = None
     shard: Annotated[tuple[int, int] | None, InKey(5, when_set=True), Field(
         description="Evaluate shard I of N (every N-th sample, from the I-th); join the shard reports with "
                     "`localragas merge`."),
-        Flag(("--shard",), "I/N", parse=_shard)] = None
+        Flag(("--shard",), "I/N", parse=_shard, section="Input")] = None
     skip_invalid: Annotated[bool, InKey(4), Field(
         description="Record invalid rows as skipped and go on, instead of stopping."),
-        Flag(("--skip-invalid",), kind="toggle", default=False)] = False
+        Flag(("--skip-invalid",), kind="toggle", default=False, section="Input")] = False
     columns: Annotated[dict[str, str], IN_FILE, InKey(7, when_set=True), Field(
         description="Read a field from a column of another name, e.g. question=query,answer=response. Repeatable."),
-        Flag(("--columns",), "FIELD=COLUMN[,FIELD=COLUMN]", "items", parse_columns)] = {}
+        Flag(("--columns",), "FIELD=COLUMN[,FIELD=COLUMN]", "items", parse_columns, section="Input")] = {}
     max_input_bytes: Annotated[int, IN_FILE, Field(
         strict=True, ge=1,
         description="Refuse an input file larger than this (default 4294967296, 4 GiB); a FIFO or device is always "
                     "refused."),
-        Flag(("--max-input-bytes",), "BYTES", unit="bytes")] = DEFAULT_MAX_INPUT_BYTES
+        Flag(("--max-input-bytes",), "BYTES", unit="bytes", section="Input")] = DEFAULT_MAX_INPUT_BYTES
     concurrency: Annotated[int, Field(
         strict=True, ge=1,
         description="Samples judged at once, for a judge server with parallel slots (--judge openai:MODEL). "
                     "In-process judges run one at a time."),
-        Flag(("--concurrency",), "N", default=1)] = 1
+        Flag(("--concurrency",), "N", default=1, section="Run")] = 1
     progress: Annotated[bool | None, Field(
         description="Show progress on stderr."),  # None (Python): a bar in a notebook or an interactive session only
-        Flag(("--progress/--no-progress",), kind="toggle", default=True)] = None
+        Flag(("--progress/--no-progress",), kind="toggle", default=True, section="Run")] = None
     cache_dir: Annotated[Path | None, Field(
         description="Persistent judge cache folder (default .localragas/cache, or $LOCALRAGAS_STATE_DIR/cache): a "
                     "re-run of the same command makes no judge call."),
-        Flag(("--cache-dir",))] = None
+        Flag(("--cache-dir",), section="Run")] = None
     cache: Annotated[bool, Field(description="Neither read nor write the judge cache."),
-                     Flag(("--no-cache",), kind="off")] = True
+                     Flag(("--no-cache",), kind="off", section="Run")] = True
     resume: Annotated[bool, Field(
         description="Keep each finished sample in a checkpoint under .localragas/runs; after a crash or kill, the "
                     "same command skips the finished samples. The checkpoint is removed when the run completes."),
-        Flag(("--resume/--no-resume",), kind="toggle", default=True)] = True
+        Flag(("--resume/--no-resume",), kind="toggle", default=True, section="Run")] = True
     prompts: Annotated[dict[str, str | Path], IN_FILE, Field(
         description="Replace a prompt family's instruction text with FILE's, e.g. verify_statement=instruction.txt "
                     "(the data layout and reply format stay; docs/custom-metrics.md). Repeatable; over the settings "
                     "file's [prompts]."),
-        Flag(("--prompt",), "FAMILY=FILE", "items", parse_prompts)] = {}
+        Flag(("--prompt",), "FAMILY=FILE", "items", parse_prompts, section="Judge")] = {}
     judge_check: Annotated[bool, IN_FILE, Field(
         description="Skip the judge check: obvious supported and unsupported items asked before scoring, a judge "
                     "that cannot tell them apart stops the run (exit 5). For a test setup only; the report says "
                     "skipped."),
-        Flag(("--no-judge-check",), kind="off")] = True
+        Flag(("--no-judge-check",), kind="off", section="Judge")] = True
     # [custom_metrics.NAME]: a criterion or rubric of the user's (metrics/custom.py), usable by NAME like a built-in
     # once registered (register_custom_metrics: a step of the run, never of reading the file)
     custom_metrics: Annotated[dict[str, dict[str, Any]], IN_FILE] = {}
@@ -233,7 +235,7 @@ class RunSettings(BaseModel):
 
 
 def _file(text: str) -> Flag:
-    return Flag((f"--{text}",), "FILE")
+    return Flag((f"--{text}",), "FILE", section="Outputs")
 
 
 class EvalIO(BaseModel):
@@ -248,7 +250,7 @@ class EvalIO(BaseModel):
     data: Annotated[Path | None, IN_FILE] = None
     out: Annotated[Path | None, IN_FILE, Field(
         description="Write the full JSON report (scores, evidence, run metadata) here."),
-        Flag(("--out", "-o"), "FILE")] = None
+        Flag(("--out", "-o"), "FILE", section="Common")] = None
     csv: Annotated[Path | None, IN_FILE, Field(description="Write per-sample scores as CSV here."), _file("csv")] = None
     html: Annotated[Path | None, IN_FILE, Field(
         description="Write a self-contained HTML report (works offline) here."), _file("html")] = None
@@ -260,13 +262,13 @@ class EvalIO(BaseModel):
         description="Log the run to MLflow tracking (MLFLOW_TRACKING_URI, else MLflow's local default) after the "
                     "reports are written: metric means and intervals, the gate, the judge, the reports "
                     "(pip install \"localragas[mlflow]\"; docs/mlflow.md)."),
-        Flag(("--mlflow/--no-mlflow",), kind="toggle")] = None
+        Flag(("--mlflow/--no-mlflow",), kind="toggle", section="Outputs")] = None
     mlflow_experiment: Annotated[str | None, IN_FILE, Field(
         description="The MLflow experiment of --mlflow (created when missing; default: MLflow's own choice)."),
-        Flag(("--mlflow-experiment",), "NAME")] = None
+        Flag(("--mlflow-experiment",), "NAME", section="Outputs")] = None
     mlflow_run_name: Annotated[str | None, IN_FILE, Field(
         description="The MLflow run's name with --mlflow (default: localragas DATA-FILE-NAME)."),
-        Flag(("--mlflow-run-name",), "NAME")] = None
+        Flag(("--mlflow-run-name",), "NAME", section="Outputs")] = None
 
     @field_validator("data", mode="before")
     @classmethod
