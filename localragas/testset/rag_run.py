@@ -182,7 +182,8 @@ class _Unreachable:
     """Consecutive rows whose call could not connect: at `limit` (0: never) the run is stopped, with why."""
 
     def __init__(self, limit: int):
-        self.limit, self.streak, self.stopped = limit, 0, None
+        self.limit, self.streak = limit, 0
+        self.stopped: str | None = None
         self._lock = threading.Lock()
 
     def count(self, failure: RowFailure | None) -> None:
