@@ -3,7 +3,7 @@
 This folder is on sys.path (pytest puts a conftest's folder there), so every tier imports the helpers beside it:
 cli_helpers.py (`cli(...)`: the CLI in-process; the file writers). Each tier's own helpers sit
 in its folder: fast/metrics_helpers.py (sample texts; scripted verdicts of both modes, MODES for tests parametrised by
-verdict mode), fast/reports_helpers.py, fast/calibration_helpers.py, fast/inputs_helpers.py, real/real_helpers.py.
+verdict mode), fast/reports_helpers.py, fast/calibration_helpers.py, fast/inputs_helpers.py, fast/setup_helpers.py, real/real_helpers.py.
 A test module never imports another test module."""
 import os
 

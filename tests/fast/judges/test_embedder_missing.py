@@ -6,11 +6,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from localragas.judges import catalogue, embeddings
-from localragas.cli import main
 from localragas.core.errors import MissingDependencyError
+
+from cli_helpers import cli
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "rag_samples.jsonl"
 INSTRUCTION = "install it with: pip install torch==2.13.0 'localragas[embed]'"
@@ -29,8 +29,7 @@ def test_without_sentence_transformers_the_embedder_is_refused_with_the_install_
 
 def test_eval_stops_before_judging_with_one_line_naming_the_command(no_sentence_transformers, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    r = CliRunner().invoke(main, ["eval", str(EXAMPLES), "--judge", "fake", "--no-cache", "--no-resume",
-                                  "--out", "r.json"])
+    r = cli("eval", EXAMPLES, "--judge", "fake", "--no-cache", "--no-resume", "--out", "r.json")
     assert r.exit_code == 2, r.output
     errors = [line for line in r.output.splitlines() if line.startswith("Error")]
     assert errors == [f"Error: the embedder 'minilm-l6' needs sentence-transformers (not installed); {INSTRUCTION}"]

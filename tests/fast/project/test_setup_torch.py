@@ -1,6 +1,6 @@
 """scripts/setup.sh installs the CPU build of PyTorch when there is no NVIDIA GPU (PyPI's torch on Linux x86_64 is the
 multi-GB CUDA build) and says which build it installed and why. Run as written with the stand-ins of
-test_setup_wheel_cache.py; `nvidia-smi` is a stand-in on PATH (one that lists a GPU, one that fails as it does on a
+setup_helpers.py; `nvidia-smi` is a stand-in on PATH (one that lists a GPU, one that fails as it does on a
 machine without a driver), or absent."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_setup_wheel_cache import Checkout
+from setup_helpers import Checkout
 
 CPU_INDEX = "--extra-index-url https://download.pytorch.org/whl/cpu"
 
