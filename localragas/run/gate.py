@@ -14,7 +14,7 @@ from ..data.schema import Gate, GateResult, MetricErrors, MetricSummary
 # (faithfulness, context recall, context precision: a calibrated P(yes) estimates the chance a person calls the item
 # supported, docs/calibration.md); 0.50 for raw graded ones, which run well below a share of yes/no verdicts (a 1.5B
 # judge gives 0.3-0.9 to claims the context states; 0.5: the judge leans "yes" on average, fitted to nothing). The
-# table: docs/gate.md#thresholds (tests/fast/test_threshold_table.py checks it against the definitions).
+# table: docs/gate.md#thresholds (tests/fast/run/test_threshold_table.py checks it against the definitions).
 
 
 def default_thresholds(metrics: Iterable[Any], calibrated: Collection[str] = ()) -> dict[str, float]:

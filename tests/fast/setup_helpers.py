@@ -1,5 +1,6 @@
 """scripts/setup.sh run as written in a copy of the checkout whose .venv/bin/python and .venv/bin/localragas are
-stand-ins (test_setup_wheel_cache.py says how they behave; test_setup_torch.py uses them for PyTorch's build)."""
+stand-ins (project/test_setup_wheel_cache.py says how they behave; project/test_setup_torch.py uses them for
+PyTorch's build)."""
 from __future__ import annotations
 
 import os

@@ -8,8 +8,8 @@ stand-ins: pip wheel writes a fake wheel whose first line says how it behaves (`
 import; `crash-on-token`: dies when it evaluates a token), its second the build flags; pip install copies it to
 `installed` (kept, as pip keeps an installed version, unless --force-reinstall; its sha256 stands for pip's record of
 the wheel it was installed from), pip install torch records the CUDA build, or the CPU one when PyTorch's CPU index is
-added (tests/fast/project/test_setup_torch.py), and the smoke test (`python -c`) behaves as the installed wheel says. Nothing is
-compiled, downloaded or run for real."""
+added (test_setup_torch.py), and the smoke test (`python -c`) behaves as the installed wheel says. The stand-ins:
+fast/setup_helpers.py. Nothing is compiled, downloaded or run for real."""
 from __future__ import annotations
 
 import pytest

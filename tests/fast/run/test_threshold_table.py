@@ -13,7 +13,7 @@ from localragas.metrics.registry import all_metrics
 
 from cli_helpers import cli
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "rag_samples.jsonl"
 FAKE = ["--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "--no-progress"]
 COLUMNS = (CALIBRATED, "probability", "json")  # calibrated judge, uncalibrated judge, verdicts=json

@@ -12,7 +12,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
@@ -39,7 +39,7 @@ def test_the_test_extra_holds_the_test_tools_the_suite_imports():
     test_extra = _names(PYPROJECT["project"]["optional-dependencies"]["test"])
     assert {"pytest", "hypothesis"} <= test_extra
     imported = set()
-    for path in (ROOT / "tests" / "fast").glob("*.py"):
+    for path in (ROOT / "tests" / "fast").rglob("*.py"):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:  # top-level imports only: a test file's own
             if isinstance(node, ast.Import):
                 imported |= {a.name.split(".")[0] for a in node.names}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cli_helpers import cli
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = "examples/calibrate_labelled.jsonl"
 
 
