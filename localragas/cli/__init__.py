@@ -24,6 +24,7 @@ from .generate import generate_cmd, run_rag_cmd
 from .inventory import cache_group, metrics_cmd, models_group
 from .options import EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, EXIT_JUDGE_CHECK_FAILED
 from .reports import compare_cmd, merge_cmd, report_cmd
+from ..cli_history import runs_group, view_cmd
 
 
 def _errors_to_exit(fn):
@@ -75,7 +76,8 @@ for _command in (eval_cmd,  # localragas/cli/eval.py
                  metrics_cmd, cache_group, models_group,  # localragas/cli/inventory.py
                  generate_cmd, run_rag_cmd,  # localragas/cli/generate.py
                  report_cmd, merge_cmd, compare_cmd,  # localragas/cli/reports.py
-                 calibrate_cmd):  # localragas/cli/calibrate.py
+                 calibrate_cmd,  # localragas/cli/calibrate.py
+                 runs_group, view_cmd):  # localragas/cli/history.py
     main.add_command(_command)
 
 

@@ -48,6 +48,7 @@ def eval_cmd(data, config_path, eval_name, ragas_names, **flags):
             click.echo(f"resumed: {report.meta['resumed_samples']} finished sample(s) taken from "
                        f"{printable(run.checkpoint.path)}", err=True)
         write_and_print(report, ragas_names, **io.reports())
+        run.record(report, {("json" if k == "out" else k): v for k, v in io.reports().items()})
         run.finish()  # the run is complete and its reports are written
     finally:
         run.close()

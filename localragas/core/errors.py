@@ -107,3 +107,8 @@ def environment_message(e: OSError) -> str:
 class TrackingError(LocalragasError):
     """An experiment tracker (MLflow) could not open its store or log a run; the message names the tracking URI, or
     the file, and the fix."""
+
+
+class HistoryError(LocalragasError):
+    """The run history (.localragas/history.sqlite) cannot be read or written: its message names the file and how to
+    reset it. A run never fails for it (it warns and goes on); `localragas runs` and `view` exit 2."""

@@ -1,4 +1,4 @@
-"""Where a project's localragas state lives: the judge cache and run checkpoints."""
+"""Where a project's localragas state lives: the judge cache, run checkpoints and the run history."""
 from __future__ import annotations
 
 import os
@@ -18,3 +18,8 @@ def cache_dir() -> Path:
 
 def runs_dir() -> Path:
     return state_dir() / "runs"
+
+
+def history_file() -> Path:
+    """The run history (run/history.py): one SQLite file beside the cache."""
+    return state_dir() / "history.sqlite"

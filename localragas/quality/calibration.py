@@ -80,7 +80,7 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
         report = evaluate([r.sample for r in group], metrics=chosen, judge=judge, embedder=embedder,
                           gate=False, progress=progress, cache=cache, cache_dir=cache_dir, checkpoint=checkpoint,
                           metric_options=options, judge_options=judge_options, prompts=prompts,
-                          judge_check=False)  # calibrate measures the judge itself
+                          judge_check=False, history=False)  # calibrate measures the judge itself, no RAG run
         results = {s.id: s for s in report.samples}
         for kind in dict.fromkeys(r.kind for r in group):
             of_kind = [r for r in group if r.kind == kind]

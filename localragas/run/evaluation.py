@@ -111,7 +111,8 @@ class Evaluation:
                 self.checkpoint = Checkpoint(paths.runs_dir() / f"{checkpoint_key(spec, fingerprint)}.jsonl")
                 self.checkpoint.lock()  # held until finish() or close(): the outputs are written under it
             report = evaluate(samples, spec, judge=judge, judge_options=run_options(spec.judge_options),
-                              skipped=skipped, checkpoint=self.checkpoint)  # the judge is built with the others
+                              skipped=skipped, checkpoint=self.checkpoint,  # the judge is built with the others
+                              history=False)  # recorded by record(), with its data file and outputs
         except BaseException:
             self.close()
             raise
@@ -127,6 +128,15 @@ class Evaluation:
         if spec.eval:
             report.meta["eval"] = spec.eval
         return report
+
+    def record(self, report: Report, outputs: dict[str, Any] | None = None) -> int | None:
+        """Add the run to the run history (unless the setting `history` is off), with the files written (format ->
+        path): its id, or None (off, or the history could not be written: warned, the run unchanged)."""
+        if not self.spec.history:
+            return None
+        from .history_record import record_run  # noqa: PLC0415
+
+        return record_run(report, outputs=outputs)
 
     def finish(self) -> None:
         """The run is complete and its report kept: its checkpoint goes."""
@@ -145,6 +155,7 @@ def run_eval(spec: RunSpec) -> Report:
     run = Evaluation(spec)
     try:
         report = run.run()
+        run.record(report)
         run.finish()
     finally:
         run.close()

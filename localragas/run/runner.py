@@ -115,6 +115,12 @@ def evaluate(samples: Any, settings: RunSettings | None = None, *, judge: Judge 
         report = _run(samples, chosen, judging, embedder, s, skipped, checkpoint)
     if getattr(given, "ignored", None):
         report.meta["ignored_fields"] = list(given.ignored)  # listed once: the terminal, Markdown, HTML show it
+    if s.name or s.tags:  # the run history's name and tags, in every report of the run
+        report.meta["run"] = {k: v for k, v in (("name", s.name), ("tags", list(s.tags))) if v}
+    if s.history:  # localragas eval records its run once its reports are written (Evaluation.record)
+        from .history_record import record_run  # noqa: PLC0415
+
+        record_run(report, samples=given)
     return report
 
 
