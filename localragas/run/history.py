@@ -4,16 +4,20 @@ every run adds its record to (run/history_record.py makes it from the finished r
 
 Tables (schema version in PRAGMA user_version, SCHEMA_VERSION):
     runs    one row a run: the columns lists filter and sort on (when, name, dataset, its hash, verdict) and `record`,
-            the rest as JSON (RunRecord: metrics and options, judge, calibration, prompts, means with intervals...)
+            the rest of its RunRecord as JSON (tags, rows, means with intervals, outputs) with "method": the sha of
+            the METHOD part (metric options, judge, calibration, prompts, embedder, thresholds, version) in `shared`
     tags    (run, tag)
-    scores  (run, body): the per-sample scores, zlib-compressed JSON {"ids", "categories", "metrics": {metric:
-            [score or null]}, "unscored": {metric: {position: reason}}}: two runs compare sample by sample from it
-            even when their report files are gone; listing never reads it.
+    scores  (run, body): the per-sample scores, zlib-compressed JSON {"samples": the sha of the ids (and
+            categories) in `shared`, "metrics": {metric: [score or null]}, "unscored": {metric: {position: reason}}}:
+            two runs compare sample by sample from it even when their report files are gone; listing never reads it
+    shared  (sha, body): what many runs share, stored once (zlib-compressed JSON, keyed by its sha256): a method, a
+            dataset's sample ids. This keeps a run at about a kilobyte (docs/history.md).
 WAL mode and a busy timeout: runs in several processes add their records safely (each a BEGIN IMMEDIATE
 transaction). A file that is not a history, or one of a newer schema: HistoryError naming the file and the reset.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import zlib
@@ -44,6 +48,7 @@ CREATE INDEX IF NOT EXISTS runs_dataset ON runs (dataset, started);
 CREATE TABLE IF NOT EXISTS tags (run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE, tag TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS tags_tag ON tags (tag, run);
 CREATE TABLE IF NOT EXISTS scores (run INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE, body BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS shared (sha TEXT PRIMARY KEY, body BLOB NOT NULL) WITHOUT ROWID;
 """
 
 
@@ -94,12 +99,17 @@ def reset_hint(path: Path) -> str:
     return f"reset it with `localragas runs --reset` (or delete {path})"
 
 
+METHOD = ("gate_on", "metric_options", "judge", "calibration", "prompts", "embedder", "thresholds", "version")
+_COLUMNS = ("started", "name", "dataset", "dataset_sha256", "verdict")  # kept in their columns, not in `record`
+
+
 class History:
     """The history file at `path` (default: core/paths.py history_file()). Opened per use: `with History() as h:`."""
 
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path is not None else paths.history_file()
         self._db: sqlite3.Connection | None = None
+        self._shared: dict[str, Any] = {}  # shared bodies read, by sha
 
     def __enter__(self) -> History:
         return self
@@ -148,20 +158,46 @@ class History:
 
     def add(self, record: RunRecord, scores: dict[str, Any]) -> int:
         """Store a run and its per-sample scores; its id."""
-        body = record.model_dump(exclude={"id"}, exclude_defaults=True)
+        body = record.model_dump(exclude={"id", *METHOD, *_COLUMNS}, exclude_defaults=True)
+        method = record.model_dump(include=set(METHOD))
+        samples = {k: scores[k] for k in ("ids", "categories") if k in scores}
         try:
             db = self.db
             with _write(db):
+                body["method"] = self._share(db, method)
                 cur = db.execute("INSERT INTO runs (started, name, dataset, dataset_sha256, verdict, record) "
                                  "VALUES (?, ?, ?, ?, ?, ?)",
                                  (record.started, record.name, record.dataset, record.dataset_sha256, record.verdict,
                                   json.dumps(body, separators=(",", ":"))))
                 run = int(cur.lastrowid)  # type: ignore[arg-type]
                 db.executemany("INSERT INTO tags (run, tag) VALUES (?, ?)", [(run, t) for t in record.tags])
-                db.execute("INSERT INTO scores (run, body) VALUES (?, ?)", (run, pack(scores)))
+                rest = {k: v for k, v in scores.items() if k not in samples}
+                db.execute("INSERT INTO scores (run, body) VALUES (?, ?)",
+                           (run, pack({**rest, "samples": self._share(db, samples)})))
         except sqlite3.Error as e:
             raise self._error(e) from None
         return run
+
+    @staticmethod
+    def _share(db: sqlite3.Connection, value: Any) -> str:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+        sha = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+        db.execute("INSERT OR IGNORE INTO shared (sha, body) VALUES (?, ?)", (sha, zlib.compress(text.encode(), 9)))
+        return sha
+
+    def _shared_body(self, sha: str) -> Any:
+        if sha not in self._shared:
+            rows = self._read("SELECT body FROM shared WHERE sha = ?", [sha])
+            if not rows:
+                raise self._error(ValueError(f"a run refers to {sha}, which is missing"))
+            self._shared[sha] = json.loads(zlib.decompress(rows[0][0]))
+        return self._shared[sha]
+
+    def _record(self, row: tuple[Any, ...]) -> RunRecord:
+        """A RunRecord of a row (id, started, name, dataset, dataset_sha256, verdict, record)."""
+        body = json.loads(row[-1])
+        method = self._shared_body(body.pop("method"))
+        return RunRecord(id=row[0], **dict(zip(_COLUMNS, row[1:-1])), **method, **body)
 
     def runs(self, *, dataset: str | None = None, tag: str | None = None, name: str | None = None,
              limit: int | None = None) -> list[RunRecord]:
@@ -178,25 +214,27 @@ class History:
         if tag:
             where.append("id IN (SELECT run FROM tags WHERE tag = ?)")
             args.append(tag)
-        sql = "SELECT id, record FROM runs" + (" WHERE " + " AND ".join(where) if where else "") + \
-              " ORDER BY started DESC, id DESC" + (" LIMIT ?" if limit else "")
-        return [RunRecord.model_validate_json(rec).model_copy(update={"id": i})
-                for i, rec in self._read(sql, args + ([limit] if limit else []))]
+        sql = f"SELECT id, {', '.join(_COLUMNS)}, record FROM runs" + (" WHERE " + " AND ".join(where) if where
+                                                                        else "") + \
+            " ORDER BY started DESC, id DESC" + (" LIMIT ?" if limit else "")
+        return [self._record(row) for row in self._read(sql, args + ([limit] if limit else []))]
 
     def count(self) -> int:
         return self._read("SELECT count(*) FROM runs", [])[0][0] if self.path.exists() else 0
 
     def get(self, run: int) -> RunRecord:
-        rows = self._read("SELECT id, record FROM runs WHERE id = ?", [run]) if self.path.exists() else []
+        rows = self._read(f"SELECT id, {', '.join(_COLUMNS)}, record FROM runs WHERE id = ?", [run]) \
+            if self.path.exists() else []
         if not rows:
             raise HistoryError(f"no run {run} in the run history {self.path} (`localragas runs` lists them)")
-        return RunRecord.model_validate_json(rows[0][1]).model_copy(update={"id": rows[0][0]})
+        return self._record(rows[0])
 
     def scores(self, run: int) -> dict[str, Any]:
         rows = self._read("SELECT body FROM scores WHERE run = ?", [run]) if self.path.exists() else []
         if not rows:
             raise HistoryError(f"no scores of run {run} in the run history {self.path}")
-        return unpack(rows[0][0])
+        body = unpack(rows[0][0])
+        return {**self._shared_body(body.pop("samples")), **body}
 
     def remove(self, run: int) -> None:
         self.get(run)  # named when missing
