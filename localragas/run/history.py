@@ -76,6 +76,7 @@ class RunRecord(BaseModel):
     tags: list[str] = Field(default_factory=list)
     dataset: str | None = None  # the data file as given; None: evaluate() on samples in hand
     dataset_sha256: str | None = None  # of the file, or of the samples given to evaluate()
+    ids_sha256: str | None = None  # of the sample ids (16 hex digits): evaluate()'s runs of one set of samples
     rows: int = 0
     skipped: int = 0
     verdict: str  # passed, failed, not evaluated, no gate
@@ -197,7 +198,7 @@ class History:
         """A RunRecord of a row (id, started, name, dataset, dataset_sha256, verdict, record)."""
         body = json.loads(row[-1])
         method = self._shared_body(body.pop("method"))
-        return RunRecord(id=row[0], **dict(zip(_COLUMNS, row[1:-1])), **method, **body)
+        return RunRecord.model_validate({"id": row[0], **dict(zip(_COLUMNS, row[1:-1])), **method, **body})
 
     def runs(self, *, dataset: str | None = None, tag: str | None = None, name: str | None = None,
              limit: int | None = None) -> list[RunRecord]:

@@ -1,0 +1,147 @@
+"""`localragas view`: the run history (run/history.py) as one self-contained HTML page, offline like the report
+(report/html_report.py: inline CSS allowed by its hash in a Content-Security-Policy, no script, no request): each
+metric's mean and interval over time per dataset with the gate thresholds (dashboard_svg.py), the table of runs, two
+runs side by side (paired differences with intervals from their stored per-sample scores, quality/compare.py; the
+samples that moved most) and each run against the one before it on its dataset. `serve` shows a page on 127.0.0.1.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import http.server
+import threading
+from typing import Any, Sequence
+
+from markupsafe import Markup
+
+from ..core.errors import HistoryError
+from ..core.number_text import interval_text, score_text
+from ..quality.compare import Comparison, compare_reports
+from ..run.history import History, RunRecord
+from ..run.history_record import as_report
+from .dashboard_svg import differences_svg, trend_svg
+from .html_report import TEMPLATES, _asset, _sha256
+
+PREVIOUS = 20  # the newest runs shown against the run before them on their dataset
+
+
+def dataset_key(run: RunRecord) -> str:
+    """What a run's trend is drawn with: its data file, or for evaluate() on samples in hand, their ids (the same
+    questions answered anew are one trend)."""
+    return run.dataset or f"evaluate() samples {(run.ids_sha256 or '?')[:12]}"
+
+
+def _compare(history: History, base: RunRecord, new: RunRecord) -> Comparison:
+    return compare_reports(as_report(base, history.scores(base.id)), as_report(new, history.scores(new.id)),  # type: ignore[arg-type]
+                           base_name=f"run {base.id}", new_name=f"run {new.id}")
+
+
+def _side(c: Comparison, base: RunRecord, new: RunRecord) -> dict[str, Any]:
+    """A comparison as the page shows it: the two runs, the method differences first, each metric's change and the
+    samples that moved most."""
+    return {"base": base, "new": new, "cards": [("base", _card(base)), ("new", _card(new))], "warnings": c.warnings, "svg": Markup(differences_svg(c.metrics)),
+            "metrics": [{"metric": m.metric, "base": score_text(m.base_mean), "new": score_text(m.new_mean),
+                         "diff": score_text(m.diff, signed=True), "pairs": m.pairs, "verdict": m.verdict,
+                         "ci": interval_text(m.ci_low, m.ci_high, form="ellipsis", signed=True)} for m in c.metrics],
+            "moved": {metric: [{"id": s.id, "base": score_text(s.base), "new": score_text(s.new),
+                                "diff": score_text(s.diff, signed=True)} for s in changes]
+                      for metric, changes in c.largest_changes.items() if changes},
+            "only": (len(c.only_in_base), len(c.only_in_new))}
+
+
+def _card(run: RunRecord) -> list[tuple[str, str]]:
+    """A run as the side-by-side shows it: what it measured and how."""
+    return [("run", f"{run.id} · {run.started}" + (f" · {run.name}" if run.name else "")),
+            ("dataset", f"{run.dataset or 'evaluate()'} ({(run.dataset_sha256 or '?')[:12]}, {run.rows} rows)"),
+            ("judge", f"{run.judge.get('name', '?')} ({str(run.judge.get('fingerprint', '?'))[:24]})"),
+            ("calibration", (run.calibration or {}).get("source") or "none"),
+            ("prompts", run.prompts.get("digest") or "?"), ("localragas", run.version or "?"),
+            ("verdict", run.verdict)]
+
+
+def _pair(runs: Sequence[RunRecord], pair: tuple[int, int] | None) -> tuple[RunRecord, RunRecord] | None:
+    """The two runs shown side by side: `pair` (base id, new id), else the newest run and the one before it on its
+    dataset (else the newest two)."""
+    by_id = {r.id: r for r in runs}
+    if pair is not None:
+        missing = [i for i in pair if i not in by_id]
+        if missing:
+            raise HistoryError(f"view --compare: no run {missing[0]} among the runs shown (`localragas runs` lists them)")
+        return by_id[pair[0]], by_id[pair[1]]
+    if len(runs) < 2:
+        return None
+    newest = runs[0]
+    same = [r for r in runs[1:] if dataset_key(r) == dataset_key(newest)]
+    return (same[0] if same else runs[1]), newest
+
+
+def _row(run: RunRecord) -> dict[str, Any]:
+    return {"run": run, "dataset": dataset_key(run),
+            "means": {m.metric: (score_text(m.mean), interval_text(m.ci_low, m.ci_high), m.status or "")
+                      for m in run.metrics},
+            "calibration": (run.calibration or {}).get("source") or "none",
+            "report": run.outputs.get("json") or run.outputs.get("html") or ""}
+
+
+def page_parts(history: History, *, dataset: str | None = None, tag: str | None = None, name: str | None = None,
+               limit: int | None = None, pair: tuple[int, int] | None = None) -> dict[str, Any]:
+    """What the page shows, from the history's runs (newest first; filtered as `localragas runs` filters)."""
+    runs = history.runs(dataset=dataset, tag=tag, name=name, limit=limit)
+    groups: dict[str, list[RunRecord]] = {}
+    for run in reversed(runs):  # oldest first in each trend
+        groups.setdefault(dataset_key(run), []).append(run)
+    trends = [{"dataset": key, "runs": len(group),
+               "charts": [{"metric": m, "svg": Markup(trend_svg(m, group))}
+                          for m in dict.fromkeys(x.metric for r in group for x in r.metrics)]}
+              for key, group in groups.items()]
+    chosen = _pair(runs, pair)
+    side = _side(_compare(history, *chosen), *chosen) if chosen else None
+    previous = []
+    for i, run in enumerate(runs[:PREVIOUS]):
+        before = next((r for r in runs[i + 1:] if dataset_key(r) == dataset_key(run)), None)
+        if before is not None and (chosen is None or (before.id, run.id) != (chosen[0].id, chosen[1].id)):
+            previous.append(_side(_compare(history, before, run), before, run))
+    metrics = list(dict.fromkeys(m.metric for r in runs for m in r.metrics))
+    return {"runs": [_row(r) for r in runs], "metrics": metrics, "trends": trends, "side": side,
+            "previous": previous, "total": history.count(), "path": str(history.path),
+            "filters": ", ".join(f"{k} {v}" for k, v in (("dataset", dataset), ("tag", tag), ("name", name)) if v)}
+
+
+def render_dashboard(history: History, **filters: Any) -> str:
+    """The page (filters: page_parts's)."""
+    style = _asset("dashboard.css")
+    if "</" in style:
+        raise RuntimeError("localragas/report/html/dashboard.css must not contain '</'")
+    csp = (f"default-src 'none'; style-src '{_sha256(style)}'; img-src data:; base-uri 'none'; "
+           "form-action 'none'")
+    made = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    from .. import __version__  # noqa: PLC0415
+
+    return TEMPLATES.get_template("dashboard.html").render(
+        csp=Markup(csp), style=Markup(style), made=made, version=__version__, **page_parts(history, **filters))
+
+
+def serve(page: str, port: int = 0) -> http.server.ThreadingHTTPServer:
+    """A server of `page` on 127.0.0.1 (port 0: a free one), running in a thread; its URL: server_url(server).
+    Stop it with server.shutdown()."""
+    body = page.encode("utf-8")
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            found = self.path in ("/", "/index.html")
+            self.send_response(200 if found else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8" if found else "text/plain")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body if found else b"not found")
+
+        def log_message(self, *args: Any) -> None:  # no request log on stderr
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def server_url(server: http.server.ThreadingHTTPServer) -> str:
+    host, port = server.server_address[:2]
+    return f"http://{host.decode() if isinstance(host, bytes) else host}:{port}/"

@@ -1,0 +1,127 @@
+"""`localragas view` (localragas/report/dashboard.py): the run history as one offline page: each metric's trend with
+its interval band and thresholds (SVG), the runs, two runs side by side from their stored per-sample scores; and
+`--serve` on 127.0.0.1."""
+from __future__ import annotations
+
+import re
+import urllib.error
+import urllib.request
+
+import pytest
+
+import localragas
+from localragas.core import paths
+from localragas.quality.compare import MetricChange
+from localragas.report.dashboard import render_dashboard, serve, server_url
+from localragas.report.dashboard_svg import differences_svg, trend_svg
+from localragas.run.history import History, MetricRecord, RunRecord
+
+from cli_helpers import cli, sample_rows
+
+FAKE = {"judge": "fake", "embedder": "fake", "cache": False, "progress": False,
+        "metrics": ["faithfulness", "context_recall"]}
+
+
+def _run(i, mean, threshold=0.5, status="passed", ci=(0.1, 0.2)):
+    return RunRecord(id=i, started=f"2026-01-0{i}T00:00:00+00:00", verdict=status, metrics=[
+        MetricRecord(metric="faithfulness", mean=mean, ci_low=mean - ci[0], ci_high=mean + ci[1],
+                     threshold=threshold, status=status)])
+
+
+def test_a_trend_draws_each_run_its_band_and_the_threshold_steps():
+    svg = trend_svg("faithfulness", [_run(1, 0.6), _run(2, 0.4, status="failed"), _run(3, 0.7, threshold=0.65)])
+    assert svg.count("<circle") == 3 and svg.count('class="point failed"') == 1
+    band = re.search(r'<polygon class="band" points="([^"]+)"', svg).group(1).split()
+    assert len(band) == 6  # the upper edge there and the lower back
+    ys = [float(p.split(",")[1]) for p in band]
+    assert ys[0] < ys[-1]  # the upper edge (0.7) above the lower (0.5): y grows downwards
+    steps = re.search(r'<polyline class="threshold" points="([^"]+)"', svg).group(1).split()
+    assert len({p.split(",")[1] for p in steps}) == 2  # 0.5 twice, then 0.65
+    assert "gate threshold 0.50, 0.65" in svg and 'aria-label="faithfulness over 3 run(s): first 0.600, last 0.700"' in svg
+    assert "run 2 · 2026-01-02T00:00:00+00:00 · faithfulness 0.400 (95% CI 0.300–0.600)" in svg
+
+
+def test_a_single_run_is_a_point_with_its_interval():
+    svg = trend_svg("faithfulness", [_run(1, 0.6)])
+    assert svg.count("<circle") == 1 and '<line class="ci"' in svg and "<polygon" not in svg
+
+
+def test_the_differences_are_points_with_intervals_around_zero():
+    svg = differences_svg([
+        MetricChange(metric="faithfulness", base_mean=0.8, new_mean=0.6, pairs=9, diff=-0.2, ci_low=-0.3,
+                     ci_high=-0.1, verdict="regressed"),
+        MetricChange(metric="context_recall", base_mean=0.8, new_mean=0.81, pairs=9, diff=0.01, ci_low=-0.05,
+                     ci_high=0.07, verdict="within_noise")])
+    assert '<circle class="diff regressed"' in svg and '<circle class="diff within_noise"' in svg
+    assert "faithfulness: -0.200 (95% CI -0.300 … -0.100), regressed" in svg
+    assert svg.count('<line class="ci') == 2 and '<line class="zero"' in svg
+
+
+@pytest.fixture
+def three_runs():
+    rows = sample_rows(6)
+    localragas.evaluate(rows, **FAKE, tags=["base"], thresholds={"faithfulness": 0.6})
+    rows[2]["answer"] = "The moon is made of cheese."
+    localragas.evaluate(rows, **FAKE, name="broken")
+    localragas.evaluate(rows, **{**FAKE, "judge_options": {"calibration": "none"}}, metric_options={
+        "faithfulness": {"verdicts": "json"}})
+    return rows
+
+
+def _page(**filters):
+    with History() as h:
+        return render_dashboard(h, **filters)
+
+
+def test_the_page_is_offline_and_shows_trends_runs_and_two_runs_side_by_side(three_runs):
+    page = _page()
+    assert "<script" not in page and "http://" not in page and "https://" not in page
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
+    assert csp.startswith("default-src 'none'; style-src 'sha256-")
+    assert page.count('<svg class="trend"') == 2  # faithfulness and context_recall, one dataset
+    assert page.count("<tr><td>") >= 3 and ">broken<" in page and ">base<" in page
+    side = page[page.index('id="compare"'):page.index('id="runs"')]
+    assert "run 2 (broken) → run 3" in side
+    assert '<svg class="diffs"' in side  # the newest and the run before it, drawn
+    # runs 2 and 3 measured faithfulness differently (json verdicts): named first, before the changes
+    assert side.index("measured differently") < side.index('<table class="changes">')
+    previous = page[page.index('id="previous"'):]
+    assert "run 1 → run 2 (broken)" in previous and "Samples that moved most" in previous
+    assert re.search(r"<td>s2</td><td>1\.000</td><td>0\.\d+</td><td>-[01]\.\d+</td>", previous)
+
+
+def test_compare_chooses_the_pair_and_filters_choose_the_runs(three_runs):
+    side = _page(pair=(1, 3))
+    assert "run 1 → run 3" in side[side.index('id="compare"'):]
+    only = _page(name="broken")
+    assert "1 of 3 run(s)" in only and "(name broken)" in only and 'id="compare"' not in only
+
+
+def test_view_writes_the_page_and_refuses_a_pair_it_does_not_show(three_runs, tmp_path):
+    r = cli("view")
+    assert r.exit_code == 0 and r.output == f"wrote {paths.state_dir() / 'view.html'}\n"
+    assert (paths.state_dir() / "view.html").read_text().startswith("<!DOCTYPE html>")
+    out = tmp_path / "runs.html"
+    assert cli("view", "--out", out, "--compare", "1", "2").exit_code == 0 and "run 1 → run 2" in out.read_text()
+    bad = cli("view", "--compare", "1", "9")
+    assert bad.exit_code == 2 and "view --compare: no run 9 among the runs shown" in bad.output
+
+
+def test_an_empty_history_says_how_runs_get_there():
+    assert "No run recorded yet" in _page()
+
+
+def test_serve_shows_the_page_on_localhost_only():
+    server = serve("<!DOCTYPE html><p>runs</p>")
+    try:
+        url = server_url(server)
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # straight to 127.0.0.1
+        assert url.startswith("http://127.0.0.1:")
+        with opener.open(url, timeout=10) as got:
+            assert got.read() == b"<!DOCTYPE html><p>runs</p>"
+            assert got.headers["Content-Type"] == "text/html; charset=utf-8"
+        with pytest.raises(urllib.error.HTTPError, match="404"):
+            opener.open(url + "other", timeout=10)
+    finally:
+        server.shutdown()
+        server.server_close()
