@@ -147,7 +147,8 @@ def view_cmd(dataset, tag, name, limit, pair, out, serve, port):
       localragas view --serve               # http://127.0.0.1:PORT/
       localragas view --compare 3 7 --out runs.html
     """
-    from .report.dashboard import render_dashboard, serve as serve_page, server_url  # noqa: PLC0415
+    from .report.dashboard import render_dashboard  # noqa: PLC0415
+    from .report.dashboard_server import serve as serve_page, server_url  # noqa: PLC0415
 
     with _history() as history:
         page = render_dashboard(history, dataset=dataset, tag=tag, name=name, limit=limit, pair=pair)

@@ -2,13 +2,12 @@
 (report/html_report.py: inline CSS allowed by its hash in a Content-Security-Policy, no script, no request): each
 metric's mean and interval over time per dataset with the gate thresholds (dashboard_svg.py), the table of runs, two
 runs side by side (paired differences with intervals from their stored per-sample scores, quality/compare.py; the
-samples that moved most) and each run against the one before it on its dataset. `serve` shows a page on 127.0.0.1.
+samples that moved most) and each run against the one before it on its dataset. `localragas view --serve` shows it
+on 127.0.0.1 (dashboard_server.py).
 """
 from __future__ import annotations
 
 import datetime as dt
-import http.server
-import threading
 from typing import Any, Sequence
 
 from markupsafe import Markup
@@ -118,30 +117,3 @@ def render_dashboard(history: History, **filters: Any) -> str:
 
     return TEMPLATES.get_template("dashboard.html").render(
         csp=Markup(csp), style=Markup(style), made=made, version=__version__, **page_parts(history, **filters))
-
-
-def serve(page: str, port: int = 0) -> http.server.ThreadingHTTPServer:
-    """A server of `page` on 127.0.0.1 (port 0: a free one), running in a thread; its URL: server_url(server).
-    Stop it with server.shutdown()."""
-    body = page.encode("utf-8")
-
-    class Page(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            found = self.path in ("/", "/index.html")
-            self.send_response(200 if found else 404)
-            self.send_header("Content-Type", "text/html; charset=utf-8" if found else "text/plain")
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body if found else b"not found")
-
-        def log_message(self, *args: Any) -> None:  # no request log on stderr
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Page)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
-def server_url(server: http.server.ThreadingHTTPServer) -> str:
-    host, port = server.server_address[:2]
-    return f"http://{host.decode() if isinstance(host, bytes) else host}:{port}/"

@@ -12,7 +12,8 @@ import pytest
 import localragas
 from localragas.core import paths
 from localragas.quality.compare import MetricChange
-from localragas.report.dashboard import render_dashboard, serve, server_url
+from localragas.report.dashboard import render_dashboard
+from localragas.report.dashboard_server import serve, server_url
 from localragas.report.dashboard_svg import differences_svg, trend_svg
 from localragas.run.history import History, MetricRecord, RunRecord
 
