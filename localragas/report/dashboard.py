@@ -30,14 +30,15 @@ def dataset_key(run: RunRecord) -> str:
 
 
 def _compare(history: History, base: RunRecord, new: RunRecord) -> Comparison:
-    return compare_reports(as_report(base, history.scores(base.id)), as_report(new, history.scores(new.id)),  # type: ignore[arg-type]
-                           base_name=f"run {base.id}", new_name=f"run {new.id}")
+    old, now = (as_report(run, history.scores(run.id)) for run in (base, new))  # type: ignore[arg-type]
+    return compare_reports(old, now, base_name=f"run {base.id}", new_name=f"run {new.id}")
 
 
 def _side(c: Comparison, base: RunRecord, new: RunRecord) -> dict[str, Any]:
     """A comparison as the page shows it: the two runs, the method differences first, each metric's change and the
     samples that moved most."""
-    return {"base": base, "new": new, "cards": [("base", _card(base)), ("new", _card(new))], "warnings": c.warnings, "svg": Markup(differences_svg(c.metrics)),
+    return {"base": base, "new": new, "cards": [("base", _card(base)), ("new", _card(new))], "warnings": c.warnings,
+            "svg": Markup(differences_svg(c.metrics)),
             "metrics": [{"metric": m.metric, "base": score_text(m.base_mean), "new": score_text(m.new_mean),
                          "diff": score_text(m.diff, signed=True), "pairs": m.pairs, "verdict": m.verdict,
                          "ci": interval_text(m.ci_low, m.ci_high, form="ellipsis", signed=True)} for m in c.metrics],
@@ -64,7 +65,8 @@ def _pair(runs: Sequence[RunRecord], pair: tuple[int, int] | None) -> tuple[RunR
     if pair is not None:
         missing = [i for i in pair if i not in by_id]
         if missing:
-            raise HistoryError(f"view --compare: no run {missing[0]} among the runs shown (`localragas runs` lists them)")
+            raise HistoryError(f"view --compare: no run {missing[0]} among the runs shown (`localragas runs` lists "
+                               "them)")
         return by_id[pair[0]], by_id[pair[1]]
     if len(runs) < 2:
         return None

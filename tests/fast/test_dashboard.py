@@ -38,7 +38,8 @@ def test_a_trend_draws_each_run_its_band_and_the_threshold_steps():
     assert ys[0] < ys[-1]  # the upper edge (0.7) above the lower (0.5): y grows downwards
     steps = re.search(r'<polyline class="threshold" points="([^"]+)"', svg).group(1).split()
     assert len({p.split(",")[1] for p in steps}) == 2  # 0.5 twice, then 0.65
-    assert "gate threshold 0.50, 0.65" in svg and 'aria-label="faithfulness over 3 run(s): first 0.600, last 0.700"' in svg
+    assert "gate threshold 0.50, 0.65" in svg
+    assert 'aria-label="faithfulness over 3 run(s): first 0.600, last 0.700"' in svg
     assert "run 2 · 2026-01-02T00:00:00+00:00 · faithfulness 0.400 (95% CI 0.300–0.600)" in svg
 
 
