@@ -23,8 +23,8 @@ from .eval import eval_cmd
 from .generate import generate_cmd, run_rag_cmd
 from .inventory import cache_group, metrics_cmd, models_group
 from .options import EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, EXIT_JUDGE_CHECK_FAILED
+from .history import runs_group, view_cmd
 from .reports import compare_cmd, merge_cmd, report_cmd
-from ..cli_history import runs_group, view_cmd
 
 
 def _errors_to_exit(fn):

@@ -22,7 +22,7 @@ from localragas.run.history_record import as_report, record_run
 from cli_helpers import cli, sample_rows, write_jsonl
 
 FAKE = ("--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "--no-progress")
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _eval(data, *more, **env):

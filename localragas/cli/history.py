@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from .core import paths
-from .core.number_text import interval_text, score_text, threshold_text
-from .core.printable import printable
+from ..core import paths
+from ..core.number_text import interval_text, score_text, threshold_text
+from ..core.printable import printable
 
 _FILTERS = (
     click.option("--dataset", "-d", metavar="PATH|SHA256", help="Only runs of this data file (its path, a part of "
@@ -27,7 +27,7 @@ def _filters(fn):
 
 
 def _history():
-    from .run.history import History  # noqa: PLC0415
+    from ..run.history import History  # noqa: PLC0415
 
     return History()
 
@@ -147,8 +147,8 @@ def view_cmd(dataset, tag, name, limit, pair, out, serve, port):
       localragas view --serve               # http://127.0.0.1:PORT/
       localragas view --compare 3 7 --out runs.html
     """
-    from .report.dashboard import render_dashboard  # noqa: PLC0415
-    from .report.dashboard_server import serve as serve_page, server_url  # noqa: PLC0415
+    from ..report.dashboard import render_dashboard  # noqa: PLC0415
+    from ..report.dashboard_server import serve as serve_page, server_url  # noqa: PLC0415
 
     with _history() as history:
         page = render_dashboard(history, dataset=dataset, tag=tag, name=name, limit=limit, pair=pair)
@@ -163,7 +163,7 @@ def view_cmd(dataset, tag, name, limit, pair, out, serve, port):
         finally:
             server.shutdown()
         return
-    from .core.atomic_write import write_atomic  # noqa: PLC0415
+    from ..core.atomic_write import write_atomic  # noqa: PLC0415
 
     where = out or paths.state_dir() / "view.html"
     where.parent.mkdir(parents=True, exist_ok=True)
