@@ -185,14 +185,14 @@ class RunSettings(BaseModel):
     history: Annotated[bool, IN_FILE, Field(
         description="Do not record this run in the run history (.localragas/history.sqlite; `localragas runs`, "
                     "`localragas view`)."),
-        Flag(("--no-history",), kind="off", section="Outputs")] = True
+        Flag(("--no-history",), kind="off", section="Run")] = True
     tags: Annotated[list[str], IN_FILE, Field(
         description="A tag for this run in the run history (filter with `localragas runs --tag`). Repeat or "
                     "comma-separate."),
-        Flag(("--tag",), "TAG[,TAG]", "items", _names, section="Outputs")] = []
+        Flag(("--tag",), "TAG[,TAG]", "items", _names, section="Run")] = []
     name: Annotated[str | None, Field(
         description="A name for this run in the run history (filter with `localragas runs --name`)."),
-        Flag(("--name",), "NAME", section="Outputs")] = None
+        Flag(("--name",), "NAME", section="Run")] = None
     # [custom_metrics.NAME]: a criterion or rubric of the user's (metrics/custom.py), usable by NAME like a built-in
     # once registered (register_custom_metrics: a step of the run, never of reading the file)
     custom_metrics: Annotated[dict[str, dict[str, Any]], IN_FILE] = {}
