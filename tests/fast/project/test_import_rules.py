@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("quality", ["quality"]),
     ("report", ["report"]),
     ("integrations", ["integrations"]),
-    ("front", ["cli", "pytest_plugin", "testing", ""]),  # "": localragas/__init__.py, the exports
+    ("front", ["cli", "pytest_plugin", "testing", "__main__", ""]),  # "": localragas/__init__.py, the exports
 ]
 
 # `from localragas import __version__` is the version string, not the package's lazy exports: allowed anywhere.

@@ -2,11 +2,12 @@
 fresh history, its file size, and how long `localragas runs` takes to list them (the newest 20, and --all), run as a
 user runs it (a new process, its start-up included, and in-process).
 
-    python scripts/bench_history.py            # 10,000 runs
-    python scripts/bench_history.py 1000 /tmp/bench-state
+    python -m research.benchmarks.history              # 10,000 runs
+    python -m research.benchmarks.history 1000 /tmp/bench-state
 """
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import os
 import subprocess
@@ -15,8 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def main(n: int, state: Path) -> None:
@@ -40,7 +40,7 @@ def main(n: int, state: Path) -> None:
     size = sum(p.stat().st_size for p in state.glob("history.sqlite*"))
     print(f"{n} runs recorded in {wrote:.1f} s ({wrote / n * 1000:.2f} ms a run); {paths.history_file()}: "
           f"{size / 1e6:.1f} MB ({size / n:.0f} bytes a run)")
-    exe = [sys.executable, "-m", "localragas.cli"]
+    exe = [sys.executable, "-m", "localragas"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for args in (["runs"], ["runs", "--tag", "nightly"], ["runs", "--all"]):
         t0 = time.perf_counter()
@@ -55,6 +55,8 @@ def main(n: int, state: Path) -> None:
 
 
 if __name__ == "__main__":
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
-    folder = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(tempfile.mkdtemp(prefix="localragas-bench-"))
-    main(count, folder)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("runs", type=int, nargs="?", default=10_000, help="runs to record (default 10,000)")
+    ap.add_argument("state", type=Path, nargs="?", help="a fresh state folder (default: a new temporary one)")
+    args = ap.parse_args()
+    main(args.runs, args.state or Path(tempfile.mkdtemp(prefix="localragas-bench-")))
