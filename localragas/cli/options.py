@@ -15,6 +15,7 @@ EXIT_INTERNAL_ERROR = 3  # never 1: CI must tell a crash from a failed gate
 EXIT_NOT_EVALUATED = 4  # a broken judge, cache or embedder: never 0, and not 1 (the data may well be fine)
 EXIT_JUDGE_CHECK_FAILED = 5  # the judge cannot tell obvious supported from unsupported items: nothing was scored
 EXIT_PIPELINE_UNREACHABLE = 6  # run-rag stopped: the RAG pipeline could not be reached (the rows done so far kept)
+EXIT_METHOD_CHANGED = 7  # compare --fail-on-regression: the runs measured differently, a regression is not the RAG's
 
 # The sections of `eval --help`, in order: a run setting's is its Flag.section (run/settings.py), another option's
 # its `section=` (SectionedOption)

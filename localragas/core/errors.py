@@ -74,6 +74,12 @@ class JudgeError(LocalragasError):
     """
 
 
+class MethodChangedError(LocalragasError):
+    """`compare --fail-on-regression` of two runs that did not measure the same way (metric options, judge,
+    calibration, prompts or embedder differ): a regression could be the method's, so the check refuses (exit 6)
+    unless --allow-method-change. The message names the differences."""
+
+
 class JudgeCheckError(LocalragasError):
     """The judge failed the judge check before any sample was scored (run/judge_check.py): it cannot tell obvious
     supported from unsupported statements, or relevant from irrelevant chunks. The command line exits 5; the message

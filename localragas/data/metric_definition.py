@@ -25,6 +25,10 @@ class MetricDefinition(BaseModel):
     needs: list[str] = Field(default_factory=list)  # the sample fields it reads
     higher_is_better: bool = True  # False: a low score is the good one (noise sensitivity)
     default: bool = False  # computed when no metric is named
+    # whether its scores come from the judge / the embedder (what a change of either may move: `compare`); True when
+    # not recorded (a report written before them)
+    uses_judge: bool = True
+    uses_embedder: bool = True
     # the default gate threshold by verdicts mode ("probability", "json", and "calibrated" for graded verdicts the
     # judge's calibration covers), or under "default" for a metric without modes; empty: gated only when one is given
     thresholds: dict[str, float] = Field(default_factory=dict)

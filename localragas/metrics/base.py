@@ -61,7 +61,8 @@ class Metric(ABC):
         """This metric, as configured, as data: what a report stores and its readers use (data/metric_definition.py)."""
         return MetricDefinition(
             name=self.name, definition=self.definition, problem=self.problem, needs=list(self.needs),
-            higher_is_better=self.higher_is_better, default=self.name in DEFAULT,
+            higher_is_better=self.higher_is_better, default=self.name in DEFAULT, uses_judge=self.uses_judge,
+            uses_embedder=self.uses_embedder,
             ragas_name=self.ragas_name or self.name, items=self.items, summary=self.summary, renderer=self.renderer,
             **self.threshold_settings())
 

@@ -1,11 +1,15 @@
-"""Compare two runs: pair samples by id, give each metric's change with a paired bootstrap interval and a verdict."""
+"""Compare two runs: pair samples by id, give each metric's change with a paired bootstrap interval and a verdict; and
+whether the two runs measured the same way (quality/method.py), so that a change of method is not taken for a change
+of the RAG system."""
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from ..core.errors import MethodChangedError
 from ..metrics.report_definitions import definitions_of
 from ..data.schema import Report
 from ..run.stats import CI_LEVEL, paired_difference
+from .method import MethodDifference, method_differences
 
 VERDICTS = ("improved", "regressed", "within_noise", "not_comparable")
 
@@ -22,6 +26,8 @@ class MetricChange(BaseModel):
     higher_is_better: bool = True
     became_unscored: list[str] = Field(default_factory=list)  # scored in base, unscored in new
     became_scored: list[str] = Field(default_factory=list)
+    # a difference of method (Comparison.method_differences) may move its scores: its change is not the RAG system's
+    method_changed: bool = False
 
 
 class SampleChange(BaseModel):
@@ -40,6 +46,15 @@ class Comparison(BaseModel):
     only_in_base: list[str] = Field(default_factory=list)
     only_in_new: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    # how the runs' methods differ, in plain words: shown before the changes (a gate setting's differences included,
+    # which move no score)
+    method_differences: list[MethodDifference] = Field(default_factory=list)
+
+    @property
+    def method_changed_for(self) -> list[str]:
+        """The compared metrics a difference of method may have moved: their changes mix the RAG system's with the
+        method's."""
+        return [m.metric for m in self.metrics if m.method_changed]
 
     @property
     def regressed(self) -> list[str]:
@@ -61,36 +76,15 @@ def verdict_of(pairs: int, ci_low: float | None, ci_high: float | None, higher_i
     return "within_noise"
 
 
-def _warnings(base: Report, new: Report) -> list[str]:
-    out = []
-    bj, nj = base.meta.get("judge") or {}, new.meta.get("judge") or {}
-    if bj.get("fingerprint") != nj.get("fingerprint"):
-        out.append(f"different judges: {bj.get('name', '?')} ({str(bj.get('fingerprint', '?'))[:12]}) vs "
-                   f"{nj.get('name', '?')} ({str(nj.get('fingerprint', '?'))[:12]}): a change may be the judge's, "
-                   f"not the RAG system's")
-    bc, nc = base.meta.get("calibration") or {}, new.meta.get("calibration") or {}
-    if bc.get("sha256") != nc.get("sha256"):
-        out.append(f"different calibrations: {bc.get('source') or 'none'} vs {nc.get('source') or 'none'}: graded "
-                   "scores are on another scale (docs/calibration.md)")
-    bp, np_ = ((r.meta.get("prompts") or {}).get("sha256") or {} for r in (base, new))
-    changed = sorted(f for f in set(bp) & set(np_) if bp[f] != np_[f])
-    if changed:
-        out.append(f"different prompts for {', '.join(changed)}: the judge was asked other instructions (a prompt "
-                   "override, docs/custom-metrics.md); a change may be the prompt's, not the RAG system's")
-    be, ne = (base.meta.get("embedder") or {}).get("name"), (new.meta.get("embedder") or {}).get("name")
-    if be != ne and be and ne:
-        out.append(f"different embedders: {be} vs {ne}: answer_relevancy is not comparable one to one")
-    bt, nt = base.meta.get("thresholds") or {}, new.meta.get("thresholds") or {}
-    if bt != nt:
-        changed = sorted(k for k in set(bt) | set(nt) if bt.get(k) != nt.get(k))
-        out.append("different thresholds for " + ", ".join(f"{k} ({bt.get(k, '-')} -> {nt.get(k, '-')})" for k in changed))
-    for name in base.metrics:
-        if name not in new.metrics:
-            out.append(f"{name} is only in the base run")
-    for name in new.metrics:
-        if name not in base.metrics:
-            out.append(f"{name} is only in the new run")
-    return out
+def check_same_method(c: Comparison) -> None:
+    """`--fail-on-regression`'s refusal: a regression (or none) between runs that did not measure the same way could
+    be the method's, so it is no verdict on the RAG system. Raises MethodChangedError naming the differences."""
+    moving = [d.text for d in c.method_differences if d.metrics]
+    if moving:
+        raise MethodChangedError(
+            f"--fail-on-regression: the runs did not measure the same way ({'; '.join(moving)}), so a regression cannot "
+            "be told from the change of method; compare runs made the same way, or give --allow-method-change to "
+            "gate on these changes anyway")
 
 
 def compare_reports(base: Report, new: Report, base_name: str = "base", new_name: str = "new",
@@ -98,14 +92,16 @@ def compare_reports(base: Report, new: Report, base_name: str = "base", new_name
     """Pair samples by id; for each metric in both runs, the paired change, its interval and a verdict."""
     b_by_id, n_by_id = {s.id: s for s in base.samples}, {s.id: s for s in new.samples}
     common = [i for i in b_by_id if i in n_by_id]
-    warnings = _warnings(base, new)
+    defined = {**definitions_of(base), **definitions_of(new)}  # a metric's direction: the new run's definition
+    method = method_differences(base, new, defined)
+    moved_by_method = {m for d in method for m in d.metrics}
+    warnings: list[str] = []
     only_b = [i for i in b_by_id if i not in n_by_id]
     only_n = [i for i in n_by_id if i not in b_by_id]
     if only_b or only_n:
         warnings.append(f"{len(common)} samples in both runs; {len(only_b)} only in the base, {len(only_n)} only in "
                         f"the new run (left out of the paired changes)")
     changes, largest = [], {}
-    defined = {**definitions_of(base), **definitions_of(new)}  # a metric's direction: the new run's definition
     for name in [m for m in base.metrics if m in new.metrics]:
         pairs, became_unscored, became_scored = [], [], []
         for i in common:
@@ -124,12 +120,12 @@ def compare_reports(base: Report, new: Report, base_name: str = "base", new_name
         changes.append(MetricChange(
             metric=name, base_mean=bs, new_mean=ns, pairs=len(pairs), diff=d["diff"], ci_low=d["ci_low"],
             ci_high=d["ci_high"], verdict=verdict_of(len(pairs), d["ci_low"], d["ci_high"], hib), higher_is_better=hib,
-            became_unscored=became_unscored, became_scored=became_scored,
+            became_unscored=became_unscored, became_scored=became_scored, method_changed=name in moved_by_method,
         ))
         moved = sorted((p for p in pairs if p[2] != p[1]), key=lambda p: (-abs(p[2] - p[1]), p[0]))[:top]
         largest[name] = [SampleChange(id=i, base=bv, new=nv, diff=round(nv - bv, 6)) for i, bv, nv in moved]
     return Comparison(base=base_name, new=new_name, metrics=changes, largest_changes=largest, only_in_base=only_b,
-                      only_in_new=only_n, warnings=warnings)
+                      only_in_new=only_n, warnings=warnings, method_differences=method)
 
 
 def _mean_of(report: Report, metric: str) -> float | None:

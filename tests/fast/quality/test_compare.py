@@ -52,13 +52,17 @@ def test_largest_changes_are_listed_biggest_first():
     assert [(s.id, s.diff) for s in moved] == [("b", -0.4), ("a", 0.1)]
 
 
-def test_mismatched_judges_embedders_and_thresholds_warn():
+def test_mismatched_judges_embedders_and_thresholds_are_named_as_differences_of_method():
     base = make_report(scores(1), judge="qwen2.5-1.5b", thresholds={"faithfulness": 0.8})
     new = make_report(scores(1), judge="smollm2-135m", embedder="other", thresholds={"faithfulness": 0.7})
-    w = " | ".join(compare_reports(base, new).warnings)
-    assert "different judges: qwen2.5-1.5b" in w and "smollm2-135m" in w
-    assert "different embedders" in w
-    assert "different thresholds for faithfulness (0.8 -> 0.7)" in w
+    c = compare_reports(base, new)
+    by = {d.aspect: d for d in c.method_differences}
+    assert by["judge"].text == "judge: qwen2.5-1.5b (fp-qwen2.5-1) in base, smollm2-135m (fp-smollm2-1) in new"
+    assert by["judge"].metrics == ["faithfulness", "context_recall"]  # both judged
+    assert by["embedder"].text == "embedder: fake in base, other in new"
+    assert by["embedder"].metrics == []  # neither uses the embedder
+    assert by["gate"].text == "gate threshold of faithfulness: 0.80 in base, 0.70 in new" and by["gate"].metrics == []
+    assert c.method_changed_for == ["faithfulness", "context_recall"] and c.warnings == []
 
 
 def test_samples_in_one_run_only_and_scored_in_one_only():
@@ -78,7 +82,8 @@ def test_metric_in_one_run_only_warns_and_is_not_compared():
     new = make_report({"a": {"faithfulness": 0.5}, "b": {"faithfulness": 0.6}})
     c = compare_reports(base, new)
     assert [m.metric for m in c.metrics] == ["faithfulness"]
-    assert "context_recall is only in the base run" in c.warnings
+    assert [d.text for d in c.method_differences] == ["metrics: context_recall only in base (not compared)"]
+    assert c.method_changed_for == []  # the compared metric was measured the same way
 
 
 @pytest.mark.parametrize("pairs, lo, hi, hib, verdict", [
@@ -102,9 +107,10 @@ def test_cli_compare_exit_codes_and_outputs(tmp_path):
     write_json(make_report(scores(2, shift=-0.1, noise=0.02), judge="other"), worse)
     r = cli("compare", str(base), str(worse))
     assert r.exit_code == 0, r.output
-    assert "REGRESSED" in r.output and "different judges" in r.output
+    assert "REGRESSED (method changed)" in r.output and "judge: fake (fp-fake) in base, other (fp-other) in new" in r.output
     out, md = tmp_path / "c.json", tmp_path / "c.md"
-    r = cli("compare", str(base), str(worse), "--fail-on-regression", "--out", str(out), "--md", str(md))
+    r = cli("compare", str(base), str(worse), "--fail-on-regression", "--allow-method-change", "--out", str(out),
+            "--md", str(md))
     assert r.exit_code == 1, r.output
     data = json.loads(out.read_text())
     assert [m["verdict"] for m in data["metrics"]] == ["regressed", "within_noise"]
