@@ -27,6 +27,9 @@ from ..core.printable import printable
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the calibration as JSON here (figures, intervals, and every row's label and score).")
 @click.option("--md", type=click.Path(dir_okay=False, path_type=Path), help="Write a Markdown table here.")
+@click.option("--html", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write a self-contained HTML page of plots here: the ROC curve, the reliability diagram of the "
+                   "scale, the scores' histogram per human label and the suggested threshold (inline SVG, offline).")
 @click.option("--fit", "fit_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Fit a calibration map to the binary-labelled single-item rows (from the judge's raw P(yes)) and "
                    "write it here, for --judge-option calibration=FILE (docs/calibration.md).")
@@ -45,7 +48,7 @@ from ..core.printable import printable
               help="Settings file (default: ./localragas.toml, else [tool.localragas] in ./pyproject.toml): its judge, "
                    "judge_options, embedder, thresholds, metric_options and max_input_bytes, under the flags.")
 @setting_option("prompts")
-def calibrate_cmd(files, metric, out, md, fit_path, family, config_path, **flags):
+def calibrate_cmd(files, metric, out, md, html, fit_path, family, config_path, **flags):
     """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
     kind}): binary labels give ROC AUC and balanced accuracy at the gate and at the best threshold (suggested as
     the gate threshold); graded labels Spearman correlation and mean absolute error; pairwise labels the fraction
@@ -73,9 +76,9 @@ def calibrate_cmd(files, metric, out, md, fit_path, family, config_path, **flags
     given = from_flags(flags)
     # the file's settings calibrate takes (not its [columns]: eval's data's columns), under the flags
     settings = RunSettings(**{k: getattr(file, k) for k in FROM_FILE}).over(given, "flags")
-    check_outputs([*files, file.config, settings.cache_folder()], out=out, md=md, fit=fit_path)
+    check_outputs([*files, file.config, settings.cache_folder()], out=out, md=md, html=html, fit=fit_path)
     if family is not None:
-        _fit_family(family, files, settings, fit_path=fit_path, out=out, md=md, metric=metric)
+        _fit_family(family, files, settings, fit_path=fit_path, out=out, md=md, html=html, metric=metric)
         sys.exit(0)
     if metric:
         get_metrics([metric])
@@ -89,7 +92,7 @@ def calibrate_cmd(files, metric, out, md, fit_path, family, config_path, **flags
                         judge_options=run_options(settings.judge_options))  # the judge is built with the others
     finally:
         judge_obj.close()
-    write_calibration(run, out, md, fit=bool(fit_path))
+    write_calibration(run, out, md, fit=bool(fit_path), html_path=html)
     print_calibration(run, fit=bool(fit_path))
     if fit_path:
         from ..prompts.overrides import load_overrides  # noqa: PLC0415
@@ -100,12 +103,12 @@ def calibrate_cmd(files, metric, out, md, fit_path, family, config_path, **flags
         fitted.write(fit_path)
         for f in fits:
             click.echo("fitted " + printable(f.text()))
-    if out or md or fit_path:
-        click.echo("wrote " + printable(", ".join(str(p) for p in (out, md, fit_path) if p)))
+    if out or md or html or fit_path:
+        click.echo("wrote " + printable(", ".join(str(p) for p in (out, md, html, fit_path) if p)))
     sys.exit(0)
 
 
-def _fit_family(family, files, settings, *, fit_path, out, md, metric) -> None:
+def _fit_family(family, files, settings, *, fit_path, out, md, html, metric) -> None:
     """--family: one prompt family fitted on the rows of one labelled file and added to --fit FILE
     (localragas.quality.answerable_fit); --out writes each row's raw P(yes)."""
     import json  # noqa: PLC0415
@@ -121,7 +124,7 @@ def _fit_family(family, files, settings, *, fit_path, out, md, metric) -> None:
         raise ConfigError(f"--family {family!r}: not a family to fit; valid: {', '.join(FAMILIES)}")
     if fit_path is None or len(files) != 1:
         raise ConfigError("--family needs --fit FILE" if fit_path is None else "--family fits one LABELLED file")
-    refused = [flag for flag, given in (("--metric", metric), ("--md", md)) if given]
+    refused = [flag for flag, given in (("--metric", metric), ("--md", md), ("--html", html)) if given]
     if refused:
         raise ConfigError(f"--family fits a prompt family, not a metric: {refused[0]} does not apply")
     source = read_labelled(files[0], any_metric=True, max_input_bytes=settings.max_input_bytes,

@@ -287,6 +287,14 @@ class Report(BaseModel):
 
         return summary_frame(self)
 
+    def plot(self, metrics: list[str] | None = None) -> Any:
+        """A matplotlib Figure: per metric (all, or those named), a histogram of its sample scores over [0, 1] with
+        its gate threshold and its mean with the interval. Needs matplotlib (`pip install matplotlib`); shown in
+        Jupyter when it is a cell's value, `.savefig(path)` writes it."""
+        from ..report.notebook import plot  # noqa: PLC0415
+
+        return plot(self, metrics)
+
     def __repr__(self) -> str:
         """A few lines (verdict, each metric's mean and interval); the whole report is model_dump_json()."""
         from ..report.notebook import text  # noqa: PLC0415

@@ -121,12 +121,17 @@ def render_calibration_markdown(run: CalibrationRun, fit: bool = False) -> str:
 
 
 def write_calibration(run: CalibrationRun, json_path: str | Path | None = None,
-                      md_path: str | Path | None = None, fit: bool = False) -> None:
-    """The JSON (--out) and the Markdown (--md; fit: it says whether the scores are raw or calibrated)."""
+                      md_path: str | Path | None = None, fit: bool = False, html_path: str | Path | None = None) -> None:
+    """The JSON (--out), the Markdown (--md; fit: it says whether the scores are raw or calibrated) and the page of
+    plots (--html, report/calibration_html.py)."""
     if json_path:
         write_atomic(json_path, run.model_dump_json(indent=2) + "\n")
     if md_path:
         write_atomic(md_path, render_calibration_markdown(run, fit))
+    if html_path:
+        from .calibration_html import render_calibration_html  # noqa: PLC0415
+
+        write_atomic(html_path, render_calibration_html(run))
 
 
 def read_calibration(path: str | Path, max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> CalibrationRun:

@@ -1,14 +1,16 @@
 """A report in a notebook or a Python session: pandas frames (Report.to_pandas, Report.summary_frame), a short repr
-(a few lines: verdict, each metric's mean and interval) and an HTML table for Jupyter (Report._repr_html_).
+(a few lines: verdict, each metric's mean and interval), an HTML table for Jupyter (Report._repr_html_) and its
+scores' histograms drawn with matplotlib (Report.plot).
 
-pandas is imported inside the frame functions (a dependency of localragas, but `import localragas` stays cheap).
+pandas is imported inside the frame functions (a dependency of localragas, but `import localragas` stays cheap);
+matplotlib, an optional one, inside plot, which names the install command when it is missing.
 """
 from __future__ import annotations
 
 import html
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import MissingDependencyError
+from ..core.errors import ConfigError, MissingDependencyError
 from ..core.number_text import interval_text, score_text, threshold_text
 from ..data.field_check import ignored_line
 
@@ -140,3 +142,37 @@ def html_table(report: "Report") -> str:
         skipped += f"<p>{e(ignored)}</p>"
     return (f"<div class=\"localragas-report\">{head}<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody>"
             f"</table>{skipped}</div>")
+
+
+def plot(report: "Report", metrics: list[str] | None = None) -> Any:
+    """Report.plot(): a matplotlib Figure (no pyplot state), one panel per metric: the histogram of its sample scores
+    in 10 bins over [0, 1] (as the HTML report's), its gate threshold as a dashed line, its mean and interval under
+    the bars."""
+    try:
+        from matplotlib.figure import Figure  # noqa: PLC0415
+    except ImportError:
+        raise MissingDependencyError("Report.plot() draws with matplotlib, which is not installed: "
+                                     "pip install matplotlib") from None
+    names = list(metrics) if metrics is not None else list(report.metrics)
+    unknown = [m for m in names if m not in report.metrics]
+    if unknown:
+        raise ConfigError(f"Report.plot(metrics=...): {', '.join(unknown)} not in the report; its metrics: "
+                          f"{', '.join(report.metrics)}")
+    thresholds = {g.metric: g.threshold for g in report.gate.results}
+    fig = Figure(figsize=(3.2 * max(1, len(names)), 2.8), layout="constrained")
+    for ax, name in zip(fig.subplots(1, max(1, len(names)), squeeze=False)[0], names):
+        values = [r.value for s in report.samples if (r := s.metrics.get(name)) is not None and r.value is not None]
+        ax.hist(values, bins=10, range=(0.0, 1.0), color="#2f6fb3", alpha=0.8, edgecolor="white")
+        ax.set_xlim(0, 1)
+        ax.set_title(name, fontsize=10)
+        ax.set_xlabel(f"score ({len(values)} scored)", fontsize=9)
+        if name in thresholds:
+            ax.axvline(thresholds[name], color="#b3261e", linestyle="--", label=f"threshold "
+                                                                             f"{threshold_text(thresholds[name])}")
+        s = next((x for x in report.summary if x.metric == name), None)
+        if s is not None and s.mean is not None:
+            lo, hi = (s.ci_low, s.ci_high) if s.ci_low is not None and s.ci_high is not None else (s.mean, s.mean)
+            ax.errorbar([s.mean], [0], xerr=[[s.mean - lo], [hi - s.mean]], fmt="o", color="black", capsize=3,
+                        label=f"mean {score_text(s.mean)}", clip_on=False, zorder=3)
+        ax.legend(fontsize=8, loc="upper left")
+    return fig

@@ -24,7 +24,9 @@ svg.plot .bar.second { fill: #d0603a; fill-opacity: 0.6; }
 svg.plot .interval { stroke: currentColor; stroke-width: 2.5; stroke-linecap: round; }
 svg.plot .point { fill: #2f6fb3; stroke: white; stroke-width: 1; }
 svg.plot .threshold { stroke: #b3261e; stroke-width: 1.5; stroke-dasharray: 4 3; }
+svg.plot .grid-label, svg.plot .zero-label { fill: currentColor; font: 10px system-ui, sans-serif; }
 svg.plot .threshold-label { fill: #b3261e; font: 600 10px system-ui, sans-serif; }
+svg.plot .point.suggested { fill: #b3261e; }
 svg.plot .improved { stroke: #1d7a36; fill: #1d7a36; }
 svg.plot .regressed { stroke: #b3261e; fill: #b3261e; }
 """
@@ -39,14 +41,14 @@ def _title(tip: str | None) -> str:
 
 
 def ticks(lo: float, hi: float, count: int = 5) -> list[float]:
-    """About `count` round values from lo to hi (steps of 1, 2 or 5 times a power of ten)."""
+    """About `count` round values from lo to hi (steps of 1, 2, 2.5 or 5 times a power of ten)."""
     if hi <= lo:
         return [lo]
     raw = (hi - lo) / max(1, count - 1)
     import math  # noqa: PLC0415
 
     power = 10 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw - 1e-12)
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw - 1e-12)
     first = math.ceil(lo / step - 1e-9) * step
     out, v = [], first
     while v <= hi + 1e-9:
