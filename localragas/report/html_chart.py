@@ -17,11 +17,10 @@ def histogram_svg(metric: str, values: list[float], threshold: float | None = No
                   ci: tuple[float, float] | None = None) -> str:
     """An accessible SVG histogram (role=img with a text description; each bar has a tooltip)."""
     plot = Plot(260, 140, margins=(24, 8, 22, 40))
-    counts = histogram(plot, values, BINS, below=threshold)
-    top = max(counts) or 1
-    plot.parts.insert(0, f'<line class="grid" x1="{plot.left}" x2="{plot.right}" y1="{plot.top}" y2="{plot.top}"/>')
-    plot.text(plot.left - 4, plot.top + 4, str(top), anchor="end")
+    plot.add(f'<line class="grid" x1="{plot.left}" x2="{plot.right}" y1="{plot.top}" y2="{plot.top}"/>')
+    plot.text(plot.left - 4, plot.top + 4, str(max(bin_counts(values)) or 1), anchor="end")
     plot.text(plot.left - 4, plot.bottom, "0", anchor="end")
+    histogram(plot, values, BINS, below=threshold)
     plot.hline(0, cls="axis")
     y = plot.bottom + 10  # the mean and its interval, under the axis
     if ci is not None and mean is not None:

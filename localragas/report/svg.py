@@ -40,6 +40,11 @@ def _title(tip: str | None) -> str:
     return f"<title>{escape(tip)}</title>" if tip else ""
 
 
+def _close(tag: str, tip: str | None) -> str:
+    """The end of an element: its tooltip and end tag, or `/>` without one."""
+    return f">{_title(tip)}</{tag}>" if tip else "/>"
+
+
 def ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     """About `count` round values from lo to hi (steps of 1, 2, 2.5 or 5 times a power of ten)."""
     if hi <= lo:
@@ -90,13 +95,13 @@ class Plot:
 
     def hline(self, v: float, cls: str = "grid", tip: str | None = None) -> None:
         y = _n(self.y(v))
-        self.add(f'<line class="{cls}" x1="{_n(self.left)}" x2="{_n(self.right)}" y1="{y}" y2="{y}">{_title(tip)}</line>')
+        self.add(f'<line class="{cls}" x1="{_n(self.left)}" x2="{_n(self.right)}" y1="{y}" y2="{y}"{_close("line", tip)}')
 
     def vline(self, v: float, cls: str = "grid", tip: str | None = None, label: str | None = None) -> None:
         """A vertical line at x = v over the plot's height (a threshold, zero), with a label at its top."""
         x = self.x(v)
-        self.add(f'<line class="{cls}" x1="{_n(x)}" x2="{_n(x)}" y1="{_n(self.top - 12)}" y2="{_n(self.bottom + 4)}">'
-                 f'{_title(tip)}</line>')
+        self.add(f'<line class="{cls}" x1="{_n(x)}" x2="{_n(x)}" y1="{_n(self.top - 12)}" y2="{_n(self.bottom + 4)}"'
+                 + _close("line", tip))
         if label:  # above the plot (the top margin holds it), on the side with more room
             end = x > self.left + 0.6 * (self.right - self.left)
             self.text(x + (-4 if end else 4), self.top - 6, label, cls=f"{cls}-label", anchor="end" if end else "start")
@@ -164,16 +169,17 @@ class Plot:
 
 
 def histogram(plot: Plot, values: Sequence[float], bins: int = 10, cls: str = "bar", noun: str = "sample",
-              below: float | None = None) -> list[int]:
+              below: float | None = None, digits: int = 1) -> list[int]:
     """A histogram of values over the plot's x range in `bins` equal bins (the plot's y range is set to the
-    highest count); a bin wholly below `below` gets the class "bar below". Returns the counts."""
+    highest count); a bin wholly below `below` gets the class "bar below"; each bar's tooltip its bin (edges with
+    `digits` decimals) and count. Returns the counts."""
     from ..core.number_text import count_text  # noqa: PLC0415
 
     lo, hi = plot.x_range
     counts = bin_counts(values, bins, lo, hi)
     plot.y_range = (0.0, float(max(counts) or 1))
     edges = [lo + (hi - lo) * i / bins for i in range(bins + 1)]
-    tips = [f"{edges[i]:g}–{edges[i + 1]:g}{']' if i == bins - 1 else ')'}: {count_text(n, noun)}"
+    tips = [f"{edges[i]:.{digits}f}–{edges[i + 1]:.{digits}f}{']' if i == bins - 1 else ')'}: {count_text(n, noun)}"
             for i, n in enumerate(counts)]
     classes = [f"{cls} below" if below is not None and edges[i + 1] <= below else cls for i in range(bins)]
     plot.bars(edges, counts, tips=tips, classes=classes)

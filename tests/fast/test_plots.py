@@ -52,9 +52,11 @@ def test_ticks_are_round_and_histogram_bins_count_the_last_edge():
     assert ticks(-0.12, 0.12, 5) == [-0.1, 0, 0.1]
     assert ticks(0, 37, 5) == [0, 10, 20, 30]
     plot = Plot(100, 100)
-    assert histogram(plot, [0.0, 0.05, 0.5, 1.0], bins=4, below=0.5) == [2, 0, 1, 1]
+    assert histogram(plot, [0.0, 0.05, 0.5, 1.0], bins=4, below=0.5, digits=2) == [2, 0, 1, 1]
     bars = ET.fromstring(plot.svg("h")).findall("rect")
     assert [b.get("class") for b in bars] == ["bar below", "bar below", "bar", "bar"]
+    assert [t.text for t in ET.fromstring(plot.svg("h")).iter("title")] == [
+        "0.00–0.25): 2 samples", "0.25–0.50): 0 samples", "0.50–0.75): 1 sample", "0.75–1.00]: 1 sample"]
 
 
 # --- calibrate --html -----------------------------------------------------------------------------------------------
@@ -118,7 +120,7 @@ def test_the_histograms_per_label_draw_the_suggested_and_the_gate_threshold(cali
     good, bad = svgs(calibrated[0])[2:]
     assert [t.text for t in good.iter("title") if not t.text.endswith(" 0 rows")] == [
         "0.2–0.3): 8 rows", "0.3–0.4): 8 rows", "0.4–0.5): 8 rows"]
-    assert [t.text for t in bad.iter("title") if not t.text.endswith(" 0 rows")] == ["0–0.1): 8 rows",
+    assert [t.text for t in bad.iter("title") if not t.text.endswith(" 0 rows")] == ["0.0–0.1): 8 rows",
                                                                                     "0.1–0.2): 8 rows"]
     for svg in (good, bad):
         lines = {e.get("class"): e for e in svg.iter("line") if e.get("class") in ("threshold", "grid")}
