@@ -47,6 +47,12 @@ def _calibration(r: Report) -> tuple[str | None, str, set[str]]:
     return sha, text, set(c.get("families") or {})
 
 
+def _prompt_source(r: Report, family: str) -> str:
+    """Where a run's instructions for a prompt family came from: the user's file, or the built-in text."""
+    given = ((r.meta.get("prompts") or {}).get("overridden") or {}).get(family)
+    return str(given) if given else f"built-in (localragas {r.meta.get('localragas', '?')})"
+
+
 def method_differences(base: Report, new: Report, defined: dict[str, MetricDefinition],
                        names: tuple[str, str] = ("base", "new")) -> list[MethodDifference]:
     """What differs in how the two runs measured, in this order: the metrics, each compared metric's options and
@@ -81,8 +87,8 @@ def method_differences(base: Report, new: Report, defined: dict[str, MetricDefin
     bp, np_ = ((r.meta.get("prompts") or {}).get("sha256") or {} for r in (base, new))
     changed = sorted(f for f in set(bp) & set(np_) if bp[f] != np_[f])
     if changed:
-        out.append(MethodDifference(aspect="prompts", text=f"prompts: {', '.join(changed)} asked in other words (a "
-                                    "prompt override or another localragas version)", metrics=judged))
+        text = "; ".join(_both(f, _prompt_source(base, f), _prompt_source(new, f), names) for f in changed)
+        out.append(MethodDifference(aspect="prompts", text=f"prompts asked in other words: {text}", metrics=judged))
     be, ne = ((r.meta.get("embedder") or {}).get("name") for r in (base, new))
     if be != ne and be and ne:
         out.append(MethodDifference(aspect="embedder", text=_both("embedder", be, ne, names),

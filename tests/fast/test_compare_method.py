@@ -93,7 +93,8 @@ def test_each_aspect_of_the_method_is_named(tmp_path):
         "options": "faithfulness: verdicts=probability in base, json in new",
         "calibration": "calibration: qwen.json (sha256 aaaaaaaaaaaa) in base, none in new (graded scores on another "
                        "scale)",
-        "prompts": "prompts: verify_statement asked in other words (a prompt override or another localragas version)",
+        "prompts": "prompts asked in other words: verify_statement: built-in (localragas ?) in base, built-in "
+                   "(localragas ?) in new",
         "gate": "gate on: mean in base, lower-bound in new",
     }
 

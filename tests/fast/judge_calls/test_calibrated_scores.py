@@ -154,7 +154,7 @@ def test_the_checkpoint_key_holds_the_calibrations_hash_and_the_cache_key_does_n
     assert plain.fingerprint == one.fingerprint == other.fingerprint  # what the judge cache is keyed by
 
 
-def test_shards_of_different_calibrations_are_not_merged_and_compare_warns(tmp_path, data):
+def test_shards_of_different_calibrations_are_not_merged_and_compare_names_the_method_change(tmp_path, data):
     cal = calibration_file(tmp_path / "c.json")
     common = ("--judge", "fake", "--embedder", "fake", "--no-progress", "-m", "faithfulness", "--no-gate")
     assert cli("eval", data, *common, "--shard", "1/2", "--judge-option", f"calibration={cal}",
@@ -163,7 +163,8 @@ def test_shards_of_different_calibrations_are_not_merged_and_compare_warns(tmp_p
     r = cli("merge", tmp_path / "1.json", tmp_path / "2.json")
     assert r.exit_code == 2 and "the shards differ in judge calibration (sha256)" in r.output
     r = cli("compare", tmp_path / "1.json", tmp_path / "2.json")
-    assert f"different calibrations: {cal} vs none" in " ".join(r.output.split())
+    assert f"- calibration: {cal} (sha256 " in " ".join(r.output.split())
+    assert "in base, none in new (graded scores on another scale)" in " ".join(r.output.split())
 
 
 def test_a_map_of_the_plain_question_is_not_applied_to_another_way_of_asking(tmp_path):

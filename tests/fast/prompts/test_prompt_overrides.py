@@ -73,9 +73,10 @@ def test_an_override_changes_what_the_judge_is_asked_and_the_reports_hashes(tmp_
     assert before["overridden"] == {} and after["overridden"] == {"verify_statement": str(instruction)}
     assert before["sha256"]["verify_statement"] != after["sha256"]["verify_statement"]
     assert before["sha256"]["extract_claims"] == after["sha256"]["extract_claims"]
-    warnings = compare_reports(plain, mine).warnings
-    assert any(w.startswith("different prompts for verify_statement:") for w in warnings), warnings
-    assert not any("different prompts" in w for w in compare_reports(plain, plain).warnings)
+    (differs,) = [d for d in compare_reports(plain, mine).method_differences if d.aspect == "prompts"]
+    assert differs.text.startswith("prompts asked in other words: verify_statement: built-in (localragas ")
+    assert differs.text.endswith(f" in base, {instruction} in new") and differs.metrics == ["faithfulness"]
+    assert compare_reports(plain, plain).method_differences == []
 
 
 def test_the_judge_cache_keys_on_the_text_asked(tmp_path):
@@ -103,7 +104,8 @@ def test_eval_reads_prompts_from_the_settings_file_and_the_flag_and_keys_the_che
     assert a["overridden"] == {"verify_statement": str(tmp_path / "prompts" / "support.txt")}
     assert b["overridden"] == {"verify_statement": "other.txt"}
     r = cli("compare", "a.json", "b.json")
-    assert "different prompts for verify_statement" in r.output
+    assert ("prompts asked in other words: verify_statement: " + str(tmp_path / "prompts" / "support.txt")
+            + " in base, other.txt in new") in " ".join(r.output.split())
 
 
 def test_the_checkpoint_key_covers_the_overrides(tmp_path):
@@ -139,7 +141,7 @@ def test_a_report_from_before_prompt_hashes_compares_without_a_prompt_warning():
     old = make_report({"s1": {"faithfulness": 0.5}})  # no meta.prompts
     new = make_report({"s1": {"faithfulness": 0.5}})
     new.meta["prompts"] = {"sha256": {"verify_statement": "ab"}, "overridden": {}}
-    assert not any("different prompts" in w for w in compare_reports(old, new).warnings)
+    assert compare_reports(old, new).method_differences == []
 
 
 def test_calibrate_from_python_takes_prompts_as_evaluate_does(tmp_path):
