@@ -55,13 +55,13 @@ def reliability_svg(c: Calibration, labels: list[float], scores: list[float]) ->
 
 def label_histogram_svg(c: Calibration, scores: list[float], label: str) -> str:
     """The scores of the rows with one human label, the suggested and the gate threshold drawn."""
-    plot = Plot(320, 150, margins=(46, 14, 22, 34))
+    plot = Plot(320, 162, margins=(46, 14, 34, 34))
     counts = histogram(plot, scores, 10, noun="row")
     top = max(counts) or 1
     plot.axes(_UNIT, [0, top], f"{c.metric} score, rows labelled {label}", "rows", fmt=lambda v: f"{v:g}")
     a = c.agreement
     if a.gate_threshold is not None and a.gate_threshold != a.suggested_threshold:
-        plot.vline(a.gate_threshold, cls="grid", label=f"gate {threshold_text(a.gate_threshold)}")
+        plot.vline(a.gate_threshold, cls="grid", label=f"gate {threshold_text(a.gate_threshold)}", lift=12)
     if a.suggested_threshold is not None:
         plot.vline(a.suggested_threshold, cls="threshold", label=f"suggested {score_text(a.suggested_threshold)}")
     return plot.svg(f"{c.metric} scores of the {len(scores)} scored rows labelled {label}")

@@ -4,12 +4,13 @@ samples that moved most."""
 from __future__ import annotations
 
 from ..core.number_text import percent_text, score_text
-from ..quality.compare import Comparison
+from ..quality.compare import Comparison, MetricChange
 from .comparison import _LABEL, _ci, _label, method_lines, verdict_lines
 from .plot_page import Section, render_page
 from .svg import Plot, ticks
 
-_ROW, _LEFT, _RIGHT = 30, 150, 250  # a metric's row height; the margins for its name and its numbers
+_ROW, _LEFT = 30, 150  # a metric's row height; the margin for its name
+_CHAR = 6  # about the width of a character of the numbers' text (10px), for the right margin that holds them
 
 
 def _reach(c: Comparison) -> float:
@@ -18,14 +19,23 @@ def _reach(c: Comparison) -> float:
     return max([0.01, *ends]) * 1.15
 
 
+def _numbers(m: MetricChange) -> str:
+    """A row's text beside the plot: the change, its interval and the verdict."""
+    if m.diff is None or m.ci_low is None or m.ci_high is None:
+        return _label(m, _LABEL)
+    return f"{score_text(m.diff, signed=True)} ({_ci(m.ci_low, m.ci_high)}) {_label(m, _LABEL)}"
+
+
 def differences_svg(c: Comparison) -> str:
     """Each metric's paired difference (new - base) as a point with its interval, one row per metric, and the zero
     line: an interval across zero is within the noise. Each row's group holds the metric and its numbers in data-
     attributes and a tooltip."""
     reach = _reach(c)
     n = max(1, len(c.metrics))
-    plot = Plot(_LEFT + 360 + _RIGHT, 30 + _ROW * n + 40, x_range=(-reach, reach), y_range=(0, n),
-                margins=(_LEFT, _RIGHT, 30, 40))
+    texts = [_numbers(m) for m in c.metrics]
+    right = 16 + _CHAR * max([20, *(len(t) for t in texts)])
+    plot = Plot(_LEFT + 360 + right, 30 + _ROW * n + 40, x_range=(-reach, reach), y_range=(0, n),
+                margins=(_LEFT, right, 30, 40))
     marks = ticks(-reach, reach, 5)
     for v in marks:
         plot.vline(v, cls="grid")
@@ -35,14 +45,11 @@ def differences_svg(c: Comparison) -> str:
     for i, m in enumerate(c.metrics):
         y = n - i - 0.5
         plot.text(_LEFT - 8, plot.y(y) + 4, m.metric, cls="label", anchor="end")
-        verdict = _label(m, _LABEL)
+        plot.text(plot.right + 8, plot.y(y) + 4, texts[i], anchor="start")
         if m.diff is None or m.ci_low is None or m.ci_high is None:
-            plot.text(plot.right + 8, plot.y(y) + 4, verdict, anchor="start")
             continue
-        numbers = f"{score_text(m.diff, signed=True)} ({_ci(m.ci_low, m.ci_high)})"
-        plot.interval(y, m.ci_low, m.ci_high, m.diff, cls=m.verdict, tip=f"{m.metric}: {numbers}, {m.pairs} pairs: "
-                      f"{verdict}", data={"metric": m.metric, "diff": m.diff, "low": m.ci_low, "high": m.ci_high})
-        plot.text(plot.right + 8, plot.y(y) + 4, f"{numbers} {verdict}", anchor="start")
+        plot.interval(y, m.ci_low, m.ci_high, m.diff, cls=m.verdict, tip=f"{m.metric}: {texts[i]}, {m.pairs} pairs",
+                      data={"metric": m.metric, "diff": m.diff, "low": m.ci_low, "high": m.ci_high})
     return plot.svg(f"paired differences of {n} metrics, new minus base, with their intervals and the zero line")
 
 

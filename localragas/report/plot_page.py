@@ -18,8 +18,8 @@ body { font: 14px/1.45 system-ui, sans-serif; margin: 0; background: Canvas; col
 main { max-width: 960px; margin: 0 auto; padding: 16px 20px 40px; }
 h1 { font-size: 1.3rem; } h2 { font-size: 1.05rem; margin-top: 1.6em; }
 section.warning { border-left: 4px solid #c77700; padding: 2px 12px; background: color-mix(in srgb, #c77700 8%, Canvas); }
-figure { margin: 8px 0; } figcaption { font-size: 0.85rem; opacity: 0.8; }
-figure svg { width: 100%; max-width: 720px; }
+figure { display: inline-block; vertical-align: top; margin: 8px 16px 8px 0; max-width: 100%; }
+figcaption { font-size: 0.85rem; opacity: 0.8; max-width: 320px; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { padding: 3px 10px; border-bottom: 1px solid color-mix(in srgb, CanvasText 15%, Canvas); text-align: left; }
 footer { margin-top: 2em; font-size: 0.8rem; opacity: 0.7; }

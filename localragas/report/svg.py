@@ -97,14 +97,16 @@ class Plot:
         y = _n(self.y(v))
         self.add(f'<line class="{cls}" x1="{_n(self.left)}" x2="{_n(self.right)}" y1="{y}" y2="{y}"{_close("line", tip)}')
 
-    def vline(self, v: float, cls: str = "grid", tip: str | None = None, label: str | None = None) -> None:
-        """A vertical line at x = v over the plot's height (a threshold, zero), with a label at its top."""
+    def vline(self, v: float, cls: str = "grid", tip: str | None = None, label: str | None = None,
+              lift: float = 0) -> None:
+        """A vertical line at x = v over the plot's height (a threshold, zero), with a label at its top (`lift`
+        pixels higher: a second label clear of the first)."""
         x = self.x(v)
         self.add(f'<line class="{cls}" x1="{_n(x)}" x2="{_n(x)}" y1="{_n(self.top - 12)}" y2="{_n(self.bottom + 4)}"'
                  + _close("line", tip))
         if label:  # above the plot (the top margin holds it), on the side with more room
             end = x > self.left + 0.6 * (self.right - self.left)
-            self.text(x + (-4 if end else 4), self.top - 6, label, cls=f"{cls}-label", anchor="end" if end else "start")
+            self.text(x + (-4 if end else 4), self.top - 6 - lift, label, cls=f"{cls}-label", anchor="end" if end else "start")
 
     def text(self, x: float, y: float, text: str, cls: str = "tick", anchor: str = "middle") -> None:
         self.add(f'<text class="{cls}" x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}">{escape(text)}</text>')
@@ -164,7 +166,8 @@ class Plot:
 
     def svg(self, label: str, cls: str = "plot") -> str:
         """The finished <svg>: role=img with `label` as its accessible description."""
-        return (f'<svg class="{cls}" viewBox="0 0 {self.width} {self.height}" role="img" aria-label="{escape(label)}">'
+        return (f'<svg class="{cls}" viewBox="0 0 {self.width} {self.height}" width="{self.width}" '
+                f'height="{self.height}" role="img" aria-label="{escape(label)}">'
                 + "".join(self.parts) + "</svg>")
 
 
