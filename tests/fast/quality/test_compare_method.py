@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from localragas.cli_options import EXIT_GATE_FAILED, EXIT_METHOD_CHANGED
+from localragas.cli.options import EXIT_GATE_FAILED, EXIT_METHOD_CHANGED
 from localragas.quality.compare import compare_reports
 from localragas.report import write_json
 from localragas.report.comparison import render_comparison_markdown
@@ -18,7 +18,7 @@ from localragas.report.comparison import render_comparison_markdown
 from cli_helpers import cli
 from reports_helpers import make_report
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache", "--no-resume"]
 
 

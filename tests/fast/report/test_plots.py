@@ -19,7 +19,7 @@ from calibration_helpers import overlap_rows
 from cli_helpers import cli, write_jsonl
 from reports_helpers import make_report
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rag_samples.jsonl"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache", "--no-resume"]
 
 
