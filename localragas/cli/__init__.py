@@ -6,8 +6,8 @@ outputs checked, written and gated in output.py.
 Exit codes: 0 gate passed, 1 gate failed, 2 bad usage or input, 3 internal error (a bug: the traceback is printed),
 4 could not evaluate (errors left samples unscored beyond --max-error-rate: the gate fails closed; generate: a judge
 error stopped the run; run-rag: some rows failed), 5 judge check failed (the judge cannot tell obvious supported from
-unsupported statements: nothing was scored), 6 method changed (compare --fail-on-regression of two runs that did not
-measure the same way, without --allow-method-change).
+unsupported statements: nothing was scored), 6 run-rag stopped (the pipeline could not be reached), 7 method changed
+(compare --fail-on-regression of two runs that did not measure the same way, without --allow-method-change).
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from .reports import compare_cmd, merge_cmd, report_cmd
 
 def _errors_to_exit(fn):
     """JudgeCheckError (the judge cannot judge) -> its message and exit code 5; MethodChangedError (compare
-    --fail-on-regression of runs measured differently) -> exit code 6; LocalragasError -> a one-line message
+    --fail-on-regression of runs measured differently) -> exit code 7; LocalragasError -> a one-line message
     and exit code 2; an OSError (permission, missing folder, read-only file system, full disk…) -> the path, the
     problem and what to do, exit code 2; any other exception (a bug) -> its traceback and exit code 3. The only
     place errors become exit codes: every command runs through it (_Main)."""

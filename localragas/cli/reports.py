@@ -86,7 +86,7 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit, threshold, gate_on, n
 @click.argument("base_path", metavar="BASE.json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("new_path", metavar="NEW.json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--fail-on-regression", is_flag=True,
-              help="Exit 1 when a metric regressed beyond noise; exit 6 (refused) when the runs did not measure the "
+              help="Exit 1 when a metric regressed beyond noise; exit 7 (refused) when the runs did not measure the "
                    "same way, unless --allow-method-change.")
 @click.option("--allow-method-change", is_flag=True,
               help="With --fail-on-regression: gate on the changes even though the metric options, judge, "
@@ -105,7 +105,7 @@ def compare_cmd(base_path, new_path, fail_on_regression, allow_method_change, to
     interval and a verdict (improved / regressed / within noise). First, whether the two runs measured the same way
     (metrics and their options, judge, calibration, prompts, embedder, gate): where they did not, the differences are
     named and a change is not called the RAG system's. Exit 0, 1 a metric regressed (--fail-on-regression), 2 bad
-    input, 6 the method changed (--fail-on-regression without --allow-method-change).
+    input, 7 the method changed (--fail-on-regression without --allow-method-change).
 
     \b
     Example:

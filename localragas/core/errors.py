@@ -76,7 +76,7 @@ class JudgeError(LocalragasError):
 
 class MethodChangedError(LocalragasError):
     """`compare --fail-on-regression` of two runs that did not measure the same way (metric options, judge,
-    calibration, prompts or embedder differ): a regression could be the method's, so the check refuses (exit 6)
+    calibration, prompts or embedder differ): a regression could be the method's, so the check refuses (exit 7)
     unless --allow-method-change. The message names the differences."""
 
 

@@ -1,5 +1,5 @@
 """`compare` knows the method: two runs that did not measure the same way are named as such first, a change is not
-called the RAG system's, `--fail-on-regression` refuses (exit 6) unless `--allow-method-change`, and `--html` draws
+called the RAG system's, `--fail-on-regression` refuses (exit 7) unless `--allow-method-change`, and `--html` draws
 each metric's paired difference with its interval."""
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_sentences_vs_claims_says_first_that_the_method_changed(runs):
 def test_fail_on_regression_refuses_a_changed_method_unless_allowed(runs, tmp_path):
     out = tmp_path / "c.json"
     r = cli("compare", *runs, "--fail-on-regression", "--out", out)
-    assert r.exit_code == EXIT_METHOD_CHANGED == 6, r.output
+    assert r.exit_code == EXIT_METHOD_CHANGED == 7, r.output
     assert ("Error: --fail-on-regression: the runs did not measure the same way (faithfulness: statements=sentences "
             "in base, claims in new)") in r.output and "--allow-method-change" in r.output
     data = json.loads(out.read_text())  # the outputs are written before the refusal
