@@ -37,7 +37,8 @@ def _compare(history: History, base: RunRecord, new: RunRecord) -> Comparison:
 def _side(c: Comparison, base: RunRecord, new: RunRecord) -> dict[str, Any]:
     """A comparison as the page shows it: the two runs, the method differences first, each metric's change and the
     samples that moved most."""
-    return {"base": base, "new": new, "cards": [("base", _card(base)), ("new", _card(new))], "warnings": c.warnings,
+    return {"base": base, "new": new, "cards": [("base", _card(base)), ("new", _card(new))],
+            "warnings": [*(d.text for d in c.method_differences), *c.warnings],
             "svg": Markup(differences_svg(c.metrics)),
             "metrics": [{"metric": m.metric, "base": score_text(m.base_mean), "new": score_text(m.new_mean),
                          "diff": score_text(m.diff, signed=True), "pairs": m.pairs, "verdict": m.verdict,
