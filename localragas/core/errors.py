@@ -1,4 +1,4 @@
-"""User-facing errors. Only cli.py turns these into exit codes and messages."""
+"""User-facing errors. Only the CLI (cli/__init__.py) turns these into exit codes and messages."""
 from __future__ import annotations
 
 import errno
