@@ -2,23 +2,28 @@
 (report/html_report.py: inline CSS allowed by its hash in a Content-Security-Policy, no script, no request): each
 metric's mean and interval over time per dataset with the gate thresholds (dashboard_svg.py), the table of runs, two
 runs side by side (paired differences with intervals from their stored per-sample scores, quality/compare.py; the
-samples that moved most) and each run against the one before it on its dataset. `localragas view --serve` shows it
+samples that moved most, each with the one-line evidence behind its score in each run's stored JSON report,
+report/evidence.py `brief`) and each run against the one before it on its dataset. `localragas view --serve` shows it
 on 127.0.0.1 (dashboard_server.py).
 """
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Any, Sequence
 
 from markupsafe import Markup
 
-from ..core.errors import HistoryError
+from ..core.errors import HistoryError, LocalragasError
 from ..core.number_text import interval_text, score_text
 from ..quality.compare import Comparison, compare_reports
 from ..run.history import History, RunRecord
+from ..data.schema import Report
 from ..run.history_record import as_report
 from .dashboard_svg import differences_svg, trend_svg
+from .evidence import brief, definition_in
 from .html_report import TEMPLATES, _asset, _sha256
+from .json_report import read_json
 
 PREVIOUS = 20  # the newest runs shown against the run before them on their dataset
 
@@ -34,9 +39,37 @@ def _compare(history: History, base: RunRecord, new: RunRecord) -> Comparison:
     return compare_reports(old, now, base_name=f"run {base.id}", new_name=f"run {new.id}")
 
 
-def _side(c: Comparison, base: RunRecord, new: RunRecord) -> dict[str, Any]:
+def stored_report(run: RunRecord, reports: dict[int, Report | str]) -> Report | str:
+    """The run's JSON report as recorded in the history (read once a page: `reports` keeps it by run id), or one
+    line saying why it cannot be read (none written, gone, unreadable)."""
+    if run.id not in reports:
+        where = run.outputs.get("json")
+        if not where:
+            reports[run.id] = f"run {run.id}: no JSON report was written (eval --out FILE.json keeps the evidence)"
+        else:
+            try:
+                reports[run.id] = read_json(where)
+            except (LocalragasError, OSError, ValueError) as e:
+                gone = isinstance(e, LocalragasError) and not Path(where).exists()
+                reports[run.id] = (f"run {run.id}: its report {where} is gone" if gone else
+                                   f"run {run.id}: its report {where} could not be read ({' '.join(str(e).split())[:160]})")
+    return reports[run.id]
+
+
+def _evidence(report: Report | str, metric: str, sample_id: str) -> str:
+    """The one-line evidence of a sample's metric in a run's report, or why there is none."""
+    if isinstance(report, str):
+        return report
+    sample = next((s for s in report.samples if s.id == sample_id), None)
+    if sample is None or metric not in sample.metrics:
+        return f"sample {sample_id} has no {metric} in the report"
+    return brief(definition_in(report, metric), sample.metrics[metric])
+
+
+def _side(c: Comparison, base: RunRecord, new: RunRecord, reports: dict[int, Report | str]) -> dict[str, Any]:
     """A comparison as the page shows it: the two runs, the method differences first, each metric's change and the
-    samples that moved most."""
+    samples that moved most with their evidence in each run's report."""
+    have = {run.id: stored_report(run, reports) for run in (base, new)} if any(c.largest_changes.values()) else {}
     return {"base": base, "new": new, "cards": [("base", _card(base)), ("new", _card(new))],
             "warnings": [*(d.text for d in c.method_differences), *c.warnings],
             "svg": Markup(differences_svg(c.metrics)),
@@ -44,7 +77,10 @@ def _side(c: Comparison, base: RunRecord, new: RunRecord) -> dict[str, Any]:
                          "diff": score_text(m.diff, signed=True), "pairs": m.pairs, "verdict": m.verdict,
                          "ci": interval_text(m.ci_low, m.ci_high, form="ellipsis", signed=True)} for m in c.metrics],
             "moved": {metric: [{"id": s.id, "base": score_text(s.base), "new": score_text(s.new),
-                                "diff": score_text(s.diff, signed=True)} for s in changes]
+                                "diff": score_text(s.diff, signed=True),
+                                "evidence": [(label, _evidence(have[run.id], metric, s.id))
+                                             for label, run in (("base", base), ("new", new))]}
+                                for s in changes]
                       for metric, changes in c.largest_changes.items() if changes},
             "only": (len(c.only_in_base), len(c.only_in_new))}
 
@@ -96,12 +132,13 @@ def page_parts(history: History, *, dataset: str | None = None, tag: str | None 
                           for m in dict.fromkeys(x.metric for r in group for x in r.metrics)]}
               for key, group in groups.items()]
     chosen = _pair(runs, pair)
-    side = _side(_compare(history, *chosen), *chosen) if chosen else None
+    reports: dict[int, Report | str] = {}
+    side = _side(_compare(history, *chosen), *chosen, reports) if chosen else None
     previous = []
     for i, run in enumerate(runs[:PREVIOUS]):
         before = next((r for r in runs[i + 1:] if dataset_key(r) == dataset_key(run)), None)
         if before is not None and (chosen is None or (before.id, run.id) != (chosen[0].id, chosen[1].id)):
-            previous.append(_side(_compare(history, before, run), before, run))
+            previous.append(_side(_compare(history, before, run), before, run, reports))
     metrics = list(dict.fromkeys(m.metric for r in runs for m in r.metrics))
     return {"runs": [_row(r) for r in runs], "metrics": metrics, "trends": trends, "side": side,
             "previous": previous, "total": history.count(), "path": str(history.path),
