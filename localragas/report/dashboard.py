@@ -1,8 +1,9 @@
 """`localragas view`: the run history (run/history.py) as one self-contained HTML page, offline like the report
-(report/html_report.py: inline CSS allowed by its hash in a Content-Security-Policy, no script, no request): each
-metric's mean and interval over time per dataset with the gate thresholds (dashboard_svg.py), the table of runs, two
-runs side by side (paired differences with intervals from their stored per-sample scores, quality/compare.py; the
-samples that moved most, each with the one-line evidence behind its score in each run's stored JSON report,
+(report/html_report.py: inline CSS allowed by its hash in a Content-Security-Policy, no script, no request; its head
+templates/head.html): each metric's mean and interval over time per dataset with the gate thresholds
+(dashboard_svg.py), the table of runs, two runs side by side (paired differences with intervals from their stored
+per-sample scores, quality/compare.py, drawn as `compare --html` draws them, comparison_html.py; the samples that
+moved most, each with the one-line evidence behind its score in each run's stored JSON report,
 report/evidence.py `brief`) and each run against the one before it on its dataset. `localragas view --serve` shows it
 on 127.0.0.1 (dashboard_server.py).
 """
@@ -20,10 +21,12 @@ from ..quality.compare import Comparison, compare_reports
 from ..run.history import History, RunRecord
 from ..data.schema import Report
 from ..run.history_record import as_report
-from .dashboard_svg import differences_svg, trend_svg
+from .comparison_html import differences_svg
+from .dashboard_svg import trend_svg
 from .evidence import brief, definition_in
 from .html_report import TEMPLATES, _asset, _sha256
 from .json_report import read_json
+from .svg import STYLE
 
 PREVIOUS = 20  # the newest runs shown against the run before them on their dataset
 
@@ -39,7 +42,7 @@ def _compare(history: History, base: RunRecord, new: RunRecord) -> Comparison:
     return compare_reports(old, now, base_name=f"run {base.id}", new_name=f"run {new.id}")
 
 
-def stored_report(run: RunRecord, reports: dict[int, Report | str]) -> Report | str:
+def stored_report(run: RunRecord, reports: dict[int | None, Report | str]) -> Report | str:
     """The run's JSON report as recorded in the history (read once a page: `reports` keeps it by run id), or one
     line saying why it cannot be read (none written, gone, unreadable)."""
     if run.id not in reports:
@@ -50,9 +53,9 @@ def stored_report(run: RunRecord, reports: dict[int, Report | str]) -> Report | 
             try:
                 reports[run.id] = read_json(where)
             except (LocalragasError, OSError, ValueError) as e:
-                gone = isinstance(e, LocalragasError) and not Path(where).exists()
-                reports[run.id] = (f"run {run.id}: its report {where} is gone" if gone else
-                                   f"run {run.id}: its report {where} could not be read ({' '.join(str(e).split())[:160]})")
+                why = " ".join(str(e).split())[:160]
+                reports[run.id] = (f"run {run.id}: its report {where} is gone" if not Path(where).exists() else
+                                   f"run {run.id}: its report {where} could not be read ({why})")
     return reports[run.id]
 
 
@@ -66,13 +69,13 @@ def _evidence(report: Report | str, metric: str, sample_id: str) -> str:
     return brief(definition_in(report, metric), sample.metrics[metric])
 
 
-def _side(c: Comparison, base: RunRecord, new: RunRecord, reports: dict[int, Report | str]) -> dict[str, Any]:
+def _side(c: Comparison, base: RunRecord, new: RunRecord, reports: dict[int | None, Report | str]) -> dict[str, Any]:
     """A comparison as the page shows it: the two runs, the method differences first, each metric's change and the
     samples that moved most with their evidence in each run's report."""
     have = {run.id: stored_report(run, reports) for run in (base, new)} if any(c.largest_changes.values()) else {}
     return {"base": base, "new": new, "cards": [("base", _card(base)), ("new", _card(new))],
             "warnings": [*(d.text for d in c.method_differences), *c.warnings],
-            "svg": Markup(differences_svg(c.metrics)),
+            "svg": Markup(differences_svg(c)),
             "metrics": [{"metric": m.metric, "base": score_text(m.base_mean), "new": score_text(m.new_mean),
                          "diff": score_text(m.diff, signed=True), "pairs": m.pairs, "verdict": m.verdict,
                          "ci": interval_text(m.ci_low, m.ci_high, form="ellipsis", signed=True)} for m in c.metrics],
@@ -132,7 +135,7 @@ def page_parts(history: History, *, dataset: str | None = None, tag: str | None 
                           for m in dict.fromkeys(x.metric for r in group for x in r.metrics)]}
               for key, group in groups.items()]
     chosen = _pair(runs, pair)
-    reports: dict[int, Report | str] = {}
+    reports: dict[int | None, Report | str] = {}
     side = _side(_compare(history, *chosen), *chosen, reports) if chosen else None
     previous = []
     for i, run in enumerate(runs[:PREVIOUS]):
@@ -147,7 +150,7 @@ def page_parts(history: History, *, dataset: str | None = None, tag: str | None 
 
 def render_dashboard(history: History, **filters: Any) -> str:
     """The page (filters: page_parts's)."""
-    style = _asset("dashboard.css")
+    style = STYLE + _asset("dashboard.css")  # the differences are drawn as compare --html draws them (svg.plot)
     if "</" in style:
         raise RuntimeError("localragas/report/html/dashboard.css must not contain '</'")
     csp = (f"default-src 'none'; style-src '{_sha256(style)}'; img-src data:; base-uri 'none'; "
@@ -155,5 +158,7 @@ def render_dashboard(history: History, **filters: Any) -> str:
     made = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     from .. import __version__  # noqa: PLC0415
 
+    parts = page_parts(history, **filters)
     return TEMPLATES.get_template("dashboard.html").render(
-        csp=Markup(csp), style=Markup(style), made=made, version=__version__, **page_parts(history, **filters))
+        csp=Markup(csp), style=Markup(style), made=made, version=__version__,
+        title=f"localragas runs — {len(parts['runs'])} run(s)", **parts)

@@ -1,27 +1,20 @@
-"""Inline SVG plots of the run dashboard (report/dashboard.py): a metric's mean over a dataset's runs with its
-interval as a band and the gate threshold drawn in, and a comparison's paired differences with their intervals."""
+"""The run dashboard's trend (report/dashboard.py): a metric's mean over a dataset's runs with its interval as a
+band and the gate threshold drawn in, through report/svg.py's Plot. (Its paired differences are compare --html's,
+report/comparison_html.py.)"""
 from __future__ import annotations
 
-from html import escape
 from typing import Sequence
 
 from ..core.number_text import interval_text, score_text, threshold_text
-from ..quality.compare import MetricChange
 from ..run.history import RunRecord
+from .svg import Plot
 
 _W, _H = 420, 170
-_LEFT, _RIGHT, _TOP, _BOTTOM = 34, 10, 12, 138  # plot area: x from _LEFT to _W - _RIGHT, y from _TOP to _BOTTOM
+_MARGINS = (34, 10, 12, 32)  # left, right, top, bottom: the plot from x 34 to 410, y 12 to 138
 
 
-def _y(v: float) -> float:
-    return round(_BOTTOM - max(0.0, min(1.0, v)) * (_BOTTOM - _TOP), 1)
-
-
-def _xs(n: int) -> list[float]:
-    if n == 1:
-        return [round((_LEFT + _W - _RIGHT) / 2, 1)]
-    step = (_W - _LEFT - _RIGHT) / (n - 1)
-    return [round(_LEFT + i * step, 1) for i in range(n)]
+def _clip(v: float) -> float:
+    return max(0.0, min(1.0, v))
 
 
 def trend_svg(metric: str, runs: Sequence[RunRecord]) -> str:
@@ -29,79 +22,39 @@ def trend_svg(metric: str, runs: Sequence[RunRecord]) -> str:
     threshold as a dashed line (a step where it changed). An accessible role=img with a description; each point has
     a tooltip: run id, when, mean and interval."""
     points = [(r, m) for r in runs if (m := r.metric(metric)) is not None]
-    xs = _xs(len(points))
-    means = [(x, m.mean) for x, (_, m) in zip(xs, points) if m.mean is not None]
-    desc = f"{metric} over {len(points)} run(s)"
+    n = len(points)
+    plot = Plot(_W, _H, x_range=(0.0, float(n - 1)) if n > 1 else (-1.0, 1.0), margins=_MARGINS)
+    means = [(i, m.mean) for i, (_, m) in enumerate(points) if m.mean is not None]
+    desc = f"{metric} over {n} run(s)"
     if means:
         desc += f": first {score_text(means[0][1])}, last {score_text(means[-1][1])}"
-    parts = [f'<svg class="trend" viewBox="0 0 {_W} {_H}" role="img" aria-label="{escape(desc)}">']
     for v in (0, 0.5, 1):
-        parts.append(f'<line class="grid" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{_y(v)}" y2="{_y(v)}"/>'
-                     f'<text class="tick" x="{_LEFT - 4}" y="{_y(v) + 4}" text-anchor="end">{v:g}</text>')
-    band = [(x, m.ci_low, m.ci_high) for x, (_, m) in zip(xs, points) if m.ci_low is not None and m.ci_high is not None]
+        plot.hline(v, cls="grid")
+        plot.text(plot.left - 4, plot.y(v) + 4, f"{v:g}", anchor="end")
+    band = [(i, _clip(m.ci_low), _clip(m.ci_high)) for i, (_, m) in enumerate(points)
+            if m.ci_low is not None and m.ci_high is not None]
     if len(band) > 1:
-        edge = [f"{x},{_y(hi)}" for x, _, hi in band] + [f"{x},{_y(lo)}" for x, lo, _ in reversed(band)]
-        parts.append(f'<polygon class="band" points="{" ".join(edge)}"><title>95% interval of the mean</title>'
-                     '</polygon>')
+        plot.band([i for i, _, _ in band], [lo for _, lo, _ in band], [hi for _, _, hi in band],
+                  tip="95% interval of the mean")
     elif band:
-        x, lo, hi = band[0]
-        parts.append(f'<line class="ci" x1="{x}" x2="{x}" y1="{_y(lo)}" y2="{_y(hi)}"/>')
-    limits = [(x, m.threshold) for x, (_, m) in zip(xs, points) if m.threshold is not None]
+        i, lo, hi = band[0]
+        plot.segment((i, lo), (i, hi), cls="ci")
+    limits = [(i, m.threshold) for i, (_, m) in enumerate(points) if m.threshold is not None]
     if limits:
-        half = (xs[1] - xs[0]) / 2 if len(xs) > 1 else (_W - _LEFT - _RIGHT) / 2
-        steps = " ".join(f"{max(_LEFT, round(x - half, 1))},{_y(t)} {min(_W - _RIGHT, round(x + half, 1))},{_y(t)}"
-                         for x, t in limits)
+        lo, hi = plot.x_range
+        half = 0.5 if n > 1 else 1.0
+        steps = [p for i, t in limits for p in ((max(lo, i - half), _clip(t)), (min(hi, i + half), _clip(t)))]
         shown = ", ".join(dict.fromkeys(threshold_text(t) for _, t in limits))
-        parts.append(f'<polyline class="threshold" points="{steps}"><title>gate threshold {escape(shown)}</title>'
-                     '</polyline>')
+        plot.line(steps, cls="threshold", tip=f"gate threshold {shown}")
     if len(means) > 1:
-        parts.append(f'<polyline class="line" points="{" ".join(f"{x},{_y(v)}" for x, v in means)}"/>')
-    for x, (run, m) in zip(xs, points):
+        plot.line([(i, _clip(v)) for i, v in means], cls="line")
+    for i, (run, m) in enumerate(points):
         if m.mean is None:
             continue
         tip = f"run {run.id} · {run.started} · {metric} {score_text(m.mean)}"
         if m.ci_low is not None and m.ci_high is not None:
             tip += f" (95% CI {interval_text(m.ci_low, m.ci_high)})"
-        cls = "point failed" if m.status == "failed" else "point"
-        parts.append(f'<circle class="{cls}" cx="{x}" cy="{_y(m.mean)}" r="3.5"><title>{escape(tip)}</title>'
-                     '</circle>')
-    if points:
-        parts.append(f'<text class="tick" x="{xs[0]}" y="{_H - 14}" text-anchor="middle">#{points[0][0].id}</text>')
-        if len(points) > 1:
-            parts.append(f'<text class="tick" x="{xs[-1]}" y="{_H - 14}" text-anchor="middle">'
-                         f'#{points[-1][0].id}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-_FW, _ROW, _FLEFT = 420, 26, 150
-
-
-def differences_svg(changes: Sequence[MetricChange]) -> str:
-    """Each metric's paired difference (new - base) as a point with its interval, around a zero line, on [-1, 1]
-    (clipped): a change whose interval misses zero is a real one (quality/compare.py verdict_of)."""
-    height = 28 + _ROW * len(changes)
-    span = _FW - _FLEFT - 12
-
-    def x(v: float) -> float:
-        return round(_FLEFT + (max(-1.0, min(1.0, v)) + 1) / 2 * span, 1)
-
-    desc = "paired differences: " + "; ".join(f"{c.metric} {score_text(c.diff, signed=True)} ({c.verdict})"
-                                              for c in changes)
-    parts = [f'<svg class="diffs" viewBox="0 0 {_FW} {height}" role="img" aria-label="{escape(desc)}">',
-             f'<line class="zero" x1="{x(0)}" x2="{x(0)}" y1="4" y2="{height - 20}"/>']
-    for v in (-1, -0.5, 0, 0.5, 1):
-        parts.append(f'<text class="tick" x="{x(v)}" y="{height - 6}" text-anchor="middle">{v:+g}</text>')
-    for i, c in enumerate(changes):
-        y = 16 + i * _ROW
-        parts.append(f'<text class="label" x="{_FLEFT - 8}" y="{y + 4}" text-anchor="end">{escape(c.metric)}</text>')
-        if c.ci_low is not None and c.ci_high is not None:
-            parts.append(f'<line class="ci {c.verdict}" x1="{x(c.ci_low)}" x2="{x(c.ci_high)}" y1="{y}" y2="{y}"/>')
-        if c.diff is not None:
-            tip = f"{c.metric}: {score_text(c.diff, signed=True)}"
-            if c.ci_low is not None and c.ci_high is not None:
-                tip += f" (95% CI {interval_text(c.ci_low, c.ci_high, form='ellipsis', signed=True)})"
-            parts.append(f'<circle class="diff {c.verdict}" cx="{x(c.diff)}" cy="{y}" r="4">'
-                         f'<title>{escape(tip + ", " + c.verdict.replace("_", " "))}</title></circle>')
-    parts.append("</svg>")
-    return "".join(parts)
+        plot.point(i, _clip(m.mean), cls="point failed" if m.status == "failed" else "point", tip=tip)
+    for i in sorted({0, n - 1}) if n else ():
+        plot.text(plot.x(i), _H - 14, f"#{points[i][0].id}")
+    return plot.svg(desc, cls="trend")

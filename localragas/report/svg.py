@@ -1,7 +1,8 @@
 """Plots drawn as inline SVG, by hand: no library, nothing fetched, text escaped. One `Plot` is an area with its x
 and y ranges; its methods add axes, lines (with a band), bars, histograms, intervals and marks, each element with a
 class (styled by the page: `STYLE`, or the report's style.css) and a tooltip. Used by the HTML report's histograms
-(html_chart.py), `compare --html` and `calibrate --html` (plot_pages.py)."""
+(html_chart.py), `compare --html` and `calibrate --html` (plot_page.py), and `localragas view`'s trends
+(dashboard_svg.py) and paired differences (comparison_html.py's, as `compare --html` draws them)."""
 from __future__ import annotations
 
 from html import escape
@@ -133,10 +134,18 @@ class Plot:
              band: tuple[Sequence[float], Sequence[float]] | None = None) -> None:
         """A line through the points; with band (low, high values at the same x), the band drawn beneath it."""
         if band is not None:
-            lows, highs = band
-            ring = [(x, h) for (x, _), h in zip(points, highs)] + [(x, lo) for (x, _), lo in reversed(list(zip(points, lows)))]
-            self.add(f'<polygon class="band" points="{self._points(ring)}"/>')
+            self.band([x for x, _ in points], *band)
         self.add(f'<polyline class="{cls}" points="{self._points(points)}">{_title(tip)}</polyline>')
+
+    def band(self, xs: Sequence[float], lows: Sequence[float], highs: Sequence[float], tip: str | None = None) -> None:
+        """The area between the lows and the highs at the same xs (an interval over a line)."""
+        ring = [*zip(xs, highs), *reversed(list(zip(xs, lows)))]
+        self.add(f'<polygon class="band" points="{self._points(ring)}"' + _close("polygon", tip))
+
+    def segment(self, start: Point, end: Point, cls: str, tip: str | None = None) -> None:
+        """A straight line from start to end (in the plot's values)."""
+        self.add(f'<line class="{cls}" x1="{_n(self.x(start[0]))}" x2="{_n(self.x(end[0]))}" '
+                 f'y1="{_n(self.y(start[1]))}" y2="{_n(self.y(end[1]))}"' + _close("line", tip))
 
     def _points(self, points: Sequence[Point]) -> str:
         return " ".join(f"{_n(self.x(x))},{_n(self.y(y))}" for x, y in points)

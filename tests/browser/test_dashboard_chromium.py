@@ -87,7 +87,7 @@ def test_twenty_runs_render_in_under_a_second_with_no_error_and_no_request(drive
     assert len(driver.find_elements(By.CSS_SELECTOR, "svg.trend")) == 4
     assert len(driver.find_elements(By.CSS_SELECTOR, "table.runs tbody tr")) == RUNS
     side = driver.find_element(By.ID, "compare")
-    assert "run 19 → run 20" in side.text and side.find_element(By.CSS_SELECTOR, "svg.diffs").is_displayed()
+    assert "run 19 → run 20" in side.text and side.find_element(By.CSS_SELECTOR, "svg.plot").is_displayed()
     band = driver.find_element(By.CSS_SELECTOR, "svg.trend polygon.band")
     assert band.size["width"] > 300  # drawn across the runs
     shot = tmp_path / "dashboard.png"

@@ -64,3 +64,11 @@ def test_a_deleted_report_is_said_in_one_line_and_the_page_still_shows(two_runs,
     report = read_json(two_runs[1])
     got = next(s for s in report.samples if s.id == sample).metrics["faithfulness"]
     assert unescape(lines[1]) == brief("faithfulness", got)
+
+
+def test_an_unreadable_report_is_said_in_one_line(two_runs, tmp_path):
+    two_runs[1].write_text("{not json")
+    sample, lines = _moved(_view(tmp_path))
+    assert lines[1].startswith(f"run 2: its report {two_runs[1].resolve()} could not be read (")
+    assert unescape(lines[0]) == brief("faithfulness", next(
+        s for s in read_json(two_runs[0]).samples if s.id == sample).metrics["faithfulness"])
