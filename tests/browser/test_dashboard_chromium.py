@@ -15,14 +15,10 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-pytestmark = [
-    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} missing: apt-get install chromium"),
-    pytest.mark.skipif(not CHROMEDRIVER.exists(), reason=f"{CHROMEDRIVER} missing: apt-get install chromium-driver"),
-]
+from chromium import NEEDS_CHROMIUM, start_chromium
+
+pytestmark = NEEDS_CHROMIUM
 try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 except ImportError as exc:  # missing or broken: skip, never fail
     pytest.skip(f"selenium unavailable ({exc}): pip install selenium", allow_module_level=True)
@@ -54,15 +50,7 @@ def page_file(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory):
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", "--hide-scrollbars", "--window-size=1366,900",
-                 f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    d = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
+    d = start_chromium(tmp_path_factory.mktemp("chromium-profile"), 1366, 900, ("browser", "performance"))
     yield d
     d.quit()
 
