@@ -30,6 +30,7 @@ import json
 import math
 import os
 import platform
+import re
 import signal
 import sys
 import tempfile
@@ -171,15 +172,18 @@ def run_ragas(args: argparse.Namespace, jobs: list[tuple[dict, str]], judge_path
             "jobs": [{"key": s["key"], "metric": m, "sample": _ragas_fields(s)} for s, m in jobs],
         }))
         started = time.perf_counter()
+        log_start = server.log_path.stat().st_size if server.log_path.is_file() else 0
         with server:
             drive_child(python, server, job_file, out_file)
         wall = time.perf_counter() - started
+        evaluated = server_evaluated(server.log_path, log_start)
         records = [json.loads(line) for line in out_file.read_text().splitlines() if line.strip()]
     return {
         "versions": versions,
         "bench_venv_build_seconds": round(venv_seconds, 1),
         "wall_seconds": round(wall, 1),
         "server": {"command": server.command()[1:], "restarts_after_failures": server.restarts},
+        "evaluated": evaluated,
         "config": {
             "llm": f"LangchainLLMWrapper(ChatOpenAI(base_url=server/v1, model={alias!r}, temperature=0, "
                    f"timeout={args.ragas_timeout}), bypass_n=True)",
@@ -194,6 +198,20 @@ def run_ragas(args: argparse.Namespace, jobs: list[tuple[dict, str]], judge_path
         },
         "records": records,
     }
+
+
+_PROMPT_EVAL = re.compile(r"prompt eval time\s*=\s*[\d.]+ ms /\s*(\d+) tokens")
+_EVAL = re.compile(r"\beval time\s*=\s*[\d.]+ ms /\s*(\d+) runs")
+
+
+def server_evaluated(log_path: Path, start: int) -> dict[str, int]:
+    """The tokens the llama.cpp server evaluated for ragas, from its log after byte `start`: llama.cpp's timings
+    printed after each completion (the server is verbose; timings are reset per request): prompt tokens evaluated
+    (those past the prefix kept from the previous request), generated tokens (eval runs) and requests."""
+    text = log_path.read_bytes()[start:].decode("utf-8", errors="replace") if log_path.is_file() else ""
+    prompt = [int(m) for m in _PROMPT_EVAL.findall(text)]
+    generated = [int(m) for m in _EVAL.findall(text)]
+    return {"prompt": sum(prompt), "generated": sum(generated), "requests": len(prompt)}
 
 
 def _ragas_fields(sample: dict) -> dict:
@@ -264,11 +282,13 @@ def _kwargs(kwargs: dict[str, Any]) -> str:
 
 def _localragas_record(key: str, metric: str, seconds: float, stats: dict, result, error) -> dict:
     """One (sample, metric): its run's judge counters (report.meta judge_stats; none when the run raised)."""
-    delta = {k: stats.get(k, 0) for k in ("calls", "cache_hits", "parse_failures", "prompt_tokens", "completion_tokens")}
+    delta = {k: stats.get(k, 0) for k in ("calls", "cache_hits", "parse_failures", "prompt_tokens", "completion_tokens",
+                                          "cached_tokens")}
     record = {"sample": key, "metric": metric, "seconds": round(seconds, 3), "calls": delta["calls"],
               "prompt_tokens": delta["prompt_tokens"], "completion_tokens": delta["completion_tokens"],
               "value": None, "nan": False, "parse_errors": delta["parse_failures"], "exception": error, "note": None,
-              "cache_hits": delta["cache_hits"]}  # always 0: the cache is off
+              "cache_hits": delta["cache_hits"],  # always 0: the cache is off
+              "evaluated_tokens": delta["prompt_tokens"] - delta["cached_tokens"] + delta["completion_tokens"]}
     if result is not None and result.value is not None:
         record["value"] = result.value
     elif result is not None:
@@ -332,6 +352,19 @@ def ratios(ours: dict | None, theirs: dict | None) -> dict[str, dict]:
         b_tokens, a_tokens = b["prompt_tokens"] + b["completion_tokens"], a["prompt_tokens"] + a["completion_tokens"]
         out[name] = {"speed": round(speed, 3) if speed else None,
                      "tokens": round(a_tokens / b_tokens, 3) if b_tokens else None}
+    return out
+
+
+def evaluated_per_sample(result: dict, samples: int) -> dict[str, float | None]:
+    """Tokens the model evaluated per sample, all metrics: prompt tokens not kept from an earlier call plus generated
+    tokens. localragas: its counters (prompt - cached + completion); ragas: the server's timings (server_evaluated)."""
+    out: dict[str, float | None] = {}
+    if "ragas" in result and samples:
+        e = result["ragas"].get("evaluated") or {}
+        out["ragas"] = round((e.get("prompt", 0) + e.get("generated", 0)) / samples, 1) if e.get("requests") else None
+    if "localragas" in result and samples:
+        out["localragas"] = round(sum(r.get("evaluated_tokens", 0) for r in result["localragas"]["records"]) / samples,
+                                  1)
     return out
 
 
@@ -470,9 +503,12 @@ def main(argv: list[str] | None = None) -> int:
     summary = {tool: summarise(result[tool]["records"], args.metrics)
                for tool in ("ragas", "localragas") if tool in result}
     summary["ratios"] = ratios(summary.get("localragas"), summary.get("ragas"))
+    summary["evaluated_tokens_per_sample"] = evaluated_per_sample(result, len(samples))
     result["summary"] = summary
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print_table(summary, summary["ratios"])
+    for tool, per_sample in summary["evaluated_tokens_per_sample"].items():
+        print(f"tokens evaluated per sample (all metrics), {tool}: {per_sample}")
     print(f"full results: {args.out}")
     return 0
 

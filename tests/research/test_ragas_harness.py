@@ -105,3 +105,29 @@ def test_the_child_asks_for_a_restart_and_is_told_the_server_url(tmp_path, monke
     jobs.write_text("3")
     with pytest.raises(SystemExit, match="the ragas child failed with exit code 3"):
         harness.drive_child(Path(sys.executable), Server(), jobs, out)
+
+
+def test_the_tokens_the_server_evaluated_are_read_from_its_timings_after_the_run_began(tmp_path):
+    from research.benchmarks import vs_ragas
+
+    log = tmp_path / "server.log"
+    earlier = "llama_perf_context_print: prompt eval time =  10.00 ms /   999 tokens (  0.01 ms per token)\n"
+    run = ("Llama.generate: 120 prefix-match hit, remaining 30 prompt tokens to eval\n"
+           "llama_perf_context_print: prompt eval time =  50.12 ms /    30 tokens (  1.67 ms per token)\n"
+           "llama_perf_context_print:        eval time = 100.00 ms /     9 runs   ( 11.11 ms per token)\n"
+           "llama_perf_context_print: prompt eval time = 210.00 ms /   150 tokens (  1.40 ms per token)\n"
+           "llama_perf_context_print:        eval time =  20.00 ms /     2 runs   ( 10.00 ms per token)\n")
+    log.write_text(earlier + run)
+    got = vs_ragas.server_evaluated(log, len(earlier.encode()))
+    assert got == {"prompt": 180, "generated": 11, "requests": 2}
+    result = {"ragas": {"evaluated": got},
+              "localragas": {"records": [{"evaluated_tokens": 100}, {"evaluated_tokens": 50}]}}
+    assert vs_ragas.evaluated_per_sample(result, 2) == {"ragas": 95.5, "localragas": 75.0}
+
+
+def test_localragas_tokens_evaluated_leave_out_the_prompt_tokens_kept_from_earlier_calls():
+    from research.benchmarks import vs_ragas
+
+    stats = {"calls": 3, "prompt_tokens": 900, "cached_tokens": 600, "completion_tokens": 12}
+    record = vs_ragas._localragas_record("s1", "faithfulness", 1.0, stats, None, None)
+    assert record["evaluated_tokens"] == 312 and record["prompt_tokens"] == 900
