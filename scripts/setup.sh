@@ -167,7 +167,11 @@ PIP=(.venv/bin/python -m pip)
 
 step "PyTorch $TORCH_VERSION ($TORCH_BUILD build: $TORCH_WHY)"
 if [ "$TORCH_BUILD" = cpu ]; then
-  "${PIP[@]}" install -q "torch==$TORCH_VERSION" --extra-index-url "$TORCH_CPU_INDEX"
+  # torch alone from the CPU index, then its dependencies from the default index only: pip would otherwise look
+  # each dependency up on the CPU index too, retrying every one where that index cannot be reached (a mirror-only
+  # network), a minute of warnings
+  "${PIP[@]}" install -q --no-deps "torch==$TORCH_VERSION" --extra-index-url "$TORCH_CPU_INDEX"
+  "${PIP[@]}" install -q "torch==$TORCH_VERSION"
 else
   "${PIP[@]}" install -q "torch==$TORCH_VERSION"
 fi

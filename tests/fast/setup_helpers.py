@@ -26,6 +26,8 @@ if [ "$1" = -m ] && [ "$2" = pip ]; then
     install)
       if [[ " $* " == *" torch=="* ]]; then  # PyPI's torch is the CUDA build; the CPU index adds 2.13.0+cpu
         echo "torch $*" >>"$state/log"
+        # as pip: an installed torch of that version (2.13.0+cpu too) is kept, unless --force-reinstall
+        [[ " $* " == *" --force-reinstall "* ]] || [ ! -f "$state/torch" ] || exit 0
         if [[ " $* " == *" --extra-index-url "* ]]; then echo "2.13.0+cpu None"; else echo "2.13.0 12.8"; fi >"$state/torch"
         exit 0
       fi

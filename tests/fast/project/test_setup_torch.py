@@ -36,8 +36,9 @@ def _torch_installs(checkout: Checkout) -> list[str]:
 def test_without_nvidia_smi_the_cpu_build_is_installed_and_named(checkout):
     r = checkout.setup()
     assert r.returncode == 0, r.stdout + r.stderr
-    (install,) = _torch_installs(checkout)
-    assert "torch==2.13.0" in install and CPU_INDEX in install
+    install, deps = _torch_installs(checkout)
+    assert "torch==2.13.0" in install and CPU_INDEX in install and "--no-deps" in install
+    assert "torch==2.13.0" in deps and "--extra-index-url" not in deps  # its dependencies from the default index
     assert "==> PyTorch 2.13.0 (cpu build: no NVIDIA GPU found)" in r.stdout
     assert "installed PyTorch 2.13.0+cpu: the CPU build (no NVIDIA GPU found)" in r.stdout
 
