@@ -11,7 +11,7 @@ import json
 import math
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -21,6 +21,7 @@ from localragas.judges import Judging, get_judge
 from localragas.prompts import extract_claims
 
 from cli_helpers import cli, write_jsonl
+from stub_server import StubServer
 
 TRICKLE = 0.5  # seconds between two bytes: far below the timeouts used here, so no single read ever times out
 CAP = 20.0  # seconds after the server started; past them, every reply goes at once
@@ -45,45 +46,36 @@ class TrickleServer:
     """An OpenAI-compatible stub on 127.0.0.1 that sends each reply a byte at a time: all of it, or the body."""
 
     def __init__(self, what: str):
+        self.what = what
         self.stop = threading.Event()
         self.until = time.monotonic() + CAP
         self.requests = 0
         self.lock = threading.Lock()
-        server = self
+        self.http = StubServer(self.on_post)
+        self.url = self.http.url
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with server.lock:
-                    server.requests += 1
-                reply = reply_to(body)
-                slow_from = 0 if what == "head" else reply.index(b"\r\n\r\n") + 4
-                sent = slow_from
-                try:
-                    self.wfile.write(reply[:slow_from])
-                    while sent < len(reply) and time.monotonic() < server.until and not server.stop.is_set():
-                        self.wfile.write(reply[sent:sent + 1])
-                        self.wfile.flush()
-                        sent += 1
-                        server.stop.wait(TRICKLE)
-                    self.wfile.write(reply[sent:])
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up
-                finally:
-                    self.close_connection = True
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+    def on_post(self, h: BaseHTTPRequestHandler, body: dict) -> None:
+        with self.lock:
+            self.requests += 1
+        reply = reply_to(body)
+        slow_from = 0 if self.what == "head" else reply.index(b"\r\n\r\n") + 4
+        sent = slow_from
+        try:
+            h.wfile.write(reply[:slow_from])
+            while sent < len(reply) and time.monotonic() < self.until and not self.stop.is_set():
+                h.wfile.write(reply[sent:sent + 1])
+                h.wfile.flush()
+                sent += 1
+                self.stop.wait(TRICKLE)
+            h.wfile.write(reply[sent:])
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up
+        finally:
+            h.close_connection = True
 
     def close(self) -> None:
         self.stop.set()
-        self.server.shutdown()
-        self.server.server_close()
+        self.http.close()
 
 
 @pytest.fixture(params=["head", "body"])

@@ -15,7 +15,7 @@ import socket
 import threading
 import time
 from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -29,6 +29,7 @@ from localragas.run.runner import evaluate
 from localragas.data.schema import Sample
 
 from cli_helpers import cli
+from stub_server import StubServer, send_json
 
 CTX = ["Paris is the capital of France.", "Berlin is the capital of Germany.", "The Seine flows through Paris."]
 
@@ -68,32 +69,22 @@ class Stub:
         self.requests: list[dict] = []
         self.in_flight = self.max_in_flight = 0
         self.lock = threading.Lock()
-        stub = self
+        self.http = StubServer(self.on_post)
+        self.url = self.http.url
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with stub.lock:
-                    stub.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-                    action = stub.plan.popleft() if stub.plan else "ok"
-                    stub.in_flight += 1
-                    stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
-                try:
-                    stub.answer(self, body, action)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout test)
-                finally:
-                    with stub.lock:
-                        stub.in_flight -= 1
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
+    def on_post(self, h: BaseHTTPRequestHandler, body: dict) -> None:
+        with self.lock:
+            self.requests.append({"path": h.path, "headers": dict(h.headers), "body": body})
+            action = self.plan.popleft() if self.plan else "ok"
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            self.answer(h, body, action)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout test)
+        finally:
+            with self.lock:
+                self.in_flight -= 1
 
     def answer(self, h: BaseHTTPRequestHandler, body: dict, action) -> None:
         user = body["messages"][-1]["content"]
@@ -108,14 +99,8 @@ class Stub:
             action = "ok"
         if isinstance(action, tuple):  # (status, message[, retry_after])
             code, message = action[0], action[1]
-            payload = json.dumps({"error": {"message": message, "type": "server_error", "code": code}}).encode()
-            h.send_response(code)
-            if len(action) > 2:
-                h.send_header("Retry-After", str(action[2]))
-            h.send_header("Content-Type", "application/json")
-            h.send_header("Content-Length", str(len(payload)))
-            h.end_headers()
-            h.wfile.write(payload)
+            send_json(h, {"error": {"message": message, "type": "server_error", "code": code}}, code,
+                      {"Retry-After": str(action[2])} if len(action) > 2 else None)
             return
         if self.delay:
             time.sleep(self.delay)
@@ -139,16 +124,10 @@ class Stub:
             "usage": {"prompt_tokens": len(user.split()), "completion_tokens": len(content.split()),
                       "total_tokens": 0, "prompt_tokens_details": {"cached_tokens": 3}},
         }
-        payload = json.dumps(reply).encode()
-        h.send_response(200)
-        h.send_header("Content-Type", "application/json")
-        h.send_header("Content-Length", str(len(payload)))
-        h.end_headers()
-        h.wfile.write(payload)
+        send_json(h, reply)
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.http.close()
 
 
 def _schema_of(body: dict) -> dict:

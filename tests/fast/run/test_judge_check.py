@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -28,6 +27,7 @@ from localragas.run import judge_check
 from localragas.run.runner import evaluate
 
 from cli_helpers import cli, write_jsonl
+from stub_server import StubServer, send_json
 
 # the check's calls on an English run: every statement and chunk it asks, one graded call each
 ENGLISH_CALLS = 2 * judge_check.STATEMENTS_PER_SIDE + 2 * judge_check.CHUNKS_PER_SIDE
@@ -55,42 +55,26 @@ class Stub:
     def __init__(self, policy: Callable[[str], float]):
         self.policy = policy
         self.asked: list[str] = []  # each request's user message
-        stub = self
+        self.http = StubServer(self.on_post)
+        self.url = self.http.url
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                user = body["messages"][-1]["content"]
-                stub.asked.append(user)
-                p = stub.policy(user)
-                top = [{"token": "yes", "logprob": math.log(p)}, {"token": "no", "logprob": math.log(1 - p)}]
-                reply = {"id": "stub", "object": "chat.completion", "model": body.get("model"),
-                         "choices": [{"index": 0, "finish_reason": "stop",
-                                      "message": {"role": "assistant", "content": "yes"},
-                                      "logprobs": {"content": [{"token": "yes", "logprob": top[0]["logprob"],
-                                                                "top_logprobs": top}]}}],
-                         "usage": {"prompt_tokens": len(user.split()), "completion_tokens": 1, "total_tokens": 0}}
-                payload = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+    def on_post(self, h: BaseHTTPRequestHandler, body: dict) -> None:
+        user = body["messages"][-1]["content"]
+        self.asked.append(user)
+        p = self.policy(user)
+        top = [{"token": "yes", "logprob": math.log(p)}, {"token": "no", "logprob": math.log(1 - p)}]
+        send_json(h, {"id": "stub", "object": "chat.completion", "model": body.get("model"),
+                      "choices": [{"index": 0, "finish_reason": "stop",
+                                   "message": {"role": "assistant", "content": "yes"},
+                                   "logprobs": {"content": [{"token": "yes", "logprob": top[0]["logprob"],
+                                                             "top_logprobs": top}]}}],
+                      "usage": {"prompt_tokens": len(user.split()), "completion_tokens": 1, "total_tokens": 0}})
 
     def about_samples(self) -> list[str]:
         return [u for u in self.asked if MARK in u]
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.http.close()
 
 
 @pytest.fixture
