@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 DEFAULT = ("faithfulness", "answer_relevancy", "context_precision", "context_recall")  # the RAGAS core metrics
 
 
+_SET_PER_INSTANCE = ("prompts", "threshold", "items")  # properties a metric may also set in __init__
+
+
 class Metric(ABC):
     name: str
     needs: tuple[str, ...]  # sample fields the metric reads
@@ -41,21 +44,28 @@ class Metric(ABC):
     renderer: dict[str, Any] = {}  # how the HTML report shows its evidence (report/html/app.js RENDERERS)
 
     # Declared as properties so that a metric whose options decide them computes them; a metric that always has the
-    # same one sets it as a class attribute (prompts = ("extract_claims", ...)).
+    # same one sets it as a class attribute (prompts = ("extract_claims", ...)), or in its __init__ (self.threshold =
+    # 0.8: __setattr__ keeps it for that instance).
     @property
     def prompts(self) -> tuple[str, ...]:
         """The prompt families it asks the judge (checked against the judge's context window)."""
-        return ()
+        return tuple(self.__dict__.get("_prompts", ()))
 
     @property
     def threshold(self) -> float | None:
         """The default gate threshold (None: gated only when one is given)."""
-        return None
+        return self.__dict__.get("_threshold")
 
     @property
     def items(self) -> str | None:
         """The evidence list of its judged items (claims, statements, chunks), if it has one."""
-        return None
+        return self.__dict__.get("_items")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _SET_PER_INSTANCE and getattr(type(self), name) is getattr(Metric, name):  # not computed here
+            self.__dict__[f"_{name}"] = tuple(value) if name == "prompts" else value
+        else:
+            super().__setattr__(name, value)
 
     def describe(self) -> MetricDefinition:
         """This metric, as configured, as data: what a report stores and its readers use (data/metric_definition.py)."""

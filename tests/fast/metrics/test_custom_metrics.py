@@ -211,3 +211,34 @@ def test_both_readings_come_from_the_backends_next_tokens():
     assert Choices.model_validate_json(choice_reply(top, ("1", "2", "3"), "x")).mass == 0.75
     with pytest.raises(JudgeError, match="none of 7, 8 among the judge's top next tokens"):
         judge.choice_probabilities(p, ["7", "8"])
+
+
+def test_a_metric_class_may_set_its_threshold_prompts_and_items_in_its_init():
+    from localragas.metrics.base import Metric
+
+    class Overlap(Metric):
+        name = "overlap_init"
+        needs = ("answer", "contexts")
+        uses_judge = False
+        definition = "share of the answer's words found in the contexts"
+        problem = "answers use words the contexts lack"
+
+        def __init__(self, threshold: float):
+            self.threshold = threshold
+            self.prompts = ()
+            self.items = None
+
+        def measure(self, ctx):
+            words = ctx.sample.answer.lower().split()
+            context = " ".join(ctx.sample.contexts).lower()
+            return MetricResult.of(sum(w in context for w in words) / len(words))
+
+    metric = Overlap(0.99)
+    assert (metric.threshold, metric.prompts, metric.items) == (0.99, (), None)
+    assert Overlap(0.5).threshold == 0.5 and metric.threshold == 0.99  # kept per instance
+    report = localragas.evaluate([{"id": "a", "question": "q?", "contexts": ["Paris is in France."],
+                                   "answer": "Paris is in Spain."}], metrics=[metric], judge="fake", embedder="fake",
+                                 progress=False, cache=False, history=False)
+    (gated,) = report.gate.results
+    assert (gated.metric, gated.mean, gated.threshold, gated.status) == ("overlap_init", 0.75, 0.99, "failed")
+    assert not report.gate.passed
