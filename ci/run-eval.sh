@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The RAG quality gate in CI: the one script behind the GitHub Action (action.yml) and the GitLab CI template
 # (ci/gitlab/localragas.gitlab-ci.yml). Its inputs are environment variables, as the action passes them:
-#   INPUT_DATA        the dataset (file or folder; required)
+#   INPUT_DATA        the dataset (file or folder); empty: the settings file's `data` key
 #   INPUT_JUDGE       judge: a catalogue name (default qwen2.5-1.5b, pulled and verified), a .gguf path, fake, …
 #   INPUT_EMBEDDER    embedder for answer relevancy (default: localragas's, minilm-l6)
 #   INPUT_METRICS     metrics, comma-, space- or newline-separated (default: localragas's)
@@ -44,13 +44,23 @@ fail_input() {  # $1: the input's name, $2: what is wrong with it
 # "a, b\nc d" -> "a b c d"
 words() { printf '%s' "$1" | tr ',\n\t' '   '; }
 
+# The dataset: INPUT_DATA, else the settings file's `data` key (INPUT_CONFIG, else ./localragas.toml or
+# [tool.localragas] in ./pyproject.toml; relative to the file's folder); empty when neither gives one.
+data_path() {
+  if [ -n "${INPUT_DATA:-}" ]; then printf '%s\n' "$INPUT_DATA"; return; fi
+  "$PYTHON" -c 'import sys; from localragas.run.config import load_eval
+data = load_eval(sys.argv[1] or None)[1].data
+print(data if data is not None else "")' "${INPUT_CONFIG:-}"
+}
+
 check_inputs() {
-  [ -n "${INPUT_DATA:-}" ] ||
-    fail_input data "no dataset given: set it to your dataset file or folder (e.g. data.jsonl)"
-  [ -e "$INPUT_DATA" ] || fail_input data "no such file or folder: $INPUT_DATA (working directory $PWD)"
   if [ -n "${INPUT_CONFIG:-}" ] && [ ! -f "$INPUT_CONFIG" ]; then
     fail_input config "no such settings file: $INPUT_CONFIG"
   fi
+  DATA=$(data_path) || fail_input config "the settings file could not be read (the error above says why)"
+  [ -n "$DATA" ] || fail_input data "no dataset given: set it to your dataset file or folder (e.g. data.jsonl), or \
+give one as \`data = \"…\"\` in the settings file"
+  [ -e "$DATA" ] || fail_input data "no such file or folder: $DATA (working directory $PWD)"
   local t
   for t in $(words "${INPUT_THRESHOLDS:-}"); do
     [[ "$t" =~ ^[A-Za-z_][A-Za-z0-9_.()=,-]*=[0-9]*\.?[0-9]+$ ]] ||
@@ -80,9 +90,11 @@ keys() {
     model=$("$PYTHON" -c 'import hashlib, sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest())' "$JUDGE")
   fi
   data=""
-  if [ -n "${INPUT_DATA:-}" ] && [ -e "$INPUT_DATA" ]; then
+  local path
+  path=$(data_path 2>/dev/null) || path=""
+  if [ -n "$path" ] && [ -e "$path" ]; then
     data=$("$PYTHON" -c 'import sys; from pathlib import Path; from localragas.judges.catalogue import dataset_sha256
-print(dataset_sha256(Path(sys.argv[1])))' "$INPUT_DATA")
+print(dataset_sha256(Path(sys.argv[1])))' "$path")
   fi
   echo "model=${model:0:16}"
   echo "data=${data:0:16}"
@@ -102,7 +114,7 @@ evaluate() {
   if [ -n "$(catalogue_sha256 "$JUDGE")" ]; then
     localragas models pull "$JUDGE"  # verified; no download when the cache restored it
   fi
-  local args=(eval "$INPUT_DATA" --judge "$JUDGE" --cache-dir "$CACHE_DIR" --no-progress
+  local args=(eval "$DATA" --judge "$JUDGE" --cache-dir "$CACHE_DIR" --no-progress
               --out "$OUTPUT_DIR/report.json" --html "$OUTPUT_DIR/report.html"
               --md "$OUTPUT_DIR/summary.md" --junit "$OUTPUT_DIR/junit.xml")
   [ -z "${INPUT_EMBEDDER:-}" ] || args+=(--embedder "$INPUT_EMBEDDER")

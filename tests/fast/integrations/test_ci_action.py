@@ -86,6 +86,21 @@ def test_a_bad_input_fails_before_the_eval_naming_the_input(tmp_path, inputs, na
     assert not (tmp_path / "localragas-reports").exists()
 
 
+def test_without_a_data_input_the_settings_files_data_key_is_scored_and_keyed(tmp_path):
+    (tmp_path / "ci").mkdir()
+    (tmp_path / "ci" / "rag.toml").write_text(f'data = "{EXAMPLES.as_posix()}"\nmetrics = ["faithfulness"]\n'
+                                              'judge_check = false\n[thresholds]\nfaithfulness = 0.1\n')
+    done = run(tmp_path, judge="fake", embedder="fake", config="ci/rag.toml")
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads((tmp_path / "localragas-reports" / "report.json").read_text(encoding="utf-8"))
+    assert report["metrics"] == ["faithfulness"] and len(report["samples"]) == 16
+    keys = run(tmp_path, "keys", judge="fake", config="ci/rag.toml").stdout.split()
+    assert keys[1] == f"data={catalogue.dataset_sha256(EXAMPLES)[:16]}"
+    (tmp_path / "ci" / "rag.toml").write_text('metrics = ["faithfulness"]\n')
+    done = run(tmp_path, judge="fake", config="ci/rag.toml")
+    assert done.returncode == 2 and "input 'data': no dataset given" in done.stderr and "settings file" in done.stderr
+
+
 def test_the_cache_keys_are_the_judges_sha256_and_the_datas(tmp_path):
     done = run(tmp_path, "keys", data=str(EXAMPLES), judge="qwen2.5-1.5b")
     assert done.returncode == 0, done.stderr
@@ -108,7 +123,7 @@ def script_inputs() -> set[str]:
 
 def test_action_yml_is_a_composite_action_with_the_steps_it_promises():
     assert ACTION["name"] and ACTION["description"] and ACTION["runs"]["using"] == "composite"
-    assert ACTION["inputs"]["data"]["required"] is True
+    assert ACTION["inputs"]["data"]["default"] == "" and "required" not in ACTION["inputs"]["data"]
     steps = ACTION["runs"]["steps"]
     for step in steps:
         assert ("uses" in step) != ("run" in step), step
