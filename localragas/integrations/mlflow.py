@@ -96,8 +96,8 @@ def run_tags(report: Report) -> dict[str, str]:
 
 
 def _report_files(report: Report, report_paths: Mapping[str, Any] | Iterable[Any] | None, folder: Path) -> list[Path]:
-    """The files to log: the ones given (a mapping's values, as the command line's output flags give them: None
-    left out), else the JSON and HTML reports written into `folder`. A JSON report is always among them: from it
+    """The files to log: the ones given (a mapping's values, as the command line's output flags give them: None and
+    streams such as /dev/stdout left out), else the JSON and HTML reports written into `folder`. A JSON report is always among them: from it
     `localragas report` writes every other format again."""
     if report_paths is None:
         from ..report.html_report import write_html  # noqa: PLC0415
@@ -106,7 +106,8 @@ def _report_files(report: Report, report_paths: Mapping[str, Any] | Iterable[Any
         given: list[Path] = [folder / "report.html"]
     else:
         values = report_paths.values() if isinstance(report_paths, Mapping) else report_paths
-        given = [Path(p) for p in values if p is not None]
+        # a report written to a stream (--out /dev/stdout, a pipe) is no file to log: the JSON is written again below
+        given = [Path(p) for p in values if p is not None and not (Path(p).exists() and not Path(p).is_file())]
         missing = [str(p) for p in given if not p.is_file()]
         if missing:
             raise TrackingError(f"report_paths: no such file to log to MLflow: {', '.join(missing)}")

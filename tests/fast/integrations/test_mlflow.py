@@ -102,6 +102,15 @@ def test_the_json_report_is_logged_beside_written_files_that_hold_none(report, s
     assert _artifacts(client, run_id) == ["localragas/report.json", "localragas/summary.md"]
 
 
+def test_a_report_written_to_a_stream_is_logged_as_the_json_written_again(report, store, tmp_path):
+    md = tmp_path / "summary.md"
+    md.write_text("# summary\n", encoding="utf-8")
+    pipe = tmp_path / "report-pipe"  # as --out /dev/stdout is when the output is piped on
+    os.mkfifo(pipe)
+    run_id = log_report(report, {"out": pipe, "md": md}, tracking_uri=store)
+    assert _artifacts(mlflow.MlflowClient(store), run_id) == ["localragas/report.json", "localragas/summary.md"]
+
+
 def test_a_missing_report_file_is_named_and_the_started_run_marked_failed(report, store, tmp_path):
     with pytest.raises(TrackingError, match="no such file to log to MLflow: .*junit.xml"):
         log_report(report, {"junit": tmp_path / "junit.xml"}, tracking_uri=store, experiment="e")
