@@ -7,7 +7,8 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad usage or input, 3 internal error
 4 could not evaluate (errors left samples unscored beyond --max-error-rate: the gate fails closed; generate: a judge
 error stopped the run; run-rag: some rows failed), 5 judge check failed (the judge cannot tell obvious supported from
 unsupported statements: nothing was scored), 6 run-rag stopped (the pipeline could not be reached), 7 method changed
-(compare --fail-on-regression of two runs that did not measure the same way, without --allow-method-change).
+(compare --fail-on-regression of two runs that did not measure the same way, without --allow-method-change), 8 engine
+lost (eval --engine dask: the Dask scheduler went away mid-run or could not be reached; the checkpoint is kept).
 """
 from __future__ import annotations
 
@@ -17,20 +18,22 @@ import sys
 import click
 
 from .. import __version__
-from ..core.errors import JudgeCheckError, LocalragasError, MethodChangedError, environment_message
+from ..core.errors import EngineError, JudgeCheckError, LocalragasError, MethodChangedError, environment_message
 from ..core.printable import printable
 from .calibrate import calibrate_cmd
 from .eval import eval_cmd
 from .generate import generate_cmd, run_rag_cmd
 from .inventory import cache_group, metrics_cmd, models_group
 from .history import runs_group, view_cmd
-from .options import EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, EXIT_JUDGE_CHECK_FAILED, EXIT_METHOD_CHANGED
+from .options import (EXIT_BAD_INPUT, EXIT_ENGINE_LOST, EXIT_INTERNAL_ERROR, EXIT_JUDGE_CHECK_FAILED,
+                      EXIT_METHOD_CHANGED)
 from .reports import compare_cmd, merge_cmd, report_cmd
 
 
 def _errors_to_exit(fn):
     """JudgeCheckError (the judge cannot judge) -> its message and exit code 5; MethodChangedError (compare
-    --fail-on-regression of runs measured differently) -> exit code 7; LocalragasError -> a one-line message
+    --fail-on-regression of runs measured differently) -> exit code 7; EngineError (the Dask scheduler went away)
+    -> exit code 8; LocalragasError -> a one-line message
     and exit code 2; an OSError (permission, missing folder, read-only file system, full disk…) -> the path, the
     problem and what to do, exit code 2; any other exception (a bug) -> its traceback and exit code 3. The only
     place errors become exit codes: every command runs through it (_Main)."""
@@ -45,6 +48,9 @@ def _errors_to_exit(fn):
         except MethodChangedError as e:
             click.echo(f"Error: {printable(e)}", err=True)
             sys.exit(EXIT_METHOD_CHANGED)
+        except EngineError as e:
+            click.echo(f"Error: {printable(e)}", err=True)
+            sys.exit(EXIT_ENGINE_LOST)
         except LocalragasError as e:
             click.echo(f"Error: {printable(e)}", err=True)  # messages quote data: ids, paths, judge replies
             sys.exit(EXIT_BAD_INPUT)

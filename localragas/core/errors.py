@@ -80,6 +80,12 @@ class MethodChangedError(LocalragasError):
     unless --allow-method-change. The message names the differences."""
 
 
+class EngineError(LocalragasError):
+    """The engine a run scores on went away mid-run (`--engine dask`: the scheduler, or every way to reach it), or
+    could not be reached at the start. The command line exits 8; the finished samples are in the resume checkpoint,
+    so the same command (on any engine) goes on from them."""
+
+
 class JudgeCheckError(LocalragasError):
     """The judge failed the judge check before any sample was scored (run/judge_check.py): it cannot tell obvious
     supported from unsupported statements, or relevant from irrelevant chunks. The command line exits 5; the message

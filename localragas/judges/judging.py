@@ -76,6 +76,9 @@ class Judging:
         self.cache = cache
         self.prompts = prompts
         self.calibration = calibration
+        # the judge's name and backend options when it was built from them (run/runner.py run_judging): what a Dask
+        # worker builds its own judge from; None: a Judge instance was given
+        self.made_from: tuple[str | None, dict] | None = None
         self.stats = JudgeStats()  # this run's totals, all threads
         self.log = CallLog()
         self._lock = threading.Lock()
@@ -200,6 +203,14 @@ class Judging:
         if self.cache is not None:
             self.cache.put(key, self.name, prompt.name, done.text, done.prompt_tokens, done.completion_tokens, seconds)
         return result
+
+    def add(self, counters: dict[str, float], errors: Sequence[str] = ()) -> None:
+        """Calls asked elsewhere (a Dask worker's, for this run) into this run's totals: their counters and errors."""
+        with self._lock:
+            for k, v in counters.items():
+                if isinstance(getattr(self.stats, k, None), (int, float)):
+                    setattr(self.stats, k, getattr(self.stats, k) + v)
+            self.stats.errors.extend(errors)
 
     def _count(self, log: CallLog, **deltas: float) -> None:
         """Add to the run totals (under the lock) and to the log's counters."""

@@ -110,9 +110,10 @@ class Evaluation:
                 fingerprint = run_judging(judge, run_options(spec.judge_options), spec.prompts).scoring_fingerprint
                 self.checkpoint = Checkpoint(paths.runs_dir() / f"{checkpoint_key(spec, fingerprint)}.jsonl")
                 self.checkpoint.lock()  # held until finish() or close(): the outputs are written under it
-            report = evaluate(samples, spec, judge=judge, judge_options=run_options(spec.judge_options),
-                              skipped=skipped, checkpoint=self.checkpoint,  # the judge is built with the others
-                              history=False)  # recorded by record(), with its data file and outputs
+            # the judge is built with the others; on Dask by its name, each worker loading its own
+            report = evaluate(samples, spec, judge=judge if spec.engine == "local" else spec.judge,
+                              judge_options=run_options(spec.judge_options), skipped=skipped,
+                              checkpoint=self.checkpoint, history=False)  # recorded by record(), with its outputs
         except BaseException:
             self.close()
             raise

@@ -3,10 +3,8 @@ from __future__ import annotations
 
 import logging
 import platform
-import threading
 import time
 import traceback
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,7 +17,7 @@ from .checkpoint import Checkpoint, sample_hash
 from ..judges.embeddings import CachedEmbedder, Embedder, get_embedder
 from ..core.errors import CacheError, ConfigError, JudgeCheckError, JudgeError, MissingDependencyError, ModelLoadError
 from .gate import default_thresholds, run_gate
-from .judge_check import failure_message, flat_metrics, run_check, scoring_stats
+from .judge_check import failure_message, flat_metrics, scoring_stats
 from ..judges import Judge, get_judge
 from ..judges.calibrated import calibration_of, run_calibration, split_calibration
 from ..judges.judging import Judging
@@ -28,6 +26,7 @@ from ..data.language import scope_of
 from ..metrics import Metric, all_metrics, get_metrics
 from ..metrics.base import WithVerdicts, uncalibrated
 from ..metrics.report_definitions import definitions_of
+from .engines import open_engine
 from .progress import progress_for
 from .settings import OF_A_DATA_RUN, RunSettings, refuse, register_custom_metrics
 from ..prompts.overrides import PromptOverrides, load_overrides, template_hashes
@@ -130,13 +129,17 @@ def run_judging(judge: Judge | str | None, judge_options: Mapping[str, Any] | No
     get_judge from a name or path and the options), the calibration the options choose (judges/calibrated.py; with an
     instance, only `calibration` may be among them) and the user's instruction texts for these families (a bad family
     or file: ConfigError before any judging)."""
+    made_from = None
     if isinstance(judge, Judge):
         calibration = run_calibration(judge, dict(judge_options or {}))
     else:
         backend, chosen = split_calibration(dict(judge_options or {}))
+        made_from = (judge, backend)  # what a Dask worker builds its own judge from (run/dask_worker.py)
         judge = get_judge(judge, backend)
         calibration = calibration_of(judge, chosen)
-    return Judging(judge, prompts=load_overrides(dict(prompts)) if prompts else None, calibration=calibration)
+    judging = Judging(judge, prompts=load_overrides(dict(prompts)) if prompts else None, calibration=calibration)
+    judging.made_from = made_from
+    return judging
 
 
 def prompt_meta(chosen: list[Metric], overrides: PromptOverrides | None) -> dict[str, Any]:
@@ -180,39 +183,33 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
     covered = list(calibration.families) if calibration else []
     limits = {k: v for k, v in {**default_thresholds(chosen, covered), **s.thresholds}.items() if k in names}
 
-    workers = _workers(s.concurrency, judging.judge)
-    emb = embedder if isinstance(embedder, Embedder) else None
-    if emb is not None and workers > 1:
-        emb = _Serialised(emb)
-
-    check = run_check(judging, chosen, samples, enabled=s.judge_check)  # before any sample is scored
-    if check["status"] == "failed":
-        raise JudgeCheckError(failure_message(check, judging.name))
-    started_at = datetime.now(timezone.utc)
-    t0 = time.perf_counter()
     slots: list[SampleResult | None] = [None] * len(samples)
     todo: list[tuple[int, Sample, str]] = []
     resumed = 0
-    with progress_for(len(samples), s.progress) as bar:
+    emb = embedder.inner if isinstance(embedder, CachedEmbedder) and s.engine != "local" else embedder
+    with open_engine(s, judging, chosen, emb if isinstance(emb, Embedder) else None, calibration) as engine:
+        check = engine.check(samples, s.judge_check)  # before any sample is scored
+        if check["status"] == "failed":
+            raise JudgeCheckError(failure_message(check, judging.name))
+        started_at = datetime.now(timezone.utc)
+        t0 = time.perf_counter()
+        with progress_for(len(samples), s.progress) as bar:
 
-        def finish(i: int, digest: str | None, result: SampleResult) -> None:
-            slots[i] = result
-            if checkpoint and digest is not None:
-                checkpoint.append(digest, result)
-            bar.advance(samples[i].id)
+            def finish(i: int, digest: str | None, result: SampleResult) -> None:
+                slots[i] = result
+                if checkpoint and digest is not None:
+                    checkpoint.append(digest, result)
+                bar.advance(samples[i].id)
 
-        for i, sample in enumerate(samples):
-            digest = sample_hash(sample)
-            previous = done.get(sample.id)
-            if previous and previous[0] == digest:
-                resumed += 1
-                finish(i, None, previous[1])  # already in the checkpoint
-            elif workers == 1:
-                finish(i, digest, score_sample(sample, chosen, judging, emb, calibration))
-            else:
-                todo.append((i, sample, digest))
-        if todo:
-            _score_in_threads(todo, workers, finish, chosen, judging, emb, calibration)
+            for i, sample in enumerate(samples):
+                digest = sample_hash(sample)
+                previous = done.get(sample.id)
+                if previous and previous[0] == digest:
+                    resumed += 1
+                    finish(i, None, previous[1])  # already in the checkpoint
+                else:
+                    todo.append((i, sample, digest))
+            engine.score(todo, finish)  # the samples not in the checkpoint, on the run's engine (run/engines.py)
     results = [r for r in slots if r is not None]
     wall = time.perf_counter() - t0
     scored = scoring_stats(judging.stats.as_dict(), check)  # the scoring's: the check counts its own (judge_check)
@@ -223,7 +220,8 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
         "started": started_at.isoformat(timespec="seconds"),
         "wall_seconds": round(wall, 3),
         "samples": len(samples),
-        "concurrency": workers,
+        "concurrency": engine.concurrency,
+        **({"engine": engine.describe()} if engine.describe() else {}),
         "language": s.language,
         "languages": _languages(samples),
         "metric_options": {m.name: dict(m.options) for m in chosen if m.options},
@@ -277,62 +275,6 @@ def calibrated_families(judging: Judging, metrics: list[Metric]) -> list[str]:
     """The prompt families the run's calibration covers in a run of `metrics` (none when uncalibrated)."""
     calibration = calibration_in_effect(judging, metrics)
     return list(calibration.families) if calibration else []
-
-
-def _workers(concurrency: int, judge: Judge) -> int:
-    limit = judge.max_concurrency
-    if limit is not None and concurrency > limit:
-        log.warning("the %s judge serves %d call(s) at a time (the model runs in this process): concurrency %d "
-                    "lowered to %d", judge.name, limit, concurrency, limit)
-        return limit
-    return concurrency
-
-
-def _score_in_threads(todo, workers, finish, metrics, judging, embedder, calibration) -> None:
-    """Score samples in `workers` threads; `finish` (checkpoint, progress) runs here, in the calling thread.
-
-    If one sample stops the run (a ConfigError, Ctrl-C), samples not started are dropped and the ones in flight
-    are awaited and checkpointed, so a resumed run does not judge them again.
-    """
-    pool = ThreadPoolExecutor(workers, thread_name_prefix="localragas")
-    futures: dict[Future, tuple[int, str]] = {}
-    finished: set[int] = set()
-    try:
-        for i, sample, digest in todo:
-            futures[pool.submit(score_sample, sample, metrics, judging, embedder, calibration)] = (i, digest)
-        for f in as_completed(futures):
-            i, digest = futures[f]
-            finish(i, digest, f.result())
-            finished.add(i)
-    except BaseException:
-        for f in futures:
-            f.cancel()
-        for f, (i, digest) in futures.items():
-            if i in finished or f.cancelled():
-                continue
-            try:
-                result = f.result()
-            except BaseException:  # noqa: BLE001 - the first error is the one re-raised
-                continue
-            finish(i, digest, result)
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-class _Serialised(Embedder):
-    """One embed() at a time: the embedding model loads lazily and is small and fast; threads take turns."""
-
-    def __init__(self, inner: Embedder):
-        self.inner, self.name = inner, inner.name
-        self._lock = threading.Lock()
-
-    def embed(self, texts):
-        with self._lock:
-            return self.inner.embed(texts)
-
-    def describe(self) -> dict:
-        return self.inner.describe()
 
 
 def run_thresholds(report: Report) -> dict[str, float]:

@@ -13,9 +13,8 @@ is merged key by key over the one under it.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Callable, Iterable, Literal, Mapping
+from typing import Annotated, Any, Iterable, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -24,49 +23,8 @@ from ..core.inputs import DEFAULT_MAX_INPUT_BYTES
 from ..core.key_values import comma_items, parse_columns, parse_metric_options, parse_options, parse_prompts
 from ..data.column_map import check_columns
 from .gate import check_threshold, parse_thresholds
+from .setting_marks import IN_FILE, Flag, InKey  # noqa: F401 - declared there, used and re-exported here
 from .shard import parse_shard
-
-
-@dataclass(frozen=True)
-class Flag:
-    """How a setting is given on the command line. kind: "value" (one value; none given leaves the setting),
-    "items" (repeatable; `parse(items, flag)` makes the value), "off" (a switch that sets False: --no-gate),
-    "toggle" (--x/--no-x: `default` when not used; None: not given). The option's help, type, bounds and choices are
-    the field's. section: where `eval --help` lists it (cli/options.py HELP_SECTIONS: Common first, then Outputs,
-    Gate, Judge, Input, Run)."""
-
-    names: tuple[str, ...]
-    metavar: str | None = None  # "FILE" for a Path: a file (click refuses a folder), else a Path is a folder
-    kind: Literal["value", "items", "off", "toggle"] = "value"
-    parse: Callable[[Iterable[str], str], Any] | None = None
-    default: Any = None  # the command line's own default, shown in --help (toggles, --concurrency)
-    unit: str | None = None  # in error messages: "a whole number of bytes"
-    section: str = ""
-
-    @property
-    def dest(self) -> str:
-        """The click parameter's name: the long flag's, e.g. judge_option for --judge-option."""
-        return self.names[0].split("/")[0].removeprefix("--").replace("-", "_")
-
-    def value(self, given: Any) -> Any:
-        """The setting's value from what click gave (None: not given)."""
-        if self.kind == "items":
-            return self.parse(given, self.names[0]) if given else None  # type: ignore[misc]
-        if self.kind == "off":
-            return False if given else None
-        if self.kind == "value" and self.parse is not None and given is not None:
-            return self.parse(given, self.names[0])
-        return given
-
-
-@dataclass(frozen=True)
-class InKey:
-    """The setting decides a run's results: it is part of the resume checkpoint's key (evaluation.checkpoint_key), at
-    `slot` (slot 1 is the judge's scoring fingerprint); when_set: only when it is set (a new keyed setting takes the
-    next slot with when_set, so the checkpoints of runs without it keep their keys)."""
-
-    slot: int
-    when_set: bool = False
 
 
 def key_parts(settings: RunSettings, judge_fingerprint: str) -> list[Any]:
@@ -77,9 +35,6 @@ def key_parts(settings: RunSettings, judge_fingerprint: str) -> list[Any]:
             if isinstance(mark, InKey) and (not mark.when_set or getattr(settings, name)):
                 parts[mark.slot] = getattr(settings, name)
     return [parts[slot] for slot in sorted(parts)]
-
-
-IN_FILE = "in_file"  # the marker of a setting a settings file may set (localragas.toml, [tool.localragas])
 
 
 def _thresholds(items: Iterable[str], where: str) -> dict[str, float]:
@@ -159,6 +114,16 @@ class RunSettings(BaseModel):
         description="Samples judged at once, for a judge server with parallel slots (--judge openai:MODEL). "
                     "In-process judges run one at a time."),
         Flag(("--concurrency",), "N", default=1, section="Run")] = 1
+    engine: Annotated[Literal["local", "dask"], IN_FILE, Field(
+        description="Where samples are scored: local (default: threads in this process) or dask (the workers of a "
+                    "Dask cluster at --address; pip install 'localragas[dask]'; docs/scale-out.md). Not part of the "
+                    "resume key: a run resumes on either."),
+        Flag(("--engine",), section="Run")] = "local"
+    address: Annotated[str | None, IN_FILE, Field(
+        description="The Dask scheduler of --engine dask: tcp://HOST:PORT, or local:N (a cluster of N worker "
+                    "processes on 127.0.0.1, started and closed by the run). Default: Dask's own scheduler-address "
+                    "setting (DASK_SCHEDULER_ADDRESS)."),
+        Flag(("--address",), "tcp://HOST:PORT|local:N", section="Run")] = None
     progress: Annotated[bool | None, Field(
         description="Show progress on stderr."),  # None (Python): a bar in a notebook or an interactive session only
         Flag(("--progress/--no-progress",), kind="toggle", default=True, section="Run")] = None
@@ -217,6 +182,13 @@ class RunSettings(BaseModel):
     @classmethod
     def _check_thresholds(cls, value: dict[str, float]) -> dict[str, float]:
         return {name: check_threshold(name, v) for name, v in value.items()}
+
+    @field_validator("address")
+    @classmethod
+    def _check_address(cls, value: str | None) -> str | None:
+        from .engines import check_address  # noqa: PLC0415
+
+        return None if value is None else check_address(value)
 
     @field_validator("columns")
     @classmethod

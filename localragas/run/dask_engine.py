@@ -1,0 +1,235 @@
+"""The Dask engine's driver (the optional extra `localragas[dask]`; run/engines.py is the interface, run/dask_worker.py
+the workers' side). The driver connects to a scheduler (or starts a LocalCluster of local:N), gives the workers the run
+(a worker plugin builds the judge and embedder once per worker process), asks one worker the judge check, then streams
+batches of samples tagged with their dataset positions, a bounded number in flight, and hands each finished sample to
+the run's `finish` (checkpoint, progress) in its own thread; the cache rows the workers wrote come back with each
+batch and go into the driver's judge cache.
+
+Faults: a batch whose worker died is re-run by Dask on another (the scheduler's allowed-failures); a batch Dask gives
+up on (KilledWorker) is split and each sample sent alone, and a sample that still kills its worker ends as an error of
+that sample (every metric unscored with the reason: the gate fails closed). The scheduler going away ends the run
+with EngineError (exit 8); the finished samples are in the checkpoint, for the same command to resume.
+"""
+from __future__ import annotations
+
+import logging
+import socket
+import uuid
+from collections import deque
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import ConfigError, EngineError, MissingDependencyError
+from ..data.schema import MetricResult, Sample, SampleResult
+from .dask_worker import Job, check_here, fingerprint, plugin, score_batch
+from .engines import Engine, Finish, Todo
+from .judge_check import run_check
+
+if TYPE_CHECKING:
+    from ..judges.embeddings import Embedder
+    from ..judges.judging import Judging
+    from ..metrics import Metric
+
+log = logging.getLogger("localragas")
+IN_FLIGHT_PER_THREAD = 2  # batches sent ahead per worker thread: enough to keep workers busy, little lost to a crash
+MAX_BATCH = 32  # samples per batch at most (a driver killed loses at most the batches in flight)
+CONNECT_SECONDS = 30  # to reach the scheduler and see a first worker
+
+
+def import_distributed() -> Any:
+    try:
+        import distributed  # noqa: PLC0415 - the optional extra
+    except ImportError as e:
+        raise MissingDependencyError(f"--engine dask needs Dask distributed: pip install 'localragas[dask]' [{e}]") \
+            from None
+    return distributed
+
+
+def _address(address: str | None) -> str:
+    """The scheduler to use: --address, else Dask's own scheduler-address setting (DASK_SCHEDULER_ADDRESS)."""
+    import dask  # noqa: PLC0415
+
+    found = address or dask.config.get("scheduler-address", None)
+    if not found:
+        raise ConfigError("--engine dask needs the scheduler: --address tcp://HOST:8786 (a running `dask scheduler`), "
+                          "or --address local:N for N worker processes on this machine (also `address` in "
+                          "localragas.toml, or DASK_SCHEDULER_ADDRESS)")
+    return found
+
+
+class DaskEngine(Engine):
+    name = "dask"
+
+    def __init__(self, client: Any, address: str, judging: "Judging", metrics: list["Metric"],
+                 embedder: "Embedder | None", run_id: str):
+        self.client, self.address, self.judging, self.metrics = client, address, judging, metrics
+        self.run_id = run_id
+        self.expected = fingerprint(judging, metrics, embedder)
+        self.threads = max(sum(client.nthreads().values()), 1)
+        self.concurrency = self.threads
+        self.retried = self.crashed = 0
+
+    @classmethod
+    @contextmanager
+    def opened(cls, address: str | None, judging: "Judging", metrics: list["Metric"], embedder: "Embedder | None",
+               calibration: Any) -> Iterator["DaskEngine"]:
+        """Connected (a local:N cluster started), the run's plugin on every worker; all let go after the block."""
+        distributed = import_distributed()
+        job = _job(judging, metrics, embedder, calibration)
+        where = _address(address)
+        run_id = uuid.uuid4().hex[:12]
+        with ExitStack() as stack:
+            try:
+                if where.startswith("local:"):
+                    cluster = stack.enter_context(distributed.LocalCluster(
+                        n_workers=int(where.removeprefix("local:")), threads_per_worker=1, processes=True,
+                        host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR))
+                    client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
+                else:
+                    client = stack.enter_context(distributed.Client(where, timeout=CONNECT_SECONDS,
+                                                                    set_as_default=False))
+                client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+                client.register_plugin(plugin(run_id, job), name=f"localragas-{run_id}")
+            except (OSError, TimeoutError) as e:
+                raise EngineError(f"could not reach the Dask scheduler {where} or any worker of it within "
+                                  f"{CONNECT_SECONDS} s ({type(e).__name__}: {e}): start `dask scheduler` and "
+                                  "`dask worker`, or check --address") from None
+            engine = cls(client, where, judging, metrics, embedder, run_id)
+            try:
+                yield engine
+            finally:
+                if client.status == "running":
+                    try:
+                        client.unregister_worker_plugin(f"localragas-{run_id}")  # the workers let the model go
+                    except Exception:  # noqa: BLE001 - a cluster closing anyway
+                        log.debug("could not remove the localragas plugin from the Dask workers", exc_info=True)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": "dask", "address": self.address, "worker_threads": self.threads,
+                "retried_samples": self.retried, "crashed_samples": self.crashed}
+
+    def check(self, samples: list[Sample], enabled: bool) -> dict[str, Any]:
+        """The judge check, asked on one worker (the driver never loads the model for it): one sample per language."""
+        from ..data.language import scope_of  # noqa: PLC0415
+
+        if not enabled:
+            return run_check(self.judging, self.metrics, samples, enabled=False)
+        one = list({scope_of(s).lang: s for s in samples}.values())
+        future = self.client.submit(check_here, self.run_id, self.expected, one, enabled, pure=False)
+        out = self._result(future)
+        self._keep(out)
+        check = out["check"]
+        spent = {k: check.get(k, 0) for k in ("calls", "cache_hits", "failed_calls", "parse_failures",
+                                               "prompt_tokens", "completion_tokens", "cached_tokens")}
+        self.judging.add({**spent, "seconds": check.get("judge_seconds", 0.0)})  # the run's totals hold the check's
+        return check
+
+    def score(self, todo: Todo, finish: Finish) -> None:
+        from distributed import as_completed  # noqa: PLC0415
+
+        size = max(1, min(MAX_BATCH, len(todo) // (self.threads * 4)))
+        waiting = deque(todo[k:k + size] for k in range(0, len(todo), size))
+        in_flight: dict[Any, list[tuple[int, Sample, str]]] = {}
+        queue = as_completed(loop=self.client.loop)
+
+        def send() -> None:
+            while waiting and len(in_flight) < self.threads * IN_FLIGHT_PER_THREAD:
+                batch = waiting.popleft()
+                future = self.client.submit(score_batch, self.run_id, self.expected,
+                                            [(i, sample) for i, sample, _ in batch], pure=False)
+                in_flight[future] = batch
+                queue.add(future)
+
+        send()
+        try:
+            for future in queue:
+                batch = in_flight.pop(future)
+                if future.status == "error" and _killed(future.exception()):
+                    if len(batch) > 1:  # Dask gave up on the batch: each of its samples alone, so a bad one is found
+                        self.retried += len(batch)
+                        waiting.extendleft(reversed([[item] for item in batch]))
+                    else:
+                        i, sample, digest = batch[0]
+                        self.crashed += 1
+                        log.warning("sample %s crashed every Dask worker it was sent to: recorded as an error",
+                                    sample.id)
+                        finish(i, digest, crashed(sample, self.metrics, future.exception()))
+                else:
+                    out = self._result(future)
+                    self._keep(out)
+                    digests = {i: digest for i, _, digest in batch}
+                    for i, result in out["results"]:
+                        self.judging.add(result.judge)
+                        finish(i, digests[i], result)
+                    self.judging.add({}, out["errors"])
+                send()
+        finally:
+            for future in in_flight:
+                future.cancel()
+
+    def _result(self, future: Any) -> dict[str, Any]:
+        """A task's result; its own error re-raised (a ConfigError, a worker refused for its fingerprint); the
+        scheduler gone: EngineError."""
+        if future.status == "cancelled" or self.client.status not in ("running", "connecting"):
+            raise self._lost()
+        try:
+            return future.result()
+        except Exception as e:
+            if type(e).__name__ in ("FutureCancelledError", "CancelledError", "CommClosedError"):
+                raise self._lost() from None
+            raise
+
+    def _lost(self) -> EngineError:
+        return EngineError(f"the Dask scheduler {self.address} went away mid-run: the samples finished so far are in "
+                           "the resume checkpoint; run the same command again (on any engine) to go on from them")
+
+    def _keep(self, out: dict[str, Any]) -> None:
+        """The cache rows and vectors a task's calls wrote, into the driver's judge cache."""
+        cache = self.judging.cache
+        if cache is None:
+            return
+        for row in out["rows"]:
+            cache.put(*row)
+        for key, vector in out["vectors"]:
+            cache.put_vector(key, vector)
+
+
+def _killed(error: BaseException | None) -> bool:
+    return type(error).__name__ == "KilledWorker"
+
+
+def crashed(sample: Sample, metrics: list["Metric"], error: BaseException | None) -> SampleResult:
+    """A sample that killed every worker it was sent to: each metric unscored with the reason (an error: the gate
+    fails closed)."""
+    why = f"error: the sample crashed every Dask worker it was sent to ({type(error).__name__}: {error})"[:500]
+    out = SampleResult(id=sample.id, category=sample.category)
+    for m in metrics:
+        out.metrics[m.name] = MetricResult.unscored_because(why)
+    return out
+
+
+def _job(judging: "Judging", metrics: list["Metric"], embedder: "Embedder | None", calibration: Any) -> bytes:
+    """The run as the workers build it, pickled once. A Judge instance (not built from a name by the run) is pickled
+    when it can be; else ConfigError: give it by name or path."""
+    import cloudpickle  # noqa: PLC0415
+
+    judge = None
+    name, options = judging.made_from or (None, {})
+    if judging.made_from is None:
+        try:
+            judge = cloudpickle.dumps(judging.judge)
+        except Exception as e:  # noqa: BLE001 - whatever stops pickling it
+            raise ConfigError(f"--engine dask: the judge given ({judging.name}) cannot be sent to the workers "
+                              f"({type(e).__name__}: {e}); give the judge by its catalogue name or model path "
+                              "(judge=\"qwen2.5-1.5b\"), so that each worker loads its own") from None
+    cache = judging.cache
+    job = Job(judge_name=name, judge_options=dict(options), judge=judge, calibration=judging.calibration,
+              in_effect=calibration, prompts=judging.prompts, metrics=metrics, embedder=embedder,
+              cache_folder=str(cache.folder.resolve()) if cache is not None else None,
+              driver_host=socket.gethostname())
+    try:
+        return cloudpickle.dumps(job)
+    except Exception as e:  # noqa: BLE001
+        raise ConfigError(f"--engine dask: the run cannot be sent to the workers ({type(e).__name__}: {e}); give the "
+                          "embedder and metrics by name") from None

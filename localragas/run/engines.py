@@ -1,0 +1,162 @@
+"""Where a run's samples are scored: the engine. `local` (the default) scores them in this process, in threads;
+`dask` on the workers of a Dask cluster (run/dask_engine.py, an optional extra). Either way the driver, this process,
+keeps what makes the run correct: the dataset order, the checkpoint, the cache, the progress and the gate. An engine
+is opened for one run (open_engine), asked the judge check once before any sample is scored (check), then given the
+samples to score (score), each finished one handed to `finish(position, digest, result)` in the calling thread.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from ..core.errors import ConfigError
+from ..data.schema import Sample, SampleResult
+from ..judges.embeddings import Embedder
+from .judge_check import run_check
+
+if TYPE_CHECKING:
+    from ..judges import Judge
+    from ..judges.calibration_map import CalibrationMap
+    from ..judges.judging import Judging
+    from ..metrics import Metric
+    from .settings import RunSettings
+
+log = logging.getLogger("localragas")
+
+Todo = list[tuple[int, Sample, str]]  # (dataset position, sample, its hash for the checkpoint)
+Finish = Callable[[int, "str | None", SampleResult], None]
+
+_ADDRESS = re.compile(r"^(?:(?:tcp|tls)://[^\s/:]+:\d{1,5}|local:\d+)$")
+
+
+def check_address(address: str) -> str:
+    """An --address as written (tcp://HOST:PORT, tls://HOST:PORT or local:N with N >= 1), else a ValueError saying
+    which forms are accepted (RunSettings reports it as a ConfigError naming the key)."""
+    address = address.strip()
+    if not _ADDRESS.match(address) or address == "local:0":
+        raise ValueError(f"a Dask scheduler address is tcp://HOST:PORT (or tls://HOST:PORT), or local:N for a cluster "
+                         f"of N worker processes on this machine, got {address!r}")
+    return address
+
+
+class Engine:
+    """One run's engine: where samples are scored."""
+
+    name = "local"
+    concurrency = 1  # samples scored at once (report.meta["concurrency"])
+
+    def check(self, samples: list[Sample], enabled: bool) -> dict[str, Any]:
+        """The judge check (run/judge_check.py), before any sample is scored: report.meta["judge_check"]."""
+        raise NotImplementedError
+
+    def score(self, todo: Todo, finish: Finish) -> None:
+        """Score every sample of `todo`; `finish` runs in the calling thread for each, in any order."""
+        raise NotImplementedError
+
+    def describe(self) -> dict[str, Any] | None:
+        """report.meta["engine"] (None: the local engine, whose reports record none)."""
+        return None
+
+
+class LocalEngine(Engine):
+    """Threads in this process: `concurrency` samples at once (an in-process judge that serves one call at a time:
+    one); one sample at a time in the calling thread when it is 1."""
+
+    def __init__(self, concurrency: int, judging: "Judging", metrics: list["Metric"], embedder: Embedder | None,
+                 calibration: "CalibrationMap | None"):
+        self.concurrency = _workers(concurrency, judging.judge)
+        self.judging, self.metrics, self.calibration = judging, metrics, calibration
+        self.embedder = _Serialised(embedder) if embedder is not None and self.concurrency > 1 else embedder
+
+    def check(self, samples: list[Sample], enabled: bool) -> dict[str, Any]:
+        return run_check(self.judging, self.metrics, samples, enabled=enabled)
+
+    def score(self, todo: Todo, finish: Finish) -> None:
+        from .runner import score_sample  # noqa: PLC0415 - the runner opens the engine
+
+        def one(sample: Sample) -> SampleResult:
+            return score_sample(sample, self.metrics, self.judging, self.embedder, self.calibration)
+
+        if self.concurrency == 1:
+            for i, sample, digest in todo:
+                finish(i, digest, one(sample))
+        elif todo:
+            _score_in_threads(todo, self.concurrency, finish, one)
+
+
+@contextmanager
+def open_engine(settings: "RunSettings", judging: "Judging", metrics: list["Metric"], embedder: Embedder | None,
+                calibration: "CalibrationMap | None") -> Iterator[Engine]:
+    """The run's engine (settings.engine), open for the block: a Dask cluster of local:N started and closed with it,
+    a scheduler's workers given the run and let go after it. --address without --engine dask: ConfigError."""
+    if settings.engine == "local":
+        if settings.address is not None:
+            raise ConfigError(f"--address {settings.address} is the Dask scheduler of --engine dask; the local engine "
+                              "(the default) takes none: add --engine dask, or leave --address out")
+        yield LocalEngine(settings.concurrency, judging, metrics, embedder, calibration)
+        return
+    from .dask_engine import DaskEngine  # noqa: PLC0415 - the optional extra, imported only when asked for
+
+    with DaskEngine.opened(settings.address, judging, metrics, embedder, calibration) as engine:
+        yield engine
+
+
+def _workers(concurrency: int, judge: "Judge") -> int:
+    limit = judge.max_concurrency
+    if limit is not None and concurrency > limit:
+        log.warning("the %s judge serves %d call(s) at a time (the model runs in this process): concurrency %d "
+                    "lowered to %d", judge.name, limit, concurrency, limit)
+        return limit
+    return concurrency
+
+
+def _score_in_threads(todo: Todo, workers: int, finish: Finish, one: Callable[[Sample], SampleResult]) -> None:
+    """Score samples in `workers` threads; `finish` (checkpoint, progress) runs here, in the calling thread.
+
+    If one sample stops the run (a ConfigError, Ctrl-C), samples not started are dropped and the ones in flight
+    are awaited and checkpointed, so a resumed run does not judge them again.
+    """
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="localragas")
+    futures: dict[Future, tuple[int, str]] = {}
+    finished: set[int] = set()
+    try:
+        for i, sample, digest in todo:
+            futures[pool.submit(one, sample)] = (i, digest)
+        for f in as_completed(futures):
+            i, digest = futures[f]
+            finish(i, digest, f.result())
+            finished.add(i)
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        for f, (i, digest) in futures.items():
+            if i in finished or f.cancelled():
+                continue
+            try:
+                result = f.result()
+            except BaseException:  # noqa: BLE001 - the first error is the one re-raised
+                continue
+            finish(i, digest, result)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Serialised(Embedder):
+    """One embed() at a time: the embedding model loads lazily and is small and fast; threads take turns."""
+
+    def __init__(self, inner: Embedder):
+        self.inner, self.name = inner, inner.name
+        self._lock = threading.Lock()
+
+    def embed(self, texts):
+        with self._lock:
+            return self.inner.embed(texts)
+
+    def describe(self) -> dict:
+        return self.inner.describe()
