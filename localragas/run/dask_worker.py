@@ -216,6 +216,24 @@ def _counted(run: WorkerRun, before: int) -> tuple[list, list, list[str]]:
     return rows, vectors, run.judging.stats.errors[before:before + 20]
 
 
+def _plain_errors(task):
+    """A task's error as one the driver can read: a LocalragasError as it is, any other as a LocalragasError naming
+    the worker, the type and the message (a deep traceback Dask could not send would leave the driver waiting)."""
+    import functools  # noqa: PLC0415
+
+    @functools.wraps(task)
+    def run(*args: Any) -> Any:
+        try:
+            return task(*args)
+        except LocalragasError:
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise LocalragasError(f"Dask worker {_address()}: {type(e).__name__}: {str(e)[:500]}") from None
+
+    return run
+
+
+@_plain_errors
 def score_batch(run_id: str, expected: dict[str, Any], batch: list[tuple[int, Any]]) -> dict[str, Any]:
     """A Dask task: the samples of `batch` (dataset position, sample) scored here; their results by position, the
     cache rows and embedding vectors written meanwhile, and the judge errors met."""
@@ -228,6 +246,7 @@ def score_batch(run_id: str, expected: dict[str, Any], batch: list[tuple[int, An
     return {"results": results, "rows": rows, "vectors": vectors, "errors": errors}
 
 
+@_plain_errors
 def check_here(run_id: str, expected: dict[str, Any], samples: list[Any], enabled: bool) -> dict[str, Any]:
     """A Dask task: the judge check (run/judge_check.py) on this worker's judge, for `samples`' languages; its
     result, with the cache rows its calls wrote."""

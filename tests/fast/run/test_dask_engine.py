@@ -1,0 +1,234 @@
+"""evaluate(engine="dask") on local Dask clusters of 2 worker processes: the report is the local engine's; a worker
+killed mid-run, a driver killed and re-run, a sample that kills every worker it is sent to, a worker whose judge
+differs, and a scheduler that goes away (exit 8, the checkpoint kept and resumed)."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+import cloudpickle  # noqa: E402
+import dask  # noqa: E402
+
+from localragas import evaluate, load_samples  # noqa: E402
+from localragas.core.errors import ConfigError, LocalragasError, MissingDependencyError  # noqa: E402
+from localragas.judges import FakeJudge  # noqa: E402
+from localragas.judges.fake import heuristic_reply  # noqa: E402
+
+cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers get this module's judges by value
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "examples" / "rag_samples.jsonl"
+RUN = {"embedder": "fake", "cache": False, "progress": False}
+
+
+def samples(copies: int = 1):
+    base = load_samples(EXAMPLES)[0]
+    return [s.model_copy(update={"id": f"{s.id}-{k}"}) for k in range(copies) for s in base]
+
+
+def slow(prompt, output):
+    time.sleep(0.01)  # a judge that takes 10 ms a call: slow enough to kill something mid-run
+    return heuristic_reply(prompt, output)
+
+
+def poisoned(prompt, output):
+    if "POISON" in prompt.text():
+        os._exit(3)  # kills the worker process, as a segfaulting model would
+    return heuristic_reply(prompt, output)
+
+
+class OtherModelJudge(FakeJudge):
+    """A fake judge whose fingerprint changes once unpickled: as a worker node with another model file would be."""
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.fingerprint = "fake:another-model-file"
+
+
+def scores(report):
+    return ([(s.id, {n: (m.value, m.unscored) for n, m in s.metrics.items()}) for s in report.samples],
+            [(x.metric, x.mean, x.ci_low, x.ci_high) for x in report.summary], report.gate.passed,
+            report.gate.model_dump(mode="json"))
+
+
+def lines(path: Path) -> int:
+    return len(path.read_text().splitlines()) if path.is_file() else 0
+
+
+def test_two_workers_give_the_local_report_and_a_rerun_is_answered_from_the_cache(tmp_path):
+    data = samples()
+    local = evaluate(data, judge="fake", embedder="fake", progress=False, cache=False)
+    first = evaluate(data, judge="fake", embedder="fake", progress=False, cache_dir=tmp_path, engine="dask",
+                     address="local:2")
+    assert scores(first) == scores(local)
+    assert first.meta["judge_check"]["status"] == local.meta["judge_check"]["status"] == "passed"
+    assert first.meta["engine"]["worker_threads"] == 2 and first.meta["judge_stats"]["calls"] == \
+        local.meta["judge_stats"]["calls"]
+    again = evaluate(data, judge="fake", embedder="fake", progress=False, cache_dir=tmp_path, engine="dask",
+                     address="local:2")  # the rows the workers wrote came back into this cache: no judge call
+    assert again.meta["judge_stats"]["calls"] == 0 and again.meta["judge_check"]["calls"] == 0
+    assert again.meta["judge_stats"]["cache_hits"] > 0 and scores(again) == scores(local)
+
+
+def test_a_worker_killed_mid_run_loses_no_sample(tmp_path):
+    data = samples(3)
+    local = evaluate(data, judge=FakeJudge(responder=heuristic_reply), **RUN)
+    checkpoint = tmp_path / "run.jsonl"
+    killed = {}
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) \
+            as cluster, distributed.Client(cluster, set_as_default=False) as client:
+
+        def kill_one():
+            while lines(checkpoint) < 4:
+                time.sleep(0.02)
+            address, pid = sorted(client.run(os.getpid).items())[0]
+            killed["at"] = lines(checkpoint)
+            os.kill(pid, signal.SIGKILL)
+
+        killer = threading.Thread(target=kill_one, daemon=True)
+        killer.start()
+        report = evaluate(data, judge=FakeJudge(responder=slow), checkpoint=checkpoint, engine="dask",
+                          address=cluster.scheduler_address, **RUN)
+        killer.join(5)
+    assert killed["at"] < len(data)  # killed while samples were still to score
+    assert scores(report) == scores(local) and len(report.samples) == len(data)
+
+
+def test_a_driver_killed_mid_run_is_resumed_by_the_same_command(tmp_path):
+    script = tmp_path / "drive.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys, time
+        from pathlib import Path
+        from localragas import evaluate, load_samples
+        from localragas.judges import FakeJudge
+        from localragas.judges.fake import heuristic_reply
+
+        def slow(prompt, output):
+            time.sleep(0.01)
+            return heuristic_reply(prompt, output)
+
+        if __name__ == "__main__":  # local:N starts worker processes, which import this module again
+            base = load_samples({str(EXAMPLES)!r})[0]
+            data = [s.model_copy(update={{"id": f"{{s.id}}-{{k}}"}}) for k in range(3) for s in base]
+            report = evaluate(data, judge=FakeJudge(responder=slow), embedder="fake", cache=False, progress=False,
+                              checkpoint=sys.argv[1], engine="dask", address="local:2")
+            Path(sys.argv[2]).write_text(report.model_dump_json())
+    """))
+    checkpoint, out = tmp_path / "run.jsonl", tmp_path / "report.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    driver = subprocess.Popen([sys.executable, str(script), str(checkpoint), str(out)], env=env,
+                              start_new_session=True, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        while lines(checkpoint) < 5 and driver.poll() is None and time.time() < deadline:
+            time.sleep(0.02)
+        os.killpg(driver.pid, signal.SIGKILL)  # the driver and its cluster, as a crashed machine
+    finally:
+        driver.wait(10)
+    kept = lines(checkpoint)
+    assert not out.exists() and 5 <= kept < 48
+    subprocess.run([sys.executable, str(script), str(checkpoint), str(out)], env=env, check=True, timeout=120,
+                   stderr=subprocess.DEVNULL)
+    from localragas.data.schema import Report  # noqa: PLC0415
+
+    resumed = Report.model_validate_json(out.read_text())
+    assert resumed.meta["resumed_samples"] >= 5
+    assert scores(resumed) == scores(evaluate(samples(3), judge=FakeJudge(responder=heuristic_reply), **RUN))
+
+
+def test_a_sample_that_kills_every_worker_ends_as_its_own_error(tmp_path):
+    data = samples()
+    data[5] = data[5].model_copy(update={"answer": data[5].answer + " POISON pill."})
+    started = time.perf_counter()
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):  # Dask's own bound: fail on the first death
+        report = evaluate(data, judge=FakeJudge(responder=poisoned), engine="dask", address="local:2", **RUN)
+    assert time.perf_counter() - started < 90
+    bad = report.samples[5]
+    assert bad.id == data[5].id and all(m.value is None and "crashed every Dask worker" in m.unscored
+                                        for m in bad.metrics.values())
+    others = evaluate(data[:5] + data[6:], judge=FakeJudge(responder=heuristic_reply), **RUN)
+    assert [s for i, s in enumerate(scores(report)[0]) if i != 5] == scores(others)[0]
+    assert report.meta["engine"]["crashed_samples"] == 1
+    assert report.gate.passed is False and report.gate.evaluated is False  # the gate fails closed: exit 4
+
+
+def test_a_worker_whose_judge_differs_is_refused_before_scoring():
+    with pytest.raises(LocalragasError, match=r"Dask worker .* differs from this run in judge \('fake:fake' vs "
+                                              r"'fake:another-model-file'\)"):
+        evaluate(samples(), judge=OtherModelJudge(), engine="dask", address="local:1", **RUN)
+
+
+def test_the_engine_settings_are_checked_before_anything_starts(monkeypatch):
+    with pytest.raises(ConfigError, match="--address local:2 is the Dask scheduler of --engine dask"):
+        evaluate(samples(), judge="fake", address="local:2", **RUN)
+    with pytest.raises(ConfigError, match="a Dask scheduler address is tcp://HOST:PORT"):
+        evaluate(samples(), judge="fake", engine="dask", address="127.0.0.1", **RUN)
+    with pytest.raises(ConfigError, match="cannot be sent to the workers.*give the judge by its catalogue name"):
+        judge = FakeJudge()
+        judge.lock = threading.Lock()  # as a loaded in-process model: no pickling it
+        evaluate(samples(), judge=judge, engine="dask", address="local:1", **RUN)
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(MissingDependencyError, match=r"pip install 'localragas\[dask\]'"):
+        evaluate(samples(), judge="fake", engine="dask", address="local:1", **RUN)
+
+
+SLOW_WORKER = """
+import time
+from localragas.judges.fake import FakeJudge
+
+if not hasattr(FakeJudge, "_fast"):  # a worker's judge that takes 10 ms a call (the preload may run twice)
+    FakeJudge._fast = FakeJudge._complete
+    FakeJudge._complete = lambda self, *args: time.sleep(0.01) or FakeJudge._fast(self, *args)
+"""
+
+
+def test_a_scheduler_that_goes_away_exits_8_and_the_checkpoint_resumes(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps({**s.model_dump(mode="json", exclude_none=True)}) + "\n" for s in samples(6)))
+    (tmp_path / "slow.py").write_text(SLOW_WORKER)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LOCALRAGAS_STATE_DIR": str(tmp_path / "state")}
+    port = _free_port()
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                  "--port", str(port), "--no-dashboard"], env=env, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", f"tcp://127.0.0.1:{port}",
+                               "--nthreads", "1", "--no-dashboard", "--preload", str(tmp_path / "slow.py")],
+                              env=env, stderr=subprocess.DEVNULL)
+    runs = tmp_path / "state" / "runs"
+    cmd = [sys.executable, "-m", "localragas", "eval", str(data), "--judge", "fake", "--embedder", "fake",
+           "--no-cache", "--no-progress", "--no-gate", "--no-history"]
+    try:
+        run = subprocess.Popen([*cmd, "--engine", "dask", "--address", f"tcp://127.0.0.1:{port}"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 60
+        while not any(lines(p) >= 5 for p in runs.glob("*.jsonl")) and run.poll() is None and time.time() < deadline:
+            time.sleep(0.02)
+        scheduler.kill()
+        _, err = run.communicate(timeout=60)
+    finally:
+        for p in (scheduler, worker):
+            p.kill()
+            p.wait(10)
+    assert run.returncode == 8, err
+    assert "Dask scheduler" in err and "went away" in err
+    kept = sum(lines(p) for p in runs.glob("*.jsonl"))
+    assert 5 <= kept < 96
+    again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)  # the local engine resumes it
+    assert again.returncode == 0 and f"resumed: {kept} finished sample(s)" in again.stderr
+
+
+def _free_port() -> int:
+    import socket  # noqa: PLC0415
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
