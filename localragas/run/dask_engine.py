@@ -13,7 +13,7 @@ with EngineError (exit 8); the finished samples are in the checkpoint, for the s
 from __future__ import annotations
 
 import logging
-import socket
+import platform
 import uuid
 from collections import deque
 from collections.abc import Iterator
@@ -203,7 +203,7 @@ def crashed(sample: Sample, metrics: list["Metric"], error: BaseException | None
     """A sample that killed every worker it was sent to: each metric unscored with the reason (an error: the gate
     fails closed)."""
     why = f"error: the sample crashed every Dask worker it was sent to ({type(error).__name__}: {error})"[:500]
-    out = SampleResult(id=sample.id, category=sample.category)
+    out = SampleResult(id=sample.id or "", category=sample.category)
     for m in metrics:
         out.metrics[m.name] = MetricResult.unscored_because(why)
     return out
@@ -227,7 +227,7 @@ def _job(judging: "Judging", metrics: list["Metric"], embedder: "Embedder | None
     job = Job(judge_name=name, judge_options=dict(options), judge=judge, calibration=judging.calibration,
               in_effect=calibration, prompts=judging.prompts, metrics=metrics, embedder=embedder,
               cache_folder=str(cache.folder.resolve()) if cache is not None else None,
-              driver_host=socket.gethostname())
+              driver_host=platform.node())
     try:
         return cloudpickle.dumps(job)
     except Exception as e:  # noqa: BLE001

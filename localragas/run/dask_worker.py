@@ -10,11 +10,11 @@ installed on them, the same version).
 """
 from __future__ import annotations
 
-import socket
+import platform
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .. import __version__
 from ..core.errors import LocalragasError
@@ -134,9 +134,9 @@ def build(job: Job) -> WorkerRun:
     judge = cloudpickle.loads(job.judge) if job.judge is not None else get_judge(job.judge_name, job.judge_options)
     cache = None
     if job.cache_folder is not None:
-        mine = socket.gethostname() == job.driver_host and Path(job.cache_folder).is_dir()
+        mine = platform.node() == job.driver_host and Path(job.cache_folder).is_dir()
         cache = WorkerCache(JudgeCache(job.cache_folder if mine else paths.cache_dir()), writes=not mine)
-    judging = Judging(judge, cache=cache, prompts=job.prompts, calibration=job.calibration)
+    judging = Judging(judge, cache=cast(Any, cache), prompts=job.prompts, calibration=job.calibration)
     embedder = job.embedder
     if embedder is not None and cache is not None:
         embedder = CachedEmbedder(embedder, cache)
@@ -208,7 +208,7 @@ def _address() -> str:
 
         return str(get_worker().address)
     except (ImportError, ValueError):
-        return socket.gethostname()
+        return platform.node()
 
 
 def _counted(run: WorkerRun, before: int) -> tuple[list, list, list[str]]:

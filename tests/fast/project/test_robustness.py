@@ -184,13 +184,15 @@ def test_ensure_offline_sets_the_hub_variables_and_keeps_the_users_own(monkeypat
     assert os.environ["HF_HUB_DISABLE_TELEMETRY"] == "yes-by-user"
 
 
-NETWORK_MODULES = {"socket", "http", "urllib", "requests", "httpx", "aiohttp", "urllib3", "ftplib", "smtplib"}
+NETWORK_MODULES = {"socket", "http", "urllib", "requests", "httpx", "aiohttp", "urllib3", "ftplib", "smtplib",
+                   "distributed"}
 
 
 def test_only_the_openai_backend_imports_a_network_module():
     """No telemetry, ever: the modules that may open a connection are the backend for a judge server the user names
     and run-rag's caller of the RAG endpoint the user names (--url); `localragas view --serve` listens on 127.0.0.1
-    only (report/dashboard_server.py), connecting nowhere."""
+    only (report/dashboard_server.py), connecting nowhere; the Dask engine (eval --engine dask) connects to the
+    scheduler the user names (--address), or starts a cluster on 127.0.0.1 (local:N)."""
     importers = set()
     for path in sorted((ROOT / "localragas").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -199,7 +201,8 @@ def test_only_the_openai_backend_imports_a_network_module():
             if any(n.split(".")[0] in NETWORK_MODULES for n in names):
                 importers.add(path.relative_to(ROOT).as_posix())
     assert importers <= {"localragas/judges/openai_compat.py", "localragas/testset/rag_targets.py",
-                         "localragas/report/dashboard_server.py"}, importers
+                         "localragas/report/dashboard_server.py", "localragas/run/dask_engine.py",
+                         "localragas/run/dask_worker.py"}, importers
 
 
 GUARD = textwrap.dedent('''
