@@ -12,8 +12,10 @@ with EngineError (exit 8); the finished samples are in the checkpoint, for the s
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import platform
+import time
 import uuid
 from collections import deque
 from collections.abc import Iterator
@@ -35,6 +37,8 @@ log = logging.getLogger("localragas")
 IN_FLIGHT_PER_THREAD = 2  # batches sent ahead per worker thread: enough to keep workers busy, little lost to a crash
 MAX_BATCH = 32  # samples per batch at most (a driver killed loses at most the batches in flight)
 CONNECT_SECONDS = 30  # to reach the scheduler and see a first worker
+WATCH_SECONDS = 5.0  # with nothing finished for this long, the driver looks at the cluster (_watch)
+NO_WORKER_SECONDS = 300.0  # a cluster with no worker for this long ends the run (EngineError, exit 8)
 
 
 def import_distributed() -> Any:
@@ -126,12 +130,12 @@ class DaskEngine(Engine):
         return check
 
     def score(self, todo: Todo, finish: Finish) -> None:
-        from distributed import as_completed  # noqa: PLC0415
+        from distributed import wait  # noqa: PLC0415
 
         size = max(1, min(MAX_BATCH, len(todo) // (self.threads * 4)))
         waiting = deque(todo[k:k + size] for k in range(0, len(todo), size))
         in_flight: dict[Any, list[tuple[int, Sample, str]]] = {}
-        queue = as_completed(loop=self.client.loop)
+        idle_since: float | None = None  # when the cluster was last seen without a worker
 
         def send() -> None:
             while waiting and len(in_flight) < self.threads * IN_FLIGHT_PER_THREAD:
@@ -139,34 +143,60 @@ class DaskEngine(Engine):
                 future = self.client.submit(score_batch, self.run_id, self.expected,
                                             [(i, sample) for i, sample, _ in batch], pure=False)
                 in_flight[future] = batch
-                queue.add(future)
 
         send()
         try:
-            for future in queue:
-                batch = in_flight.pop(future)
-                if future.status == "error" and _killed(future.exception()):
-                    if len(batch) > 1:  # Dask gave up on the batch: each of its samples alone, so a bad one is found
-                        self.retried += len(batch)
-                        waiting.extendleft(reversed([[item] for item in batch]))
-                    else:
-                        i, sample, digest = batch[0]
-                        self.crashed += 1
-                        log.warning("sample %s crashed every Dask worker it was sent to: recorded as an error",
-                                    sample.id)
-                        finish(i, digest, crashed(sample, self.metrics, future.exception()))
-                else:
-                    out = self._result(future)
-                    self._keep(out)
-                    digests = {i: digest for i, _, digest in batch}
-                    for i, result in out["results"]:
-                        self.judging.add(result.judge)
-                        finish(i, digests[i], result)
-                    self.judging.add({}, out["errors"])
+            while in_flight:
+                try:
+                    with self.client.as_current():  # this run's client, not a default one
+                        done = wait(list(in_flight), timeout=WATCH_SECONDS, return_when="FIRST_COMPLETED").done
+                except (TimeoutError, asyncio.TimeoutError):  # one class from Python 3.11 on
+                    idle_since = self._watch(idle_since)
+                    continue
+                except Exception as e:
+                    if _cancelled(e):  # the scheduler's connection lost: Dask cancels every future
+                        raise self._lost() from None
+                    raise
+                for future in done:
+                    self._finished(future, in_flight.pop(future), waiting, finish)
                 send()
         finally:
             for future in in_flight:
                 future.cancel()
+
+    def _finished(self, future: Any, batch: list[tuple[int, Sample, str]], waiting: deque, finish: Finish) -> None:
+        """A batch's task is over: its results to `finish`, its cache rows kept; a batch Dask gave up on (its
+        worker died each time) back into `waiting` sample by sample, and a lone sample so given up on an error."""
+        if future.status == "error" and _killed(future.exception()):
+            if len(batch) > 1:  # each of its samples alone, so that a bad one is found and the others scored
+                self.retried += len(batch)
+                waiting.extendleft(reversed([[item] for item in batch]))
+                return
+            i, sample, digest = batch[0]
+            self.crashed += 1
+            log.warning("sample %s crashed every Dask worker it was sent to: recorded as an error", sample.id)
+            finish(i, digest, crashed(sample, self.metrics, future.exception()))
+            return
+        out = self._result(future)
+        self._keep(out)
+        digests = {i: digest for i, _, digest in batch}
+        for i, result in out["results"]:
+            self.judging.add(result.judge)
+            finish(i, digests[i], result)
+        self.judging.add({}, out["errors"])
+
+    def _watch(self, idle_since: float | None) -> float | None:
+        """Nothing finished for a while: the scheduler gone, or no worker for NO_WORKER_SECONDS, ends the run."""
+        if self.client.status not in ("running", "connecting"):
+            raise self._lost()
+        if self.client.nthreads():
+            return None
+        now = time.monotonic()
+        if idle_since is not None and now - idle_since >= NO_WORKER_SECONDS:
+            raise EngineError(f"the Dask cluster at {self.address} has had no worker for {NO_WORKER_SECONDS:.0f} s: "
+                              "the samples finished so far are in the resume checkpoint; start workers and run the "
+                              "same command again (on any engine) to go on from them")
+        return idle_since if idle_since is not None else now
 
     def _result(self, future: Any) -> dict[str, Any]:
         """A task's result; its own error re-raised (a ConfigError, a worker refused for its fingerprint); the
@@ -176,7 +206,7 @@ class DaskEngine(Engine):
         try:
             return future.result()
         except Exception as e:
-            if type(e).__name__ in ("FutureCancelledError", "CancelledError", "CommClosedError"):
+            if _cancelled(e):
                 raise self._lost() from None
             raise
 
@@ -193,6 +223,12 @@ class DaskEngine(Engine):
             cache.put(*row)
         for key, vector in out["vectors"]:
             cache.put_vector(key, vector)
+
+
+def _cancelled(error: BaseException) -> bool:
+    """Dask's errors for futures cancelled under us (the scheduler gone), by name: their module moved across versions."""
+    return type(error).__name__ in ("FutureCancelledError", "FuturesCancelledError", "CancelledError",
+                                    "CommClosedError")
 
 
 def _killed(error: BaseException | None) -> bool:

@@ -104,6 +104,28 @@ def test_a_worker_killed_mid_run_loses_no_sample(tmp_path):
     assert scores(report) == scores(local) and len(report.samples) == len(data)
 
 
+def test_a_cluster_left_without_workers_ends_the_run_with_the_checkpoint_kept(tmp_path, monkeypatch):
+    from localragas.core.errors import EngineError  # noqa: PLC0415
+    from localragas.run import dask_engine  # noqa: PLC0415
+
+    monkeypatch.setattr(dask_engine, "WATCH_SECONDS", 0.2)
+    monkeypatch.setattr(dask_engine, "NO_WORKER_SECONDS", 1.0)
+    checkpoint = tmp_path / "run.jsonl"
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) \
+            as cluster:
+
+        def retire():
+            while lines(checkpoint) < 2:
+                time.sleep(0.02)
+            cluster.scale(0)  # its workers preempted, and none comes back
+
+        threading.Thread(target=retire, daemon=True).start()
+        with pytest.raises(EngineError, match="has had no worker for 1 s"):
+            evaluate(samples(3), judge=FakeJudge(responder=slow), checkpoint=checkpoint, engine="dask",
+                     address=cluster.scheduler_address, **RUN)
+    assert 2 <= lines(checkpoint) < 48
+
+
 def test_a_driver_killed_mid_run_is_resumed_by_the_same_command(tmp_path):
     script = tmp_path / "drive.py"
     script.write_text(textwrap.dedent(f"""
