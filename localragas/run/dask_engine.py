@@ -199,16 +199,20 @@ class DaskEngine(Engine):
         return idle_since if idle_since is not None else now
 
     def _result(self, future: Any) -> dict[str, Any]:
-        """A task's result; its own error re-raised (a ConfigError, a worker refused for its fingerprint); the
-        scheduler gone: EngineError."""
-        if future.status == "cancelled" or self.client.status not in ("running", "connecting"):
-            raise self._lost()
-        try:
-            return future.result()
-        except Exception as e:
-            if _cancelled(e):
-                raise self._lost() from None
-            raise
+        """A task's result, waited for under the watch (_watch); its own error re-raised (a ConfigError, a worker
+        refused for its fingerprint); the scheduler gone: EngineError."""
+        idle_since = None
+        while True:
+            if future.status == "cancelled" or self.client.status not in ("running", "connecting"):
+                raise self._lost()
+            try:
+                return future.result(timeout=WATCH_SECONDS)
+            except (TimeoutError, asyncio.TimeoutError):
+                idle_since = self._watch(idle_since)
+            except Exception as e:
+                if _cancelled(e):
+                    raise self._lost() from None
+                raise
 
     def _lost(self) -> EngineError:
         return EngineError(f"the Dask scheduler {self.address} went away mid-run: the samples finished so far are in "
