@@ -254,3 +254,38 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def test_a_worker_on_another_host_keeps_its_own_cache_and_sends_its_rows_back(tmp_path, monkeypatch):
+    """No cluster: the worker's side as a plugin sets it up, on a host that is not the driver's (it must not open the
+    driver's SQLite file over a network filesystem)."""
+    from localragas.judges.judging import Judging  # noqa: PLC0415
+    from localragas.metrics import get_metrics  # noqa: PLC0415
+    from localragas.run import dask_worker  # noqa: PLC0415
+
+    monkeypatch.setenv("LOCALRAGAS_STATE_DIR", str(tmp_path / "worker-node"))
+    (tmp_path / "driver-cache").mkdir()
+    metrics = get_metrics(["faithfulness"])
+    job = dask_worker.Job(judge_name="fake", judge_options={}, judge=None, calibration=None, in_effect=None,
+                          prompts=None, metrics=metrics, embedder=None, cache_folder=str(tmp_path / "driver-cache"),
+                          driver_host="another-host")
+    dask_worker.install("run-1", cloudpickle.dumps(job))
+    try:
+        expected = dask_worker.fingerprint(Judging(FakeJudge(name="fake")), metrics, None)
+        out = dask_worker.score_batch("run-1", expected, [(7, samples()[0])])
+        mine = dask_worker._RUNS["run-1"].judging.cache
+        assert mine.path == tmp_path / "worker-node" / "cache" / "judge-cache.sqlite3"
+        assert [i for i, _ in out["results"]] == [7] and out["rows"]  # the rows go back to the driver's cache
+        assert all(mine.get(row[0]) is not None for row in out["rows"])  # and stay in the node's own
+        assert not (tmp_path / "driver-cache" / "judge-cache.sqlite3").exists()
+    finally:
+        dask_worker.remove("run-1")
+
+
+def test_the_settings_file_chooses_the_engine(tmp_path):
+    from localragas.run.evaluation import spec_from_flags  # noqa: PLC0415
+
+    (tmp_path / "localragas.toml").write_text('engine = "dask"\naddress = "tcp://10.0.0.5:8786"\n')
+    spec = spec_from_flags(str(EXAMPLES), config=tmp_path / "localragas.toml")
+    assert (spec.engine, spec.address) == ("dask", "tcp://10.0.0.5:8786")
+    assert spec_from_flags(str(EXAMPLES), config=tmp_path / "localragas.toml", address="local:3").address == "local:3"
