@@ -130,6 +130,7 @@ def build(job: Job) -> WorkerRun:
     from ..judges.cache import JudgeCache  # noqa: PLC0415
     from ..judges.embeddings import CachedEmbedder  # noqa: PLC0415
     from ..judges.judging import Judging  # noqa: PLC0415
+    from .engines import SerialisedEmbedder  # noqa: PLC0415
 
     judge = cloudpickle.loads(job.judge) if job.judge is not None else get_judge(job.judge_name, job.judge_options)
     cache = None
@@ -140,6 +141,8 @@ def build(job: Job) -> WorkerRun:
     embedder = job.embedder
     if embedder is not None and cache is not None:
         embedder = CachedEmbedder(embedder, cache)
+    if embedder is not None:  # a worker with several threads: they take turns, as the local engine's do
+        embedder = SerialisedEmbedder(embedder)
     return WorkerRun(judging, job.metrics, embedder, job.in_effect, fingerprint(judging, job.metrics, job.embedder))
 
 

@@ -71,7 +71,7 @@ class LocalEngine(Engine):
                  calibration: "CalibrationMap | None"):
         self.concurrency = _workers(concurrency, judging.judge)
         self.judging, self.metrics, self.calibration = judging, metrics, calibration
-        self.embedder = _Serialised(embedder) if embedder is not None and self.concurrency > 1 else embedder
+        self.embedder = SerialisedEmbedder(embedder) if embedder is not None and self.concurrency > 1 else embedder
 
     def check(self, samples: list[Sample], enabled: bool) -> dict[str, Any]:
         return run_check(self.judging, self.metrics, samples, enabled=enabled)
@@ -147,7 +147,7 @@ def _score_in_threads(todo: Todo, workers: int, finish: Finish, one: Callable[[S
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-class _Serialised(Embedder):
+class SerialisedEmbedder(Embedder):
     """One embed() at a time: the embedding model loads lazily and is small and fast; threads take turns."""
 
     def __init__(self, inner: Embedder):
