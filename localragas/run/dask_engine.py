@@ -6,8 +6,9 @@ the run's `finish` (checkpoint, progress) in its own thread; the cache rows the 
 batch and go into the driver's judge cache.
 
 Faults: a batch whose worker died is re-run by Dask on another (the scheduler's allowed-failures); a batch Dask gives
-up on (KilledWorker) is split and each sample sent alone, and a sample that still kills its worker ends as an error of
-that sample (every metric unscored with the reason: the gate fails closed). The scheduler going away ends the run
+up on (KilledWorker) is split and each sample sent alone, a sample Dask gives up on alone is sent once more with
+nothing else in flight, and one that kills its worker then too ends as an error of that sample (every metric unscored
+with the reason: the gate fails closed). The scheduler going away ends the run
 with EngineError (exit 8); the finished samples are in the checkpoint, for the same command to resume.
 """
 from __future__ import annotations
@@ -130,15 +131,22 @@ class DaskEngine(Engine):
         return check
 
     def score(self, todo: Todo, finish: Finish) -> None:
+        size = max(1, min(MAX_BATCH, len(todo) // (self.threads * 4)))
+        suspects: list[tuple[int, Sample, str]] = []
+        self._stream(deque(todo[k:k + size] for k in range(0, len(todo), size)), finish, suspects,
+                     self.threads * IN_FLIGHT_PER_THREAD)
+        for item in suspects:  # each alone: no other task in flight may share the death of its worker
+            self._stream(deque([[item]]), finish, None, 1)
+
+    def _stream(self, waiting: deque, finish: Finish, suspects: list | None, limit: int) -> None:
+        """Send the batches of `waiting`, at most `limit` in flight, each finished one to _finished."""
         from distributed import wait  # noqa: PLC0415
 
-        size = max(1, min(MAX_BATCH, len(todo) // (self.threads * 4)))
-        waiting = deque(todo[k:k + size] for k in range(0, len(todo), size))
         in_flight: dict[Any, list[tuple[int, Sample, str]]] = {}
         idle_since: float | None = None  # when the cluster was last seen without a worker
 
         def send() -> None:
-            while waiting and len(in_flight) < self.threads * IN_FLIGHT_PER_THREAD:
+            while waiting and len(in_flight) < limit:
                 batch = waiting.popleft()
                 future = self.client.submit(score_batch, self.run_id, self.expected,
                                             [(i, sample) for i, sample, _ in batch], pure=False)
@@ -158,24 +166,29 @@ class DaskEngine(Engine):
                         raise self._lost() from None
                     raise
                 for future in done:
-                    self._finished(future, in_flight.pop(future), waiting, finish)
+                    self._finished(future, in_flight.pop(future), waiting, finish, suspects)
                 send()
         finally:
             for future in in_flight:
                 future.cancel()
 
-    def _finished(self, future: Any, batch: list[tuple[int, Sample, str]], waiting: deque, finish: Finish) -> None:
-        """A batch's task is over: its results to `finish`, its cache rows kept; a batch Dask gave up on (its
-        worker died each time) back into `waiting` sample by sample, and a lone sample so given up on an error."""
+    def _finished(self, future: Any, batch: list[tuple[int, Sample, str]], waiting: deque, finish: Finish,
+                  suspects: list | None) -> None:
+        """A batch's task is over: its results to `finish`, its cache rows kept. A batch Dask gave up on (the
+        workers running it died each time: KilledWorker) goes back into `waiting` sample by sample; a lone sample so
+        given up on is a suspect (another task on its worker may have been the killer), sent again alone later;
+        a suspect that kills its worker alone (suspects None) is an error of that sample."""
         if future.status == "error" and _killed(future.exception()):
             if len(batch) > 1:  # each of its samples alone, so that a bad one is found and the others scored
                 self.retried += len(batch)
                 waiting.extendleft(reversed([[item] for item in batch]))
-                return
-            i, sample, digest = batch[0]
-            self.crashed += 1
-            log.warning("sample %s crashed every Dask worker it was sent to: recorded as an error", sample.id)
-            finish(i, digest, crashed(sample, self.metrics, future.exception()))
+            elif suspects is not None:
+                suspects.append(batch[0])
+            else:
+                i, sample, digest = batch[0]
+                self.crashed += 1
+                log.warning("sample %s crashed every Dask worker it was sent to: recorded as an error", sample.id)
+                finish(i, digest, crashed(sample, self.metrics, future.exception()))
             return
         out = self._result(future)
         self._keep(out)
