@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any, Iterable
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Iterable
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, WrapSerializer, WrapValidator, field_validator, model_validator
 
 from .metric_definition import MetricDefinition
 
@@ -192,6 +192,23 @@ class SampleResult(BaseModel):
         return data
 
 
+class SampleSequence(Sequence[SampleResult]):
+    """A report's results kept elsewhere than in a list (data/result_store.py: on disk, read back one at a time):
+    Report.samples takes one as it is, and a whole-report dump (model_dump, model_dump_json) reads every result."""
+
+
+def _keep_sequence(value: Any, handler: Any) -> Any:
+    return value if isinstance(value, SampleSequence) else handler(value)
+
+
+def _dump_sequence(value: Any, handler: Any) -> Any:
+    return handler(value if isinstance(value, list) else list(value))
+
+
+# Report.samples: a list of results, or a SampleSequence taken as it is
+Samples = Annotated[list[SampleResult], WrapValidator(_keep_sequence), WrapSerializer(_dump_sequence)]
+
+
 class SkippedRow(BaseModel):
     """An input row that could not be loaded (kept with --skip-invalid)."""
 
@@ -264,7 +281,7 @@ class Report(BaseModel):
     summary: list[MetricSummary] = Field(default_factory=list)
     by_category: dict[str, list[MetricSummary]] = Field(default_factory=dict)
     gate: Gate
-    samples: list[SampleResult] = Field(default_factory=list)
+    samples: Samples = Field(default_factory=list)  # a large run's: a SampleSequence on disk (run/results.py)
     skipped: list[SkippedRow] = Field(default_factory=list)
 
     def summary_for(self, metric: str) -> MetricSummary:

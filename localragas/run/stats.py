@@ -5,12 +5,14 @@ interval. An LLM judge misjudges a share of items; the interval says how far the
 """
 from __future__ import annotations
 
-from collections import Counter
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
 from ..data.schema import MetricSummary, SampleResult
+
+if TYPE_CHECKING:
+    from .score_columns import ScoreColumns
 
 CI_LEVEL = 0.95
 RESAMPLES = 2000
@@ -66,34 +68,58 @@ def is_error_reason(reason: str | None) -> bool:
 _ERROR_TEXT = 300  # characters of the first error kept in a summary
 
 
-def summarise(results: list[SampleResult], metrics: list[str]) -> list[MetricSummary]:
+def summarise(results: Sequence[SampleResult], metrics: list[str]) -> list[MetricSummary]:
+    """Each metric's summary over the results (a list, or a sequence on disk: read once)."""
+    return summarise_columns(_columns(results, metrics), metrics)
+
+
+def by_category(results: Sequence[SampleResult], metrics: list[str]) -> dict[str, list[MetricSummary]]:
+    return categories_of(_columns(results, metrics), metrics)
+
+
+def _columns(results: Sequence[SampleResult], metrics: list[str]) -> "ScoreColumns":
+    from .score_columns import ScoreColumns  # noqa: PLC0415 - the columns read this module's reason kinds
+
+    return ScoreColumns.of(results, metrics)
+
+
+def summarise_columns(columns: "ScoreColumns", metrics: list[str], category: str | None = None) -> list[MetricSummary]:
+    """Each metric's summary from a run's score columns (run/score_columns.py), over one category's samples or all:
+    the mean of the scored values (summed in the run's order, as a list's sum), their bootstrap interval, the
+    unscored counted by reason, the errors and the first error's reason."""
+    mask = columns.in_category(category)
     out = []
     for name in metrics:
-        got = [r.metrics[name] for r in results if name in r.metrics]
-        values = [m.value for m in got if m.value is not None]
-        reasons = Counter(reason_kind(m.unscored) for m in got if m.value is None and m.unscored)
-        errors = [m.unscored or "error: no reason recorded" for m in got
-                  if m.value is None and is_error_reason(m.unscored)]
+        c = columns.columns[name]
+        n = len(columns)
+        present, error, reason = c.present[:n], c.error[:n], c.reason[:n]
+        if mask is not None:
+            present, error, reason = present[mask], error[mask], reason[mask]
+        values = columns.values(name, category)
+        codes = np.bincount(reason[reason >= 0], minlength=len(columns.reasons))
+        reasons = {columns.reasons[k]: int(v) for k, v in enumerate(codes) if v}
+        first = columns.first_error(name, category)
         ci = bootstrap_ci(values)
+        scored = int(values.size)
         out.append(
             MetricSummary(
                 metric=name,
-                mean=round(sum(values) / len(values), 6) if values else None,
-                scored=len(values),
-                unscored=len(got) - len(values),
+                mean=round(sum(values.tolist()) / scored, 6) if scored else None,
+                scored=scored,
+                unscored=int(present.sum()) - scored,
                 unscored_reasons=dict(sorted(reasons.items())),
                 ci_low=ci[0] if ci else None,
                 ci_high=ci[1] if ci else None,
-                errors=len(errors),
-                first_error=errors[0][:_ERROR_TEXT] if errors else None,
+                errors=int(error.sum()),
+                first_error=first[:_ERROR_TEXT] if first else None,
             )
         )
     return out
 
 
-def by_category(results: list[SampleResult], metrics: list[str]) -> dict[str, list[MetricSummary]]:
-    cats = sorted({r.category for r in results if r.category})
-    return {c: summarise([r for r in results if r.category == c], metrics) for c in cats}
+def categories_of(columns: "ScoreColumns", metrics: list[str]) -> dict[str, list[MetricSummary]]:
+    """Each category's summaries, categories in sorted order."""
+    return {c: summarise_columns(columns, metrics, c) for c in sorted(columns.categories)}
 
 
 def paired_difference(base: Sequence[float], new: Sequence[float], level: float = CI_LEVEL,
