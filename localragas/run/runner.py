@@ -32,7 +32,8 @@ from .settings import OF_A_DATA_RUN, RunSettings, refuse, register_custom_metric
 from ..prompts.overrides import PromptOverrides, load_overrides, template_hashes
 from ..judge_calls.sample_context import Scoring
 from ..data.schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow, calls_by_prompt
-from .stats import by_category, ci_settings, summarise
+from .results import RunResults, columns_of
+from .stats import categories_of, ci_settings, summarise_columns
 
 log = logging.getLogger("localragas")
 
@@ -184,7 +185,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
     covered = list(calibration.families) if calibration else []
     limits = {k: v for k, v in {**default_thresholds(chosen, covered), **s.thresholds}.items() if k in names}
 
-    slots: list[SampleResult | None] = [None] * len(samples)
+    collected = RunResults(len(samples), names, judging.stats.counters())  # on disk past SPILL_AFTER samples
     todo: list[tuple[int, Sample, str]] = []
     resumed = 0
     emb = embedder.inner if isinstance(embedder, CachedEmbedder) and s.engine != "local" else embedder
@@ -197,7 +198,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
         with progress_for(len(samples), s.progress) as bar:
 
             def finish(i: int, digest: str | None, result: SampleResult) -> None:
-                slots[i] = result
+                collected.put(i, result)
                 if checkpoint and digest is not None:
                     checkpoint.append(digest, result)
                 bar.advance(samples[i].id)
@@ -211,7 +212,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
                 else:
                     todo.append((i, sample, digest))
             engine.score(todo, finish)  # the samples not in the checkpoint, on the run's engine (run/engines.py)
-    results = [r for r in slots if r is not None]
+    results = collected.done()
     wall = time.perf_counter() - t0
     scored = scoring_stats(judging.stats.as_dict(), check)  # the scoring's: the check counts its own (judge_check)
 
@@ -232,7 +233,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
         "calibration": calibration.describe() if calibration else None,
         "uncalibrated": uncalibrated(chosen, covered),
         "judge_stats": scored,
-        "judge_totals": {k: round(sum(r.judge.get(k, 0) for r in results), 3) for k in judging.stats.counters()},
+        "judge_totals": collected.totals(results),
         "share_of_wall_in_judge": round(scored["seconds"] / wall, 4) if wall > 0 else None,
         "judge_cache": str(judging.cache.path) if judging.cache else None,
         "embedder": embedder.describe() if isinstance(embedder, Embedder) else None,
@@ -311,8 +312,9 @@ def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: 
     definitions = definitions_of(report)
     problems = {n: d.problem for n, d in definitions.items() if d.problem}
     lower = {n for n, d in definitions.items() if not d.higher_is_better}
-    summary = summarise(report.samples, names)
-    categories = by_category(report.samples, names)
+    columns = columns_of(report.samples, names)  # a run's carry them; else one pass over the results
+    summary = summarise_columns(columns, names)
+    categories = categories_of(columns, names)
     for s in [*summary, *(s for rows in categories.values() for s in rows)]:
         s.higher_is_better = s.metric not in lower
     covered = _covered(report)
