@@ -3,6 +3,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from typing import Iterator
 
 from ..data.schema import Report
 from ..core.atomic_write import write_atomic
@@ -17,14 +18,24 @@ def _cell(value: object) -> object:
     return value
 
 
-def write_csv(report: Report, path: str | Path) -> None:
-    """One row per sample: id, category, each metric's value, and each metric's unscored reason."""
+def csv_pieces(report: Report, rows: int = 1000) -> Iterator[str]:
+    """The CSV text, `rows` samples at a time: one row per sample: id, category, each metric's value, and each
+    metric's unscored reason."""
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["id", "category", *report.metrics, *(f"{m}_unscored" for m in report.metrics), "seconds"])
-    for s in report.samples:
+    for n, s in enumerate(report.samples, 1):
         got = [s.metrics.get(m) for m in report.metrics]
         values = ["" if r is None or r.value is None else f"{r.value:.6f}" for r in got]
         reasons = ["" if r is None else (r.unscored or "") for r in got]
         w.writerow([_cell(x) for x in [s.id, s.category or "", *values, *reasons, s.seconds]])
-    write_atomic(path, buf.getvalue())
+        if n % rows == 0:
+            yield buf.getvalue()
+            buf.seek(0)
+            buf.truncate()
+    yield buf.getvalue()
+
+
+def write_csv(report: Report, path: str | Path) -> None:
+    """One row per sample (csv_pieces), written as they are read: a large report is never one string in memory."""
+    write_atomic(path, csv_pieces(report))

@@ -16,6 +16,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Iterator
 
+import numpy as np
+
 from jinja2 import Environment, FunctionLoader, StrictUndefined
 from markupsafe import Markup
 
@@ -24,6 +26,10 @@ from ..data.schema import Report
 from . import html_sections
 from ..core.atomic_write import write_atomic
 from .json_report import json_pieces
+from ..run.results import columns_of
+from ..run.score_columns import ScoreColumns
+
+HTML_SAMPLES = 2000  # samples a page embeds at most: past it, the first and the worst (embedded_samples)
 
 
 def _asset(name: str) -> str:
@@ -75,6 +81,7 @@ def html_pieces(report: Report) -> Iterator[str]:
     string in memory). The metric cards and the drill-down read the report's metric definitions; one without them
     (made in Python, or written before reports stored them) gets the registry's (metrics.definitions_of)."""
     report = report.model_copy(update={"definitions": definitions_of(report)})
+    embedded, shown = embedded_samples(report)
     style, script = _asset("style.css"), _asset("app.js")
     if "</" in style + script:  # an inlined asset must not be able to close its own element
         raise RuntimeError("localragas/report/html assets must not contain '</'")
@@ -83,8 +90,41 @@ def html_pieces(report: Report) -> Iterator[str]:
     page = TEMPLATES.get_template("page.html")
     yield from page.generate(
         csp=Markup(csp), title=_title(report), style=Markup(style), script=Markup(script),
-        data=(Markup(piece) for piece in _embed_pieces(report)), version=report.meta.get("localragas") or "",
-        **html_sections.sections(report))
+        data=(Markup(piece) for piece in _embed_pieces(embedded)), version=report.meta.get("localragas") or "",
+        **html_sections.sections(report, shown))
+
+
+def embedded_samples(report: Report, limit: int | None = None) -> tuple[Report, str]:
+    """The report as the page embeds it, and what its sample table then says it holds ("" when every sample): up to
+    `limit` samples (HTML_SAMPLES) all of them; past it the first limit/2 and the worst limit/2 (by their lowest
+    score, a lower-is-better metric's turned over, an error's unscored sample first). The metric cards and the
+    category table show every sample's figures either way."""
+    limit = HTML_SAMPLES if limit is None else limit
+    n = len(report.samples)
+    if n <= limit:
+        return report, ""
+    lower = {m for m, d in report.definitions.items() if not d.higher_is_better}
+    first = list(range(limit // 2))
+    chosen = set(first)
+    worst = [int(i) for i in worst_first(columns_of(report.samples, report.metrics), lower)
+             if int(i) not in chosen][:limit - len(first)]
+    picked = sorted(chosen.union(worst))
+    shown = (f"The table holds {len(picked):,} of the {n:,} samples: the first {len(first):,} and the "
+             f"{len(worst):,} worst (lowest score of any metric, errors first); the figures above count every "
+             "sample, the JSON and CSV reports hold them all.")
+    return report.model_copy(update={"samples": [report.samples[i] for i in picked]}), shown
+
+
+def worst_first(columns: ScoreColumns, lower: set[str]) -> np.ndarray:
+    """Positions from the worst sample on: an error's unscored sample first, then by the lowest score of any metric
+    (1 - score for a lower-is-better one); a sample with neither last. Ties keep the run's order."""
+    n = len(columns)
+    key = np.full(n, np.inf)
+    for name, c in columns.columns.items():
+        v = c.value[:n]
+        key = np.fmin(key, 1.0 - v if name in lower else v)
+        key[c.error[:n]] = -1.0
+    return np.argsort(key, kind="stable")
 
 
 def write_html(report: Report, path: str | Path) -> None:

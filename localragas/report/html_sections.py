@@ -11,6 +11,8 @@ from ..judges.calibration_map import uncalibrated_note
 from ..core.number_text import count_text, interval_text, percent_text, score_text, seconds_text, threshold_text
 from ..data.schema import GateResult, MetricSummary, Report
 from ..run.judge_check import check_line
+from ..run.results import columns_of
+from ..run.score_columns import ScoreColumns
 from .html_chart import histogram_svg
 
 STATUS = {  # gate status -> (symbol, words): colour is never the only carrier of meaning
@@ -80,10 +82,10 @@ def verdict(report: Report) -> dict[str, Any]:
     return {"cls": cls, "icon": icon, "title": title, "text": text, "items": items}
 
 
-def metric_card(report: Report, s: MetricSummary, g: GateResult | None, definition: str) -> dict[str, Any]:
+def metric_card(report: Report, s: MetricSummary, g: GateResult | None, definition: str,
+                values: list[float]) -> dict[str, Any]:
     status = g.status if g else None
     symbol, words = STATUS.get(status, STATUS[None])
-    values = [v for r in report.samples if s.metric in r.metrics and (v := r.metrics[s.metric].value) is not None]
     ci = _ci(s)
     on_bound = getattr(report.gate, "on", "mean") == "lower-bound"
     hib = getattr(s, "higher_is_better", True)  # False: noise sensitivity, lower is better
@@ -110,18 +112,19 @@ def metric_card(report: Report, s: MetricSummary, g: GateResult | None, definiti
     return card
 
 
-def metric_cards(report: Report) -> list[dict[str, Any]]:
+def metric_cards(report: Report, columns: ScoreColumns) -> list[dict[str, Any]]:
     gate = {g.metric: g for g in report.gate.results}
     defs = report.definitions  # html_pieces completed them (metrics.definitions_of)
-    return [metric_card(report, s, gate.get(s.metric), defs[s.metric].definition if s.metric in defs else "")
+    return [metric_card(report, s, gate.get(s.metric), defs[s.metric].definition if s.metric in defs else "",
+                        columns.values(s.metric).tolist() if s.metric in columns.metrics else [])
             for s in report.summary]
 
 
-def categories(report: Report) -> dict[str, Any] | None:
+def categories(report: Report, columns: ScoreColumns) -> dict[str, Any] | None:
     if not report.by_category:
         return None
     limits = {g.metric: g.threshold for g in report.gate.results}
-    rows = []
+    rows, counts = [], columns.category_counts()
     for cat, summaries in report.by_category.items():
         cells = []
         for s in summaries:
@@ -130,19 +133,20 @@ def categories(report: Report) -> dict[str, Any] | None:
             low = s.mean is not None and t is not None and (s.mean < t if s.higher_is_better else s.mean > t)
             cells.append({"mean": score_text(s.mean), "unscored": s.unscored, "low": low,
                           "ci": interval_text(*ci) if ci else None})
-        rows.append({"category": cat, "samples": sum(1 for r in report.samples if r.category == cat), "cells": cells})
+        rows.append({"category": cat, "samples": counts.get(cat, 0), "cells": cells})
     head = [("category", ""), ("samples", "num"), *((m, "num") for m in report.metrics)]  # (label, class)
     return {"head": head, "rows": rows}
 
 
-def samples_section(report: Report) -> dict[str, Any] | None:
+def samples_section(report: Report, columns: ScoreColumns, shown: str = "") -> dict[str, Any] | None:
+    """The sample table's columns; shown: what the table holds of a large report's samples (html_report.embedded)."""
     if not report.samples:
         return None
-    cats = sorted({s.category for s in report.samples if s.category})
+    cats = columns.categories
     cols = [("id", "sample", ""), ("category", "category", "")] if cats else [("id", "sample", "")]
     cols += [(f"m:{i}", m, "num") for i, m in enumerate(report.metrics)]  # app.js: metrics[i]
     cols += [("calls", "judge calls", "num"), ("seconds", "seconds", "num")]
-    return {"categories": bool(cats), "columns": cols}
+    return {"categories": bool(cats), "columns": cols, "shown": shown}
 
 
 _GROUPS = [  # (title, meta keys); keys not named here end up under "Other"
@@ -172,8 +176,10 @@ def run_metadata(report: Report) -> list[tuple[str, Any]]:
     return blocks
 
 
-def sections(report: Report) -> dict[str, Any]:
-    """What the templates under report/templates/parts/ show, by name."""
-    return {"header": header(report), "verdict": verdict(report), "cards": metric_cards(report),
-            "categories": categories(report), "samples": samples_section(report), "skipped": report.skipped,
-            "run": run_metadata(report)}
+def sections(report: Report, shown: str = "") -> dict[str, Any]:
+    """What the templates under report/templates/parts/ show, by name: the figures of every sample (a run's score
+    columns: run/score_columns.py), whatever share of them the page embeds (shown: says which)."""
+    columns = columns_of(report.samples, report.metrics)
+    return {"header": header(report), "verdict": verdict(report), "cards": metric_cards(report, columns),
+            "categories": categories(report, columns), "samples": samples_section(report, columns, shown),
+            "skipped": report.skipped, "run": run_metadata(report)}
