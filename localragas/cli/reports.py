@@ -37,12 +37,12 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
       localragas report report.json --html report.html --md summary.md --junit junit.xml
     """
     from ..run.gate import parse_thresholds  # noqa: PLC0415
-    from ..report import read_json  # noqa: PLC0415
+    from ..report.json_stream import stream_json  # noqa: PLC0415
     from ..run.runner import regate  # noqa: PLC0415
 
     check_outputs([report_path], out=out, csv=csv_path, html=html, md=md, junit=junit)
     overrides = parse_thresholds(threshold)
-    stored = read_json(report_path, report_limit(max_input_bytes))
+    stored = stream_json(report_path, report_limit(max_input_bytes))  # a large one's samples on disk
     report = regate(stored, overrides=overrides, gate_on=gate_on, enabled=not no_gate, max_error_rate=max_error_rate)
     write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
     sys.exit(gate_exit(report))
@@ -71,12 +71,12 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit, threshold, gate_on, n
       localragas merge shard-*.json --out report.json --html report.html --junit junit.xml
     """
     from ..run.gate import parse_thresholds  # noqa: PLC0415
-    from ..report import read_json  # noqa: PLC0415
+    from ..report.json_stream import stream_json  # noqa: PLC0415
     from ..run.shard import merge  # noqa: PLC0415
 
     check_outputs(shard_paths, out=out, csv=csv_path, html=html, md=md, junit=junit)
     overrides = parse_thresholds(threshold)
-    report = merge([read_json(p, report_limit(max_input_bytes)) for p in shard_paths], overrides=overrides,
+    report = merge([stream_json(p, report_limit(max_input_bytes)) for p in shard_paths], overrides=overrides,
                    gate_on=gate_on, enabled=not no_gate, max_error_rate=max_error_rate)
     write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
     sys.exit(gate_exit(report))

@@ -17,21 +17,38 @@ SPILL_AFTER = 20_000  # a run of more samples keeps its results on disk (~14 KB 
 
 
 class RunResults:
-    """Results put at their positions (any order); done() gives them in order, the positions never filled left out."""
+    """Results put at their positions (any order); done() gives them in order, the positions never filled left out.
+    size: the positions expected (more may come: a reader that does not know them gives 0); past SPILL_AFTER of
+    them, the results go to disk."""
 
     def __init__(self, size: int, metrics: Iterable[str], counters: Iterable[str] = ()):
-        self._store: SampleStore | None = SampleStore(size) if size > SPILL_AFTER else None
-        self._slots: list[SampleResult | None] | None = None if self._store else [None] * size
+        self._store: SampleStore | None = None
+        self._slots: list[SampleResult | None] = [None] * min(size, SPILL_AFTER + 1)
         self.columns = ScoreColumns(metrics, size)
         self._totals = {k: 0.0 for k in counters}
+        if size > SPILL_AFTER:
+            self._spill(size)
+
+    def _spill(self, size: int) -> None:
+        """From here on, on disk: the results held so far go there first."""
+        self._store = SampleStore(size)
+        for i, r in enumerate(self._slots):
+            if r is not None:
+                self._store.put(i, r)
+                for k in self._totals:
+                    self._totals[k] += r.judge.get(k, 0)
+        self._slots = []
 
     def put(self, i: int, result: SampleResult) -> None:
         if self._store is not None:
             self._store.put(i, result)
             for k in self._totals:  # summed as they come: a list's are summed in order (judge_totals)
                 self._totals[k] += result.judge.get(k, 0)
+        elif i >= SPILL_AFTER:
+            self._spill(i + 1)
+            self.put(i, result)
+            return
         else:
-            assert self._slots is not None
             if i >= len(self._slots):
                 self._slots.extend([None] * (i + 1 - len(self._slots)))
             self._slots[i] = result
@@ -41,7 +58,7 @@ class RunResults:
         """The results in order: a list, or the sealed store (a SampleSequence) carrying its columns."""
         columns = self.columns.compact()
         if self._store is None:
-            return [r for r in self._slots or () if r is not None]
+            return [r for r in self._slots if r is not None]
         store = self._store.seal()
         store.columns = columns  # type: ignore[attr-defined]
         return store

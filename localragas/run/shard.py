@@ -7,6 +7,7 @@ from typing import TypeVar
 
 from ..core.errors import ConfigError, LocalragasError
 from ..data.schema import Report
+from .results import RunResults
 
 T = TypeVar("T")
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -87,14 +88,16 @@ def merge(reports: list[Report], overrides: dict[str, float] | None = None, gate
         raise LocalragasError(f"cannot merge: shards of {count} expected once each"
                               + (f"; missing {', '.join(map(str, missing))}" if missing else "")
                               + (f"; given twice {', '.join(map(str, dupes))}" if dupes else ""))
-    placed = []
     for r in reports:
         positions = r.meta["shard"]["positions"]
         if len(positions) != len(r.samples):
             raise LocalragasError(f"cannot merge: shard {r.meta['shard']['index']} lists {len(positions)} positions "
                                   f"for {len(r.samples)} samples")
-        placed += list(zip(positions, r.samples))
-    samples = [s for _, s in sorted(placed, key=lambda p: p[0])]
+    placed = RunResults(shards[0]["total"], reports[0].metrics)  # on disk past SPILL_AFTER samples, as a run's
+    for r in reports:
+        for position, sample in zip(r.meta["shard"]["positions"], r.samples):
+            placed.put(position, sample)
+    samples = placed.done()
     skipped, seen = [], set()
     for r in reports:
         for row in r.skipped:
