@@ -5,6 +5,8 @@ with its parameters, read from the report, so a stored report is summarised as i
 """
 from __future__ import annotations
 
+import heapq
+
 from collections.abc import Callable
 from typing import Any
 
@@ -146,5 +148,5 @@ def worst_samples(report: Report, metric: str, k: int = 5) -> list[tuple[SampleR
     """The k worst-scoring samples of a metric (ties by id), scored ones only: the lowest scores, or the highest for a
     metric where lower is better."""
     sign = -1 if lower_is_better(report, metric) else 1
-    got = [(s, s.metrics[metric]) for s in report.samples if metric in s.metrics and s.metrics[metric].value is not None]
-    return sorted(got, key=lambda p: (sign * (p[1].value or 0.0), p[0].id))[:k]
+    got = ((s, s.metrics[metric]) for s in report.samples if metric in s.metrics and s.metrics[metric].value is not None)
+    return heapq.nsmallest(k, got, key=lambda p: (sign * (p[1].value or 0.0), p[0].id))  # k held, not every sample

@@ -97,15 +97,21 @@ def _samples_sha256(samples: Iterable[Any] | None) -> str | None:
 def scores_of(report: Report) -> dict[str, Any]:
     """The per-sample scores as the history stores them: ids, categories (when any), each metric's scores in the
     samples' order (None: unscored) and the unscored reasons by position."""
-    out: dict[str, Any] = {"ids": [s.id for s in report.samples], "metrics": {}, "unscored": {}}
-    if any(s.category for s in report.samples):
-        out["categories"] = [s.category for s in report.samples]
-    for metric in report.metrics:
-        results = [s.metrics.get(metric) for s in report.samples]
-        out["metrics"][metric] = [None if r is None or r.value is None else round(r.value, 6) for r in results]
-        reasons = {str(i): r.unscored for i, r in enumerate(results) if r is not None and r.value is None}
-        if reasons:
-            out["unscored"][metric] = reasons
+    ids: list[str] = []
+    categories: list[str | None] = []
+    values: dict[str, list[float | None]] = {m: [] for m in report.metrics}
+    unscored: dict[str, dict[str, str | None]] = {m: {} for m in report.metrics}
+    for i, s in enumerate(report.samples):  # one pass: a large run's results are read back from disk
+        ids.append(s.id)
+        categories.append(s.category)
+        for metric in report.metrics:
+            r = s.metrics.get(metric)
+            values[metric].append(None if r is None or r.value is None else round(r.value, 6))
+            if r is not None and r.value is None:
+                unscored[metric][str(i)] = r.unscored
+    out: dict[str, Any] = {"ids": ids, "metrics": values, "unscored": {m: u for m, u in unscored.items() if u}}
+    if any(categories):
+        out["categories"] = categories
     return out
 
 
