@@ -6,14 +6,16 @@ with its parameters, read from the report, so a stored report is summarised as i
 from __future__ import annotations
 
 import heapq
-
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from ..core.number_text import score_text
 from ..data.metric_definition import MetricDefinition
 from ..metrics.report_definitions import definitions_of, known_definition
 from ..data.schema import MetricResult, Report, SampleResult
+from ..run.score_columns import ScoreColumns
 
 _SNIPPET = 90  # characters of one claim / statement / question shown
 _PER_SAMPLE = 3  # claims / statements shown per sample
@@ -148,5 +150,29 @@ def worst_samples(report: Report, metric: str, k: int = 5) -> list[tuple[SampleR
     """The k worst-scoring samples of a metric (ties by id), scored ones only: the lowest scores, or the highest for a
     metric where lower is better."""
     sign = -1 if lower_is_better(report, metric) else 1
-    got = ((s, s.metrics[metric]) for s in report.samples if metric in s.metrics and s.metrics[metric].value is not None)
+    samples = report.samples
+    candidates = _lowest_positions(samples, metric, sign, k)
+    if candidates is not None:  # a large run's: the few lowest (ties and all) read from disk, not every sample
+        samples = [report.samples[int(i)] for i in candidates]
+    got = ((s, s.metrics[metric]) for s in samples if metric in s.metrics and s.metrics[metric].value is not None)
     return heapq.nsmallest(k, got, key=lambda p: (sign * (p[1].value or 0.0), p[0].id))  # k held, not every sample
+
+
+_CANDIDATES = 10_000  # at most this many samples tied among the lowest are read back by position
+
+
+def _lowest_positions(samples: Any, metric: str, sign: int, k: int) -> Any:
+    """The positions of the samples whose score is among the k lowest (sign * value, ties included), from the score
+    columns a large run's results carry (run/score_columns.py); None when they carry none or too many tie."""
+    columns = getattr(samples, "columns", None)
+    if k < 1 or not isinstance(columns, ScoreColumns) or metric not in columns.metrics:
+        return None
+    n = len(columns)
+    c = columns.columns[metric]
+    keys = np.where(c.scored[:n], sign * c.value[:n], np.inf)
+    scored = int(c.scored[:n].sum())
+    if scored == 0:
+        return []
+    kth = np.partition(keys, min(k, scored) - 1)[min(k, scored) - 1]
+    found = np.flatnonzero(keys <= kth)
+    return found if len(found) <= _CANDIDATES else None

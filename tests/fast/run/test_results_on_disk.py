@@ -14,6 +14,7 @@ from localragas.data.result_store import SampleStore
 from localragas.data.schema import MetricResult, SampleResult
 from localragas.report import read_json, write_csv, write_json, write_junit, write_markdown
 from localragas.report.html_report import embedded_samples, render_html
+from localragas.report.evidence import worst_samples
 from localragas.report.json_stream import stream_json
 from localragas.run import results as run_results
 from localragas.run.runner import regate
@@ -79,6 +80,15 @@ def test_a_spilled_reports_summary_reads_its_score_columns_not_its_results(in_me
     again = regate(on_disk, overrides={"faithfulness": 0.99})
     assert again.summary == on_disk.summary
     assert next(g for g in again.gate.results if g.metric == "faithfulness").threshold == 0.99
+
+
+@pytest.mark.parametrize("k", [1, 3, 20])
+def test_the_worst_samples_of_a_spilled_report_are_read_by_position_and_equal_the_in_memory_ones(in_memory,
+                                                                                                   monkeypatch, k):
+    on_disk = spilled_copy(in_memory, monkeypatch)
+    monkeypatch.setattr(SampleStore, "__iter__", lambda self: (_ for _ in ()).throw(AssertionError("a full pass")))
+    for metric in in_memory.metrics:
+        assert worst_samples(on_disk, metric, k) == worst_samples(in_memory, metric, k)
 
 
 def test_results_put_in_any_order_come_back_in_position_order_with_gaps_left_out(tmp_path):
