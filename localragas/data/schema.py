@@ -198,7 +198,11 @@ class SampleSequence(Sequence[SampleResult]):
 
 
 def _keep_sequence(value: Any, handler: Any) -> Any:
-    return value if isinstance(value, SampleSequence) else handler(value)
+    """A SampleSequence as it is; anything else validated into a list, as always."""
+    if isinstance(value, SampleSequence):
+        return value
+    validated = handler(value)
+    return validated if isinstance(validated, list) else list(validated)
 
 
 def _dump_sequence(value: Any, handler: Any) -> Any:
@@ -206,7 +210,7 @@ def _dump_sequence(value: Any, handler: Any) -> Any:
 
 
 # Report.samples: a list of results, or a SampleSequence taken as it is
-Samples = Annotated[list[SampleResult], WrapValidator(_keep_sequence), WrapSerializer(_dump_sequence)]
+Samples = Annotated[Sequence[SampleResult], WrapValidator(_keep_sequence), WrapSerializer(_dump_sequence)]
 
 
 class SkippedRow(BaseModel):

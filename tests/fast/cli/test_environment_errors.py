@@ -14,6 +14,7 @@ import localragas.quality.labelled
 import localragas.metrics
 import localragas.judges.catalogue
 import localragas.report
+import localragas.report.json_stream
 import localragas.core.atomic_write
 from localragas.core.errors import environment_message
 
@@ -50,8 +51,8 @@ def check_environment_error(r, path="/srv/locked/file"):
     (localragas.judges.cache.JudgeCache, "info", ["cache", "info", "--cache-dir", "{tmp}/c"]),
     (localragas.judges.cache.JudgeCache, "clear", ["cache", "clear", "--cache-dir", "{tmp}/c"]),
     (localragas.metrics, "all_metrics", ["metrics"]),
-    (localragas.report, "read_json", ["report", "{stored}"]),
-    (localragas.report, "read_json", ["merge", "{stored}"]),
+    (localragas.report.json_stream, "stream_json", ["report", "{stored}"]),  # read as it streams
+    (localragas.report.json_stream, "stream_json", ["merge", "{stored}"]),
     (localragas.report, "read_json", ["compare", "{stored}", "{stored}"]),
     (localragas.quality.labelled, "read_labelled", ["calibrate", "{data}", "--judge", "fake"]),
     (localragas.core.atomic_write.os, "replace", ["eval", "{data}", *FAST, "--out", "{tmp}/r2.json"]),
