@@ -3,12 +3,13 @@ summary, intervals, gate and the JSON, CSV, HTML, Markdown and JUnit files by `l
 gate and writers eval uses), in a child process.
 
     nice -n 10 .venv/bin/python -m research.benchmarks.report_memory [--samples 1000000] [--seed-samples 2000]
-        [--keep DIR] [--against PACKAGE_DIR]
+        [--seed-report REPORT.json] [--keep DIR] [--against PACKAGE_DIR]
 
 Scoring a million samples with the fake judge takes ~70 CPU-minutes, so the results are made, not judged: a seed
 run (`localragas eval` of --seed-samples synthetic samples from research/benchmarks/memory.py, fake judge and
 embedder) gives real results with their evidence, which are repeated with new ids (r0, r1, …) into a report of
---samples results, written one sample at a time. The child then runs
+--samples results, written one sample at a time (--seed-report: the results of an existing JSON report instead, e.g.
+the 100,000 of a memory.py run kept with --keep). The child then runs
 
     localragas report big.json --out out.json --csv out.csv --html out.html --md out.md --junit out.xml
 
@@ -96,15 +97,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=1_000_000)
     ap.add_argument("--seed-samples", type=int, default=2_000)
+    ap.add_argument("--seed-report", type=Path, help="repeat this JSON report's results instead of a seed run's")
     ap.add_argument("--keep", type=Path, help="keep the data and outputs in this folder")
     ap.add_argument("--against", help="also run with this copy of the package and compare the gate")
     args = ap.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bench-report-")) if args.keep is None else args.keep.resolve()
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        write_report(folder / "big.json", seed_results(folder, args.seed_samples), args.samples)
+        seed = (json.loads(args.seed_report.read_text(encoding="utf-8")) if args.seed_report
+                else seed_results(folder, args.seed_samples))
+        count = len(seed["samples"])
+        write_report(folder / "big.json", seed, args.samples)
         size = (folder / "big.json").stat().st_size
-        print(f"results: {args.samples:,} ({args.seed_samples:,} seed results repeated)  big.json: {size / 1e6:.1f} MB")
+        print(f"results: {args.samples:,} ({count:,} seed results repeated)  big.json: {size / 1e6:.1f} MB")
         mine = run_report(folder, None, size)
         if args.against:
             theirs = run_report(folder, args.against, size)
