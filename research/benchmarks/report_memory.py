@@ -13,7 +13,7 @@ the 100,000 of a memory.py run kept with --keep). The child then runs
 
     localragas report big.json --out out.json --csv out.csv --html out.html --md out.md --junit out.xml
 
-and the script prints its wall seconds, CPU seconds and peak resident memory (ru_maxrss), and the size of each file.
+(an existing big.json in the --keep folder is used as it is), and the script prints its wall seconds, CPU seconds and peak resident memory (ru_maxrss), and the size of each file.
 --against PACKAGE_DIR runs the same command again with that copy of the package first on PYTHONPATH (e.g. the code
 before a change, `git archive REV localragas | tar -x -C DIR`) and says whether the two runs give the same summary,
 per-category summaries and gate. Exit code 1 (gate failed) counts as a finished run.
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import shutil
 import subprocess
@@ -56,6 +57,16 @@ def write_report(path: Path, seed: dict, n: int) -> None:
         for i in range(n):
             f.write(("," if i else "") + json.dumps({**samples[i % len(samples)], "id": f"r{i}"}) + "\n")
         f.write("]}\n")
+
+
+def make_report(folder: Path, args: argparse.Namespace) -> None:
+    """big.json from the seed, in a child process: the child that runs `localragas report` is started by this script,
+    and on Linux a process's peak RSS (ru_maxrss) starts from its parent's at fork/exec, so this script must never
+    hold the seed's results itself."""
+    seed = (json.loads(args.seed_report.read_text(encoding="utf-8")) if args.seed_report
+            else seed_results(folder, args.seed_samples))
+    print(f"seed: {len(seed['samples']):,} results, repeated", flush=True)
+    write_report(folder / "big.json", seed, args.samples)
 
 
 def run_report(folder: Path, package: str | None, size: int) -> dict:
@@ -104,12 +115,14 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="bench-report-")) if args.keep is None else args.keep.resolve()
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        seed = (json.loads(args.seed_report.read_text(encoding="utf-8")) if args.seed_report
-                else seed_results(folder, args.seed_samples))
-        count = len(seed["samples"])
-        write_report(folder / "big.json", seed, args.samples)
+        if not (folder / "big.json").is_file():  # made in a process of its own (see make_report)
+            maker = multiprocessing.get_context("fork").Process(target=make_report, args=(folder, args))
+            maker.start()
+            maker.join()
+            if maker.exitcode:
+                raise SystemExit(f"making big.json failed (exit {maker.exitcode})")
         size = (folder / "big.json").stat().st_size
-        print(f"results: {args.samples:,} ({count:,} seed results repeated)  big.json: {size / 1e6:.1f} MB")
+        print(f"results: {args.samples:,}  big.json: {size / 1e6:.1f} MB")
         mine = run_report(folder, None, size)
         if args.against:
             theirs = run_report(folder, args.against, size)
