@@ -10,18 +10,20 @@ data/column_map.py.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from .column_map import ColumnCheck, check_columns
 from ..core.errors import DatasetError
 from ..core.inputs import DEFAULT_MAX_INPUT_BYTES, check_input, check_max_input_bytes
+from . import lazy_samples
 from .field_check import FieldCheck, SampleList
+from .lazy_samples import RowIndex
 from .sample_record import SampleIds, sample_from_dict
 from .schema import Sample, SkippedRow
 from .table_readers import hf_dataset_records, parquet_records
 from .trace_readers import looks_like_spans, trace_records
-from .text_readers import Record, csv_records, file_error, json_records, jsonl_records, read_text
+from .text_readers import Record, csv_records, file_error, json_records, jsonl_rows, read_text
 
 FORMATS: dict[str, str] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 TABLES = ("csv", "parquet")  # every record has the same columns: checked once (and a `datasets` folder)
@@ -29,28 +31,38 @@ TABLES = ("csv", "parquet")  # every record has the same columns: checked once (
 
 def _records(p: Path, shown: str, limit: int, columns: Mapping[str, str] | None = None) -> Iterator[Record]:
     """The records of a text file (by extension), a Parquet file, or a Hugging Face `save_to_disk` folder."""
+    return ((line, record) for line, _, record in _rows(p, shown, limit, columns))
+
+
+def _rows(p: Path, shown: str, limit: int,
+          columns: Mapping[str, str] | None = None) -> Iterator[tuple[int | None, int | None, object]]:
+    """(line, byte offset, record) of each record: the offset of a JSON Lines row (None for any other input)."""
     check_input(p, check_max_input_bytes(limit), file_error(shown), folder_ok=True)
     if p.is_dir():
-        return hf_dataset_records(p, shown)
+        return _no_offset(hf_dataset_records(p, shown))
     fmt = FORMATS.get(p.suffix.lower())
     if fmt is None:
         supported = ", ".join(FORMATS)
         message = f"unsupported file extension '{p.suffix}'; supported: {supported}, or a datasets folder"
         raise DatasetError(shown, None, None, message)
     if fmt == "parquet":
-        return parquet_records(p, shown)
+        return _no_offset(parquet_records(p, shown))
     if fmt in ("json", "jsonl") and looks_like_spans(p):
-        return trace_records(p, shown, limit)
+        return _no_offset(trace_records(p, shown, limit))
     if fmt == "jsonl":
-        return jsonl_records(p, shown, limit)
+        return jsonl_rows(p, shown, limit)
     if fmt == "csv":
-        return csv_records(read_text(p, shown, limit), shown, columns)
-    return json_records(read_text(p, shown, limit), shown)
+        return _no_offset(csv_records(read_text(p, shown, limit), shown, columns))
+    return _no_offset(json_records(read_text(p, shown, limit), shown))
+
+
+def _no_offset(records: Iterator[Record]) -> Iterator[tuple[int | None, None, object]]:
+    return ((line, None, record) for line, record in records)
 
 
 def load_samples(path: str | Path, *, skip_invalid: bool = False,
                  max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
-                 columns: Mapping[str, str] | None = None) -> tuple[list[Sample], list[SkippedRow]]:
+                 columns: Mapping[str, str] | None = None) -> tuple[Sequence[Sample], list[SkippedRow]]:
     """Load samples from a .jsonl/.ndjson, .json, .csv or .parquet file, or a datasets save_to_disk folder; a .json or
     .jsonl file of OpenTelemetry spans (OTLP JSON, the SDK's span JSON) gives one sample per trace (trace_readers).
 
@@ -60,18 +72,21 @@ def load_samples(path: str | Path, *, skip_invalid: bool = False,
     row has is an error.
     A name no field reads that is a near miss of a field the row lacks ("refrence" without a reference) is an error
     naming the name it probably meant: a row's (skipped with skip_invalid), or for a table (CSV, Parquet, a folder)
-    its column's, once, a file's. The samples are a SampleList: `ignored` lists the other names no field reads.
+    its column's, once, a file's. The samples are a SampleList: `ignored` lists the other names no field reads. Past
+    SPILL_AFTER samples of a JSON Lines file, a LazySamples (data/lazy_samples.py): each read back from the file
+    when used.
     """
     shown, p = str(path), Path(path)
     columns = check_columns(columns)
-    records = _records(p, shown, max_input_bytes, columns)
+    records = _rows(p, shown, max_input_bytes, columns)
     table = p.is_dir() or FORMATS.get(p.suffix.lower()) in TABLES
-    samples: list[Sample] = []
+    samples: list[Sample] | None = []  # None: past SPILL_AFTER of a JSON Lines file, whose rows `index` finds
+    index = RowIndex(p, shown, columns)
     skipped: list[SkippedRow] = []
     ids = SampleIds(shown)
     mapped = ColumnCheck(columns, shown)
     fields, header = FieldCheck(columns), None
-    for line, record in records:
+    for line, offset, record in records:
         if table and header is None and isinstance(record, Mapping):
             header = list(record)
             fields.table(header, shown)  # one column: the file's error, never a row skipped for it
@@ -81,15 +96,25 @@ def load_samples(path: str | Path, *, skip_invalid: bool = False,
             mapped.see(record)
             if not table:
                 fields.row(record, shown, line)
-            samples.append(ids.claim(sample_from_dict(record, path=shown, line=line, columns=columns), line))
+            given = sample_from_dict(record, path=shown, line=line, columns=columns)
+            sample = ids.claim(given, line)
         except DatasetError as e:
             if not skip_invalid:
                 raise
             skipped.append(SkippedRow(path=e.path, line=e.line, field=e.field, reason=e.detail))
-    if not samples:
+            continue
+        if offset is not None:
+            index.add(offset, line, given.id, sample)
+        if samples is not None:
+            samples.append(sample)
+            if offset is not None and len(samples) > lazy_samples.SPILL_AFTER:
+                samples = None  # read back from the file as they are used
+    if not (samples if samples is not None else len(index)):
         extra = f" ({len(skipped)} invalid rows skipped)" if skipped else ""
         raise DatasetError(shown, None, None, f"no samples{extra}")
     mapped.done()
+    if samples is None:
+        return lazy_samples.held(index, fields.ignored, shown), skipped
     return SampleList(samples, fields.ignored, shown), skipped
 
 

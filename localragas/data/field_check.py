@@ -161,6 +161,10 @@ class SampleList(list):
         """Some of these samples (a shard), as a part of this input."""
         return SampleList(samples, self.ignored, self.source, self.whole if self.whole is not None else self)
 
+    def at(self, positions: Iterable[int]) -> "SampleList":
+        """The samples at these positions (a shard), as a part of this input."""
+        return self.part(self[p] for p in positions)
+
 
 # The fields a row may lack: a metric that needs one scores no row without it (unscored "no_reference", ...).
 OPTIONAL_FIELDS = ("reference", "retrieved_context_ids", "reference_context_ids")

@@ -22,6 +22,11 @@ import numpy as np
 from ..core import paths
 from .schema import SampleResult, SampleSequence
 
+# A run of more samples keeps its results on disk (~14 KB a sample in memory otherwise, run/results.py), and a JSON
+# Lines input of more is read back from its file as it is used (~2.6 KB a sample otherwise, data/lazy_samples.py).
+SPILL_AFTER = 20_000
+
+
 def temp_folder() -> Path:
     """Where stores put their files: tmp/ in the state folder."""
     return paths.state_dir() / "tmp"

@@ -34,6 +34,7 @@ from .column_map import ColumnCheck, check_columns, list_columns, type_name
 from .dataset import load_samples
 from ..core.errors import DatasetError
 from .field_check import FieldCheck, SampleList
+from .lazy_samples import LazySamples
 from .framework_outputs import framework_record, is_framework_record, is_response
 from .sample_record import ID_FIELDS, SampleIds, sample_from_dict
 from .schema import Sample, field_names
@@ -45,9 +46,9 @@ def as_samples(data: Any, columns: Mapping[str, str] | None = None) -> list[Samp
     """Samples from any input evaluate() takes (see the module docstring): a SampleList, whose `ignored` lists the
     names no field reads. Raises DatasetError (a ValueError) naming the row and field of a bad record or a near-miss
     name ("refrence" without a reference: a table's column, once), and for an input with no sample; ConfigError for
-    a bad `columns` mapping. A SampleList (load_samples's, a shard of one) is returned as it is."""
+    a bad `columns` mapping. A SampleList or LazySamples (load_samples's, a shard of one) is returned as it is."""
     columns = check_columns(columns)
-    if isinstance(data, SampleList):
+    if isinstance(data, (SampleList, LazySamples)):
         return data
     if isinstance(data, (str, os.PathLike)):
         return load_samples(Path(data), columns=columns)[0]

@@ -53,20 +53,26 @@ def read_text(path: Path, shown: str, limit: int) -> str:
 
 
 def jsonl_records(path: Path, shown: str, limit: int) -> Iterator[Record]:
-    offset = 0  # of the line in the file, for an encoding error
+    return ((lineno, record) for lineno, _, record in jsonl_rows(path, shown, limit))
+
+
+def jsonl_rows(path: Path, shown: str, limit: int) -> Iterator[tuple[int, int, Any]]:
+    """(line, byte offset of its text, record) of each non-blank line: the offset reads the row back
+    (data/lazy_samples.py)."""
+    offset = 0  # of the line in the file
     for lineno, raw in enumerate(read_lines(path, limit, file_error(shown)), 1):
         bom = 3 if lineno == 1 and raw.startswith(_BOM) else 0
         try:
             text = raw[bom:].decode("utf-8")
         except UnicodeDecodeError as e:
             raise _utf8_error(shown, lineno, offset + bom + e.start) from None
-        offset += len(raw) + 1
+        start, offset = offset + bom, offset + len(raw) + 1
         if not text.strip():
             continue
         try:
-            yield lineno, json.loads(text)
+            yield lineno, start, json.loads(text)
         except (ValueError, RecursionError) as e:  # syntax, nesting depth, integers over 4300 digits
-            yield lineno, DatasetError(shown, lineno, None, _json_error(e))
+            yield lineno, start, DatasetError(shown, lineno, None, _json_error(e))
 
 
 def _skip_ws(text: str, i: int) -> int:

@@ -147,7 +147,7 @@ class DaskEngine(Engine):
 
         def send() -> None:
             while waiting and len(in_flight) < limit:
-                batch = waiting.popleft()
+                batch = list(waiting.popleft())  # a Todo slice read now: only the batches in flight are held
                 future = self.client.submit(score_batch, self.run_id, self.expected,
                                             [(i, sample) for i, sample, _ in batch], pure=False)
                 in_flight[future] = batch

@@ -9,14 +9,17 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from itertools import islice
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ConfigError
 from ..data.schema import Sample, SampleResult
 from ..judges.embeddings import Embedder
+from .checkpoint import sample_hash
 from .judge_check import run_check
 
 if TYPE_CHECKING:
@@ -28,8 +31,36 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("localragas")
 
-Todo = list[tuple[int, Sample, str]]  # (dataset position, sample, its hash for the checkpoint)
 Finish = Callable[[int, "str | None", SampleResult], None]
+IN_FLIGHT_PER_WORKER = 4  # samples handed to the local engine's threads at once, per thread
+
+
+class Todo(Sequence[tuple[int, Sample, str]]):
+    """The samples a run scores, by their dataset positions (8 bytes each): each item, (position, sample, its hash
+    for the checkpoint), is made when read, the sample read from `samples` (a LazySamples reads it from its file), so
+    a run of a million samples never holds them all. A slice is a Todo of those positions."""
+
+    def __init__(self, samples: Sequence[Sample], positions: Sequence[int] | None = None):
+        self.samples, self.positions = samples, array("q") if positions is None else positions
+
+    def add(self, position: int) -> None:
+        self.positions.append(position)
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return Todo(self.samples, self.positions[k])
+        return self._item(self.positions[k])
+
+    def __iter__(self) -> Iterator[tuple[int, Sample, str]]:
+        for i in self.positions:
+            yield self._item(i)
+
+    def _item(self, i: int) -> tuple[int, Sample, str]:
+        sample = self.samples[i]
+        return i, sample, sample_hash(sample)
 
 _ADDRESS = re.compile(r"^(?:(?:tcp|tls)://[^\s/:]+:\d{1,5}|local:\d+)$")
 
@@ -122,20 +153,22 @@ def _score_in_threads(todo: Todo, workers: int, finish: Finish, one: Callable[[S
     are awaited and checkpointed, so a resumed run does not judge them again.
     """
     pool = ThreadPoolExecutor(workers, thread_name_prefix="localragas")
-    futures: dict[Future, tuple[int, str]] = {}
-    finished: set[int] = set()
+    futures: dict[Future, tuple[int, str]] = {}  # in flight: at most workers * IN_FLIGHT_PER_WORKER
+    waiting = iter(todo)
     try:
-        for i, sample, digest in todo:
-            futures[pool.submit(one, sample)] = (i, digest)
-        for f in as_completed(futures):
-            i, digest = futures[f]
-            finish(i, digest, f.result())
-            finished.add(i)
+        while True:
+            for i, sample, digest in islice(waiting, workers * IN_FLIGHT_PER_WORKER - len(futures)):
+                futures[pool.submit(one, sample)] = (i, digest)
+            if not futures:
+                break
+            for f in wait(futures, return_when=FIRST_COMPLETED).done:
+                i, digest = futures.pop(f)
+                finish(i, digest, f.result())
     except BaseException:
         for f in futures:
             f.cancel()
         for f, (i, digest) in futures.items():
-            if i in finished or f.cancelled():
+            if f.cancelled():
                 continue
             try:
                 result = f.result()

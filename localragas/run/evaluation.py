@@ -88,7 +88,7 @@ class Evaluation:
         from ..judges import get_judge  # noqa: PLC0415
         from ..judges.calibrated import run_options  # noqa: PLC0415
         from .runner import evaluate, run_judging  # noqa: PLC0415
-        from .shard import take_shard  # noqa: PLC0415
+        from .shard import shard_positions  # noqa: PLC0415
         from ..metrics import get_metrics  # noqa: PLC0415
         from ..data.field_check import refuse_unscorable  # noqa: PLC0415
 
@@ -102,8 +102,8 @@ class Evaluation:
         # a metric asked for by name that no row can score: refused before the judge loads (evaluate() would too)
         refuse_unscorable(samples, get_metrics(spec.metrics, spec.metric_options), named=spec.metrics)
         if spec.shard:
-            shard, positions = take_shard(samples, *spec.shard)
-            samples = samples.part(shard)  # evaluate() checks the input, not this shard (which may be empty)
+            positions = shard_positions(len(samples), *spec.shard)
+            samples = samples.at(positions)  # evaluate() checks the input, not this shard (which may be empty)
         judge = get_judge(spec.judge, dict(spec.judge_options))
         try:
             if spec.resume:  # the key holds what the run's judging holds: Judging.scoring_fingerprint

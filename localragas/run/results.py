@@ -9,11 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..data.result_store import SampleStore
+from ..data.result_store import SPILL_AFTER, SampleStore
 from ..data.schema import SampleResult
 from .score_columns import ScoreColumns
-
-SPILL_AFTER = 20_000  # a run of more samples keeps its results on disk (~14 KB a sample in memory otherwise)
 
 
 class RunResults:

@@ -23,10 +23,11 @@ from ..judges.calibrated import calibration_of, run_calibration, split_calibrati
 from ..judges.judging import Judging
 from ..data.field_check import refuse_unscorable
 from ..data.language import scope_of
+from ..data.lazy_samples import LazySamples
 from ..metrics import Metric, all_metrics, get_metrics
 from ..metrics.base import WithVerdicts, uncalibrated
 from ..metrics.report_definitions import definitions_of
-from .engines import open_engine
+from .engines import Todo, open_engine
 from .progress import progress_for
 from .settings import OF_A_DATA_RUN, RunSettings, refuse, register_custom_metrics
 from ..prompts.overrides import PromptOverrides, load_overrides, template_hashes
@@ -98,7 +99,8 @@ def evaluate(samples: Any, settings: RunSettings | None = None, *, judge: Judge 
     embedder = embedder if isinstance(embedder, Embedder) else s.embedder
     samples = given = as_samples(samples, s.columns)  # a SampleList: the names no field read, the input of a shard
     if s.language != "auto":  # the sample field decides: its hash (resume) changes with it
-        samples = [x.model_copy(update={"language": s.language}) for x in samples]
+        samples = (samples.with_language(s.language) if isinstance(samples, LazySamples)
+                   else [x.model_copy(update={"language": s.language}) for x in samples])
     chosen = get_metrics(s.metrics, s.metric_options)
     refuse_unscorable(given, chosen, named=[n for n in s.metrics or () if isinstance(n, str)])
     check_cache_choice(overrides.get("cache", True), overrides.get("cache_dir"))  # both given: which?
@@ -186,7 +188,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
     limits = {k: v for k, v in {**default_thresholds(chosen, covered), **s.thresholds}.items() if k in names}
 
     collected = RunResults(len(samples), names, judging.stats.counters())  # on disk past SPILL_AFTER samples
-    todo: list[tuple[int, Sample, str]] = []
+    todo = Todo(samples)  # positions: each sample read again when scored (a LazySamples from its file)
     resumed = 0
     emb = embedder.inner if isinstance(embedder, CachedEmbedder) and s.engine != "local" else embedder
     with open_engine(s, judging, chosen, emb if isinstance(emb, Embedder) else None, calibration) as engine:
@@ -201,7 +203,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
                 collected.put(i, result)
                 if checkpoint and digest is not None:
                     checkpoint.append(digest, result)
-                bar.advance(samples[i].id)
+                bar.advance(result.id)  # the sample's id
 
             for i, sample in enumerate(samples):
                 digest = sample_hash(sample)
@@ -210,7 +212,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
                     resumed += 1
                     finish(i, None, previous[1])  # already in the checkpoint
                 else:
-                    todo.append((i, sample, digest))
+                    todo.add(i)
             engine.score(todo, finish)  # the samples not in the checkpoint, on the run's engine (run/engines.py)
     results = collected.done()
     wall = time.perf_counter() - t0

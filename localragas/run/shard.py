@@ -3,13 +3,11 @@ the same aggregates, intervals and gate as an unsharded run of the same data."""
 from __future__ import annotations
 
 import re
-from typing import TypeVar
 
 from ..core.errors import ConfigError, LocalragasError
 from ..data.schema import Report
 from .results import RunResults
 
-T = TypeVar("T")
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 
@@ -28,11 +26,6 @@ def shard_positions(total: int, index: int, count: int) -> list[int]:
     """Positions (0-based, in dataset order) of shard index/count: every count-th sample, so shards differ in size
     by at most one sample and each holds a spread of the dataset (not its first or last part only)."""
     return list(range(index - 1, total, count))
-
-
-def take_shard(items: list[T], index: int, count: int) -> tuple[list[T], list[int]]:
-    positions = shard_positions(len(items), index, count)
-    return [items[p] for p in positions], positions
 
 
 def _same(reports: list[Report], what: str, get) -> None:
