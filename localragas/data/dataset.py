@@ -103,7 +103,7 @@ def load_samples(path: str | Path, *, skip_invalid: bool = False,
                 raise
             skipped.append(SkippedRow(path=e.path, line=e.line, field=e.field, reason=e.detail))
             continue
-        if offset is not None:
+        if offset is not None and line is not None:
             index.add(offset, line, given.id, sample)
         if samples is not None:
             samples.append(sample)

@@ -8,7 +8,7 @@ SampleList: the samples of one input with the ignored names found in them, and, 
 it was taken from (evaluate() checks that, not the shard: an empty shard is fine, an empty input is not)."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..core.errors import DatasetError
@@ -149,7 +149,7 @@ class SampleList(list):
     empty)."""
 
     def __init__(self, samples: Iterable[Sample] = (), ignored: Iterable[str] = (), source: str = "samples",
-                 whole: "SampleList | None" = None):
+                 whole: "Sequence[Sample] | None" = None):
         super().__init__(samples)
         self.ignored, self.source, self.whole = list(ignored), source, whole
 

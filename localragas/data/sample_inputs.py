@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -42,7 +42,7 @@ from .table_readers import plain
 from .text_readers import list_cell
 
 
-def as_samples(data: Any, columns: Mapping[str, str] | None = None) -> list[Sample]:
+def as_samples(data: Any, columns: Mapping[str, str] | None = None) -> Sequence[Sample]:
     """Samples from any input evaluate() takes (see the module docstring): a SampleList, whose `ignored` lists the
     names no field reads. Raises DatasetError (a ValueError) naming the row and field of a bad record or a near-miss
     name ("refrence" without a reference: a table's column, once), and for an input with no sample; ConfigError for

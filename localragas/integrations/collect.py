@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from ..core.errors import ConfigError, MissingDependencyError
 from ..data.sample_inputs import as_samples
@@ -31,4 +31,4 @@ def collect_with(ask: Callable[[str], dict[str, Any]], questions: Iterable[str |
             raise ConfigError(f"questions, item {i}: expected a question (a string) or a record with a 'question', "
                               f"got {type(item).__name__}")
         records.append({**record, **ask(record[names[0]])})
-    return as_samples(records)
+    return cast(list[Sample], as_samples(records))  # records in Python: a SampleList

@@ -40,7 +40,7 @@ class Todo(Sequence[tuple[int, Sample, str]]):
     for the checkpoint), is made when read, the sample read from `samples` (a LazySamples reads it from its file), so
     a run of a million samples never holds them all. A slice is a Todo of those positions."""
 
-    def __init__(self, samples: Sequence[Sample], positions: Sequence[int] | None = None):
+    def __init__(self, samples: Sequence[Sample], positions: "array[int] | None" = None):
         self.samples, self.positions = samples, array("q") if positions is None else positions
 
     def add(self, position: int) -> None:
