@@ -13,8 +13,8 @@ take any of these, through as_samples(); localragas.calibrate() reads labelled r
 Field names are those files accept (schema.FIELD_ALIASES: localragas's, ragas's, deepeval's, promptfoo-style);
 `columns` maps a field to any other column name. Each record is checked as a file row is
 (sample_record.sample_from_dict), so errors read "DataFrame, row 3, field 'contexts': expected a list of strings, got
-str", rows numbered from 1. What pandas and Arrow produce is taken as plain Python: arrays as lists, NaN / None / pd.NA as an absent field,
-and a contexts cell holding a list as text ("['a', 'b']", as pandas.read_csv gives a ragas CSV) as that list.
+str", rows numbered from 1. What pandas and Arrow produce is taken as plain Python: arrays as lists, NaN / None /
+pd.NA as an absent field, and a contexts cell holding a list as text ("['a', 'b']", as pandas.read_csv gives a ragas CSV) as that list.
 
 A sample without an id is named by its question (sample_record.content_id: "q-" and 10 hex digits; "-2" after the second
 with the same question), as a file row is: the same data from a file, a DataFrame or a list gives the same ids, and

@@ -97,8 +97,8 @@ def run_tags(report: Report) -> dict[str, str]:
 
 def _report_files(report: Report, report_paths: Mapping[str, Any] | Iterable[Any] | None, folder: Path) -> list[Path]:
     """The files to log: the ones given (a mapping's values, as the command line's output flags give them: None and
-    streams such as /dev/stdout left out), else the JSON and HTML reports written into `folder`. A JSON report is always among them: from it
-    `localragas report` writes every other format again."""
+    streams such as /dev/stdout left out), else the JSON and HTML reports written into `folder`. A JSON report is
+    always among them: from it `localragas report` writes every other format again."""
     if report_paths is None:
         from ..report.html_report import write_html  # noqa: PLC0415
 

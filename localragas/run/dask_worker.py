@@ -244,7 +244,8 @@ def score_batch(run_id: str, expected: dict[str, Any], batch: list[tuple[int, An
 
     run = _run_here(run_id, expected)
     before = len(run.judging.stats.errors)
-    results = [(i, score_sample(sample, run.metrics, run.judging, run.embedder, run.calibration)) for i, sample in batch]
+    results = [(i, score_sample(sample, run.metrics, run.judging, run.embedder, run.calibration))
+               for i, sample in batch]
     rows, vectors, errors = _counted(run, before)
     return {"results": results, "rows": rows, "vectors": vectors, "errors": errors}
 

@@ -80,8 +80,9 @@ def evaluate(samples: Any, settings: RunSettings | None = None, *, judge: Judge 
     (the run opens the cache and closes it when it ends), progress (None: a bar in a notebook or an interactive
     session only), prompts (this run's, not the judge's), judge_check, concurrency (results keep the input order;
     an in-process judge gets 1), engine and address (where samples are scored: "local" threads, or "dask" on the
-    workers of the Dask scheduler at address, "local:N" for N worker processes here; run/engines.py). An unknown name or a bad value: ConfigError naming it; the settings of a run over a
-    data file (limit, shard, skip_invalid, resume, max_input_bytes) are run_eval's.
+    workers of the Dask scheduler at address, "local:N" for N worker processes here; run/engines.py). An unknown
+    name or a bad value: ConfigError naming it; the settings of a run over a data file (limit, shard, skip_invalid,
+    resume, max_input_bytes) are run_eval's.
     judge / embedder: an instance, a catalogue name or path, or None for the settings' (the embedder is only loaded
     when a chosen metric needs it). A Judge instance was built with the settings' judge_options: only a
     judge_options keyword's "calibration" applies to it; it is never changed.
