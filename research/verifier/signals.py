@@ -71,6 +71,7 @@ class Reader:
         self.steps = LlamaSteps(self.llm, llama_cpp)
         self.n_embd = self.llm.n_embd()
         self.prefix: tuple[int, ...] = ()
+        self.item_hook = None  # called with True just before the item is evaluated, False after (inside_signals.py)
 
     def _decode_text(self, i: int) -> str:
         return self.llm.detokenize([i]).decode("utf-8", "replace")
@@ -108,7 +109,11 @@ class Reader:
         self.llm.n_tokens = len(prefix)
         if len(item) > self.llm.n_batch:
             raise RuntimeError(f"an item of {len(item)} tokens: more than one batch")
+        if self.item_hook:
+            self.item_hook(True)
         self.llm.eval(list(item))  # one batch: every token is an output (embeddings on), its logits readable
+        if self.item_hook:
+            self.item_hook(False)
         n_vocab = self.llm.n_vocab()
 
         def logits(k: int) -> np.ndarray:
@@ -124,6 +129,7 @@ class Reader:
         tb = target.strip().encode("utf-8")
         at = text.find(tb[:200]) if tb else -1
         lps: list[float] = []
+        ks: list[int] = []  # the target's token indices in the item
         if at >= 0:
             end, pos = at + len(tb), 0
             for k, piece in enumerate(pieces):
@@ -134,8 +140,9 @@ class Reader:
                 row = logits(k - 1).astype(np.float64)
                 row = row - row.max()
                 lps.append(float(row[item[k]] - math.log(np.exp(row).sum())))
-        return {"p_yes": p["p_yes"], "mass": p["mass"], "hidden": hidden, "lps": lps, "item_tokens": len(item),
-                "prefix_tokens": len(prefix)}
+                ks.append(k)
+        return {"p_yes": p["p_yes"], "mass": p["mass"], "hidden": hidden, "lps": lps, "ks": ks,
+                "item_tokens": len(item), "prefix_tokens": len(prefix), "head_tokens": len(segs[0])}
 
 
 def stats(lps: list[float], tag: str) -> dict[str, float]:
