@@ -56,7 +56,7 @@ def lookback(att: dict[int, np.ndarray], head: int, prefix: int, ks: list[int]) 
     return np.stack(out, axis=1).astype(np.float32)  # [2, n_layer, n_head]
 
 
-def run_file(reader: Reader, inside: Inside, path: Path, out: Path) -> None:
+def run_file(reader: Reader, inside: Inside, path: Path, out: Path, limit: int | None = None) -> None:
     kind = next(v for k, v in KINDS.items() if path.stem.startswith(k))
     lines_path, lay_path, lb_path = (out / f"{path.stem}{s}" for s in (".jsonl", ".layers.f16", ".lookback.f32"))
     n_layer, n_head = int(reader.llm.metadata["qwen2.block_count"]), int(reader.llm.metadata["qwen2.attention.head_count"])
@@ -66,7 +66,7 @@ def run_file(reader: Reader, inside: Inside, path: Path, out: Path) -> None:
         with p.open("ab") as f:
             f.truncate(len(done) * size)
     done_ids = {r["row"] for r in done}
-    rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()][:limit]
     started = time.time()
     for n, row in enumerate(rows, 1):
         if row["id"] in done_ids:
@@ -117,6 +117,7 @@ def main() -> None:
     ap.add_argument("--bench", type=Path, default=Path("../shared/benchmarks"))
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--files", nargs="+", required=True)
+    ap.add_argument("--limit", type=int, default=None, help="the first N rows of each file (resumable: raise it later)")
     ap.add_argument("--n-ctx", type=int, default=8192)
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
@@ -125,7 +126,7 @@ def main() -> None:
     inside = Inside(reader.llm)
     reader.item_hook = lambda on: setattr(inside, "on", on)  # the item's pass only, not the prefix's
     for name in a.files:
-        run_file(reader, inside, a.bench / name, a.out)
+        run_file(reader, inside, a.bench / name, a.out, a.limit)
 
 
 if __name__ == "__main__":
