@@ -11,11 +11,12 @@ from click.testing import CliRunner, Result
 from localragas.cli import main
 
 
-def cli(*args: object, catch_exceptions: bool = True, **env: str) -> Result:
+def cli(*args: object, catch_exceptions: bool = True, input: str | None = None, **env: str) -> Result:
     """`localragas ARGS` (each str()-ed) in-process, on a 200-column console; env: more environment variables.
-    catch_exceptions=False: an exception the CLI lets out is raised in the test (click's CliRunner option)."""
+    catch_exceptions=False: an exception the CLI lets out is raised in the test (click's CliRunner option); input:
+    what stdin gives (an answer to a question; it is not a terminal)."""
     return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": "200", **env},
-                              catch_exceptions=catch_exceptions)
+                              catch_exceptions=catch_exceptions, input=input)
 
 
 def code_and_output(*args: object) -> tuple[int, str]:

@@ -3,12 +3,14 @@ page, or shown on 127.0.0.1). The history: localragas/run/history.py; the page: 
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
 import click
 
 from ..core import paths
+from ..core.errors import ConfigError, HistoryError
 from ..core.number_text import interval_text, score_text, threshold_text
 from ..core.printable import printable
 
@@ -39,9 +41,11 @@ def _history():
 @click.option("--all", "every", is_flag=True, help="List every run (no --limit).")
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON lines (one record a line).")
 @click.option("--reset", is_flag=True, help="Delete the run history file (.localragas/history.sqlite, or under "
-              "$LOCALRAGAS_STATE_DIR): every recorded run is forgotten; report files are kept.")
+              "$LOCALRAGAS_STATE_DIR): every recorded run is forgotten; report files are kept. Asks first on a "
+              "terminal; elsewhere needs --yes.")
+@click.option("--yes", is_flag=True, help="With --reset: delete without asking (needed when stdin is not a terminal).")
 @click.pass_context
-def runs_group(ctx, dataset, tag, name, limit, every, as_json, reset):
+def runs_group(ctx, dataset, tag, name, limit, every, as_json, reset, yes):
     """The run history: every `localragas eval` and `evaluate()` recorded (unless --no-history), newest first.
 
     \b
@@ -54,6 +58,9 @@ def runs_group(ctx, dataset, tag, name, limit, every, as_json, reset):
         return
     history = _history()
     if reset:
+        if not yes and not _confirmed_reset(history):
+            click.echo("nothing deleted")
+            return
         gone = history.reset()
         click.echo(f"removed {', '.join(printable(p) for p in gone)}" if gone else
                    f"no run history at {printable(history.path)}")
@@ -79,6 +86,26 @@ def runs_group(ctx, dataset, tag, name, limit, every, as_json, reset):
         total = history.count()
         if shown < total and not (dataset or tag or name):
             click.echo(f"({shown} of {total} runs; --all or --limit N for more)")
+
+
+def _stdin_is_terminal() -> bool:
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+def _confirmed_reset(history) -> bool:
+    """Whether the user said yes to deleting the history (asked on a terminal); off a terminal, a ConfigError naming
+    --yes: a script never deletes the history by accident, nor waits for an answer no one gives."""
+    try:
+        n = history.count()
+        what = f"{n} run{'' if n == 1 else 's'} in {printable(history.path)}"
+    except HistoryError:
+        what = f"the run history {printable(history.path)} (it cannot be read)"
+    finally:
+        history.close()
+    if not _stdin_is_terminal():
+        raise ConfigError(f"runs --reset would delete {what}; stdin is not a terminal to ask on: add --yes to "
+                          "delete without asking")
+    return click.confirm(f"delete {what}?", default=False)
 
 
 @runs_group.command("show")

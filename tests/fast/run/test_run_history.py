@@ -16,7 +16,7 @@ import localragas
 from localragas.core import paths
 from localragas.core.errors import HistoryError
 from localragas.quality.compare import compare_reports
-from localragas.run.history import SCHEMA_VERSION, History
+from localragas.run.history import SCHEMA_VERSION, History, RunRecord
 from localragas.run.history_record import as_report, record_run
 
 from cli_helpers import cli, sample_rows, write_jsonl
@@ -78,6 +78,30 @@ def test_runs_lists_newest_first_filters_shows_and_removes(data):
     assert _eval(data).exit_code == 0 and History().runs(limit=1)[0].id == 4  # an id is never reused
 
 
+def _stored(judge: str, ids: tuple[str, ...] = ("s0", "s1")) -> int:
+    """A run added to the history as evaluate() would: its method (the judge) and its sample ids shared."""
+    record = RunRecord(started="2026-01-01T00:00:00", verdict="passed", judge={"name": judge})
+    with History() as h:
+        return h.add(record, {"ids": list(ids), "metrics": {"faithfulness": [1.0] * len(ids)}})
+
+
+def test_reset_asks_on_a_terminal_and_refuses_without_yes_elsewhere(monkeypatch):
+    _stored("a"), _stored("b")
+    path = paths.history_file()
+    refused = cli("runs", "--reset")  # CliRunner's stdin is not a terminal
+    assert refused.exit_code == 2 and "--yes" in refused.output and "would delete 2 runs in" in refused.output
+    assert History().count() == 2
+    monkeypatch.setattr("localragas.cli.history._stdin_is_terminal", lambda: True)
+    declined = cli("runs", "--reset", input="n\n")
+    assert declined.exit_code == 0 and declined.output == f"delete 2 runs in {path}? [y/N]: n\nnothing deleted\n"
+    assert History().count() == 2
+    accepted = cli("runs", "--reset", input="y\n")
+    assert accepted.exit_code == 0 and f"[y/N]: y\nremoved {path}" in accepted.output and not path.exists()
+    _stored("a")
+    monkeypatch.setattr("localragas.cli.history._stdin_is_terminal", lambda: False)
+    assert cli("runs", "--reset", "--yes").output.startswith(f"removed {path}") and not path.exists()
+
+
 def test_no_history_and_history_false_record_nothing(data):
     assert _eval(data, "--no-history").exit_code == 0
     localragas.evaluate(sample_rows(2), judge="fake", embedder="fake", cache=False, progress=False, history=False)
@@ -122,7 +146,7 @@ def test_a_broken_history_warns_once_and_the_eval_goes_on_with_its_exit_code(dat
     if damage == "corrupt":
         listed = cli("runs")
         assert listed.exit_code == 2 and "localragas runs --reset" in listed.output
-        assert cli("runs", "--reset").output == f"removed {path}\n"
+        assert cli("runs", "--reset", "--yes").output == f"removed {path}\n"
         assert _eval(data, *failing).exit_code == 1 and len(History().runs()) == 1
 
 
