@@ -11,7 +11,8 @@ Tables (schema version in PRAGMA user_version, SCHEMA_VERSION):
             categories) in `shared`, "metrics": {metric: [score or null]}, "unscored": {metric: {position: reason}}}:
             two runs compare sample by sample from it even when their report files are gone; listing never reads it
     shared  (sha, body): what many runs share, stored once (zlib-compressed JSON, keyed by its sha256): a method, a
-            dataset's sample ids. This keeps a run at about a kilobyte (docs/history.md).
+            dataset's sample ids. This keeps a run at about a kilobyte (docs/history.md). Removing a run removes
+            the shared rows no run left refers to.
 WAL mode and a busy timeout: runs in several processes add their records safely (each a BEGIN IMMEDIATE
 transaction). A file that is not a history, or one of a newer schema: HistoryError naming the file and the reset.
 """
@@ -227,8 +228,11 @@ class History:
         rows = self._read(f"SELECT id, {', '.join(_COLUMNS)}, record FROM runs WHERE id = ?", [run]) \
             if self.path.exists() else []
         if not rows:
-            raise HistoryError(f"no run {run} in the run history {self.path} (`localragas runs` lists them)")
+            raise self._no_run(run)
         return self._record(rows[0])
+
+    def _no_run(self, run: int) -> HistoryError:
+        return HistoryError(f"no run {run} in the run history {self.path} (`localragas runs` lists them)")
 
     def scores(self, run: int) -> dict[str, Any]:
         rows = self._read("SELECT body FROM scores WHERE run = ?", [run]) if self.path.exists() else []
@@ -238,13 +242,24 @@ class History:
         return {**self._shared_body(body.pop("samples")), **body}
 
     def remove(self, run: int) -> None:
+        """Forget a run: its rows, and in the same transaction the shared rows (its method, its sample ids) that no
+        other run refers to."""
         self.get(run)  # named when missing
         try:
-            with _write(self.db):
+            db = self.db
+            with _write(db):
+                row = db.execute("SELECT record, (SELECT body FROM scores WHERE scores.run = runs.id) FROM runs "
+                                 "WHERE id = ?", (run,)).fetchone()
+                if row is None:  # removed by another process since get()
+                    raise self._no_run(run)
                 for table, column in (("tags", "run"), ("scores", "run"), ("runs", "id")):
-                    self.db.execute(f"DELETE FROM {table} WHERE {column} = ?", (run,))  # noqa: S608 - ours
+                    db.execute(f"DELETE FROM {table} WHERE {column} = ?", (run,))  # noqa: S608 - ours
+                gone = _unreferenced(db, json.loads(row[0]), unpack(row[1]).get("samples") if row[1] else None)
+                db.executemany("DELETE FROM shared WHERE sha = ?", [(sha,) for sha in gone])
         except sqlite3.Error as e:
             raise self._error(e) from None
+        for sha in gone:
+            self._shared.pop(sha, None)
 
     def _read(self, sql: str, args: list[Any]) -> list[tuple[Any, ...]]:
         try:
@@ -273,6 +288,25 @@ def _write(db: sqlite3.Connection) -> Iterator[None]:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+def _unreferenced(db: sqlite3.Connection, record: dict[str, Any], samples: str | None) -> list[str]:
+    """Of a removed run's shared rows (record["method"], samples), those no run left refers to. Two runs' sample ids
+    are one row only if their ids_sha256 are equal (or one is unknown): only those runs' scores are read."""
+    left: set[str] = {sha for sha in (record.get("method"), samples) if sha}
+    ids = record.get("ids_sha256")
+    maybe = []
+    for other, text in db.execute("SELECT id, record FROM runs").fetchall():
+        body = json.loads(text)
+        left.discard(body.get("method"))
+        if samples in left and (ids is None or body.get("ids_sha256") in (None, ids)):
+            maybe.append(other)
+    for other in maybe:
+        if samples not in left:
+            break
+        for (blob,) in db.execute("SELECT body FROM scores WHERE run = ?", (other,)):
+            left.discard(unpack(blob).get("samples"))
+    return sorted(left)
 
 
 def _like(text: str) -> str:

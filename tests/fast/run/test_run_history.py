@@ -3,11 +3,13 @@ listed, shown and removed by `localragas runs`; off with --no-history / history=
 a corrupt or unwritable history warns once and never changes a run's result."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -80,7 +82,8 @@ def test_runs_lists_newest_first_filters_shows_and_removes(data):
 
 def _stored(judge: str, ids: tuple[str, ...] = ("s0", "s1")) -> int:
     """A run added to the history as evaluate() would: its method (the judge) and its sample ids shared."""
-    record = RunRecord(started="2026-01-01T00:00:00", verdict="passed", judge={"name": judge})
+    record = RunRecord(started="2026-01-01T00:00:00", verdict="passed", judge={"name": judge},
+                       ids_sha256=hashlib.sha256("\n".join(ids).encode()).hexdigest()[:16])
     with History() as h:
         return h.add(record, {"ids": list(ids), "metrics": {"faithfulness": [1.0] * len(ids)}})
 
@@ -100,6 +103,32 @@ def test_reset_asks_on_a_terminal_and_refuses_without_yes_elsewhere(monkeypatch)
     _stored("a")
     monkeypatch.setattr("localragas.cli.history._stdin_is_terminal", lambda: False)
     assert cli("runs", "--reset", "--yes").output.startswith(f"removed {path}") and not path.exists()
+
+
+def _shared_rows() -> dict[str, set[str]]:
+    """Each run's shared rows (its method's and its sample ids' sha), and "all": the shared table's."""
+    db = sqlite3.connect(paths.history_file())
+    out = {str(run): {json.loads(record)["method"], json.loads(zlib.decompress(body))["samples"]}
+           for run, record, body in db.execute("SELECT id, record, body FROM runs JOIN scores ON run = id")}
+    out["all"] = {sha for (sha,) in db.execute("SELECT sha FROM shared")}
+    db.close()
+    return out
+
+
+def test_rm_deletes_the_shared_rows_no_run_left_refers_to():
+    a1, a2, own, same_ids = _stored("a"), _stored("a"), _stored("b", ("x0",)), _stored("c")
+    before = _shared_rows()
+    assert before[str(a1)] == before[str(a2)] and len(before["all"]) == 5  # methods a, b, c; ids s0,s1 and x0
+    kept = {run: (History().get(run), History().scores(run)) for run in (a1, a2, same_ids)}
+    assert cli("runs", "rm", own).output == f"removed run {own}\n"
+    after = _shared_rows()
+    assert after["all"] == before["all"] - before[str(own)] and len(after["all"]) == 3
+    with History() as h:
+        h.remove(same_ids)  # its method goes; its sample ids, which a1 and a2 share, stay
+        assert {run: (h.get(run), h.scores(run)) for run in (a1, a2)} == {run: kept[run] for run in (a1, a2)}
+    assert _shared_rows()["all"] == before[str(a1)]
+    assert cli("runs", "rm", a1, a2).exit_code == 0
+    assert _shared_rows() == {"all": set()} and History().count() == 0
 
 
 def test_no_history_and_history_false_record_nothing(data):
