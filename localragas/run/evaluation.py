@@ -85,8 +85,6 @@ class Evaluation:
         from ..judges import catalogue  # noqa: PLC0415
         from .checkpoint import Checkpoint  # noqa: PLC0415
         from ..data.dataset import load_samples  # noqa: PLC0415
-        from ..judges import get_judge  # noqa: PLC0415
-        from ..judges.calibrated import run_options  # noqa: PLC0415
         from .runner import evaluate, run_judging  # noqa: PLC0415
         from .shard import shard_positions  # noqa: PLC0415
         from ..metrics import get_metrics  # noqa: PLC0415
@@ -104,21 +102,21 @@ class Evaluation:
         if spec.shard:
             positions = shard_positions(len(samples), *spec.shard)
             samples = samples.at(positions)  # evaluate() checks the input, not this shard (which may be empty)
-        judge = get_judge(spec.judge, dict(spec.judge_options))
+        # the run's judging context, built once: the checkpoint is keyed by it and the run asks through it (on Dask,
+        # each worker builds its own judge from its name and options, Judging.made_from)
+        judging = run_judging(spec.judge, spec.judge_options, spec.prompts)
         try:
             if spec.resume:  # the key holds what the run's judging holds: Judging.scoring_fingerprint
-                fingerprint = run_judging(judge, run_options(spec.judge_options), spec.prompts).scoring_fingerprint
-                self.checkpoint = Checkpoint(paths.runs_dir() / f"{checkpoint_key(spec, fingerprint)}.jsonl")
+                key = checkpoint_key(spec, judging.scoring_fingerprint)
+                self.checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
                 self.checkpoint.lock()  # held until finish() or close(): the outputs are written under it
-            # the judge is built with the others; on Dask by its name, each worker loading its own
-            report = evaluate(samples, spec, judge=judge if spec.engine == "local" else spec.judge,
-                              judge_options=run_options(spec.judge_options), skipped=skipped,
-                              checkpoint=self.checkpoint, history=False)  # recorded by record(), with its outputs
+            report = evaluate(samples, spec, judge=judging, skipped=skipped, checkpoint=self.checkpoint,
+                              history=False)  # recorded by record(), with its outputs
         except BaseException:
             self.close()
             raise
         finally:
-            judge.close()
+            judging.judge.close()
         report.meta["dataset"] = str(spec.data)
         report.meta["dataset_sha256"] = catalogue.dataset_sha256(spec.data)
         if spec.shard:

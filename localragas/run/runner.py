@@ -63,7 +63,7 @@ def score_sample(sample: Sample, metrics: list[Metric], judging: Judging, embedd
     return out
 
 
-def evaluate(samples: Any, settings: RunSettings | None = None, *, judge: Judge | str | None = None,
+def evaluate(samples: Any, settings: RunSettings | None = None, *, judge: Judge | Judging | str | None = None,
              embedder: Embedder | str | None = None, skipped: list[SkippedRow] | None = None,
              checkpoint: Checkpoint | str | Path | None = None, **overrides: Any) -> Report:
     """Score samples with the RAGAS metrics and apply the quality gate.
@@ -85,7 +85,9 @@ def evaluate(samples: Any, settings: RunSettings | None = None, *, judge: Judge 
     resume, max_input_bytes) are run_eval's.
     judge / embedder: an instance, a catalogue name or path, or None for the settings' (the embedder is only loaded
     when a chosen metric needs it). A Judge instance was built with the settings' judge_options: only a
-    judge_options keyword's "calibration" applies to it; it is never changed.
+    judge_options keyword's "calibration" applies to it; it is never changed. A Judging (run_judging's, not yet
+    cached: run_eval's, which keyed its checkpoint by it) is the run's judging context as it is: the settings' judge,
+    judge_options and prompts are not read.
     checkpoint: a file each finished sample is appended to; results found there for unchanged samples are reused.
     """
     from ..data.sample_inputs import as_samples  # noqa: PLC0415
@@ -106,7 +108,8 @@ def evaluate(samples: Any, settings: RunSettings | None = None, *, judge: Judge 
     refuse_unscorable(given, chosen, named=[n for n in s.metrics or () if isinstance(n, str)])
     check_cache_choice(overrides.get("cache", True), overrides.get("cache_dir"))  # both given: which?
     # the run's judging context: the judge given is never changed (an instance: a keyword's calibration only)
-    judging = (run_judging(judge, overrides.get("judge_options"), s.prompts) if isinstance(judge, Judge)
+    judging = (judge if isinstance(judge, Judging)
+               else run_judging(judge, overrides.get("judge_options"), s.prompts) if isinstance(judge, Judge)
                else run_judging(s.judge, s.judge_options, s.prompts))
     # a window too small for one item, with the instruction texts as asked (overrides, custom metrics): refused now
     own = {family: smallest for m in chosen for family, smallest in m.window_prompts.items()}
@@ -135,6 +138,7 @@ def run_judging(judge: Judge | str | None, judge_options: Mapping[str, Any] | No
     instance, only `calibration` may be among them) and the user's instruction texts for these families (a bad family
     or file: ConfigError before any judging)."""
     made_from = None
+    overrides = load_overrides(dict(prompts)) if prompts else None  # a bad file: refused before a judge is built
     if isinstance(judge, Judge):
         calibration = run_calibration(judge, dict(judge_options or {}))
     else:
@@ -142,7 +146,7 @@ def run_judging(judge: Judge | str | None, judge_options: Mapping[str, Any] | No
         made_from = (judge, backend)  # what a Dask worker builds its own judge from (run/dask_worker.py)
         judge = get_judge(judge, backend)
         calibration = calibration_of(judge, chosen)
-    judging = Judging(judge, prompts=load_overrides(dict(prompts)) if prompts else None, calibration=calibration)
+    judging = Judging(judge, prompts=overrides, calibration=calibration)
     judging.made_from = made_from
     return judging
 

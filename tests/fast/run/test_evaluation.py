@@ -6,12 +6,15 @@ import json
 
 import pytest
 
+import localragas.judges.calibrated
 from localragas.core.errors import ConfigError
-from localragas.run.evaluation import RunSpec, run_eval, spec_from_flags
+from localragas.judges import FakeJudge, Judging
+from localragas.run.evaluation import Evaluation, RunSpec, run_eval, spec_from_flags
 from localragas.run.gate import parse_thresholds
 from localragas.core.key_values import parse_columns, parse_metric_options, parse_options, split_item
 from localragas.report import read_json
 
+from calibration_helpers import calibration_file
 from cli_helpers import cli, write_file
 
 FAKE = {"judge": "fake", "embedder": "fake", "progress": False}
@@ -74,6 +77,34 @@ def test_a_spec_made_in_python_runs(tmp_path, monkeypatch, data):
     report = run_eval(RunSpec(str(data), metrics=["faithfulness"], judge="fake", cache=False, resume=False, limit=1))
     assert [s.id for s in report.samples] == ["s0"] and report.metrics == ["faithfulness"]
     assert "shard" not in report.meta and "config" not in report.meta
+
+
+def test_a_resumed_eval_builds_its_judging_context_once(tmp_path, monkeypatch, data):
+    monkeypatch.chdir(tmp_path)  # the checkpoint in this state folder
+    cal = calibration_file(tmp_path / "cal.json")
+    args = ("--judge", "fake", "--embedder", "fake", "--no-cache", "--no-progress", "--judge-option",
+            f"calibration={cal}", "-m", "faithfulness")
+    first = Evaluation(spec_from_flags(data, judge="fake", embedder="fake", no_cache=True, progress=False,
+                                       judge_option=[f"calibration={cal}"], metrics=["faithfulness"]))
+    first.run()
+    first.close()  # not finished: its checkpoint stays, to resume from
+    built = {"judging": 0, "judge": 0, "calibration": 0}
+
+    def counted(kind, fn):
+        def wrapper(*a, **k):
+            built[kind] += 1
+            return fn(*a, **k)
+        return wrapper
+
+    monkeypatch.setattr(Judging, "__init__", counted("judging", Judging.__init__))
+    monkeypatch.setattr(FakeJudge, "__init__", counted("judge", FakeJudge.__init__))
+    monkeypatch.setattr(localragas.judges.calibrated, "load_calibration",
+                        counted("calibration", localragas.judges.calibrated.load_calibration))
+    r = cli("eval", data, *args, "--out", tmp_path / "r.json")
+    assert r.exit_code == 0, r.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["meta"]["resumed_samples"] == 2 and report["meta"]["calibration"]["source"] == cal
+    assert built == {"judging": 1, "judge": 1, "calibration": 1}
 
 
 def _comparable(value):
