@@ -137,13 +137,17 @@ def _hex_id(value: Any, shown: str, line: int, name: str) -> str:
     """A trace or span id as lower-case hex: '0x…' (the SDK), hex (OTLP JSON) or base64 (protobuf's JSON)."""
     if not isinstance(value, str) or not value.strip():
         raise DatasetError(shown, line, name, f"expected the span's {name.split('.')[-1]} as a string")
-    value = value.strip().removeprefix("0x")
-    if re.fullmatch(r"[0-9a-fA-F]+", value) and len(value) in (16, 32):
-        return value.lower()
+    value = value.strip()
+    bare = value.removeprefix("0x")  # only when hex follows: a base64 id may itself begin with "0x"
+    if re.fullmatch(r"[0-9a-fA-F]+", bare) and len(bare) in (16, 32):
+        return bare.lower()
     try:
-        return base64.b64decode(value, validate=True).hex()
+        raw = base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
-        raise DatasetError(shown, line, name, f"'{value[:40]}' is neither hex nor base64") from None
+        raw = b""
+    if len(raw) not in (8, 16):  # a span id is 8 bytes, a trace id 16
+        raise DatasetError(shown, line, name, f"'{value[:40]}' is neither hex nor base64 of an 8- or 16-byte id")
+    return raw.hex()
 
 
 def _time(value: Any) -> int:

@@ -148,7 +148,7 @@ def test_json_inputs_plain_outputs_and_a_reranker(tmp_path):
 def test_a_span_file_the_reader_cannot_use_is_refused_naming_the_file_and_what_is_wrong(tmp_path):
     bad = tmp_path / "spans.json"
     bad.write_text('{"name": "x", "context": {"trace_id": "0x12", "span_id": "0xab"}}', encoding="utf-8")
-    with pytest.raises(DatasetError, match=r"spans.json, line 1, field 'context.trace_id': '12' is neither hex"):
+    with pytest.raises(DatasetError, match=r"spans.json, line 1, field 'context.trace_id': '0x12' is neither hex"):
         load_samples(bad)
     bad.write_text('{"resourceSpans": []}\n[1]\n', encoding="utf-8")
     with pytest.raises(DatasetError, match=r"spans.json, line 2: expected an OpenTelemetry span .* got int"):
@@ -167,3 +167,23 @@ def test_eval_scores_a_trace_file_and_lists_the_skipped_trace(tmp_path):
     report = json.loads(out.read_text())
     assert [s["metrics"]["faithfulness"]["value"] for s in report["samples"]] == [1.0, 1.0]
     assert [s["field"] for s in report["skipped"]] == ["contexts"]
+
+
+def test_base64_ids_that_begin_with_0x_are_read_as_base64(tmp_path):
+    """protobuf's JSON writes ids in base64, and one id in 4,096 begins with "0x" (bytes d3 1…): not a hex prefix."""
+    otlp = export(otlp=tmp_path / "otlp.json", with_health_check=False)
+    doc = json.loads(otlp.read_text())
+    renamed = {}
+    for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        for key in ("traceId", "spanId", "parentSpanId"):
+            if key in span:
+                raw = base64.b64decode(span[key])
+                new = bytes([0xD3, 0x10 | raw[1] & 0x0F]) + raw[2:]
+                span[key] = base64.b64encode(new).decode()
+                assert span[key].startswith("0x")
+                if key == "traceId":
+                    renamed[raw.hex()] = new.hex()
+    otlp.write_text(json.dumps(doc), encoding="utf-8")
+    samples = load_samples(otlp)[0]
+    assert expected(samples) == WANTED
+    assert sorted(s.id for s in samples) == sorted(renamed.values())
