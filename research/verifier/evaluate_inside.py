@@ -124,6 +124,34 @@ def single_layer_diagnostic(data: dict[str, Data], signals: Path, pca: int, c: f
         print(f"  layer {layer:2d}: " + "  ".join(f"{s} {f['auc']:.3f} ({f['gain']:+.3f})" for s, f in res.items()))
 
 
+def within_file(data: dict[str, Data], pca: int, c: float) -> None:
+    """5-fold cross-validation inside each file, grouped by row (a diagnostic of what a signal holds at all, not of
+    transfer: within a file everything looks better than it is), P(yes) with each block alone."""
+    from sklearn.model_selection import GroupKFold
+
+    cal = load_calibration(CALIBRATION).families["verify_statement"]
+    print("\n--- diagnostic: 5-fold cross-validation inside each file (people-labelled statements only)")
+    for b in ORDER:
+        blocks = [ORDER[0]] if b == ORDER[0] else [ORDER[0], b]
+        line = []
+        for stem, d in data.items():
+            real = np.flatnonzero(~d.synthetic)
+            recs = [d.recs[i] for i in real]
+            y, w = targets(recs)
+            groups = [r["row"] for r in recs]
+            pred = np.zeros(len(real))
+            for tr, te in GroupKFold(n_splits=5).split(real, y, groups):
+                rows_tr, rows_te = np.zeros(len(d.recs), bool), np.zeros(len(d.recs), bool)
+                rows_tr[real[tr]], rows_te[real[te]] = True, True
+                pred[te] = Head(pca, c).fit(*d.x(blocks, rows_tr), y[tr], w[tr]).predict(*d.x(blocks, rows_te))
+            today = np.asarray([cal(r["p_yes"]) for r in recs])
+            _, ya, base = per_answer(recs, today)
+            _, _, mine = per_answer(recs, pred)
+            f = figures(ya, base, mine)
+            line.append(f"{stem} {f['auc']:.3f} ({f['gain']:+.3f})")
+        print(f"  {' '.join(blocks):55s} " + "  ".join(line))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--signals", type=Path, required=True)
@@ -132,6 +160,7 @@ def main() -> None:
     ap.add_argument("--agg", choices=["mean", "min"], default="mean")
     ap.add_argument("--min-rows", type=int, default=MIN_ROWS)
     ap.add_argument("--diagnostic", action="store_true", help="also P(yes) + each stored layer, one at a time")
+    ap.add_argument("--within", action="store_true", help="also 5-fold cross-validation inside each file")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
     data = {}
@@ -163,6 +192,8 @@ def main() -> None:
             if keep:
                 kept, current = kept + [b], trial
         print(f"kept: {', '.join(kept)}")
+    if a.within:
+        within_file(data, a.pca, a.c)
     if a.diagnostic:
         single_layer_diagnostic(data, a.signals, a.pca, a.c)
     if a.json:
