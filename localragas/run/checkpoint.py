@@ -3,7 +3,10 @@
 One JSON line per sample: {"hash": sha256 of the sample, "result": SampleResult}. A result is reused only for a
 sample with the same id and the same content. Any other line (cut by a kill, damaged, nested too deeply, longer than
 MAX_LINE_BYTES, of an older format) is discarded with a warning, and its sample is judged again. An append that fails
-(a full disk) is taken back whole (the file is cut back to where it was), so no part of its line stays.
+(a full disk) is taken back whole (the file is cut back to where it was), so no part of its line stays. A resumed
+run reads the checkpoint once, a line at a time, and keeps only where each finished sample's line is
+(Checkpoint.finished, run/finished_index.py): each result is read back from its line when the run takes it, so a
+run resumed at 900,000 of 1,000,000 samples never holds 900,000 results.
 
 A run holds its checkpoint (JsonLinesCheckpoint.lock: an exclusive advisory lock on CHECKPOINT.lock, with its pid in
 it) while it is live: a second run of the same data and options is refused at once instead of resuming from samples
@@ -30,6 +33,7 @@ try:
 except ImportError:  # Windows: no advisory locks (documented in docs/commands.md)
     fcntl = None  # type: ignore[assignment]
 from ..data.schema import Sample, SampleResult
+from .finished_index import FinishedIndex
 
 log = logging.getLogger("localragas")
 MAX_LINE_BYTES = 64 << 20  # a longer line is no result of ours: read past in pieces, never loaded whole
@@ -121,27 +125,32 @@ class JsonLinesCheckpoint:
                 self.release()
 
     def _entries(self) -> dict:
-        """key -> value of every usable line; any other line is discarded with a warning (on the "localragas" logger)
-        naming the file and the line. Its folder is made here: an unusable place is found before any judging
-        (OSError, or CheckpointError for a checkpoint that is not a file)."""
-        done: dict = {}
+        """key -> value of every usable line (_scan), the last line of a key kept."""
+        return {key: value for key, value, _ in self._scan()}
+
+    def _scan(self) -> Iterator[tuple[Any, Any, int]]:
+        """(key, value, byte offset of its line) of every usable line, in file order, read one line at a time; any
+        other line is discarded with a warning (on the "localragas" logger, once the file is read) naming the file and
+        the line. Its folder is made here: an unusable place is found before any judging (OSError, or CheckpointError
+        for a checkpoint that is not a file)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists() and not self.path.is_file():
             raise CheckpointError(f"resume checkpoint {self.path} is not a file: delete it, or run with --no-resume")
         if not self.path.is_file():
-            return done
+            return
         discarded: list[tuple[int, str]] = []
         with open(self.path, "rb") as f:
+            offset = 0
             for number, line in enumerate(_lines(f, MAX_LINE_BYTES), 1):
+                start, offset = offset, f.tell()
                 if line is not None and not line.strip():
                     continue
                 entry = self._entry(line)
                 if isinstance(entry, str):
                     discarded.append((number, entry))
                 else:
-                    done[entry[0]] = entry[1]
+                    yield entry[0], entry[1], start
         self._warn(discarded)
-        return done
 
     def _entry(self, line: bytes | None) -> tuple[str, object] | str:
         raise NotImplementedError
@@ -194,9 +203,20 @@ class JsonLinesCheckpoint:
 class Checkpoint(JsonLinesCheckpoint):
     """The finished samples of an evaluation."""
 
+    def finished(self) -> "Finished":
+        """The finished samples, found by reading the checkpoint once, a line at a time, keeping only where each
+        sample's last usable line is (run/finished_index.py); their results are read back as they are taken."""
+        index = FinishedIndex()
+        for sample_id, (digest, _), offset in self._scan():  # each result checked, then let go
+            index.add(sample_id, digest, offset)
+        return Finished(self.path, index.seal())
+
     def load(self) -> dict[str, tuple[str, SampleResult]]:
-        """id -> (sample hash, result) of every usable line (JsonLinesCheckpoint._entries)."""
-        return self._entries()
+        """id -> (sample hash, result) of each id's last usable line, in file order: every result in memory at once
+        (tests, small checkpoints); a run takes them one at a time (finished)."""
+        with self.finished() as done:
+            entries = (done.read(offset) for offset in sorted(done.index.offsets.tolist()))
+            return {entry[1].id: entry for entry in entries if entry is not None}
 
     def append(self, digest: str, result: SampleResult) -> None:
         self._append({"hash": digest, "result": result.model_dump(mode="json")})
@@ -225,6 +245,45 @@ class RecordCheckpoint(JsonLinesCheckpoint):
         if not isinstance(row, dict) or not isinstance(row.get("key"), str) or not isinstance(row.get("record"), dict):
             return "not a record of this version"
         return row["key"], row["record"]
+
+
+class Finished:
+    """A checkpoint's finished samples (Checkpoint.finished): take(sample_id, digest) reads back the result of a sample
+    whose last usable line has that hash, or gives None (not finished, or finished with other content); read from the
+    checkpoint file, held open inside `with`."""
+
+    def __init__(self, path: Path, index: FinishedIndex):
+        self.path, self.index = path, index
+        self._file: BinaryIO | None = None
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def __enter__(self) -> "Finished":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def take(self, sample_id: str, digest: str) -> SampleResult | None:
+        offset = self.index.find(sample_id, digest)
+        if offset is None:
+            return None
+        entry = self.read(offset)
+        if entry is None or entry[0] != digest or entry[1].id != sample_id:  # two ids or hashes sharing a digest
+            return None
+        return entry[1]
+
+    def read(self, offset: int) -> tuple[str, SampleResult] | None:
+        """(sample hash, result) of the line at `offset`; None if it no longer reads as one (the file changed)."""
+        if self._file is None:
+            self._file = open(self.path, "rb")
+        if self._file.tell() != offset:  # lines taken in file order are read on without a seek
+            self._file.seek(int(offset))
+        entry = _entry(next(_lines(self._file, MAX_LINE_BYTES), b""))
+        return None if isinstance(entry, str) else entry
 
 
 def _lines(f: BinaryIO, limit: int) -> Iterator[bytes | None]:

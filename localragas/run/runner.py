@@ -180,7 +180,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
     names = [m.name for m in chosen]
     if checkpoint is not None and not isinstance(checkpoint, Checkpoint):
         checkpoint = Checkpoint(checkpoint)
-    done = checkpoint.load() if checkpoint else {}
+    finished = checkpoint.finished() if checkpoint else None  # where each finished sample's line is, not its result
     if any(m.uses_embedder for m in chosen) and not isinstance(embedder, Embedder):
         embedder = get_embedder(embedder)
     if judging.cache is not None and isinstance(embedder, Embedder) and not isinstance(embedder, CachedEmbedder):
@@ -210,14 +210,15 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
                     checkpoint.append(digest, result)
                 bar.advance(result.id)  # the sample's id
 
-            for i, sample in enumerate(samples):
-                digest = sample_hash(sample)
-                previous = done.get(sample.id)
-                if previous and previous[0] == digest:
-                    resumed += 1
-                    finish(i, None, previous[1])  # already in the checkpoint
-                else:
-                    todo.add(i)
+            with finished or nullcontext():
+                for i, sample in enumerate(samples):
+                    digest = sample_hash(sample)
+                    previous = finished.take(sample.id, digest) if finished else None  # read from its line
+                    if previous is not None:
+                        resumed += 1
+                        finish(i, None, previous)  # already in the checkpoint
+                    else:
+                        todo.add(i)
             engine.score(todo, finish)  # the samples not in the checkpoint, on the run's engine (run/engines.py)
     results = collected.done()
     wall = time.perf_counter() - t0
