@@ -1,5 +1,6 @@
 """A resume checkpoint survives any line: one nested too deeply, too long, damaged or of another format is discarded
-with a warning naming the file and the line, its sample is judged again, and every other line is kept."""
+with a warning naming the file and the line, its sample is judged again, and every other line is kept; of an id's lines
+the last usable one decides, and its result is read back from it when the run takes it."""
 from __future__ import annotations
 
 import json
@@ -11,6 +12,7 @@ import sys
 
 import localragas.run.checkpoint
 from localragas import evaluate
+from localragas.run import finished_index
 from localragas.run.checkpoint import Checkpoint, sample_hash
 from localragas.judges import FakeJudge
 from localragas.data.schema import Report, Sample
@@ -107,3 +109,41 @@ def test_a_resumed_cli_run_prints_the_warning_keeps_the_good_sample_and_judges_t
     assert report.meta["resumed_samples"] == 1 and [s.id for s in report.samples] == ["s0", "s1"]
     assert report.meta["judge_stats"]["calls"] == report.samples[0].judge_calls > 0  # s0 judged again, s1 not
     assert not ck.exists()
+
+
+def test_the_last_usable_line_of_an_id_decides_and_its_result_is_read_back_from_it(tmp_path):
+    report = evaluate(samples(), judge=FakeJudge(), embedder="fake", cache=False)
+    r0, r1 = report.samples
+    later = r1.model_copy(update={"category": "later"})
+    h0, h1 = (sample_hash(s) for s in samples())
+    ck = Checkpoint(tmp_path / "run.jsonl")
+    ck.append(h0, r0)
+    ck.append(h1, r1)
+    ck.append("the hash of s0 as it was changed", r0)  # s0 resumed with other content, then changed back
+    ck.append(h1, later)  # s1 finished twice: the last line is the one taken
+    with open(ck.path, "ab") as f:
+        f.write(b'{"hash": "' + h1.encode() + b'", "result": {"id": "s1", "cut')  # then killed mid-line
+    with ck.finished() as done:
+        assert len(done) == 2 and done.index.offsets.nbytes == 16  # 24 bytes a finished sample, no result
+        assert done.take("s0", h0) is None and done.take("s0", "the hash of s0 as it was changed") == r0
+        assert done.take("s1", h1) == later and done.take("s1", h0) is None and done.take("s2", h1) is None
+    assert {k: v[1].category for k, v in ck.load().items()} == {"s0": r0.category, "s1": "later"}
+    judge = FakeJudge()
+    again = evaluate(samples(), judge=judge, embedder="fake", cache=False, checkpoint=ck)
+    assert again.meta["resumed_samples"] == 1 and again.samples[1] == later and again.samples[0].metrics == r0.metrics
+    asked = [p.user.lower() for p in judge.asked("extract_claims")]
+    assert asked and all("item 0" in p for p in asked)  # only s0 judged again
+
+
+def test_ids_or_hashes_sharing_a_digest_cost_a_sample_judged_again_never_a_wrong_result(tmp_path, monkeypatch):
+    monkeypatch.setattr(finished_index, "digest64", lambda text: 7)  # every id and hash the same digest
+    ck = tmp_path / "run.jsonl"
+    first = evaluate(samples(), judge=FakeJudge(), embedder="fake", checkpoint=ck, cache=False)
+    ck.write_text("".join(json.dumps({"hash": sample_hash(s), "result": r.model_dump(mode="json")}) + "\n"
+                          for s, r in zip(samples(), first.samples)), encoding="utf-8")
+    judge = FakeJudge()
+    again = evaluate(samples(), judge=judge, embedder="fake", checkpoint=ck, cache=False)
+    assert again.meta["resumed_samples"] == 1 and again.samples[1] == first.samples[1]  # s1's line: the last one
+    assert again.samples[0].id == "s0" and again.samples[0].metrics == first.samples[0].metrics
+    asked = [p.user.lower() for p in judge.asked("extract_claims")]
+    assert asked and all("item 0" in p for p in asked)  # s0 judged again, not given s1's result

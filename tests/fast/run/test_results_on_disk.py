@@ -6,17 +6,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from localragas import evaluate
+from localragas.data import lazy_samples
 from localragas.data.result_store import SampleStore
 from localragas.data.schema import MetricResult, SampleResult
 from localragas.report import read_json, write_csv, write_json, write_junit, write_markdown
 from localragas.report.html_report import embedded_samples, render_html
 from localragas.report.evidence import worst_samples
 from localragas.report.json_stream import stream_json
+from localragas.judges import FakeJudge, judging
 from localragas.run import results as run_results
+from localragas.run.checkpoint import Checkpoint, Finished
+from localragas.run import runner
 from localragas.run.runner import regate
 
 from cli_helpers import code_and_output as run
@@ -145,3 +150,33 @@ def test_a_large_html_page_embeds_the_first_and_the_worst_samples_and_says_so(in
     page = render_html(in_memory)
     assert "of the 16 samples" not in page  # under HTML_SAMPLES: every sample, as always
     assert embedded_samples(in_memory)[1] == ""
+
+
+def test_a_resumed_run_on_disk_gives_the_uninterrupted_runs_report_and_files(monkeypatch, tmp_path):
+    monkeypatch.setattr(run_results, "SPILL_AFTER", 5)  # results on disk past 5, the input read back past 3
+    monkeypatch.setattr(lazy_samples, "SPILL_AFTER", 3)
+    for timed in (judging, runner):  # the same seconds in each run: a judge call's, a sample's
+        monkeypatch.setattr(timed, "time", SimpleNamespace(perf_counter=lambda: 0.0))
+    whole = evaluate(str(EXAMPLE), judge="fake", embedder="fake", cache=False)
+    ck = tmp_path / "run.jsonl"
+    monkeypatch.setattr(Checkpoint, "remove", lambda self: self.release())  # keep the checkpoint of a finished run
+    evaluate(str(EXAMPLE), judge="fake", embedder="fake", cache=False, checkpoint=ck, concurrency=3)
+    lines = ck.read_bytes().splitlines(keepends=True)
+    ck.write_bytes(b"".join(lines[:11]) + lines[11][:60])  # killed while writing the 12th: 11 finished
+    taken: list[str] = []
+    real_take = Finished.take
+    monkeypatch.setattr(Finished, "take", lambda self, i, d: (r := real_take(self, i, d)) and taken.append(r.id) or r)
+    monkeypatch.setattr(Checkpoint, "load", lambda self: pytest.fail("the checkpoint's results were loaded whole"))
+    resumed = evaluate(str(EXAMPLE), judge=FakeJudge(), embedder="fake", cache=False, checkpoint=ck, concurrency=3)
+    assert resumed.meta["resumed_samples"] == 11 and isinstance(resumed.samples, SampleStore)
+    order = [s.id for s in whole.samples]
+    assert taken == [i for i in order if i in set(taken)]  # each taken from its line in the input's order
+    again = {json.loads(line)["result"]["id"] for line in lines[11:]}  # judged again, and only they
+    assert len(again) == 5 and not again & set(taken)
+    assert resumed.meta["judge_stats"]["calls"] == sum(s.judge_calls for s in whole.samples if s.id in again) > 0
+    assert [s.id for s in resumed.samples] == order and resumed.samples[4] == whole.samples[4]
+    assert resumed.summary == whole.summary and resumed.by_category == whole.by_category
+    assert resumed.gate == whole.gate
+    assert resumed.meta["judge_totals"]["calls"] == whole.meta["judge_totals"]["calls"]
+    same_meta = resumed.model_copy(update={"meta": whole.meta})
+    assert written(same_meta, tmp_path / "resumed") == written(whole, tmp_path / "whole")
