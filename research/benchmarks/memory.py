@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 WORDS = ("river bridge engine harbour museum glacier orchard library turbine canal vaccine satellite reactor "
          "protein archive tunnel festival cathedral volcano lighthouse battery desert forest railway").split()
@@ -69,6 +70,25 @@ def cli() -> str:
     return found
 
 
+def measured(cmd: list[str], folder: Path, env: dict) -> tuple[int, float, Any, str]:
+    """Run `cmd` in a child from `folder` to its end: (exit code, wall seconds, the child's rusage, its stderr). Exit 0
+    or 1 (gate failed) is a finished run; any other stops the script, showing the end of the child's stderr."""
+    started = time.perf_counter()
+    child = subprocess.Popen(cmd, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err = child.stderr.read()  # type: ignore[union-attr]
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - started
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        raise SystemExit(f"{Path(cmd[0]).name} exited {code}: {' '.join(cmd)}\n{err[-2000:]}")
+    return code, wall, usage, err
+
+
+def usage_line(wall: float, usage: Any) -> str:
+    return (f"wall: {wall:.1f} s  peak RSS: {usage.ru_maxrss / 1024:.0f} MB  "
+            f"(user {usage.ru_utime:.1f} s, system {usage.ru_stime:.1f} s)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=10_000)
@@ -84,18 +104,11 @@ def main() -> None:
                "--no-progress", *args.eval_args]
         env = {**os.environ, "LOCALRAGAS_STATE_DIR": str(folder / ".localragas"), "HF_HUB_OFFLINE": "1"}
         before = {p.name for p in folder.iterdir()}
-        started = time.perf_counter()
-        child = subprocess.Popen(cmd, cwd=folder, env=env, stdout=subprocess.DEVNULL)
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - started
-        child.returncode = os.waitstatus_to_exitcode(status)
-        if child.returncode not in (0, 1):
-            raise SystemExit(f"localragas eval exited {child.returncode}: {' '.join(cmd)}")
+        code, wall, usage, _ = measured(cmd, folder, env)
         written = {p.name: p.stat().st_size for p in sorted(folder.iterdir()) if p.is_file() and p.name not in before}
-        print(f"command: {' '.join(['localragas', *cmd[1:]])}  (exit {child.returncode})")
+        print(f"command: {' '.join(['localragas', *cmd[1:]])}  (exit {code})")
         print(f"samples: {args.samples:,}  input: {(folder / 'samples.jsonl').stat().st_size / 1e6:.1f} MB")
-        print(f"wall: {wall:.1f} s  peak RSS: {usage.ru_maxrss / 1024:.0f} MB  "
-              f"(user {usage.ru_utime:.1f} s, system {usage.ru_stime:.1f} s)")
+        print(usage_line(wall, usage))
         for name, size in written.items():
             print(f"wrote {name}: {size / 1e6:.1f} MB")
     finally:
