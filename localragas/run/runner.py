@@ -210,7 +210,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
                     checkpoint.append(digest, result)
                 bar.advance(result.id)  # the sample's id
 
-            with finished or nullcontext():
+            with finished or nullcontext():  # an empty checkpoint (or none): nothing to take, no file opened
                 for i, sample in enumerate(samples):
                     digest = sample_hash(sample)
                     previous = finished.take(sample.id, digest) if finished else None  # read from its line
