@@ -24,6 +24,11 @@ class DatasetError(LocalragasError, ValueError):
         super().__init__(f"{where}: {message}")
 
 
+class LabelsError(DatasetError):
+    """A people's labels file (spot checks, data/labels.py) or one of its lines is invalid, or its labels are not of
+    the run they are used on: names the file, the line (or CSV row) and the field. Exit 2."""
+
+
 class ConfigError(LocalragasError):
     """A bad option, threshold, metric name or configuration file."""
 

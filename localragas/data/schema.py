@@ -5,9 +5,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Iterable
 
-from pydantic import BaseModel, ConfigDict, Field, WrapSerializer, WrapValidator, field_validator, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, WrapSerializer, WrapValidator, field_validator, model_serializer,
+                      model_validator)
 
 from .metric_definition import MetricDefinition
+from .spot_check_models import SpotChecks
 
 # Canonical field -> the other names it is read under: ragas's, deepeval's (input, actual_output, retrieval_context,
 # expected_output), promptfoo-style (query, context) and common variants. The one table for files
@@ -170,9 +172,23 @@ def calls_by_prompt(log: Iterable[dict[str, Any]]) -> dict[str, dict[str, int | 
     return out
 
 
+class SampleInput(BaseModel):
+    """A sample's text as a report keeps it (data/sample_text.py: each text bounded, a cut marked in it): the fields
+    as scored, all four keys always present (null / [] when the sample lacks one)."""
+
+    question: str
+    answer: str | None = None
+    contexts: list[str] = Field(default_factory=list)
+    reference: str | None = None
+
+
 class SampleResult(BaseModel):
     id: str
     category: str | None = None
+    # the sample's text (question, answer, contexts, reference), bounded; absent when the run kept none
+    # (--no-sample-text, meta.sample_text false) and in reports written before it was kept
+    input: SampleInput | None = None
+    input_truncated: bool = False  # a bound cut some of `input` (written only when true)
     metrics: dict[str, MetricResult] = Field(default_factory=dict)
     seconds: float = 0.0
     judge_calls: int = 0
@@ -189,6 +205,17 @@ class SampleResult(BaseModel):
             calls = data.pop("calls")
             if "calls_by_prompt" not in data and isinstance(calls, list):
                 data["calls_by_prompt"] = calls_by_prompt(c for c in calls if isinstance(c, dict))
+        return data
+
+    @model_serializer(mode="wrap")
+    def _text_only_when_kept(self, handler: Any) -> Any:
+        """`input` written only when kept, `input_truncated` only when true: a run without the text writes none."""
+        data = handler(self)
+        if isinstance(data, dict):
+            if data.get("input") is None:
+                data.pop("input", None)
+            if not data.get("input_truncated"):
+                data.pop("input_truncated", None)
         return data
 
 
@@ -285,8 +312,19 @@ class Report(BaseModel):
     summary: list[MetricSummary] = Field(default_factory=list)
     by_category: dict[str, list[MetricSummary]] = Field(default_factory=dict)
     gate: Gate
+    # people's spot checks of the judge's verdicts on this run (quality/spot_checks.py; docs/spot-checks.md): absent
+    # without labels
+    spot_checks: SpotChecks | None = None
     samples: Samples = Field(default_factory=list)  # a large run's: a SampleSequence on disk (run/results.py)
     skipped: list[SkippedRow] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _spot_checks_only_when_made(self, handler: Any) -> Any:
+        """`spot_checks` written only when the run has labels: a report without them is as it always was."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("spot_checks") is None:
+            data.pop("spot_checks", None)
+        return data
 
     def summary_for(self, metric: str) -> MetricSummary:
         for s in self.summary:
