@@ -117,6 +117,15 @@ def regate_options(fn):
 
 
 max_input_bytes_option = setting_option("max_input_bytes")
+labels_option = setting_option("labels")
+
+
+def label_files(given: tuple[str, ...] | None) -> list[Path]:
+    """--labels of `report` (repeatable, comma-separated) as the files, as eval reads them (run/settings.py)."""
+    from ..run.settings import flag_of  # noqa: PLC0415
+
+    flag = flag_of("labels")
+    return (flag.value(given) if flag else None) or []
 
 
 def report_limit(max_input_bytes: int | None) -> int:

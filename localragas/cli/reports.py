@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from .options import (EXIT_GATE_FAILED, max_input_bytes_option, ragas_names_option, regate_options,
-                      report_limit)
+from .options import (EXIT_GATE_FAILED, label_files, labels_option, max_input_bytes_option, ragas_names_option,
+                      regate_options, report_limit)
 from .output import check_outputs, gate_exit, write_and_print
 from ..core.printable import printable
 
@@ -20,21 +20,28 @@ from ..core.printable import printable
               help="Write the JSON report again (with recomputed aggregates and gate) here.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write per-sample CSV here.")
 @regate_options
+@labels_option
+@click.option("--data", "data_path", type=click.Path(dir_okay=False, path_type=Path), metavar="DATA",
+              help="With --labels, for a report that keeps no sample text (eval --no-sample-text): the data file the "
+                   "run was made on, whose texts the labels' item keys are checked against.")
 @ragas_names_option
 @max_input_bytes_option
-def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, no_gate, max_error_rate, ragas_names,
-               max_input_bytes):
+def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, no_gate, max_error_rate, labels,
+               data_path, ragas_names, max_input_bytes):
     """Print REPORT.json and write it in other formats, without judging again.
 
     Aggregates, confidence intervals and the gate are recomputed from the per-sample results, so thresholds and
     --gate-on can be changed after the run. The gate is applied unless --no-gate is given here, also to a run made
     with --no-gate, with the thresholds, --gate-on and --max-error-rate the run recorded (eval's flags over
-    localragas.toml over the defaults) under the ones given here. Exit 0 gate passed, 1 gate failed, 2 bad input,
-    4 could not evaluate.
+    localragas.toml over the defaults) under the ones given here. With --labels (people's labels on the run's items,
+    `localragas review`), the report gets its spot checks and a metric with enough labels is gated on its
+    prediction-powered mean (docs/spot-checks.md); without it, spot checks the report already holds are kept. Exit 0
+    gate passed, 1 gate failed, 2 bad input (labels of another run too), 4 could not evaluate.
 
     \b
     Example:
       localragas report report.json --html report.html --md summary.md --junit junit.xml
+      localragas report report.json --labels labels.jsonl
     """
     from ..run.gate import parse_thresholds  # noqa: PLC0415
     from ..report.json_stream import stream_json  # noqa: PLC0415
@@ -43,6 +50,11 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
     check_outputs([report_path], out=out, csv=csv_path, html=html, md=md, junit=junit)
     overrides = parse_thresholds(threshold)
     stored = stream_json(report_path, report_limit(max_input_bytes))  # a large one's samples on disk
+    if files := label_files(labels):
+        from ..quality.spot_checks import read_label_files, spot_checks  # noqa: PLC0415
+
+        block = spot_checks(stored, read_label_files(files), files=files, data_path=data_path)
+        stored = stored.model_copy(update={"spot_checks": block})
     report = regate(stored, overrides=overrides, gate_on=gate_on, enabled=not no_gate, max_error_rate=max_error_rate)
     write_and_print(report, ragas_names, out=out, csv=csv_path, html=html, md=md, junit=junit)
     sys.exit(gate_exit(report))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..core.errors import ConfigError
-from ..data.schema import Report, SampleInput, SampleResult
+from ..data.schema import Report, Sample, SampleInput, SampleResult
 
 ITEM_THRESHOLD = 0.5  # judge_calls/verdicts.py YES: an item counts as supported (relevant) from this score
 
@@ -66,20 +66,22 @@ def _score(row: Mapping[str, Any], flag: str) -> float:
     return float(p) if p is not None else float(bool(row.get(flag)))
 
 
-def _texts(report: Report, data_path: str | Path | None) -> dict[str, SampleInput]:
-    """Each sample's text: the report's (`input`), else the data file's, matched by id."""
+def _texts(report: Report, data_path: str | Path | None,
+           samples: Iterable[Sample] | None = None) -> dict[str, SampleInput]:
+    """Each sample's text: the report's (`input`), else the samples' given, else the data file's, matched by id."""
     kept = {s.id: s.input for s in report.samples if s.input is not None}
     if kept or not report.samples:
         return kept
+    if samples is not None:
+        return {str(s.id): SampleInput(question=s.question, answer=s.answer, contexts=list(s.contexts),
+                                       reference=s.reference) for s in samples}
     if data_path is None:
         raise ConfigError("the report keeps no sample text (run with --no-sample-text, or written before reports kept "
                           "it): re-run `localragas eval` without --no-sample-text, or give the data file it was run "
                           "on (--data DATA)")
     from ..data.dataset import load_samples  # noqa: PLC0415 - only for a report without its text
 
-    samples, _ = load_samples(data_path)
-    return {str(s.id): SampleInput(question=s.question, answer=s.answer, contexts=list(s.contexts),
-                                   reference=s.reference) for s in samples}
+    return _texts(report, None, load_samples(data_path)[0])
 
 
 def sample_items(result: SampleResult, metric: str, text: SampleInput) -> list[ReviewItem]:
@@ -116,14 +118,15 @@ def reviewable(report: Report, metrics: Iterable[str] | None = None) -> list[str
     return chosen
 
 
-def review_items(report: Report, metrics: Iterable[str] | None = None, *,
-                 data_path: str | Path | None = None) -> list[ReviewItem]:
+def review_items(report: Report, metrics: Iterable[str] | None = None, *, data_path: str | Path | None = None,
+                 samples: Iterable[Sample] | None = None) -> list[ReviewItem]:
     """Every reviewable item of the report's scored samples, metric by metric, samples in report order.
 
     metrics: default every reviewable metric of the report. The sample text comes from the report (`input` of each
-    sample); a report without it needs `data_path`, the data file it was run on (else ConfigError, exit 2)."""
+    sample); a report without it needs the samples it was run on (`samples`, or `data_path`, their data file; else
+    ConfigError, exit 2)."""
     chosen = reviewable(report, metrics)
-    texts = _texts(report, data_path)
+    texts = _texts(report, data_path, samples)
     out: list[ReviewItem] = []
     for metric in chosen:
         for result in report.samples:

@@ -10,6 +10,7 @@ from ..data.language import prompts_line
 from ..data.field_check import ignored_line
 from ..data.schema import Report
 from .console import Columns, console_text as _t, report_console
+from .spot_checks_terminal import print_spot_checks
 
 _STYLE = {"passed": "green", "failed": "bold red", "not_evaluated": "yellow", "error": "bold red"}
 _ON = {"lower-bound": " (each metric's 95% CI lower bound against its threshold)"}
@@ -82,6 +83,7 @@ def print_report(report: Report, console: Console | None = None) -> None:
         console.print(_t(line))
     if note := uncalibrated_note(report.meta):
         console.print(f"[yellow]{_t(note)}[/]")
+    print_spot_checks(report, console)
     if not report.gate.enabled:
         console.print("quality gate: off")
     elif report.gate.passed:

@@ -97,6 +97,8 @@ def _layer(settings: RunSettings, io: EvalIO, table: dict[str, Any], path: Path,
     if "prompts" in run:
         settings = settings.model_copy(update={"prompts": {
             k: _from(path, v) if k in run["prompts"] else v for k, v in settings.prompts.items()}})
+    if "labels" in run:
+        settings = settings.model_copy(update={"labels": [Path(_from(path, v)) for v in settings.labels]})
     paths = [n for n, f in EvalIO.model_fields.items() if f.annotation == Path | None]
     given = {k: _from(path, v) if k in paths and isinstance(v, str) else v
              for k, v in table.items() if k in EvalIO.model_fields}

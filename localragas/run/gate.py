@@ -1,6 +1,7 @@
 """The quality gate: each metric's mean against its threshold; a metric an error kept from being scored fails it."""
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
@@ -8,6 +9,7 @@ from ..core.errors import ConfigError
 from ..core.key_values import split_item
 from ..core.number_text import percent_text, score_text, threshold_text
 from ..data.schema import Gate, GateResult, MetricErrors, MetricSummary
+from ..data.spot_check_models import GateReading, MetricSpotCheck
 
 # Each metric declares its default threshold (`Metric.default_threshold`), by verdicts mode where it has one: for
 # graded verdicts the judge's calibration covers and for yes/no verdicts, the article's 0.80 / 0.70 / 0.65
@@ -108,9 +110,43 @@ def _not_evaluated(s: MetricSummary) -> str:
     return f"{s.metric}: not evaluated (no scored sample{_data_reasons(s)})"
 
 
+def people_reading(check: MetricSpotCheck, threshold: float, higher_is_better: bool = True) -> GateReading | None:
+    """The gate read from a metric's prediction-powered interval: passes for sure (the whole interval on the passing
+    side of the threshold), fails for sure (the whole interval on the failing side), else undecided, with about how
+    many more labels would decide it: the interval's half-width z se shrinks as 1 / sqrt(n), so n' = n (z se / |mean
+    - threshold|)^2 labels put the threshold outside it, if the mean and the spread per label stay as they are.
+    None without a prediction-powered mean."""
+    p = check.ppi_mean
+    if p.mean is None or p.ci_low is None or p.ci_high is None:
+        return None
+    above, below = p.ci_low >= threshold, p.ci_high < threshold
+    if above or below:
+        reading = "passes" if above == higher_is_better else "fails"
+        return GateReading(threshold=threshold, reading=reading)
+    more = None
+    gap = abs(p.mean - threshold)
+    if gap > 1e-9 and p.se and p.n:
+        half = (p.ci_high - p.ci_low) / 2.0
+        more = max(1, math.ceil(p.n * (half / gap) ** 2) - p.n)
+    return GateReading(threshold=threshold, reading="undecided", more_labels=more)
+
+
+def _people_label(s: MetricSummary, check: MetricSpotCheck, on: str, low: bool) -> tuple[float, str, float | None,
+                                                                                        float | None]:
+    """(value, label, ci_low, ci_high) of a metric gated on its prediction-powered mean (or its interval's bound)."""
+    p = check.ppi_mean
+    assert p.mean is not None
+    bound, end = (p.ci_high, "upper") if low else (p.ci_low, "lower")
+    head = f"{s.metric} prediction-powered (people's spot checks, {p.n} labelled draw(s))"
+    if on == "lower-bound" and bound is not None:
+        return bound, f"{head} CI {end} bound {score_text(bound)} (mean {score_text(p.mean)})", p.ci_low, p.ci_high
+    return p.mean, f"{head} {score_text(p.mean)}", p.ci_low, p.ci_high
+
+
 def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problems: dict[str, str], enabled=True,
              on: str = "mean", lower_is_better: Collection[str] = (), max_error_rate: float = 0.0,
-             judge_failures: Mapping[str, str] | None = None, sources: Mapping[str, str] | None = None) -> Gate:
+             judge_failures: Mapping[str, str] | None = None, sources: Mapping[str, str] | None = None,
+             people: Mapping[str, MetricSpotCheck] | None = None) -> Gate:
     """Each metric with a threshold passes when its mean (or, with on='lower-bound', the lower end of its 95%
     confidence interval: 'passes even if the judge was unlucky') reaches the threshold.
 
@@ -125,7 +161,11 @@ def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problem
     judge_failures: metric -> why its judge was not judging (run/judge_check.py flat_metrics: its P(yes) flat over
     many items): such a metric could not be evaluated either, whatever `max_error_rate`.
 
-    sources: metric -> why its threshold applies (MetricDefinition.threshold_basis), kept in each result."""
+    sources: metric -> why its threshold applies (MetricDefinition.threshold_basis), kept in each result.
+
+    people: metric -> its spot checks (report.spot_checks): a metric whose checks are trustworthy (enough labelled
+    draws) is held by its prediction-powered mean instead (or that interval's bound), and says so (`estimate`); the
+    others keep the judge's, and a metric with labels but too few says why in its message."""
     check_gate_on(on)
     max_error_rate = check_max_error_rate(max_error_rate)
     errors = [x for x in (metric_errors(s, max_error_rate) for s in summary) if x is not None]
@@ -152,19 +192,25 @@ def run_gate(summary: list[MetricSummary], thresholds: dict[str, float], problem
                                       message=_not_evaluated(s)))
             continue
         bound, end = (s.ci_high, "upper") if low else (s.ci_low, "lower")
-        if on == "lower-bound" and bound is not None:
+        check, mean = (people or {}).get(s.metric), s.mean
+        if check is not None and check.trustworthy and check.ppi_mean.mean is not None:
+            value, label, ci["ci_low"], ci["ci_high"] = _people_label(s, check, on, low)
+            ci["estimate"], mean = "prediction-powered", check.ppi_mean.mean
+        elif on == "lower-bound" and bound is not None:
             value, label = bound, f"{s.metric} CI {end} bound {score_text(bound)} (mean {score_text(s.mean)})"
         elif on == "lower-bound":
             value, label = s.mean, f"{s.metric} {score_text(s.mean)} (1 scored sample: no interval, mean used)"
         else:
             value, label = s.mean, f"{s.metric} {score_text(s.mean)}"
+        if check is not None and not check.trustworthy:
+            label += f" (judge's; spot checks not used: {check.note or 'too few labels'})"
         if (value <= t) if low else (value >= t):
-            results.append(GateResult(metric=s.metric, threshold=t, mean=s.mean, status="passed", compared=value,
+            results.append(GateResult(metric=s.metric, threshold=t, mean=mean, status="passed", compared=value,
                                       message=f"{label} {'<=' if low else '>='} {threshold_text(t)}"
                                               + (" (lower is better)" if low else ""), **ci))
         else:
             results.append(GateResult(
-                metric=s.metric, threshold=t, mean=s.mean, status="failed", compared=value, **ci,
+                metric=s.metric, threshold=t, mean=mean, status="failed", compared=value, **ci,
                 message=f"{label} {'>' if low else '<'} {threshold_text(t)}"
                         + (" (lower is better)" if low else "")
                         + f": {problems.get(s.metric, 'above threshold' if low else 'below threshold')}",

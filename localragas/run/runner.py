@@ -16,7 +16,7 @@ from ..judges.calibration_map import CalibrationMap
 from .checkpoint import Checkpoint, sample_hash
 from ..judges.embeddings import CachedEmbedder, Embedder, get_embedder
 from ..core.errors import CacheError, ConfigError, JudgeCheckError, JudgeError, MissingDependencyError, ModelLoadError
-from .gate import default_thresholds, run_gate
+from .gate import people_reading, default_thresholds, run_gate
 from .judge_check import failure_message, flat_metrics, scoring_stats
 from ..judges import Judge, get_judge
 from ..judges.calibrated import calibration_of, run_calibration, split_calibration
@@ -120,6 +120,10 @@ def evaluate(samples: Any, settings: RunSettings | None = None, *, judge: Judge 
     held = checkpoint.held() if checkpoint else nullcontext()
     with judging.cached(s.cache, s.cache_dir if s.cache else None), held:
         report = _run(samples, chosen, judging, embedder, s, skipped, checkpoint)
+    if s.labels:  # people's spot checks of this run's items, and the gate read from them
+        from ..quality.spot_checks import read_label_files, with_spot_checks  # noqa: PLC0415 - see import rules
+
+        report = with_spot_checks(report, read_label_files(s.labels), files=s.labels, samples=given)
     if getattr(given, "ignored", None):
         report.meta["ignored_fields"] = list(given.ignored)  # listed once: the terminal, Markdown, HTML show it
     if s.name or s.tags:  # the run history's name and tags, in every report of the run
@@ -327,13 +331,20 @@ def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: 
         s.higher_is_better = s.metric not in lower
     covered = _covered(report)
     sources = {n: definitions[n].threshold_basis(t, covered) for n, t in limits.items() if n in definitions}
+    checks = report.spot_checks
     gate = run_gate(summary, limits, problems, enabled=report.gate.enabled if enabled is None else enabled,
                     on=gate_on or report.gate.on, lower_is_better=lower,
                     max_error_rate=report.gate.max_error_rate if max_error_rate is None else max_error_rate,
-                    judge_failures=flat_metrics(report, definitions), sources=sources)
+                    judge_failures=flat_metrics(report, definitions), sources=sources,
+                    people=checks.metrics if checks else None)
     meta = {**report.meta, "thresholds": limits, "ci": ci_settings()}
-    return report.model_copy(update={"definitions": definitions, "summary": summary, "by_category": categories,
-                                     "gate": gate, "meta": meta})
+    update: dict[str, Any] = {"definitions": definitions, "summary": summary, "by_category": categories, "gate": gate,
+                              "meta": meta}
+    if checks is not None:  # each checked metric's three-way reading at its threshold as now set
+        update["spot_checks"] = checks.model_copy(update={"metrics": {
+            m: c.model_copy(update={"gate": people_reading(c, limits[m], m not in lower) if m in limits else None})
+            for m, c in checks.metrics.items()}})
+    return report.model_copy(update=update)
 
 
 def _versions() -> dict[str, str]:

@@ -49,6 +49,10 @@ def _names(items: Iterable[str], where: str) -> list[str] | None:
     return comma_items(items) or None
 
 
+def _paths(items: Iterable[str], where: str) -> list[Path] | None:
+    return [Path(x) for x in comma_items(items)] or None
+
+
 class RunSettings(BaseModel):
     """Every setting of a run (`localragas eval`, evaluate(), calibrate(), the pytest plugin); the defaults are the
     library's. Immutable: `over` gives new settings."""
@@ -92,6 +96,11 @@ class RunSettings(BaseModel):
         description="Hold the mean (default) or the 95% CI lower bound of each metric against its threshold (report, "
                     "merge: default the run's own)."),
         Flag(("--gate-on",), section="Gate")] = "mean"
+    labels: Annotated[list[Path], IN_FILE, Field(
+        description="People's labels on this run's items (`localragas review`; JSON Lines): adds the spot checks to "
+                    "the report, and gates a metric with enough labels on its prediction-powered mean "
+                    "(docs/spot-checks.md). Repeat or comma-separate for several reviewers' files."),
+        Flag(("--labels",), "FILE", "items", _paths, section="Gate")] = []
     limit: Annotated[int | None, InKey(3), Field(strict=True, ge=1, description="Evaluate only the first N samples."),
                      Flag(("--limit", "-n"), section="Common")] = None
     shard: Annotated[tuple[int, int] | None, InKey(5, when_set=True), Field(
