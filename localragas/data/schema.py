@@ -289,6 +289,10 @@ class GateResult(BaseModel):
     # why this threshold: "calibrated default", "uncalibrated default", "verdicts=json default", "default" (a metric
     # without verdicts modes) or "given" (-t, the config file, thresholds=); "" in a report written before the field
     threshold_source: str = ""
+    # what was held against the threshold: "judge" (the judge's mean, or its interval's bound) or "prediction-powered"
+    # (people's spot checks, report.spot_checks: their PPI++ mean, or its interval's bound; mean, ci_low and ci_high
+    # are then that estimate's)
+    estimate: str = "judge"
 
 
 class Gate(BaseModel):

@@ -1,7 +1,7 @@
 """Prediction-powered inference of a mean (PPI++; Angelopoulos, Duchi & Zrnic 2023, arXiv:2311.01453): the judge's
 mean over every unit, corrected by the mean residual (label - judge) on the labelled ones, with the judge's weight
 lam tuned on the labels. The interval is valid whatever the judge's errors, as long as the labelled units are a
-random draw of the population (docs/spot-checks.md#the-estimator). numpy / scipy only; the authors' ppi_py is the
+random draw of the population (docs/spot-checks.md#the-estimator). numpy and the standard library only (scipy.stats takes seconds to import); the authors' ppi_py is the
 test oracle (tests/fast/quality/test_ppi.py), not a dependency.
 
 With n labelled units (labels y_j, judge scores yhat_j, weights w_j normalised to sum n) and the judge's scores
@@ -21,9 +21,9 @@ slightly wide for this run's people's share alone (the judge's mean over this ru
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 import numpy as np
-from scipy.stats import norm
 
 from ..data.spot_check_models import PPIResult
 
@@ -39,7 +39,7 @@ __all__ = ["MIN_LABELS", "PPIResult", "labels_only", "ppi_mean", "tuned_lam"]
 def _z(alpha: float) -> float:
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    return float(norm.ppf(1.0 - alpha / 2.0))
+    return NormalDist().inv_cdf(1.0 - alpha / 2.0)
 
 
 def _weights(n: int, weights: np.ndarray | None) -> np.ndarray:

@@ -60,10 +60,11 @@ def truth(item) -> int:
 
 
 def label_items(report: Report, path: Path, metrics=("faithfulness",), n: int = 30, seed: int = 0,
-                reviewer: str = "ana", answer: Callable[[Shown], int | None] | None = None, limit: int | None = None
-                ) -> list[Shown]:
-    """Label the first `limit` shown items of the plan (all by default) as `answer` (default: the truth) says."""
-    shown = plan(review_items(report, list(metrics)), metrics, n, seed)[:limit]
+                reviewer: str = "ana", answer: Callable[[Shown], int | None] | None = None, limit: int | None = None,
+                data: Path | None = None) -> list[Shown]:
+    """Label the first `limit` shown items of the plan (all by default) as `answer` (default: the truth) says; data:
+    the data file of a report that keeps no text."""
+    shown = plan(review_items(report, list(metrics), data_path=data), metrics, n, seed)[:limit]
     for x in shown:
         label = answer(x) if answer else truth(x.item)
         append_label(path, Label(key=x.item.key, sample_id=x.item.sample_id, metric=x.item.metric, item=x.item.index,
