@@ -13,7 +13,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -164,7 +164,7 @@ def metric_spot_check(report: Report, metric: str, items: Sequence[ReviewItem],
     people = {k: m for k, by in by_key.items() if (m := _mean_label(by)) is not None}
     values = np.asarray([s.metrics[metric].value for s in report.samples
                          if metric in s.metrics and s.metrics[metric].value is not None], dtype=float)
-    unit = "sample" if metric in SAMPLE_UNIT else "item"
+    unit: Literal["item", "sample"] = "sample" if metric in SAMPLE_UNIT else "item"
     counted = _counted_draws(items, metric, labels, set(by_key))
     usable = [g for g in counted if all(it.key in people for it in g)]
     if unit == "sample":
@@ -263,6 +263,6 @@ def plan(report: Report, metrics: Iterable[str] | None = None, *, thresholds: Ma
         if mean is not None and t is not None:
             row.labels_to_decide = labels_needed(mean, t, residual_sd)
             if row.labels_to_decide is None:
-                row.note += "; the judge's mean is on the threshold: no number of labels decides it"
+                row.note = f"{row.note}; the judge's mean is on the threshold: no number of labels decides it"
         rows.append(row)
     return rows

@@ -121,8 +121,7 @@ def people_reading(check: MetricSpotCheck, threshold: float, higher_is_better: b
         return None
     above, below = p.ci_low >= threshold, p.ci_high < threshold
     if above or below:
-        reading = "passes" if above == higher_is_better else "fails"
-        return GateReading(threshold=threshold, reading=reading)
+        return GateReading(threshold=threshold, reading="passes" if above == higher_is_better else "fails")
     more = None
     gap = abs(p.mean - threshold)
     if gap > 1e-9 and p.se and p.n:

@@ -32,7 +32,7 @@ def checked_report(samples: int = 40, seed: int = 0, judge_shift: float = 0.0, t
                 chance = float(rng.uniform(0.05, 0.95))
                 true = int(rng.uniform() < chance)
                 p = float(np.clip(chance + judge_shift, 0, 1))
-                rows.append({field: f"s{s} {metric} item {i} truth={true}", flag: p >= 0.5, f"p_{flag}": round(p, 4),
+                rows.append({field: f"s{s} {metric} item {i} (run {seed}) truth={true}", flag: p >= 0.5, f"p_{flag}": round(p, 4),
                              f"p_{flag}_raw": round(p, 4)})
             metrics[metric] = MetricResult.of(sum(r[f"p_{flag}"] for r in rows) / k, verdicts="probability",
                                               **{plural: rows})
