@@ -1,5 +1,6 @@
 """Fixtures shared by the fast tier's tests; the plain helpers are in ../cli_helpers.py (the CLI runner, file writers,
-shared by every tier), metrics_helpers.py (samples, scripted verdicts of both modes) and reports_helpers.py."""
+shared by every tier), metrics_helpers.py (samples, scripted verdicts of both modes), reports_helpers.py and
+spot_helpers.py (reports with judged items and text, people's labels on a plan's draws)."""
 from __future__ import annotations
 
 from pathlib import Path
