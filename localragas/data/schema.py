@@ -5,7 +5,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Iterable
 
-from pydantic import BaseModel, ConfigDict, Field, WrapSerializer, WrapValidator, field_validator, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, WrapSerializer, WrapValidator, field_validator, model_serializer,
+                      model_validator)
 
 from .metric_definition import MetricDefinition
 
@@ -170,9 +171,23 @@ def calls_by_prompt(log: Iterable[dict[str, Any]]) -> dict[str, dict[str, int | 
     return out
 
 
+class SampleInput(BaseModel):
+    """A sample's text as a report keeps it (data/sample_text.py: each text bounded, a cut marked in it): the fields
+    as scored, all four keys always present (null / [] when the sample lacks one)."""
+
+    question: str
+    answer: str | None = None
+    contexts: list[str] = Field(default_factory=list)
+    reference: str | None = None
+
+
 class SampleResult(BaseModel):
     id: str
     category: str | None = None
+    # the sample's text (question, answer, contexts, reference), bounded; absent when the run kept none
+    # (--no-sample-text, meta.sample_text false) and in reports written before it was kept
+    input: SampleInput | None = None
+    input_truncated: bool = False  # a bound cut some of `input` (written only when true)
     metrics: dict[str, MetricResult] = Field(default_factory=dict)
     seconds: float = 0.0
     judge_calls: int = 0
@@ -189,6 +204,17 @@ class SampleResult(BaseModel):
             calls = data.pop("calls")
             if "calls_by_prompt" not in data and isinstance(calls, list):
                 data["calls_by_prompt"] = calls_by_prompt(c for c in calls if isinstance(c, dict))
+        return data
+
+    @model_serializer(mode="wrap")
+    def _text_only_when_kept(self, handler: Any) -> Any:
+        """`input` written only when kept, `input_truncated` only when true: a run without the text writes none."""
+        data = handler(self)
+        if isinstance(data, dict):
+            if data.get("input") is None:
+                data.pop("input", None)
+            if not data.get("input_truncated"):
+                data.pop("input_truncated", None)
         return data
 
 
@@ -260,7 +286,9 @@ class GateResult(BaseModel):
     compared: float | None = None  # the value held against the threshold: the mean, or the CI's lower bound
     higher_is_better: bool = True  # False (noise sensitivity): passes when the value is at most the threshold
     # why this threshold: "calibrated default", "uncalibrated default", "verdicts=json default", "default" (a metric
-    # without verdicts modes) or "given" (-t, the config file, thresholds=); "" in a report written before the field
+    # without verdicts modes), or where it was set: "set with -t", "set in localragas.toml" (a settings file, with its
+    # [evals.NAME] table), "set in evaluate()" ("given" in a report written before those were recorded; "" before the
+    # field)
     threshold_source: str = ""
 
 
@@ -295,8 +323,9 @@ class Report(BaseModel):
         raise KeyError(metric)
 
     def to_pandas(self) -> Any:
-        """A pandas DataFrame, one row per sample: id, category, each metric's value (NaN when unscored), each
-        metric's unscored reason (`{metric}_unscored`), seconds: the columns of the CSV report."""
+        """A pandas DataFrame, one row per sample: id, category, the sample's text when the run kept it (question,
+        answer, contexts as a list, reference), each metric's value (NaN when unscored), each metric's unscored reason
+        (`{metric}_unscored`), seconds: the columns of the CSV report."""
         from ..report.notebook import sample_frame  # noqa: PLC0415
 
         return sample_frame(self)

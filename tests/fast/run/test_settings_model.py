@@ -24,7 +24,7 @@ FAKE = {"judge": "fake", "embedder": "fake", "cache": False, "progress": False, 
 def test_every_flagged_setting_is_an_eval_option_with_the_fields_help_type_and_bounds():
     options = {o.name: o for o in eval_cmd.params}
     flagged = [n for n in RunSettings.model_fields if flag_of(n) is not None]
-    assert len(flagged) == 27
+    assert len(flagged) == 28
     for name in flagged:
         flag, field = flag_of(name), RunSettings.model_fields[name]
         option = options[flag.dest]
@@ -76,7 +76,7 @@ def test_the_settings_files_keys_are_the_fields_marked_in_file(tmp_path):
     in_the_file = [n for n in RunSettings.model_fields if in_file(n)]
     assert in_the_file == ["metrics", "metric_options", "language", "judge", "judge_options", "embedder",
                            "thresholds", "max_error_rate", "gate_on", "columns", "max_input_bytes", "engine",
-                           "address", "prompts", "judge_check", "history", "tags", "custom_metrics"]
+                           "address", "prompts", "judge_check", "sample_text", "history", "tags", "custom_metrics"]
     path = write_file(tmp_path, "localragas.toml", "concurrency = 4\n")
     with pytest.raises(ConfigError, match="key 'concurrency': not a setting of the file; valid: metrics, "):
         load_settings(path)
