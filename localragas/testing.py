@@ -13,7 +13,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .report.evidence import _short, brief, definition_in, lower_is_better
+from .report.evidence import brief, definition_in, lower_is_better, short
 from .core.number_text import interval_text, score_text, threshold_text
 from .core.printable import printable
 from .data.schema import MetricResult, MetricSummary, Report
@@ -162,7 +162,7 @@ def _sample_lines(report: Report, metric: str, threshold: float | None, worst: i
     if unscored:
         out.append(f"  unscored ({len(unscored)}; left out of the mean):")
         for sid, m in unscored[:_UNSCORED_SHOWN]:
-            out.append(f"    {sid}: {_short(m.unscored or 'no reason recorded', 160)}")
+            out.append(f"    {sid}: {short(m.unscored or 'no reason recorded', 160)}")
         if len(unscored) > _UNSCORED_SHOWN:
             out.append(f"    … and {len(unscored) - _UNSCORED_SHOWN} more")
     return out

@@ -13,7 +13,9 @@ NO_MODE = "default"  # the thresholds key of a metric without a verdicts mode
 # Why a default threshold applies, by its thresholds key: what the gate lines and docs/gate.md's table say
 THRESHOLD_BASES = {CALIBRATED: "calibrated default", "probability": "uncalibrated default",
                    "json": "verdicts=json default", NO_MODE: "default"}
-GIVEN = "given"  # a threshold set with -t / --threshold, the config file or thresholds=, not the metric's default
+# a threshold set with -t / --threshold, the settings file or thresholds=, not the metric's default: the gate says where
+# (report.meta.threshold_origins: "set with -t", "set in localragas.toml"; run/runner.py regate)
+GIVEN = "given"
 
 
 class MetricDefinition(BaseModel):

@@ -30,8 +30,9 @@ def _renamed(report: Report, names: dict[str, str]) -> Report:
     for s in data["samples"]:
         s["metrics"] = {n(k): v for k, v in s["metrics"].items()}
     meta = data["meta"]
-    if isinstance(meta.get("thresholds"), dict):
-        meta["thresholds"] = {n(k): v for k, v in meta["thresholds"].items()}
+    for key in ("thresholds", "threshold_origins"):  # by metric
+        if isinstance(meta.get(key), dict):
+            meta[key] = {n(k): v for k, v in meta[key].items()}
     return Report.model_validate(data)
 
 

@@ -287,7 +287,9 @@ class GateResult(BaseModel):
     compared: float | None = None  # the value held against the threshold: the mean, or the CI's lower bound
     higher_is_better: bool = True  # False (noise sensitivity): passes when the value is at most the threshold
     # why this threshold: "calibrated default", "uncalibrated default", "verdicts=json default", "default" (a metric
-    # without verdicts modes) or "given" (-t, the config file, thresholds=); "" in a report written before the field
+    # without verdicts modes), or where it was set: "set with -t", "set in localragas.toml" (a settings file, with its
+    # [evals.NAME] table), "set in evaluate()" ("given" in a report written before those were recorded; "" before the
+    # field)
     threshold_source: str = ""
     # what was held against the threshold: "judge" (the judge's mean, or its interval's bound) or "prediction-powered"
     # (people's spot checks, report.spot_checks: their PPI++ mean, or its interval's bound; mean, ci_low and ci_high
@@ -337,8 +339,9 @@ class Report(BaseModel):
         raise KeyError(metric)
 
     def to_pandas(self) -> Any:
-        """A pandas DataFrame, one row per sample: id, category, each metric's value (NaN when unscored), each
-        metric's unscored reason (`{metric}_unscored`), seconds: the columns of the CSV report."""
+        """A pandas DataFrame, one row per sample: id, category, the sample's text when the run kept it (question,
+        answer, contexts as a list, reference), each metric's value (NaN when unscored), each metric's unscored reason
+        (`{metric}_unscored`), seconds: the columns of the CSV report."""
         from ..report.notebook import sample_frame  # noqa: PLC0415
 
         return sample_frame(self)

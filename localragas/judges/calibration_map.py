@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ConfigError
+from ..core.number_text import threshold_text
 
 FORMAT = "localragas-calibration/1"
 EPS = 1e-6  # P(yes) is clipped to [EPS, 1 - EPS] before the logit
@@ -182,16 +183,22 @@ def load_calibration(path: str | Path, source: str | None = None) -> Calibration
 
 def uncalibrated_note(meta: dict[str, Any]) -> str | None:
     """The line a report shows (terminal, Markdown, HTML) when graded metrics ran on a judge without a calibration for
-    them (meta.uncalibrated), else None."""
+    them (meta.uncalibrated), else None: which scores are the judge's raw P(yes), why, the thresholds they were held
+    against and how to fit a calibration."""
     names = meta.get("uncalibrated") or []
     if not names:
         return None
     judge = (meta.get("judge") or {}).get("name", "?")
     why = list(dict.fromkeys(((meta.get("calibration") or {}).get("not_applied") or {}).values()))
-    because = f" ({'; '.join(why)})" if why else ""
-    return (f"judge {judge} is uncalibrated for {', '.join(names)}{because}: graded scores are uncalibrated (the "
-            "judge's P(yes), or a combination of them for a way of asking), default gate thresholds 0.50; fit a "
-            "calibration with `localragas calibrate --fit FILE` (docs/calibration.md)")
+    missing = f"the calibration of judge {judge} is not applied ({'; '.join(why)})" if why else \
+        f"no calibration for judge {judge}"
+    limits = {n: threshold_text(t) for n, t in (meta.get("thresholds") or {}).items() if n in names}
+    if len(set(limits.values())) == 1:
+        shown = f"; threshold{'s' if len(limits) > 1 else ''} {next(iter(limits.values()))}"
+    else:
+        shown = "; thresholds " + ", ".join(f"{n} {t}" for n, t in limits.items()) if limits else ""
+    return (f"scores of {', '.join(names)} are the judge's raw P(yes), not a share a person would count: {missing}"
+            f"{shown} (fit one: localragas calibrate --fit FILE, docs/calibration.md)")
 
 
 # --- the fit ----------------------------------------------------------------------------------------------------------

@@ -2,9 +2,11 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 from typing import Iterator
 
+from ..data.sample_text import text_cells, text_columns
 from ..data.schema import Report
 from ..core.atomic_write import write_atomic
 
@@ -19,16 +21,19 @@ def _cell(value: object) -> object:
 
 
 def csv_pieces(report: Report, rows: int = 1000) -> Iterator[str]:
-    """The CSV text, `rows` samples at a time: one row per sample: id, category, each metric's value, and each
-    metric's unscored reason."""
+    """The CSV text, `rows` samples at a time: one row per sample: id, category, its text when the run kept it
+    (question, answer, contexts as a JSON list, reference: data/sample_text.py text_columns), each metric's value, and
+    each metric's unscored reason."""
     buf = io.StringIO()
     w = csv.writer(buf)
-    w.writerow(["id", "category", *report.metrics, *(f"{m}_unscored" for m in report.metrics), "seconds"])
+    text = text_columns(report.meta)
+    w.writerow(["id", "category", *text, *report.metrics, *(f"{m}_unscored" for m in report.metrics), "seconds"])
     for n, s in enumerate(report.samples, 1):
         got = [s.metrics.get(m) for m in report.metrics]
         values = ["" if r is None or r.value is None else f"{r.value:.6f}" for r in got]
         reasons = ["" if r is None else (r.unscored or "") for r in got]
-        w.writerow([_cell(x) for x in [s.id, s.category or "", *values, *reasons, s.seconds]])
+        cells = [json.dumps(v, ensure_ascii=False) if isinstance(v, list) else v or "" for v in text_cells(s)]
+        w.writerow([_cell(x) for x in [s.id, s.category or "", *cells[:len(text)], *values, *reasons, s.seconds]])
         if n % rows == 0:
             yield buf.getvalue()
             buf.seek(0)

@@ -21,13 +21,14 @@ _SNIPPET = 90  # characters of one claim / statement / question shown
 _PER_SAMPLE = 3  # claims / statements shown per sample
 
 
-def _short(text: str, n: int = _SNIPPET) -> str:
+def short(text: str, n: int = _SNIPPET) -> str:
+    """The text on one line, at most n characters (a cut ends with "…")."""
     text = " ".join(str(text).split())
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def _quoted(items: list[str]) -> str:
-    shown = "; ".join(f'"{_short(t)}"' for t in items[:_PER_SAMPLE])
+    shown = "; ".join(f'"{short(t)}"' for t in items[:_PER_SAMPLE])
     return shown + (f" (+{len(items) - _PER_SAMPLE} more)" if len(items) > _PER_SAMPLE else "")
 
 
@@ -88,7 +89,7 @@ def _questions(ev: dict[str, Any], spec: dict[str, Any], note: str) -> str | Non
     if unanswered:
         return f"similarities {sims}; not replied to by the answer (counted 0): {_quoted(unanswered)}{note}"
     low = min(qs, key=lambda q: q.get("similarity", 0))
-    return f"similarities {sims}; least similar: \"{_short(low.get('question', ''), 70)}\"{note}"
+    return f"similarities {sims}; least similar: \"{short(low.get('question', ''), 70)}\"{note}"
 
 
 # MetricDefinition.summary["kind"] -> the summariser; each returns None for evidence not of its shape
@@ -108,7 +109,7 @@ def brief(metric: str | MetricDefinition, m: MetricResult) -> str:
         return f"unscored: {m.unscored}"
     spec = (known_definition(metric) if isinstance(metric, str) else metric).summary
     ev = m.evidence or {}
-    note = f" [{_short(ev['note'], 60)}]" if ev.get("note") else ""
+    note = f" [{short(ev['note'], 60)}]" if ev.get("note") else ""
     summarise = SUMMARIES.get(spec.get("kind", ""))
     try:
         got = summarise(ev, spec, note) if summarise else None
@@ -125,7 +126,7 @@ def _generic(ev: dict[str, Any]) -> str:
         elif isinstance(v, float):
             parts.append(f"{k}={v:.3g}")
         else:
-            parts.append(f"{k}={_short(str(v), 40)}")
+            parts.append(f"{k}={short(str(v), 40)}")
         if len(parts) == 4:
             break
     return "; ".join(parts)

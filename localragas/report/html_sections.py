@@ -10,7 +10,7 @@ from markupsafe import Markup
 from ..judges.calibration_map import uncalibrated_note
 from ..core.number_text import count_text, interval_text, percent_text, score_text, seconds_text, threshold_text
 from ..data.schema import GateResult, MetricSummary, Report
-from ..run.judge_check import check_line
+from ..run.judge_check import check_details, check_line
 from ..run.results import columns_of
 from ..run.score_columns import ScoreColumns
 from .html_chart import histogram_svg
@@ -42,8 +42,7 @@ def header(report: Report) -> dict[str, Any]:
         facts.append(f"started {m['started']}")
     if m.get("wall_seconds") is not None:
         facts.append(seconds_text(m["wall_seconds"]))
-    if line := check_line(m):
-        facts.append(line)
+    facts += [line for line in (check_line(m), check_details(m)) if line]
     nav = [("verdict", "Verdict"), ("metrics", "Metrics")]
     if report.by_category:
         nav.append(("categories", "By category"))

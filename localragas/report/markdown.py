@@ -6,11 +6,12 @@ from pathlib import Path
 from ..judges.calibration_map import uncalibrated_note
 from ..core.number_text import interval_text, score_text, seconds_text, threshold_text
 from ..data.field_check import ignored_line
-from ..data.schema import Report
+from ..data.schema import Report, SampleResult
 from ..core.atomic_write import write_atomic
-from ..run.judge_check import check_line
-from .evidence import brief, definition_in, metric_label, worst_samples
+from ..run.judge_check import check_details, check_line
+from .evidence import brief, definition_in, metric_label, short, worst_samples
 
+QUESTION_CHARS = 80  # characters of a worst sample's question shown
 _ICON = {"passed": "✅ pass", "failed": "❌ FAIL", "not_evaluated": "⚠️ not evaluated", "error": "🛑 ERROR"}
 
 
@@ -21,6 +22,10 @@ def cell(text: object) -> str:
                  ("_", "\\_"), ("[", "\\["), ("]", "\\]")):
         s = s.replace(a, b)
     return s
+
+
+def _question(s: SampleResult) -> str:
+    return cell(short(s.input.question, QUESTION_CHARS)) if s.input is not None else ""
 
 
 def render_markdown(report: Report, worst: int = 3) -> str:
@@ -35,7 +40,8 @@ def render_markdown(report: Report, worst: int = 3) -> str:
     on = " (on the 95% CI lower bound)" if report.gate.on == "lower-bound" else ""
     lines = [f"### localragas: {head}{on}", "", f"{n} samples · judge `{cell((report.meta.get('judge') or {}).get('name', '?'))}`", ""]
     if line := check_line(report.meta):
-        lines += [cell(line), ""]
+        details = check_details(report.meta)
+        lines += [cell(line) + (f" <sub>{cell(details)}</sub>" if details else ""), ""]
     if note := uncalibrated_note(report.meta):
         lines += [f"⚠️ {cell(note)}", ""]
     lines += ["| metric | mean | 95% CI | scored | unscored | threshold | verdict |", "|---|---:|---:|---:|---:|---:|---|"]
@@ -56,8 +62,11 @@ def render_markdown(report: Report, worst: int = 3) -> str:
         lines += ["", f"**{cell(g.metric)}**: {cell(g.message)}", ""]
         rows, defined = worst_samples(report, g.metric, worst), definition_in(report, g.metric)
         if rows:
-            lines += ["| sample | score | why |", "|---|---:|---|"]
-            lines += [f"| {cell(s.id)} | {score_text(r.value)} | {cell(brief(defined, r))} |" for s, r in rows]
+            asked = any(s.input is not None for s, _ in rows)  # the question too, when the run kept the text
+            lines += ["| sample | " + ("question | " if asked else "") + "score | why |",
+                      "|---|" + ("---|" if asked else "") + "---:|---|"]
+            lines += [f"| {cell(s.id)} | " + (f"{_question(s)} | " if asked else "")
+                      + f"{score_text(r.value)} | {cell(brief(defined, r))} |" for s, r in rows]
     if report.by_category:
         lines += ["", "<details><summary>by category</summary>", "",
                   "| category | " + " | ".join(cell(m) for m in report.metrics) + " |",

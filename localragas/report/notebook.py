@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import ConfigError, MissingDependencyError
 from ..core.number_text import interval_text, score_text, threshold_text
 from ..data.field_check import ignored_line
+from ..data.sample_text import text_cells, text_columns
 
 if TYPE_CHECKING:
     from ..data.schema import Report
@@ -27,15 +28,17 @@ def _pandas() -> Any:
 
 
 def sample_frame(report: "Report") -> Any:
-    """One row per sample, the columns of the CSV report (`--csv`): id, category, each metric's value (NaN when
-    unscored), each metric's unscored reason (`{metric}_unscored`, None when scored), seconds."""
+    """One row per sample, the columns of the CSV report (`--csv`): id, category, the sample's text when the run kept
+    it (question, answer, contexts as a list, reference), each metric's value (NaN when unscored), each metric's
+    unscored reason (`{metric}_unscored`, None when scored), seconds."""
     pd = _pandas()
+    text = text_columns(report.meta)
     rows = []
     for s in report.samples:
         got = [s.metrics.get(m) for m in report.metrics]
-        rows.append([s.id, s.category, *(None if r is None else r.value for r in got),
+        rows.append([s.id, s.category, *text_cells(s)[:len(text)], *(None if r is None else r.value for r in got),
                      *(None if r is None else r.unscored for r in got), s.seconds])
-    columns = ["id", "category", *report.metrics, *(f"{m}_unscored" for m in report.metrics), "seconds"]
+    columns = ["id", "category", *text, *report.metrics, *(f"{m}_unscored" for m in report.metrics), "seconds"]
     frame = pd.DataFrame(rows, columns=columns)
     for m in report.metrics:  # all-unscored columns stay numeric (NaN), not object
         frame[m] = frame[m].astype("float64")

@@ -1,7 +1,9 @@
 """Project settings from localragas.toml or the [tool.localragas] table of pyproject.toml: the keys are RunSettings'
 and EvalIO's fields marked IN_FILE (run/settings.py), each checked as the model declares it, so the file can hold a
 whole eval (data, metrics, columns, reports, MLflow). Named evals are [evals.NAME] tables of the same keys, layered
-over the file's top-level ones (RunSettings.over: tables key by key). Paths in the file are relative to its folder.
+over the file's top-level ones (RunSettings.over: tables key by key), but for the report files (out, csv, html, md,
+junit): a named eval writes only its own, and two evals that would write one file are refused. Paths in the file are
+relative to its folder.
 
 Reading a file is pure: its [custom_metrics] tables are checked here and registered by the run that uses them
 (settings.register_custom_metrics). A settings file is read as any file a user names (localragas.core.inputs): one
@@ -69,6 +71,7 @@ def load_eval(path: str | Path | None = None, eval: str | None = None) -> tuple[
     _check_keys(data, path, "")
     for name, table in evals.items():
         _check_keys(table, path, f"{prefix}evals.{name}.")
+    _refuse_shared_outputs(data, evals, path, prefix)
     settings, io = _layer(RunSettings(), EvalIO(), data, path, str(path))
     if eval is not None:
         if eval not in evals:
@@ -76,8 +79,27 @@ def load_eval(path: str | Path | None = None, eval: str | None = None) -> tuple[
             raise ConfigError(f"{path}: no eval {eval!r}" + (f" (did you mean {near[0]!r}?)" if near else "") + (
                 f"; evals in the file: {', '.join(evals)}" if evals else f"; the file has no [{prefix}evals.NAME] "
                                                                         "table"))
-        settings, io = _layer(settings, io, evals[eval], path, f"{path} [{prefix}evals.{eval}]")
+        own = EvalIO(**{k: v for k, v in io.model_dump().items() if k not in io.reports()})  # its reports its own
+        settings, io = _layer(settings, own, evals[eval], path, f"{path} [{prefix}evals.{eval}]")
     return settings, io
+
+
+def _refuse_shared_outputs(top: dict[str, Any], evals: dict[str, Any], path: Path, prefix: str) -> None:
+    """Two evals of the file (the top-level one, the [evals.NAME] ones) that would write one report file: a
+    ConfigError naming both and their keys. A named eval's reports are its own (never the top level's), so only
+    paths written out twice can meet."""
+    seen: dict[Path, str] = {}
+    tables = [("the top-level eval", "", top), *((f"[{prefix}evals.{n}]", f"{prefix}evals.{n}.", t)
+                                                 for n, t in evals.items())]
+    for label, where, table in tables:
+        for key in EvalIO().reports():
+            if isinstance(table.get(key), str):
+                target = Path(_from(path, table[key])).resolve()
+                named = f"{label} (key '{where}{key}')"
+                if target in seen:
+                    raise ConfigError(f"{path}: {seen[target]} and {named} would both write {table[key]}: each eval "
+                                      "writes its own reports; give one of them another path")
+                seen[target] = named
 
 
 def _check_keys(table: dict[str, Any], path: Path, where: str) -> None:

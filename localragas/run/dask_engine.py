@@ -188,14 +188,14 @@ class DaskEngine(Engine):
                 i, sample, digest = batch[0]
                 self.crashed += 1
                 log.warning("sample %s crashed every Dask worker it was sent to: recorded as an error", sample.id)
-                finish(i, digest, crashed(sample, self.metrics, future.exception()))
+                finish(i, sample, digest, crashed(sample, self.metrics, future.exception()))
             return
         out = self._result(future)
         self._keep(out)
-        digests = {i: digest for i, _, digest in batch}
+        sent = {i: (sample, digest) for i, sample, digest in batch}
         for i, result in out["results"]:
             self.judging.add(result.judge)
-            finish(i, digests[i], result)
+            finish(i, *sent[i], result)
         self.judging.add({}, out["errors"])
 
     def _watch(self, idle_since: float | None) -> float | None:

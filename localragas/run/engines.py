@@ -2,7 +2,8 @@
 `dask` on the workers of a Dask cluster (run/dask_engine.py, an optional extra). Either way the driver, this process,
 keeps what makes the run correct: the dataset order, the checkpoint, the cache, the progress and the gate. An engine
 is opened for one run (open_engine), asked the judge check once before any sample is scored (check), then given the
-samples to score (score), each finished one handed to `finish(position, digest, result)` in the calling thread.
+samples to score (score), each finished one handed to `finish(position, sample, digest, result)` in the calling
+thread.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("localragas")
 
-Finish = Callable[[int, "str | None", SampleResult], None]
+Finish = Callable[[int, Sample, "str | None", SampleResult], None]
 IN_FLIGHT_PER_WORKER = 4  # samples handed to the local engine's threads at once, per thread
 
 
@@ -115,7 +116,7 @@ class LocalEngine(Engine):
 
         if self.concurrency == 1:
             for i, sample, digest in todo:
-                finish(i, digest, one(sample))
+                finish(i, sample, digest, one(sample))
         elif todo:
             _score_in_threads(todo, self.concurrency, finish, one)
 
@@ -153,28 +154,28 @@ def _score_in_threads(todo: Todo, workers: int, finish: Finish, one: Callable[[S
     are awaited and checkpointed, so a resumed run does not judge them again.
     """
     pool = ThreadPoolExecutor(workers, thread_name_prefix="localragas")
-    futures: dict[Future, tuple[int, str]] = {}  # in flight: at most workers * IN_FLIGHT_PER_WORKER
+    futures: dict[Future, tuple[int, Sample, str]] = {}  # in flight: at most workers * IN_FLIGHT_PER_WORKER
     waiting = iter(todo)
     try:
         while True:
             for i, sample, digest in islice(waiting, workers * IN_FLIGHT_PER_WORKER - len(futures)):
-                futures[pool.submit(one, sample)] = (i, digest)
+                futures[pool.submit(one, sample)] = (i, sample, digest)
             if not futures:
                 break
             for f in wait(futures, return_when=FIRST_COMPLETED).done:
-                i, digest = futures.pop(f)
-                finish(i, digest, f.result())
+                i, sample, digest = futures.pop(f)
+                finish(i, sample, digest, f.result())
     except BaseException:
         for f in futures:
             f.cancel()
-        for f, (i, digest) in futures.items():
+        for f, (i, sample, digest) in futures.items():
             if f.cancelled():
                 continue
             try:
                 result = f.result()
             except BaseException:  # noqa: BLE001 - the first error is the one re-raised
                 continue
-            finish(i, digest, result)
+            finish(i, sample, digest, result)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

@@ -298,29 +298,47 @@ def failure_message(check: Mapping[str, Any], judge_name: str) -> str:
 
 
 def check_line(meta: Mapping[str, Any]) -> str | None:
-    """The one line a report shows about the check (terminal, Markdown, HTML), from its meta; None when the run
-    recorded none or there was nothing to check."""
+    """The line a report shows about the check (terminal, Markdown, HTML), from its meta, in words for the person
+    reading a CI log ("judge check passed: the judge told supported from unsupported statements apart (8 of 8 items
+    right) …"; its figures: check_details); None when the run recorded none or there was nothing to check."""
     check = meta.get("judge_check")
     if not isinstance(check, Mapping):
         return None
     status = check.get("status")
     if status in ("skipped", "exempt"):
-        return f"judge check: {status} ({check.get('reason', '')})"
+        return f"judge check {status} ({check.get('reason', '')})"
     if status == "error":
-        return (f"judge check: not completed, a judge error stopped it ({check.get('error', '')}); the samples' own "
+        return (f"judge check not completed: a judge error stopped it ({check.get('error', '')}); the samples' own "
                 "errors decide the gate")
     if status not in ("passed", "failed"):
         return None
-    shown = []
+    rows = check.get("families", [])
+    told = " and ".join(f"{SIDES[k][0]} from {SIDES[k][1]} {k}" for k in dict.fromkeys(r["kind"] for r in rows))
+    items = sum(int(r.get("items", 0)) for r in rows)
+    right = items - sum(len(r.get("wrong") or []) for r in rows)
+    calls = f"{check.get('calls', 0)} judge call(s), {check.get('cache_hits', 0)} from the cache"
+    said = "told" if status == "passed" else "could not tell"
+    return (f"judge check {'passed' if status == 'passed' else 'FAILED'}: the judge {said} {told} apart ({right} of "
+            f"{items} items right), in {seconds_text(check.get('seconds', 0.0))} ({calls})")
+
+
+def check_details(meta: Mapping[str, Any]) -> str | None:
+    """The check's figures on one line, beside check_line ("judge check figures: statements ROC AUC 1.00, P(yes)
+    margin 0.71; …; to pass: AUC >= 0.75 and margin >= 0.02"); None without figures."""
+    check = meta.get("judge_check")
+    if not isinstance(check, Mapping) or check.get("status") not in ("passed", "failed"):
+        return None
+    shown, rules = [], []
     for label in dict.fromkeys(r.get("label", r["kind"]) for r in check.get("families", [])):
         rows = [r for r in check["families"] if r.get("label", r["kind"]) == label]
         if all("auc" in r for r in rows):
-            shown.append(f"{label} AUC {_n(min(r['auc'] for r in rows), digits=2)}, "
-                         f"margin {_n(min(r['margin'] for r in rows), digits=2)}")
+            shown.append(f"{label} ROC AUC {_n(min(r['auc'] for r in rows), digits=2)}, "
+                         f"P(yes) margin {_n(min(r['margin'] for r in rows), digits=2)}")
+            rules.append(f"AUC >= {_n(MIN_AUC, digits=2)} and margin >= {_n(MIN_MARGIN, digits=2)}")
         else:
             shown.append(f"{label} accuracy {_n(min(r.get('accuracy', 0.0) for r in rows), digits=2)}")
-    calls = f"{check.get('calls', 0)} judge call(s), {check.get('cache_hits', 0)} from the cache"
-    return f"judge check: {status} ({'; '.join(shown)}) in {seconds_text(check.get('seconds', 0.0))} ({calls})"
+            rules.append(f"accuracy >= {_n(MIN_ACCURACY, digits=2)}")
+    return f"judge check figures: {'; '.join(shown)} (to pass: {'; '.join(dict.fromkeys(rules))})"
 
 
 # --- during a run: a graded metric whose P(yes) does not move ------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Progress of a run: a live bar with samples/s and ETA on a terminal, plain lines in CI logs."""
+"""Progress of a run: a live bar with its pace (samples/s, or seconds per sample when slower than one a second) and
+ETA on a terminal, plain lines in CI logs."""
 from __future__ import annotations
 
 import sys
@@ -6,6 +7,14 @@ import time
 from typing import Any, TextIO
 
 from ..core.printable import printable
+
+
+def rate_text(rate: float, unit: str = "samples") -> str:
+    """A run's pace as a person reads it: "3.20 samples/s", or below one a second the seconds each takes ("20.0 s per
+    sample")."""
+    if rate >= 1 or rate <= 0:
+        return f"{rate:.2f} {unit}/s"
+    return f"{1 / rate:.1f} s per {unit.removesuffix('s')}"
 
 
 def _clock(seconds: float) -> str:
@@ -50,13 +59,13 @@ class Progress:
         now = time.perf_counter()
         rate = self.done / max(now - self._start, 1e-9)
         if self._bar is not None:
-            self._bar.update(self._task, advance=1, rate=f"{rate:.2f} {self.unit}/s")
+            self._bar.update(self._task, advance=1, rate=rate_text(rate, self.unit))
         elif self.enabled and (now - self._last >= self.every or self.done in (1, self.total)):
             self._last = now
             eta = (self.total - self.done) / rate if rate > 0 else 0.0
             pct = 100 * self.done / max(self.total, 1)
             print(
-                f"localragas: {self.done}/{self.total} {self.unit} ({pct:.0f}%) {rate:.2f} {self.unit}/s "
+                f"localragas: {self.done}/{self.total} {self.unit} ({pct:.0f}%) {rate_text(rate, self.unit)} "
                 f"elapsed {_clock(now - self._start)} ETA {_clock(eta)} {printable(label)}".rstrip(),
                 file=self.stream, flush=True,
             )

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 from .. import __version__
 from ..judge_calls import check_window
 from ..judges.calibration_map import CalibrationMap
+from ..data.metric_definition import GIVEN
 from .checkpoint import Checkpoint, sample_hash
 from ..judges.embeddings import CachedEmbedder, Embedder, get_embedder
 from ..core.errors import CacheError, ConfigError, JudgeCheckError, JudgeError, MissingDependencyError, ModelLoadError
@@ -32,6 +33,7 @@ from .progress import progress_for
 from .settings import OF_A_DATA_RUN, RunSettings, refuse, register_custom_metrics
 from ..prompts.overrides import PromptOverrides, load_overrides, template_hashes
 from ..judge_calls.sample_context import Scoring
+from ..data.sample_text import with_text
 from ..data.schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow, calls_by_prompt
 from .results import RunResults, columns_of
 from .stats import categories_of, ci_settings, summarise_columns
@@ -78,7 +80,8 @@ def evaluate(samples: Any, settings: RunSettings | None = None, *, judge: Judge 
     overrides: any setting by name, over `settings` (a table merged key by key): metrics (names, or Metric objects),
     metric_options, thresholds, gate, gate_on, max_error_rate, language, columns, judge_options, cache, cache_dir
     (the run opens the cache and closes it when it ends), progress (None: a bar in a notebook or an interactive
-    session only), prompts (this run's, not the judge's), judge_check, concurrency (results keep the input order;
+    session only), prompts (this run's, not the judge's), judge_check, sample_text (False: the report keeps no
+    sample text, report.meta["sample_text"]), concurrency (results keep the input order;
     an in-process judge gets 1), engine and address (where samples are scored: "local" threads, or "dask" on the
     workers of the Dask scheduler at address, "local:N" for N worker processes here; run/engines.py). An unknown
     name or a bad value: ConfigError naming it; the settings of a run over a data file (limit, shard, skip_invalid,
@@ -208,7 +211,8 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
         t0 = time.perf_counter()
         with progress_for(len(samples), s.progress) as bar:
 
-            def finish(i: int, digest: str | None, result: SampleResult) -> None:
+            def finish(i: int, sample: Sample, digest: str | None, result: SampleResult) -> None:
+                result = with_text(result, sample if s.sample_text else None)  # resumed ones too: as this run keeps
                 collected.put(i, result)
                 if checkpoint and digest is not None:
                     checkpoint.append(digest, result)
@@ -220,7 +224,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
                     previous = finished.take(sample.id, digest) if finished else None  # read from its line
                     if previous is not None:
                         resumed += 1
-                        finish(i, None, previous)  # already in the checkpoint
+                        finish(i, sample, None, previous)  # already in the checkpoint
                     else:
                         todo.add(i)
             engine.score(todo, finish)  # the samples not in the checkpoint, on the run's engine (run/engines.py)
@@ -237,6 +241,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
         "concurrency": engine.concurrency,
         **({"engine": engine.describe()} if engine.describe() else {}),
         "language": s.language,
+        "sample_text": s.sample_text,
         "languages": _languages(samples),
         "metric_options": {m.name: dict(m.options) for m in chosen if m.options},
         "resumed_samples": resumed,
@@ -250,6 +255,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
         "judge_cache": str(judging.cache.path) if judging.cache else None,
         "embedder": embedder.describe() if isinstance(embedder, Embedder) else None,
         "thresholds": limits,
+        "threshold_origins": {k: s.threshold_origins.get(k, IN_PYTHON) for k in s.thresholds if k in names},
         "prompts": prompt_meta(chosen, judging.prompts),
         "versions": _versions(),
     }
@@ -309,12 +315,14 @@ def _covered(report: Report) -> list[str]:
 
 def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: str | None = None,
            enabled: bool | None = None, max_error_rate: float | None = None,
-           overrides: dict[str, float] | None = None) -> Report:
+           overrides: dict[str, float] | None = None, overrides_origin: str = "set with -t") -> Report:
     """Recompute a report's aggregates, intervals and gate from its per-sample results (no judging).
 
     thresholds: the full set to apply (default: the run's own, run_thresholds); overrides: thresholds over that set
-    (`report -t`, `merge -t`); gate_on / enabled / max_error_rate: default the report's own. The metrics'
-    directions and gate messages are the report's definitions (definitions_of), which the result then stores.
+    (`report -t`, `merge -t`), set where overrides_origin says; gate_on / enabled / max_error_rate: default the
+    report's own. The metrics' directions and gate messages are the report's definitions (definitions_of), which the
+    result then stores; a threshold that is not its metric's default is said to be set where meta.threshold_origins
+    says.
     """
     names = report.metrics
     limits = {**(run_thresholds(report) if thresholds is None else thresholds), **(overrides or {})}
@@ -330,14 +338,17 @@ def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: 
     for s in [*summary, *(s for rows in categories.values() for s in rows)]:
         s.higher_is_better = s.metric not in lower
     covered = _covered(report)
-    sources = {n: definitions[n].threshold_basis(t, covered) for n, t in limits.items() if n in definitions}
+    origins = {**(report.meta.get("threshold_origins") or {}), **{n: overrides_origin for n in overrides or {}}}
+    origins = {n: o for n, o in origins.items() if n in limits}
+    sources = {n: _source(definitions[n].threshold_basis(t, covered), origins.get(n))
+               for n, t in limits.items() if n in definitions}
     checks = report.spot_checks
     gate = run_gate(summary, limits, problems, enabled=report.gate.enabled if enabled is None else enabled,
                     on=gate_on or report.gate.on, lower_is_better=lower,
                     max_error_rate=report.gate.max_error_rate if max_error_rate is None else max_error_rate,
                     judge_failures=flat_metrics(report, definitions), sources=sources,
                     people=checks.metrics if checks else None)
-    meta = {**report.meta, "thresholds": limits, "ci": ci_settings()}
+    meta = {**report.meta, "thresholds": limits, "threshold_origins": origins, "ci": ci_settings()}
     update: dict[str, Any] = {"definitions": definitions, "summary": summary, "by_category": categories, "gate": gate,
                               "meta": meta}
     if checks is not None:  # each checked metric's three-way reading at its threshold as now set
@@ -345,6 +356,15 @@ def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: 
             m: c.model_copy(update={"gate": people_reading(c, limits[m], m not in lower) if m in limits else None})
             for m, c in checks.metrics.items()}})
     return report.model_copy(update=update)
+
+
+IN_PYTHON = "set in Python"  # a threshold given to RunSettings(...) itself, not through a layer (RunSettings.over)
+
+
+def _source(basis: str, origin: str | None) -> str:
+    """Why a threshold applies: its default's basis, or where it was set (a report written before origins were
+    recorded: "given")."""
+    return origin if basis == GIVEN and origin else basis
 
 
 def _versions() -> dict[str, str]:

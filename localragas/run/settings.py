@@ -156,6 +156,11 @@ class RunSettings(BaseModel):
                     "that cannot tell them apart stops the run (exit 5). For a test setup only; the report says "
                     "skipped."),
         Flag(("--no-judge-check",), kind="off", section="Judge")] = True
+    sample_text: Annotated[bool, IN_FILE, Field(
+        description="Keep no sample text (question, answer, contexts, reference) in the reports, for data that must "
+                    "not be copied into them; the report records it (meta.sample_text false). Default: each sample's "
+                    "text, each field at most 20,000 characters and 50 contexts (docs/report-format.md)."),
+        Flag(("--no-sample-text",), kind="off", section="Outputs")] = True
     history: Annotated[bool, IN_FILE, Field(
         description="Do not record this run in the run history (.localragas/history.sqlite; `localragas runs`, "
                     "`localragas view`)."),
@@ -171,6 +176,9 @@ class RunSettings(BaseModel):
     # once registered (register_custom_metrics: a step of the run, never of reading the file)
     custom_metrics: Annotated[dict[str, dict[str, Any]], IN_FILE] = {}
     config: str | None = None  # the settings file layered in (report.meta["config"]); not a setting of the file
+    # where each of `thresholds` was set, as the gate says it ("set with -t", "set in localragas.toml"): recorded by
+    # `over` with the thresholds it sets (report.meta.threshold_origins); not a setting
+    threshold_origins: dict[str, str] = {}
 
     @field_validator("metrics")
     @classmethod
@@ -219,6 +227,8 @@ class RunSettings(BaseModel):
         for name, value in given.items():
             if value is not None:
                 values[name] = _merged(values[name], value)
+        if isinstance(given.get("thresholds"), Mapping):
+            values["threshold_origins"] = {**self.threshold_origins, **{k: origin_of(where) for k in given["thresholds"]}}
         return validated(values, where, type(self))
 
     def cache_folder(self) -> Path | None:
@@ -356,9 +366,21 @@ def file_keys() -> list[str]:
     return [n for model in (RunSettings, EvalIO) for n in model.model_fields if in_file(n)]
 
 
+RECORDS = ("config", "threshold_origins")  # RunSettings' records of where settings came from, not settings
+
+
+def origin_of(where: str) -> str:
+    """How the gate says where a threshold was set, from the `where` of RunSettings.over: "set with -t" (eval's, report's
+    and merge's flags), "set in evaluate()", "set in localragas.toml [evals.nightly]" (a settings file's name and
+    table)."""
+    if where == "flags":
+        return "set with -t"
+    return f"set in {Path(where).name if Path(where).is_absolute() else where}"
+
+
 def settable() -> list[str]:
     """The settings a caller gives (every field but the record of the settings file)."""
-    return [n for n in RunSettings.model_fields if n != "config"]
+    return [n for n in RunSettings.model_fields if n not in RECORDS]
 
 
 def from_flags(flags: Mapping[str, Any], model: type[BaseModel] | None = None) -> dict[str, Any]:

@@ -67,6 +67,7 @@ def merge(reports: list[Report], overrides: dict[str, float] | None = None, gate
     _same(reports, "thresholds", lambda r: r.meta.get("thresholds"))
     _same(reports, "language", lambda r: r.meta.get("language", "auto"))
     _same(reports, "metric options", lambda r: r.meta.get("metric_options") or {})
+    _same(reports, "sample text kept (--no-sample-text)", lambda r: r.meta.get("sample_text"))
     defined = reports[0].definitions
     differ = sorted({n for r in reports[1:] for n in {*r.definitions, *defined}
                      if r.definitions.get(n) != defined.get(n)})

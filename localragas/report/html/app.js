@@ -263,22 +263,25 @@
       out.push(t);
       return out;
     },
-    chunks: function (ev) {
+    chunks: function (ev, spec, s) {
       var chunks = (ev.chunks || []).slice().sort(function (a, b) { return a.rank - b.rank; });
+      var texts = (s.input && s.input.contexts) || [];
       var rel = chunks.filter(function (c) { return c.relevant; }).length;
       var line = rel + " of " + chunks.length + " chunks relevant";
       if (typeof ev.fraction_relevant === "number") line += " (fraction " + fmt(ev.fraction_relevant) + ")";
       if (ev.judged_against) line += ", judged against the " + ev.judged_against;
-      var ol = el("ol", "chunks");
+      var ol = el("ol", texts.length ? "chunks with-text" : "chunks");
       chunks.forEach(function (c) {
-        add(ol, add(el("li", c.relevant ? "yes" : "no"), el("span", "rank", "rank " + c.rank), tag(!!c.relevant, "relevant", "not relevant"), probability(c, "relevant")));
+        var text = texts[c.rank - 1];  // the chunk the verdict is about, when the report kept the sample's text
+        add(ol, add(el("li", c.relevant ? "yes" : "no"), el("span", "rank", "rank " + c.rank), tag(!!c.relevant, "relevant", "not relevant"), probability(c, "relevant"),
+          typeof text === "string" ? el("div", "chunk-text", text) : null));
       });
       return [el("p", "summary-line", line + ". Retrieval order, best rank first:"), ol];
     }
   };
   var definitions = data.definitions || {};
 
-  function metricBlock(name, r) {
+  function metricBlock(name, r, s) {
     var box = el("section", "metric-detail");
     var head = add(el("div", "metric-head"), el("h3", null, name));
     if (!r) {
@@ -310,9 +313,83 @@
     });
     if (ev.note) add(box, el("p", "note", ev.note));
     if (spec && spec.keys.some(function (k) { return k in ev; })) {
-      RENDERERS[spec.kind](ev, spec).forEach(function (node) { add(box, node); });
+      RENDERERS[spec.kind](ev, spec, s).forEach(function (node) { add(box, node); });
     }
     if (Object.keys(rest).length) add(box, kvList(rest));
+    return box;
+  }
+
+  /* --- the sample's text: question, answer and reference with the judged statements marked, contexts ------ */
+
+  // The judged items (claims, statements) of each metric shown as verdicts whose text may be found in `field`
+  // (answer or reference): a metric that reads only one of them judges items of that one.
+  function judgedItems(s, names, field) {
+    var out = [];
+    names.forEach(function (m) {
+      var d = definitions[m] || {}, spec = d.renderer || {}, r = (s.metrics || {})[m];
+      var needs = d.needs || [];
+      var answer = needs.indexOf("answer") >= 0, reference = needs.indexOf("reference") >= 0;
+      if (spec.kind !== "verdicts" || !r || (answer !== reference && (answer ? "answer" : "reference") !== field)) return;
+      var items = (r.evidence || {})[spec.items];
+      (Array.isArray(items) ? items : []).forEach(function (item) {
+        var ok = !!item[spec.flag], p = item["p_" + spec.flag];
+        out.push({ text: String(item[spec.text] || "").trim(), ok: ok, word: ok ? spec.yes : spec.no,
+          label: m + ": " + (ok ? spec.yes : spec.no) + (typeof p === "number" ? " (P(yes) " + fmt(p) + ")" : "") });
+      });
+    });
+    return out;
+  }
+
+  // The text with each judged item found in it marked (exactly, else ignoring case), its verdict beside it; an item
+  // overlapping one already marked is left unmarked (its verdict is in the metric's list below).
+  function markedText(text, items) {
+    var spans = [], lower = text.toLowerCase();
+    items.forEach(function (item) {
+      if (!item.text) return;
+      var at = text.indexOf(item.text);
+      if (at < 0) at = lower.indexOf(item.text.toLowerCase());
+      if (at >= 0) spans.push({ start: at, end: at + item.text.length, items: [item] });
+    });
+    spans.sort(function (a, b) { return a.start - b.start || b.end - a.end; });
+    var box = el("div", "sample-text"), pos = 0, last = null;
+    spans.forEach(function (sp) {
+      if (last && sp.start === last.start && sp.end === last.end) {  // the same text judged by another metric
+        last.items.push(sp.items[0]);
+        return;
+      }
+      if (sp.start < pos) return;
+      if (sp.start > pos) add(box, document.createTextNode(text.slice(pos, sp.start)));
+      sp.node = el("mark", null, text.slice(sp.start, sp.end));
+      add(box, sp.node);
+      sp.after = el("span", "verdict-marks");
+      add(box, sp.after);
+      pos = sp.end;
+      last = sp;
+    });
+    spans.forEach(function (sp) {
+      if (!sp.node) return;
+      var ok = sp.items.every(function (i) { return i.ok; });
+      sp.node.className = ok ? "yes" : "no";
+      sp.node.title = sp.items.map(function (i) { return i.label; }).join("; ");
+      sp.items.forEach(function (i) { add(sp.after, el("sup", "tag " + (i.ok ? "passed" : "failed"), (i.ok ? "✓ " : "✗ ") + i.word)); });
+    });
+    if (pos < text.length) add(box, document.createTextNode(text.slice(pos)));
+    return box;
+  }
+
+  function textBlock(s, names) {
+    var t = s.input, box = add(el("section", "metric-detail sample-input"), add(el("div", "metric-head"), el("h3", null, "sample")));
+    if (s.input_truncated) add(box, el("p", "note", "long text cut to the report's bound: each cut is marked in the text"));
+    add(box, el("h4", null, "question"), el("div", "sample-text", t.question));
+    add(box, el("h4", null, "answer"));
+    add(box, typeof t.answer === "string" ? markedText(t.answer, judgedItems(s, names, "answer")) : el("p", "muted", "no answer"));
+    add(box, el("h4", null, "reference"));
+    add(box, typeof t.reference === "string" ? markedText(t.reference, judgedItems(s, names, "reference")) : el("p", "muted", "no reference"));
+    var contexts = t.contexts || [];
+    add(box, el("h4", null, "contexts (" + contexts.length + ")"));
+    var ol = el("ol", "contexts");
+    contexts.forEach(function (c) { add(ol, el("li", "sample-text", c)); });
+    add(box, contexts.length ? ol : el("p", "muted", "no contexts"));
     return box;
   }
 
@@ -361,7 +438,9 @@
     add(frag, el("p", "muted", s.category ? "category: " + s.category : "no category"));
     var names = metrics.slice();
     Object.keys(s.metrics || {}).forEach(function (m) { if (names.indexOf(m) < 0) names.push(m); });
-    names.forEach(function (m) { add(frag, metricBlock(m, (s.metrics || {})[m])); });
+    if (s.input) add(frag, textBlock(s, names));
+    else if (data.meta && data.meta.sample_text === false) add(frag, el("p", "muted", "no sample text: the run kept none (--no-sample-text)"));
+    names.forEach(function (m) { add(frag, metricBlock(m, (s.metrics || {})[m], s)); });
     add(frag, judgeBlock(s));
     detailBody.replaceChildren(frag);
     detailBody.scrollTop = 0;

@@ -135,7 +135,8 @@ def test_load_settings_from_pyproject(tmp_path):
     p.write_text('[tool.localragas]\njudge = "fake"\nmetrics = ["faithfulness"]\n[tool.localragas.thresholds]\n'
                  'faithfulness = 0.9\n')
     s = load_settings(p)
-    assert s == RunSettings(judge="fake", metrics=["faithfulness"], thresholds={"faithfulness": 0.9}, config=str(p))
+    assert s == RunSettings(judge="fake", metrics=["faithfulness"], thresholds={"faithfulness": 0.9}, config=str(p),
+                            threshold_origins={"faithfulness": "set in pyproject.toml"})
 
 
 def test_load_settings_errors(tmp_path):
@@ -243,11 +244,12 @@ def test_cli_csv(tmp_path):
     r = cli("eval", data, *FAST, *ALL_ZERO, "--csv", out, "-m", "faithfulness,context_recall")
     assert r.exit_code == 0, r.output
     table = list(csv.reader(io.StringIO(out.read_text())))
-    assert table[0] == ["id", "category", "faithfulness", "context_recall", "faithfulness_unscored",
-                        "context_recall_unscored", "seconds"]
+    assert table[0] == ["id", "category", "question", "answer", "contexts", "reference", "faithfulness",
+                        "context_recall", "faithfulness_unscored", "context_recall_unscored", "seconds"]
     assert [row[0] for row in table[1:]] == ["s0", "s1", "s2"]
-    for row in table[1:]:
-        assert 0.0 <= float(row[2]) <= 1.0 and row[4] == ""
+    for row, given in zip(table[1:], rows(3)):
+        assert row[2:6] == [given["question"], given["answer"], json.dumps(given["contexts"]), given["reference"]]
+        assert 0.0 <= float(row[6]) <= 1.0 and row[8] == ""
 
 
 def test_cli_csv_unscored_reason_and_empty_value(tmp_path):
@@ -266,6 +268,7 @@ def test_cli_csv_neutralises_formula_injection(tmp_path):
     recs[0]["id"] = "=HYPERLINK(\"http://evil\")"
     recs[1]["id"] = "+1"
     recs[2]["category"] = "@SUM(A1)"
+    recs[2]["question"] = "=cmd|' /C calc'!A0"  # the sample's text too
     data = write_jsonl(tmp_path / "d.jsonl", recs)
     out = tmp_path / "scores.csv"
     r = cli("eval", data, *FAST, "--csv", out, "-m", "faithfulness", "--no-gate")
@@ -274,7 +277,8 @@ def test_cli_csv_neutralises_formula_injection(tmp_path):
     assert table[1][0] == "'=HYPERLINK(\"http://evil\")"
     assert table[2][0] == "'+1"
     assert table[3][1] == "'@SUM(A1)"
-    assert float(table[1][2]) >= 0  # numbers are left alone
+    assert table[3][2] == "'=cmd|' /C calc'!A0"
+    assert float(table[1][6]) >= 0  # numbers are left alone
 
 
 def test_cli_limit(tmp_path):

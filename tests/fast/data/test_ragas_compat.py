@@ -144,20 +144,23 @@ def test_cli_ragas_names_in_csv_and_json_and_read_back(tmp_path):
     assert r.exit_code == 0, r.output
     assert "noise_sensitivit" in r.output and "lower is better" in r.output  # terminal: localragas names
     header = next(csv.reader(scores.open(encoding="utf-8")))
-    assert header[2:6] == ["faithfulness", "factual_correctness(mode=f1)", "noise_sensitivity(mode=relevant)",
-                           "id_based_context_recall"]
+    assert header[2:10] == ["user_input", "response", "retrieved_contexts", "reference", "faithfulness",
+                            "factual_correctness(mode=f1)", "noise_sensitivity(mode=relevant)", "id_based_context_recall"]
     stored = json.loads(out.read_text())
     assert stored["metrics"][1] == "factual_correctness(mode=f1)"
     assert set(stored["samples"][0]["metrics"]) == {"faithfulness", "factual_correctness(mode=f1)",
                                                     "noise_sensitivity(mode=relevant)", "id_based_context_recall"}
     assert stored["meta"]["thresholds"] == {"faithfulness": 0.5, "noise_sensitivity(mode=relevant)": 0.5}
+    assert stored["meta"]["threshold_origins"] == {"noise_sensitivity(mode=relevant)": "set with -t"}
     assert stored["meta"]["metric_names"] == "ragas"
     # read back: localragas names again, the direction of noise sensitivity kept
     again = tmp_path / "again.csv"
     r = cli("report", out, "--csv", again)
     assert r.exit_code == 0, r.output
     assert "noise_sensitivit" in r.output and "lower is better" in r.output
-    assert next(csv.reader(again.open(encoding="utf-8")))[3] == "factual_correctness"
+    assert "noise_sensitivity_relevant <= 0.50 (set with -t)" in " ".join(r.output.split())
+    assert next(csv.reader(again.open(encoding="utf-8")))[2:8] == ["question", "answer", "contexts", "reference",
+                                                                   "faithfulness", "factual_correctness"]
 
 
 def test_to_and_from_ragas_names_round_trip():

@@ -116,8 +116,8 @@ def test_the_default_thresholds_follow_the_calibration(tmp_path):
 
 def test_the_terminal_and_the_markdown_say_when_graded_scores_are_uncalibrated(tmp_path, data):
     r = cli("eval", data, "--judge", "fake", "--embedder", "fake", "--no-progress", "-m", "faithfulness")
-    assert "judge fake is uncalibrated for faithfulness: graded scores are uncalibrated (the judge's P(yes), or a " \
-           "combination of them for a way of asking), default gate thresholds 0.50" in " ".join(r.output.split())
+    assert ("scores of faithfulness are the judge's raw P(yes), not a share a person would count: no calibration "
+            "for judge fake; threshold 0.50 (fit one: localragas calibrate --fit FILE") in " ".join(r.output.split())
     assert "calibrate --fit" in r.output
     cal = calibration_file(tmp_path / "c.json")
     r = cli("eval", data, "--judge", "fake", "--judge-option", f"calibration={cal}", "--embedder", "fake",
@@ -129,9 +129,10 @@ def test_the_terminal_and_the_markdown_say_when_graded_scores_are_uncalibrated(t
             "-m", "faithfulness,context_precision",
             "--out", tmp_path / "u.json")
     uncalibrated = read_json(tmp_path / "u.json")
-    assert "is uncalibrated for faithfulness, context\\_precision" in render_markdown(uncalibrated)
+    assert "scores of faithfulness, context\\_precision are the judge's raw P(yes)" in render_markdown(uncalibrated)
     header = render_html(uncalibrated).split("</header>")[0]
-    assert '<p class="facts uncalibrated">⚠ judge fake is uncalibrated for faithfulness, context_precision' in header
+    assert ('<p class="facts uncalibrated">⚠ scores of faithfulness, context_precision are the judge&#39;s raw P(yes)'
+            in header)
 
 
 def test_the_config_files_judge_options_choose_the_calibration(tmp_path, data):

@@ -13,8 +13,8 @@ from localragas.report.calibration import fit_note
 from calibration_helpers import overlap_rows
 from cli_helpers import cli, write_jsonl
 
-UNCALIBRATED = ("judge fake is uncalibrated for faithfulness: graded scores are uncalibrated (the judge's P(yes), or "
-                "a combination of them for a way of asking)")
+UNCALIBRATED = ("scores of faithfulness are the judge's raw P(yes), not a share a person would count: no calibration "
+                "for judge fake")
 
 
 def calibration_file(tmp_path):

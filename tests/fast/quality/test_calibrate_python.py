@@ -193,7 +193,8 @@ def test_the_run_and_each_result_print_in_a_few_lines():
     run = localragas.calibrate(pd.DataFrame(labelled_rows()), **FAKE)
     text = repr(run)
     assert text.splitlines()[0] == "<localragas CalibrationRun: 2 results, judge fake, calibration: none>"
-    assert text.splitlines()[1].startswith("  judge fake is uncalibrated for faithfulness: graded scores are uncalibrated")
+    assert text.splitlines()[1].startswith("  scores of faithfulness are the judge's raw P(yes), not a share a person "
+                                           "would count: no calibration for judge fake")
     assert "  DataFrame: faithfulness (binary labels), rows 4, scored" in text
     assert "    ROC AUC " in text and "    pairs ordered right " in text
     assert len(text.splitlines()) < 15 and str(run) == text

@@ -74,7 +74,8 @@ def test_a_calibration_fitted_under_the_built_in_text_is_not_applied_under_an_ov
     meta = overridden.meta
     assert meta["calibration"]["families"] == {} and meta["calibration"]["not_applied"] == {"verify_statement": WHY}
     assert meta["uncalibrated"] == ["faithfulness"] and meta["thresholds"] == {"faithfulness": 0.5}
-    assert uncalibrated_note(meta).startswith(f"judge fake is uncalibrated for faithfulness ({WHY}): graded scores")
+    assert uncalibrated_note(meta).startswith("scores of faithfulness are the judge's raw P(yes), not a share a person "
+                                              f"would count: the calibration of judge fake is not applied ({WHY})")
 
 
 def test_the_terminal_line_says_why_and_another_familys_override_changes_nothing(tmp_path):
@@ -84,7 +85,7 @@ def test_the_terminal_line_says_why_and_another_familys_override_changes_nothing
     mine.write_text(MINE)
     r = cli("eval", data, "--judge", "fake", "-m", "faithfulness", "--no-cache", "--no-progress", "--no-gate",
             "--judge-option", f"calibration={path}", "--prompt", f"verify_statement={mine}")
-    assert f"judge fake is uncalibrated for faithfulness ({WHY})" in " ".join(r.output.split()), r.output
+    assert f"the calibration of judge fake is not applied ({WHY})" in " ".join(r.output.split()), r.output
     claims = run({"calibration": str(path)}, {"extract_claims": mine})  # not what the map's P(yes) are asked with
     assert claims.meta["uncalibrated"] == [] and claims.meta["thresholds"] == {"faithfulness": 0.8}
 
@@ -126,7 +127,7 @@ def test_calibrate_shows_why_a_family_is_not_applied(tmp_path):
                                judge_options={"calibration": str(path)}, prompts={"verify_statement": mine})
     assert got.meta["calibration"]["not_applied"] == {"verify_statement": WHY}
     assert got.meta["uncalibrated"] == ["faithfulness"] and got.results[0].calibrated is False
-    assert f"uncalibrated for faithfulness ({WHY})" in repr(got)
+    assert f"the calibration of judge fake is not applied ({WHY})" in repr(got)
 
 
 @pytest.mark.parametrize("value", ["abc", {"verify_statement": "short"}, {"verify_statement": 3}])

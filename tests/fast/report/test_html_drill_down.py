@@ -1,6 +1,8 @@
 """The HTML report's evidence panel (report/html/app.js) run in node over a stub DOM
 (tests/fast/report/js/drill_down.js): each metric's evidence is shown by the renderer its definition in the report
-names. Skipped without node; the browser tier (tests/browser) runs the page in Chromium."""
+names, and the sample's text (question, answer and reference with the judged statements marked, contexts numbered,
+context precision's ranks with their chunk) as text, never markup. Skipped without node; the browser tier
+(tests/browser) runs the page in Chromium."""
 from __future__ import annotations
 
 import json
@@ -49,3 +51,31 @@ def test_each_metric_evidence_is_shown_by_the_renderer_its_stored_definition_nam
     assert '"✓ PLUGIN-YES"' in tree or '"✗ PLUGIN-NO"' in tree  # the plugin metric, by its stored renderer
     faithfulness = first.split('H3 "faithfulness"')[1].split("SECTION.metric-detail")[0]
     assert "OL.verdicts" not in faithfulness and 'DT "claims"' in faithfulness
+
+
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_the_drawer_shows_the_samples_text_with_the_judged_statements_marked(tmp_path):
+    hostile = "<img src=x onerror=alert(1)>"
+    rows = [{"id": "s", "question": f"What colour is the sky {hostile}?",
+             "contexts": ["The sky is blue on a clear day.", f"Grass is green {hostile}."],
+             "answer": "The sky is blue. The moon is made of cheese.", "reference": "The sky is blue."}]
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")
+    out = tmp_path / "run.json"
+    assert cli("eval", data, *FAST, "--no-gate", "--out", out).exit_code == 0
+    tree = drill_down(tmp_path, json.loads(out.read_text(encoding="utf-8")))
+    text = tree.split('H3 "sample"')[1].split("SECTION.metric-detail ")[0]
+    assert f'DIV.sample-text "What colour is the sky {hostile}?"' in text  # a text node: never parsed as markup
+    answer = text.split('H4 "answer"')[1].split('H4 "reference"')[0]
+    assert 'MARK.yes "The sky is blue." title="faithfulness: supported' in answer
+    assert 'MARK.no "The moon is made of cheese." title="faithfulness: not supported' in answer
+    assert 'SUP.tag.passed "✓ supported"' in answer and 'SUP.tag.failed "✗ not supported"' in answer
+    assert 'MARK.yes "The sky is blue." title="context_recall: attributed' in text.split('H4 "reference"')[1]
+    assert 'OL.contexts' in text and f'LI.sample-text "Grass is green {hostile}."' in text
+    chunks = tree.split("OL.chunks.with-text")[1]
+    assert 'SPAN.rank "rank 2"' in chunks and f'DIV.chunk-text "Grass is green {hostile}."' in chunks
+
+    assert cli("eval", data, *FAST, "--no-gate", "--no-sample-text", "--out", out).exit_code == 0
+    tree = drill_down(tmp_path, json.loads(out.read_text(encoding="utf-8")))
+    assert 'H3 "sample"' not in tree and "no sample text: the run kept none (--no-sample-text)" in tree
+    assert "OL.chunks " in tree and "chunk-text" not in tree

@@ -26,8 +26,10 @@ def report() -> Report:
 
 def test_to_pandas_holds_each_samples_scores_and_reasons(report):
     df = report.to_pandas()
-    assert list(df.columns) == ["id", "category", *report.metrics, *(f"{m}_unscored" for m in report.metrics),
-                                "seconds"]
+    assert list(df.columns) == ["id", "category", "question", "answer", "contexts", "reference", *report.metrics,
+                                *(f"{m}_unscored" for m in report.metrics), "seconds"]
+    assert df["question"].tolist() == [r["question"] for r in ROWS]  # the sample's text, as ragas's to_pandas has it
+    assert df["contexts"].tolist() == [r["contexts"] for r in ROWS]
     assert df["id"].tolist() == [s.id for s in report.samples] == [content_id(r["question"]) for r in ROWS]
     assert df["category"].iloc[0] == "nature" and df["category"].iloc[1:].isna().all()  # None or NaN (pandas 3)
     unscored = 0

@@ -136,10 +136,10 @@ main(sys.argv[2:])
 """
 
 
-def _cli(tmp_path, state: str, kill_at: int, out: Path) -> subprocess.CompletedProcess:
+def _cli(tmp_path, state: str, kill_at: int, out: Path, *more: str) -> subprocess.CompletedProcess:
     env = {"LOCALRAGAS_STATE_DIR": str(tmp_path / state), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"}
     args = ["eval", str(EXAMPLES), "--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache",
-            "--out", str(out)]
+            "--out", str(out), *more]
     return subprocess.run([sys.executable, "-c", KILLED_RUN, str(kill_at), *args], env=env, capture_output=True,
                           text=True, timeout=120)
 
@@ -168,9 +168,23 @@ def test_kill_9_then_rerun_loses_nothing_and_matches_an_uninterrupted_run(tmp_pa
     # the resumed run asked the judge only about the unfinished samples
     assert a.meta["judge_stats"]["calls"] < b.meta["judge_stats"]["calls"]
     assert a.meta["judge_totals"]["calls"] == b.meta["judge_totals"]["calls"]
-    assert [(s.id, s.metrics) for s in a.samples] == [(s.id, s.metrics) for s in b.samples]
+    assert [(s.id, s.input, s.metrics) for s in a.samples] == [(s.id, s.input, s.metrics) for s in b.samples]
+    assert all(s.input is not None for s in a.samples)  # the resumed samples' text as the scored ones'
     assert a.summary == b.summary and a.gate == b.gate
     assert clean.returncode == resumed.returncode
+
+
+def test_a_run_without_sample_text_checkpoints_none_and_its_resumption_keeps_what_it_asks(tmp_path):
+    killed = _cli(tmp_path, "s", CHECK_CALLS + 25, tmp_path / "never.json", "--no-sample-text")
+    assert killed.returncode == -9, killed.stderr
+    [checkpoint] = (tmp_path / "s" / "runs").glob("*.jsonl")
+    questions = [json.loads(line)["question"] for line in EXAMPLES.read_text(encoding="utf-8").splitlines()]
+    text = checkpoint.read_text(encoding="utf-8")
+    assert '"input"' not in text and not any(q in text for q in questions)  # no copy of the data on disk
+    resumed = _cli(tmp_path, "s", 0, tmp_path / "resumed.json")  # resumed keeping the text: every sample has it
+    assert "resumed:" in resumed.stderr, resumed.stderr
+    a = Report.model_validate_json((tmp_path / "resumed.json").read_text())
+    assert a.meta["sample_text"] is True and [s.input.question for s in a.samples] == questions
 
 
 def test_embeddings_are_cached_so_a_rerun_never_embeds(tmp_path):

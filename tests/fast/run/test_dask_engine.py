@@ -71,6 +71,8 @@ def test_two_workers_give_the_local_report_and_a_rerun_is_answered_from_the_cach
     first = evaluate(data, judge="fake", embedder="fake", progress=False, cache_dir=tmp_path, engine="dask",
                      address="local:2")
     assert scores(first) == scores(local)
+    assert [s.input for s in first.samples] == [s.input for s in local.samples]  # each sample's text, as locally
+    assert [s.input.question for s in first.samples] == [x.question for x in data]
     assert first.meta["judge_check"]["status"] == local.meta["judge_check"]["status"] == "passed"
     assert first.meta["engine"]["worker_threads"] == 2 and first.meta["judge_stats"]["calls"] == \
         local.meta["judge_stats"]["calls"]

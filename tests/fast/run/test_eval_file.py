@@ -83,7 +83,9 @@ def test_a_named_eval_is_its_table_over_the_files_keys(project, monkeypatch):
     assert [s.id for s in report.samples] == ["n0", "n1", "n2"] and report.metrics == ["faithfulness", "context_recall"]
     assert report.meta["eval"] == "nightly" and report.meta["judge"]["name"] == "fake"  # judge: the top level's
     assert _thresholds(report) == {"faithfulness": 0.45, "context_recall": 0.1}  # a table merged key by key
-    assert (project / "reports" / "summary.md").exists() and (project / "reports" / "nightly.xml").exists()  # md too
+    assert (project / "reports" / "nightly.xml").exists()
+    # the top level's reports are the top-level eval's: not inherited, never overwritten by a named eval
+    assert not (project / "reports" / "summary.md").exists() and not (project / "reports" / "report.json").exists()
     assert r.exit_code == (0 if report.gate.passed else 1), r.output
 
 
@@ -108,7 +110,26 @@ def test_paths_in_the_file_are_relative_to_its_folder(project, monkeypatch, tmp_
     assert [s.id for s in _report(project / "reports" / "report.json").samples] == ["s0", "s1"]
     _, io = load_eval(project / "localragas.toml", "nightly")
     assert (io.data, io.out, io.md) == (project / "data" / "nightly.jsonl", project / "reports" / "nightly.json",
-                                        project / "reports" / "summary.md")
+                                        None)
+
+
+def test_a_named_eval_never_writes_the_top_levels_reports_and_two_evals_may_not_share_one(project, monkeypatch):
+    monkeypatch.chdir(project)
+    (project / "localragas.toml").write_text(PROJECT.replace('md = "reports/summary.md"', 'md = "reports/summary.md"\n'
+                                                            'html = "reports/report.html"'), encoding="utf-8")
+    r = cli("eval", "--eval", "nightly", "--no-gate", *FLAGS)
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in (project / "reports").iterdir()) == ["nightly.json", "nightly.xml"]
+    assert "summary.md" not in r.output and "report.html" not in r.output
+
+    shared = PROJECT + '\n[evals.weekly]\ndata = "data/nightly.jsonl"\nmd = "reports/./summary.md"\n'
+    (project / "localragas.toml").write_text(shared, encoding="utf-8")
+    for args in ((), ("--eval", "nightly"), ("--eval", "weekly")):  # whichever is run, before anything runs
+        r = cli("eval", *args, *FLAGS)
+        assert r.exit_code == 2, r.output
+        assert ("the top-level eval (key 'md') and [evals.weekly] (key 'evals.weekly.md') would both write "
+                "reports/./summary.md: each eval writes its own reports") in " ".join(r.output.split())
+    assert sorted(p.name for p in (project / "reports").iterdir()) == ["nightly.json", "nightly.xml"]
 
 
 def test_a_pyproject_table_holds_a_whole_eval_too(project, monkeypatch):
@@ -183,8 +204,8 @@ def test_the_config_file_pages_example_holds_what_the_page_says(tmp_path, monkey
     top, top_io = load_eval(path)
     nightly, io = load_eval(path, "nightly")
     assert top_io.data == tmp_path / "data" / "rag_samples.jsonl" and top_io.mlflow is None
-    assert (io.data, io.out, io.html) == (tmp_path / "data" / "nightly.jsonl", tmp_path / "reports" / "nightly.json",
-                                          tmp_path / "reports" / "report.html")
+    assert (io.data, io.out, io.html, io.md) == (tmp_path / "data" / "nightly.jsonl",
+                                                 tmp_path / "reports" / "nightly.json", None, None)
     assert (io.mlflow, io.mlflow_experiment) == (True, "rag-nightly")
     assert nightly.thresholds == {"faithfulness": 0.85, "context_recall": 0.75} and nightly.columns == top.columns
     monkeypatch.chdir(tmp_path)

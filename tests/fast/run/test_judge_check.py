@@ -137,8 +137,13 @@ def test_a_judge_that_separates_passes_and_the_run_goes_on(serve, tmp_path):
     assert stub.about_samples()
     check = json.loads(out.read_text())["meta"]["judge_check"]
     statements, chunks = check["families"]
-    assert (f"judge check: passed (statements AUC 1.00, margin {statements['margin']:.2f}; chunks AUC 1.00, margin "
-            f"{chunks['margin']:.2f}) in") in r.output
+    said = " ".join(r.output.split())  # in words for a CI log, the figures on a line of their own
+    items = statements["items"] + chunks["items"]
+    assert ("judge check passed: the judge told supported from unsupported statements and relevant from irrelevant "
+            f"chunks apart ({items} of {items} items right), in") in said
+    assert (f"judge check figures: statements ROC AUC 1.00, P(yes) margin {statements['margin']:.2f}; chunks ROC AUC "
+            f"1.00, P(yes) margin {chunks['margin']:.2f} (to pass: AUC >= 0.75 and margin >= 0.02)") in said
+    assert "AUC" not in judge_check.check_line(json.loads(out.read_text())["meta"])
     assert check["status"] == "passed" and check["calls"] == ENGLISH_CALLS and check["cache_hits"] == 0
     assert [(f["family"], f["language"], f["items"], f["passed"]) for f in check["families"]] == [
         ("verify_statement", "en", 2 * judge_check.STATEMENTS_PER_SIDE, True),
@@ -159,14 +164,14 @@ def test_no_judge_check_lets_the_run_go_on_and_every_report_says_skipped(serve, 
             "--md", md)
     assert r.exit_code == 0, r.output  # a yes-machine passes the gate when nobody checks it
     assert stub.asked == stub.about_samples()  # the check asked nothing
-    assert "judge check: skipped (--no-judge-check)" in r.output
-    assert "judge check: skipped (--no-judge-check)" in md.read_text()
+    assert "judge check skipped (--no-judge-check)" in r.output
+    assert "judge check skipped (--no-judge-check)" in md.read_text()
     assert json.loads(out.read_text())["meta"]["judge_check"] == {"status": "skipped", "reason": "--no-judge-check"}
     # the settings file's judge_check = false does the same
     (tmp_path / "localragas.toml").write_text("judge_check = false\n")
     r = cli("eval", data, *METRICS, *openai(stub), "--no-cache", "--no-resume", "--config",
             tmp_path / "localragas.toml")
-    assert r.exit_code == 0 and "judge check: skipped (--no-judge-check)" in r.output, r.output
+    assert r.exit_code == 0 and "judge check skipped (--no-judge-check)" in r.output, r.output
 
 
 def test_a_second_run_answers_the_check_from_the_judge_cache(serve, tmp_path):
@@ -213,7 +218,7 @@ def test_the_flat_rule_holds_only_when_the_check_did_not_vouch_for_the_judge(tmp
     args = ("eval", data, "-m", "faithfulness", "--judge", "fake", "--no-cache", "--no-resume")
     checked = cli(*args)
     assert checked.exit_code == 0, checked.output
-    assert "judge check: passed" in checked.output
+    assert "judge check passed" in checked.output
     skipped = cli(*args, "--no-judge-check")
     assert skipped.exit_code == 4, skipped.output
     assert "the judge's P(yes) was flat (1.000 ± 0.000 over 20 items)" in " ".join(skipped.output.split())
@@ -246,7 +251,7 @@ def test_the_check_asks_the_way_the_metric_asks_with_the_runs_prompt_overrides(t
                       prompts={"verify_statement": instruction}, metric_options=both)
     check = report.meta["judge_check"]
     assert [f["family"] for f in check["families"]] == ["verify_statement:question=both"]
-    assert "statements (verify_statement:question=both) AUC" in judge_check.check_line(report.meta)
+    assert "statements (verify_statement:question=both) ROC AUC" in judge_check.check_details(report.meta)
     asked = [c.prompt for c in judge.calls if "Eiffel" in c.prompt.user]
     supported = [p for p in asked if p.name == "verify_statement"]
     assert supported and all("Is the statement backed by the context?" in p.user for p in supported)  # the override
@@ -265,7 +270,10 @@ def test_json_verdicts_are_checked_by_accuracy(tmp_path):
     options = {"faithfulness": {"verdicts": "json"}}
     report = evaluate([en], metrics=["faithfulness"], judge=FakeJudge(checked=True), cache=False,
                       metric_options=options)
-    assert judge_check.check_line(report.meta).startswith("judge check: passed (statements (json) accuracy 1.00)")
+    assert judge_check.check_line(report.meta).startswith("judge check passed: the judge told supported from "
+                                                          "unsupported statements apart (8 of 8 items right)")
+    assert judge_check.check_details(report.meta) == ("judge check figures: statements (json) accuracy 1.00 (to pass: "
+                                                       "accuracy >= 0.80)")
 
     def all_yes(prompt, output):
         if prompt.name == "verify_statements":
@@ -300,7 +308,7 @@ def test_the_test_judge_and_a_fake_judge_built_in_code_are_exempt_and_say_so():
     report = evaluate([en], metrics=["faithfulness"], judge=test_judge, cache=False)
     assert report.meta["judge_check"] == {"status": "exempt", "reason": "test judge"}
     assert [c for c in test_judge.calls if "Eiffel" in c.prompt.user] == []
-    assert "judge check: exempt (test judge)" in render_markdown(report)
+    assert "judge check exempt (test judge)" in render_markdown(report)
     scripted = evaluate([en], metrics=["faithfulness"], judge=FakeJudge(), cache=False)
     assert scripted.meta["judge_check"]["status"] == "exempt"
     assert get_judge("fake").judge_check_exempt is None  # --judge fake is checked
@@ -317,4 +325,4 @@ def test_a_judge_error_during_the_check_leaves_it_not_completed_and_the_samples_
     assert report.meta["judge_check"]["status"] == "error"
     assert report.meta["judge_check"]["calls"] == 1  # it stopped at the first error
     assert not report.gate.evaluated  # the sample's own judge error: could not evaluate, exit 4
-    assert "judge check: not completed" in judge_check.check_line(report.meta)
+    assert "judge check not completed" in judge_check.check_line(report.meta)

@@ -74,7 +74,7 @@ def test_the_local_engines_threads_are_handed_a_bounded_number_of_samples(monkey
     finished: dict[int, tuple[str, str]] = {}
     reads_at_finish: list[int] = []
 
-    def finish(i, digest, result):
+    def finish(i, sample, digest, result):
         finished[i] = (digest, result)
         reads_at_finish.append(len(read))
 

@@ -75,8 +75,9 @@ def test_the_pytest_plugins_options_are_the_models_flags():
 def test_the_settings_files_keys_are_the_fields_marked_in_file(tmp_path):
     in_the_file = [n for n in RunSettings.model_fields if in_file(n)]
     assert in_the_file == ["metrics", "metric_options", "language", "judge", "judge_options", "embedder",
-                           "thresholds", "max_error_rate", "gate_on", "labels", "columns", "max_input_bytes", "engine",
-                           "address", "prompts", "judge_check", "history", "tags", "custom_metrics"]
+                           "thresholds", "max_error_rate", "gate_on", "labels", "columns", "max_input_bytes",
+                           "engine", "address", "prompts", "judge_check", "sample_text", "history", "tags",
+                           "custom_metrics"]
     path = write_file(tmp_path, "localragas.toml", "concurrency = 4\n")
     with pytest.raises(ConfigError, match="key 'concurrency': not a setting of the file; valid: metrics, "):
         load_settings(path)

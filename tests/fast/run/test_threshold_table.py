@@ -11,7 +11,9 @@ from pathlib import Path
 from localragas.data.metric_definition import CALIBRATED, NO_MODE
 from localragas.metrics.registry import all_metrics
 
-from cli_helpers import cli
+from localragas import evaluate, load_samples
+
+from cli_helpers import cli, write_file
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "rag_samples.jsonl"
@@ -58,10 +60,10 @@ def test_every_gate_prints_each_threshold_and_why(tmp_path):
             "--out", tmp_path / "r.json")
     assert r.exit_code == 1, r.output
     assert _thresholds_line(r.output) == (
-        "faithfulness >= 0.60 (given), answer_relevancy >= 0.75 (default), context_precision >= 0.50 (uncalibrated "
+        "faithfulness >= 0.60 (set with -t), answer_relevancy >= 0.75 (default), context_precision >= 0.50 (uncalibrated "
         "default), context_recall >= 0.70 (verdicts=json default)")
     stored = {g["metric"]: g["threshold_source"] for g in json.loads((tmp_path / "r.json").read_text())["gate"]["results"]}
-    assert stored["faithfulness"] == "given" and stored["context_recall"] == "verdicts=json default"
+    assert stored["faithfulness"] == "set with -t" and stored["context_recall"] == "verdicts=json default"
 
     calibration = ROOT / "localragas" / "calibrations" / "qwen2.5-1.5b.json"  # any map covering the families
     r = cli("eval", EXAMPLES, *FAKE, "--judge-option", f"calibration={calibration}", "-m",
@@ -71,5 +73,24 @@ def test_every_gate_prints_each_threshold_and_why(tmp_path):
         "context_recall >= 0.70 (calibrated default)")
 
     r = cli("report", tmp_path / "r.json", "-t", "answer_relevancy=0.3")  # regated: the stored run's own, and -t
-    assert "answer_relevancy >= 0.30 (given)" in _thresholds_line(r.output)
+    assert "answer_relevancy >= 0.30 (set with -t)" in _thresholds_line(r.output)
     assert "context_recall >= 0.70 (verdicts=json default)" in _thresholds_line(r.output)
+    assert "faithfulness >= 0.60 (set with -t)" in _thresholds_line(r.output)  # the run's, as it recorded it
+
+
+def test_a_threshold_not_the_default_says_where_it_was_set(tmp_path):
+    """Not "(given)": the settings file (and its named eval's table), the flag or evaluate() (issue 47, item 13)."""
+    write_file(tmp_path, "localragas.toml", "[thresholds]\nfaithfulness = 0.6\n[evals.nightly.thresholds]\n"
+                                            "context_recall = 0.4\n")
+    r = cli("eval", EXAMPLES, *FAKE, "--config", tmp_path / "localragas.toml", "--eval", "nightly",
+            "-t", "context_precision=0.3", "--out", tmp_path / "r.json")
+    said = " ".join(r.output.split()).split(" thresholds: ", 1)[1]  # a line longer than the console's 200 columns
+    assert said.startswith(
+        "faithfulness >= 0.60 (set in localragas.toml), answer_relevancy >= 0.75 (default), context_precision >= "
+        "0.30 (set with -t), context_recall >= 0.40 (set in localragas.toml [evals.nightly])")
+    meta = json.loads((tmp_path / "r.json").read_text())["meta"]
+    assert meta["threshold_origins"] == {"faithfulness": "set in localragas.toml", "context_precision": "set with -t",
+                                         "context_recall": "set in localragas.toml [evals.nightly]"}
+    report = evaluate(load_samples(EXAMPLES)[0][:2], judge="fake", embedder="fake", cache=False,
+                      thresholds={"faithfulness": 0.3})
+    assert {g.metric: g.threshold_source for g in report.gate.results}["faithfulness"] == "set in evaluate()"

@@ -40,7 +40,7 @@ global.window = global;
 function dump(n, d) {
   const own = n._text ? JSON.stringify(n._text) : "";
   let s = "  ".repeat(d) + n.tagName + (n.className ? "." + n.className.replace(/ /g, ".") : "") + " " + own +
-    (n.style.width ? " w=" + n.style.width : "") + "\n";
+    (n.style.width ? " w=" + n.style.width : "") + (n.title ? " title=" + JSON.stringify(n.title) : "") + "\n";
   n.children.forEach((c) => { s += dump(c, d + 1); });
   return s;
 }
