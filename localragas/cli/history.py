@@ -67,6 +67,7 @@ def runs_group(ctx, dataset, tag, name, limit, every, as_json, reset, yes):
         return
     with history:
         runs = history.runs(dataset=dataset, tag=tag, name=name, limit=None if every else limit)
+        _warn_damaged(history)
         if as_json:
             for run in runs:
                 click.echo(run.model_dump_json())
@@ -84,8 +85,14 @@ def runs_group(ctx, dataset, tag, name, limit, every, as_json, reset, yes):
             click.echo(printable("  ".join(c.ljust(w) for c, w in zip(line, widths)) + "  " + line[-1]))
         shown = len(runs)
         total = history.count()
-        if shown < total and not (dataset or tag or name):
+        if shown + len(set(history.damaged)) < total and not (dataset or tag or name):
             click.echo(f"({shown} of {total} runs; --all or --limit N for more)")
+
+
+def _warn_damaged(history) -> None:
+    """One warning line (on stderr) per damaged run left out of what was read."""
+    for line in dict.fromkeys(history.damaged):
+        click.echo(printable(f"warning: left out: {line}"), err=True)
 
 
 def _stdin_is_terminal() -> bool:
@@ -178,7 +185,10 @@ def view_cmd(dataset, tag, name, limit, pair, out, serve, port):
     from ..report.dashboard_server import serve as serve_page, server_url  # noqa: PLC0415
 
     with _history() as history:
-        page = render_dashboard(history, dataset=dataset, tag=tag, name=name, limit=limit, pair=pair)
+        try:
+            page = render_dashboard(history, dataset=dataset, tag=tag, name=name, limit=limit, pair=pair)
+        finally:  # said even when view --compare names a run left out
+            _warn_damaged(history)
     if serve:
         server = serve_page(page, port)
         click.echo(f"serving the run history on {server_url(server)} (Ctrl-C stops)")

@@ -129,3 +129,8 @@ class TrackingError(LocalragasError):
 class HistoryError(LocalragasError):
     """The run history (.localragas/history.sqlite) cannot be read or written: its message names the file and how to
     reset it. A run never fails for it (it warns and goes on); `localragas runs` and `view` exit 2."""
+
+
+class DamagedRunError(HistoryError):
+    """One run of the run history cannot be read (its record or scores damaged): names the file, the run and
+    `localragas runs rm`; the other runs are listed and shown as ever."""

@@ -23,7 +23,11 @@ A trace without a retrieval span, an answer or a question is refused, naming the
 attribute missing: it fails closed, as a bad row of a sample file does (a silently dropped trace would leave the
 traffic it stands for unscored, e.g. every request whose retriever failed); with skip_invalid (`--skip-invalid`) it
 is counted in the report's skipped rows with that reason. A span the file cannot give (not a span, no trace or span
-id, invalid JSON) is an error of the file.
+id, invalid JSON, a list of resources, scopes or spans that is not a list of objects) is an error of the file, naming
+the place (`resourceSpans[0].scopeSpans[0].spans`), with skip_invalid too: which trace it belonged to is unknown. A
+span of a known trace whose attributes the file cannot give (not a list of {"key", "value"} objects; not an object in
+the SDK's JSON; a value that is no OTLP AnyValue) makes its whole trace refused, naming the span and the place: with
+skip_invalid, skipped as an incomplete trace is (never scored without that span).
 """
 from __future__ import annotations
 
@@ -31,9 +35,10 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +54,7 @@ _WS = re.compile(r"[ \t\n\r\ufeff]*")
 _DOCUMENT = re.compile(r"^(retrieval\.documents|reranker\.output_documents)\.(\d+)\.document\.(content|id)$")
 _MESSAGE = re.compile(r"^llm\.output_messages\.(\d+)\.message\.content$")
 _QUESTION_KEYS = ("question", "input", "query")
+_INT = re.compile(r"\s*-?\d{1,40}\s*")
 
 
 @dataclass
@@ -61,6 +67,7 @@ class Span:
     end: int
     attributes: dict[str, Any]
     line: int
+    error: DatasetError | None = None  # attributes the file cannot give: the trace is refused
 
     def kind(self) -> str:
         return str(self.attributes.get(SPAN_KIND, "")).upper()
@@ -89,6 +96,10 @@ def trace_records(path: Path, shown: str, limit: int) -> Iterator[Record]:
         raise DatasetError(shown, None, None, "no spans")
     for trace_id, spans in traces.items():
         line = min(s.line for s in spans)
+        bad = next((s.error for s in spans if s.error is not None), None)
+        if bad is not None:
+            yield line, bad
+            continue
         try:
             yield line, _record(trace_id, spans, shown, line)
         except DatasetError as e:
@@ -176,43 +187,130 @@ def _flat(value: Any, prefix: str, out: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _otlp_value(value: Any) -> Any:
-    """An OTLP AnyValue as plain Python."""
+def _json_kind(value: Any) -> str:
+    """A value's kind in JSON's words, for errors."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "a string" if isinstance(value, str) else "a list" if isinstance(value, list) else "an object"
+
+
+def _objects(value: Any, shown: str, line: int, where: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """(place, object) of each item of a list of objects at `where` (null or absent: none); anything else is an error
+    naming the place."""
+    if value is None:
+        return
+    if not isinstance(value, list):
+        raise DatasetError(shown, line, where, f"expected a list of objects, got {_json_kind(value)}")
+    for i, item in enumerate(value):
+        if not isinstance(item, Mapping):
+            raise DatasetError(shown, line, f"{where}[{i}]", f"expected an object, got {_json_kind(item)}")
+        yield f"{where}[{i}]", item
+
+
+def _otlp_value(value: Any, shown: str, line: int, where: str) -> Any:
+    """An OTLP AnyValue as plain Python (null: None; a plain JSON value as it is)."""
     if not isinstance(value, Mapping):
         return value
     if "arrayValue" in value:
-        return [_otlp_value(v) for v in (value["arrayValue"] or {}).get("values", [])]
+        at = f"{where}.arrayValue"
+        return [_otlp_value(v, shown, line, f"{at}.values[{i}]")
+                for i, v in enumerate(_listed(value["arrayValue"], shown, line, at))]
     if "kvlistValue" in value:
-        return {kv.get("key"): _otlp_value(kv.get("value")) for kv in (value["kvlistValue"] or {}).get("values", [])}
+        at = f"{where}.kvlistValue"
+        return dict(_key_values(_listed(value["kvlistValue"], shown, line, at), shown, line, f"{at}.values"))
     if "intValue" in value:
-        return int(value["intValue"])
+        number = value["intValue"]  # protobuf's JSON writes an int64 as a string
+        if isinstance(number, str) and _INT.fullmatch(number) or isinstance(number, float) and number.is_integer():
+            return int(number)
+        if isinstance(number, int) and not isinstance(number, bool):
+            return number
+        raise DatasetError(shown, line, f"{where}.intValue", f"expected an integer, got {_json_kind(number)}")
     for kind in ("stringValue", "doubleValue", "boolValue", "bytesValue"):
         if kind in value:
             return value[kind]
     return None
 
 
+def _listed(holder: Any, shown: str, line: int, where: str) -> list[Any]:
+    """The "values" of an arrayValue or kvlistValue ({"values": [...]}; null: none)."""
+    if holder is None:
+        return []
+    if not isinstance(holder, Mapping):
+        raise DatasetError(shown, line, where, f"expected an object with 'values', got {_json_kind(holder)}")
+    values = holder.get("values")
+    if values is not None and not isinstance(values, list):
+        raise DatasetError(shown, line, f"{where}.values", f"expected a list, got {_json_kind(values)}")
+    return values or []
+
+
+def _key_values(items: Any, shown: str, line: int, where: str) -> Iterator[tuple[str, Any]]:
+    """(key, value) of OTLP KeyValues ([{"key": ..., "value": AnyValue}]): a span's attributes, a kvlistValue."""
+    for at, kv in _objects(items, shown, line, where):
+        key = kv.get("key")
+        if not isinstance(key, str):
+            raise DatasetError(shown, line, f"{at}.key", f"expected the attribute's name as a string, got "
+                                                         f"{_json_kind(key)}")
+        try:
+            yield key, _otlp_value(kv.get("value"), shown, line, f"{at}.value")
+        except DatasetError as e:
+            raise DatasetError(shown, line, e.field, f"attribute '{key[:60]}': {e.detail}") from None
+
+
+def _otlp_attributes(items: Any, shown: str, line: int, where: str) -> dict[str, Any]:
+    return dict(_key_values(items, shown, line, where))
+
+
+def _read_attributes(span: Span, read: Callable[[], dict[str, Any]], shown: str) -> Span:
+    """The span with its attributes read by `read()`, flattened; attributes the file cannot give make the span's
+    error, said of its trace and span."""
+    try:
+        span.attributes = _flat(read(), "", {})
+        return span
+    except DatasetError as e:
+        field, detail = e.field, e.detail
+    except RecursionError:
+        field, detail = "attributes", "nested too deeply"
+    span.error = DatasetError(shown, span.line, field, f"trace {span.trace_id}: {span.where()}: {detail} "
+                                                       "(--skip-invalid counts the trace skipped)")
+    return span
+
+
 def _otlp_spans(doc: Mapping[str, Any], shown: str, line: int) -> Iterator[Span]:
-    for resource in doc.get("resourceSpans") or doc.get("resource_spans") or []:
-        for scope in resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans") or []:
-            for raw in scope.get("spans") or []:
-                attributes = {a.get("key"): _otlp_value(a.get("value")) for a in raw.get("attributes") or []}
+    top = "resourceSpans" if "resourceSpans" in doc else "resource_spans"  # the file has one of them (_spans)
+    for r_at, resource in _objects(doc.get(top), shown, line, top):
+        inner = "scopeSpans" if resource.get("scopeSpans") or "instrumentationLibrarySpans" not in resource else \
+            "instrumentationLibrarySpans"
+        for s_at, scope in _objects(resource.get(inner), shown, line, f"{r_at}.{inner}"):
+            for at, raw in _objects(scope.get("spans"), shown, line, f"{s_at}.spans"):
                 parent = raw.get("parentSpanId")
-                yield Span(_hex_id(raw.get("traceId"), shown, line, "traceId"),
-                           _hex_id(raw.get("spanId"), shown, line, "spanId"),
-                           _hex_id(parent, shown, line, "parentSpanId") if parent else None,
-                           str(raw.get("name", "")), _time(raw.get("startTimeUnixNano")),
-                           _time(raw.get("endTimeUnixNano")), _flat(attributes, "", {}), line)
+                span = Span(_hex_id(raw.get("traceId"), shown, line, f"{at}.traceId"),
+                            _hex_id(raw.get("spanId"), shown, line, f"{at}.spanId"),
+                            _hex_id(parent, shown, line, f"{at}.parentSpanId") if parent else None,
+                            str(raw.get("name") or ""), _time(raw.get("startTimeUnixNano")), _time(raw.get("endTimeUnixNano")), {},
+                            line)
+                yield _read_attributes(span, partial(_otlp_attributes, raw.get("attributes"), shown, line,
+                                                     f"{at}.attributes"), shown)
 
 
 def _sdk_span(raw: Mapping[str, Any], shown: str, line: int) -> Span:
     context, parent = raw["context"], raw.get("parent_id")
-    given = raw.get("attributes")
-    attributes: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
-    return Span(_hex_id(context.get("trace_id"), shown, line, "context.trace_id"),
+    span = Span(_hex_id(context.get("trace_id"), shown, line, "context.trace_id"),
                 _hex_id(context.get("span_id"), shown, line, "context.span_id"),
-                _hex_id(parent, shown, line, "parent_id") if parent else None, str(raw.get("name", "")),
-                _time(raw.get("start_time")), _time(raw.get("end_time")), _flat(dict(attributes), "", {}), line)
+                _hex_id(parent, shown, line, "parent_id") if parent else None, str(raw.get("name") or ""),
+                _time(raw.get("start_time")), _time(raw.get("end_time")), {}, line)
+
+    def attributes() -> dict[str, Any]:
+        given = raw.get("attributes")
+        if given is not None and not isinstance(given, Mapping):
+            raise DatasetError(shown, line, "attributes", f"expected an object, got {_json_kind(given)}")
+        return dict(given or {})
+
+    return _read_attributes(span, attributes, shown)
+
 
 
 def _record(trace_id: str, spans: list[Span], shown: str, line: int) -> dict[str, Any]:

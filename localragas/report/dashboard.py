@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 from markupsafe import Markup
 
-from ..core.errors import HistoryError, LocalragasError
+from ..core.errors import DamagedRunError, HistoryError, LocalragasError
 from ..core.number_text import interval_text, score_text
 from ..quality.compare import Comparison, compare_reports
 from ..run.history import History, RunRecord
@@ -88,6 +88,18 @@ def _side(c: Comparison, base: RunRecord, new: RunRecord, reports: dict[int | No
             "only": (len(c.only_in_base), len(c.only_in_new))}
 
 
+def _side_of(history: History, base: RunRecord, new: RunRecord, reports: dict[int | None, Report | str]
+             ) -> dict[str, Any] | None:
+    """The two runs side by side (_side), or None when either's stored scores are damaged: named in
+    history.damaged, the page goes on without that comparison."""
+    try:
+        return _side(_compare(history, base, new), base, new, reports)
+    except DamagedRunError as e:
+        if str(e) not in history.damaged:
+            history.damaged.append(str(e))
+        return None
+
+
 def _card(run: RunRecord) -> list[tuple[str, str]]:
     """A run as the side-by-side shows it: what it measured and how."""
     return [("run", f"{run.id} · {run.started}" + (f" · {run.name}" if run.name else "")),
@@ -136,15 +148,16 @@ def page_parts(history: History, *, dataset: str | None = None, tag: str | None 
               for key, group in groups.items()]
     chosen = _pair(runs, pair)
     reports: dict[int | None, Report | str] = {}
-    side = _side(_compare(history, *chosen), *chosen, reports) if chosen else None
+    side = _side_of(history, *chosen, reports) if chosen else None
     previous = []
     for i, run in enumerate(runs[:PREVIOUS]):
         before = next((r for r in runs[i + 1:] if dataset_key(r) == dataset_key(run)), None)
         if before is not None and (chosen is None or (before.id, run.id) != (chosen[0].id, chosen[1].id)):
-            previous.append(_side(_compare(history, before, run), before, run, reports))
+            previous.append(_side_of(history, before, run, reports))
+    previous = [p for p in previous if p is not None]
     metrics = list(dict.fromkeys(m.metric for r in runs for m in r.metrics))
     return {"runs": [_row(r) for r in runs], "metrics": metrics, "trends": trends, "side": side,
-            "previous": previous, "total": history.count(), "path": str(history.path),
+            "previous": previous, "total": history.count(), "path": str(history.path), "damaged": history.damaged,
             "filters": ", ".join(f"{k} {v}" for k, v in (("dataset", dataset), ("tag", tag), ("name", name)) if v)}
 
 

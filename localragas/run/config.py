@@ -7,12 +7,16 @@ relative to its folder.
 
 Reading a file is pure: its [custom_metrics] tables are checked here and registered by the run that uses them
 (settings.register_custom_metrics). A settings file is read as any file a user names (localragas.core.inputs): one
-that is not a regular file (a FIFO, a device) is refused before it is opened, as is one over CONFIG_MAX_BYTES (16 MiB,
-far beyond any real settings file).
+that is not a regular file (a FIFO, a device) is refused before it is opened, as is one over CONFIG_MAX_BYTES (256 KiB,
+far beyond any real settings file). Before the TOML is parsed, a dotted key (or table header) of more than
+KEY_PARTS_MAX parts is refused, naming its line: tomllib's time grows with the square of a key's parts (a 200 KB key
+of 100,000 parts takes minutes); so the largest file parses in about a second at worst (docs/config-file.md). A file
+nested too deeply for the parser (arrays or inline tables a thousand deep) is a ConfigError, not a RecursionError.
 """
 from __future__ import annotations
 
 import difflib
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,7 +30,12 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-CONFIG_MAX_BYTES = 16 << 20  # fixed: max_input_bytes is a setting in this very file
+CONFIG_MAX_BYTES = 256 << 10  # fixed: max_input_bytes is a setting in this very file
+KEY_PARTS_MAX = 16  # a real key has a handful: tool.localragas.evals.NAME.thresholds.faithfulness is 6
+# KEY_PARTS_MAX + 1 key parts joined by dots: bare (letters, digits, _ and -, starting after none of them, so a long run
+# of them is tried once) or quoted; linear in the file's size
+_PART = r"""(?:(?<![A-Za-z0-9_-])[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
+_LONG_KEY = re.compile(rf"(?:{_PART}[ \t]*\.[ \t]*){{{KEY_PARTS_MAX}}}{_PART}")
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -144,8 +153,16 @@ def _check_declarations(settings: RunSettings, path: Path) -> None:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    raw = read_input(path, CONFIG_MAX_BYTES, failing(path, ConfigError), "a settings file is at most 16 MiB")
+    raw = read_input(path, CONFIG_MAX_BYTES, failing(path, ConfigError), "a settings file is at most 256 KiB")
     try:
-        return tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        long = _LONG_KEY.search(text)
+        if long:
+            raise ConfigError(f"{path}, line {text.count(chr(10), 0, long.start()) + 1}: a dotted key of more than "
+                              f"{KEY_PARTS_MAX} parts ({long.group()[:40]}...); a settings key has a handful")
+        return tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply (arrays or inline tables within each other)"
+                          ) from None

@@ -15,6 +15,9 @@ Tables (schema version in PRAGMA user_version, SCHEMA_VERSION):
             the shared rows no run left refers to.
 WAL mode and a busy timeout: runs in several processes add their records safely (each a BEGIN IMMEDIATE
 transaction). A file that is not a history, or one of a newer schema: HistoryError naming the file and the reset.
+A damaged run (its record not JSON of a run, its scores not zlib-compressed JSON, a shared row it refers to missing or
+damaged) is one run's trouble: listing leaves it out and names it in `damaged`, reading it is a DamagedRunError
+naming the file, the run and `runs rm`, and removing it works.
 """
 from __future__ import annotations
 
@@ -24,15 +27,19 @@ import sqlite3
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from pydantic import BaseModel, Field
 
 from ..core import paths
-from ..core.errors import HistoryError
+from ..core.errors import DamagedRunError, HistoryError
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 30_000  # a writer waits this long for another process's transaction
+RUN_ID_MAX = (1 << 63) - 1  # SQLite's largest INTEGER: a larger id is no run, never an OverflowError
+# what reading a damaged row raises: bad JSON or UTF-8 (ValueError), a bad compressed body (zlib.error), JSON of the
+# wrong shape (TypeError, KeyError, AttributeError; pydantic's ValidationError is a ValueError), nesting too deep
+_DAMAGE = (ValueError, TypeError, KeyError, AttributeError, zlib.error, RecursionError)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -112,6 +119,7 @@ class History:
         self.path = Path(path) if path is not None else paths.history_file()
         self._db: sqlite3.Connection | None = None
         self._shared: dict[str, Any] = {}  # shared bodies read, by sha
+        self.damaged: list[str] = []  # why each damaged run runs() left out could not be read, one line each
 
     def __enter__(self) -> History:
         return self
@@ -191,15 +199,24 @@ class History:
         if sha not in self._shared:
             rows = self._read("SELECT body FROM shared WHERE sha = ?", [sha])
             if not rows:
-                raise self._error(ValueError(f"a run refers to {sha}, which is missing"))
-            self._shared[sha] = json.loads(zlib.decompress(rows[0][0]))
+                raise KeyError(f"it refers to the shared row {sha}, which is missing")
+            self._shared[sha] = unpack(rows[0][0])
         return self._shared[sha]
 
+    def _damaged(self, run: int, what: str, e: BaseException) -> DamagedRunError:
+        why = " ".join(str(e).split())[:160] or type(e).__name__
+        return DamagedRunError(f"run history {self.path}: run {run} is damaged ({what}: {why}); "
+                               f"`localragas runs rm {run}` forgets it")
+
     def _record(self, row: tuple[Any, ...]) -> RunRecord:
-        """A RunRecord of a row (id, started, name, dataset, dataset_sha256, verdict, record)."""
-        body = json.loads(row[-1])
-        method = self._shared_body(body.pop("method"))
-        return RunRecord.model_validate({"id": row[0], **dict(zip(_COLUMNS, row[1:-1])), **method, **body})
+        """A RunRecord of a row (id, started, name, dataset, dataset_sha256, verdict, record); a damaged one is a
+        DamagedRunError naming the run."""
+        try:
+            body = json.loads(row[-1])
+            method = self._shared_body(body.pop("method"))
+            return RunRecord.model_validate({"id": row[0], **dict(zip(_COLUMNS, row[1:-1])), **method, **body})
+        except _DAMAGE as e:
+            raise self._damaged(row[0], "its record", e) from None
 
     def runs(self, *, dataset: str | None = None, tag: str | None = None, name: str | None = None,
              limit: int | None = None) -> list[RunRecord]:
@@ -219,14 +236,20 @@ class History:
         sql = f"SELECT id, {', '.join(_COLUMNS)}, record FROM runs" + (" WHERE " + " AND ".join(where) if where
                                                                         else "") + \
             " ORDER BY started DESC, id DESC" + (" LIMIT ?" if limit else "")
-        return [self._record(row) for row in self._read(sql, args + ([limit] if limit else []))]
+        out = []
+        for row in self._read(sql, args + ([limit] if limit else [])):
+            try:
+                out.append(self._record(row))
+            except DamagedRunError as e:  # the other runs are listed
+                self.damaged.append(str(e))
+        return out
 
     def count(self) -> int:
         return self._read("SELECT count(*) FROM runs", [])[0][0] if self.path.exists() else 0
 
     def get(self, run: int) -> RunRecord:
         rows = self._read(f"SELECT id, {', '.join(_COLUMNS)}, record FROM runs WHERE id = ?", [run]) \
-            if self.path.exists() else []
+            if self.path.exists() and 0 < run <= RUN_ID_MAX else []
         if not rows:
             raise self._no_run(run)
         return self._record(rows[0])
@@ -235,26 +258,31 @@ class History:
         return HistoryError(f"no run {run} in the run history {self.path} (`localragas runs` lists them)")
 
     def scores(self, run: int) -> dict[str, Any]:
-        rows = self._read("SELECT body FROM scores WHERE run = ?", [run]) if self.path.exists() else []
+        rows = self._read("SELECT body FROM scores WHERE run = ?", [run]) \
+            if self.path.exists() and 0 < run <= RUN_ID_MAX else []
         if not rows:
             raise HistoryError(f"no scores of run {run} in the run history {self.path}")
-        body = unpack(rows[0][0])
-        return {**self._shared_body(body.pop("samples")), **body}
+        try:
+            body = unpack(rows[0][0])
+            return {**self._shared_body(body.pop("samples")), **body}
+        except _DAMAGE as e:
+            raise self._damaged(run, "its per-sample scores", e) from None
 
     def remove(self, run: int) -> None:
         """Forget a run: its rows, and in the same transaction the shared rows (its method, its sample ids) that no
-        other run refers to."""
-        self.get(run)  # named when missing
+        other run refers to. A damaged run is removed too (the shared rows its damaged parts named are kept)."""
+        if not (self.path.exists() and 0 < run <= RUN_ID_MAX):
+            raise self._no_run(run)
         try:
             db = self.db
             with _write(db):
                 row = db.execute("SELECT record, (SELECT body FROM scores WHERE scores.run = runs.id) FROM runs "
                                  "WHERE id = ?", (run,)).fetchone()
-                if row is None:  # removed by another process since get()
+                if row is None:
                     raise self._no_run(run)
                 for table, column in (("tags", "run"), ("scores", "run"), ("runs", "id")):
                     db.execute(f"DELETE FROM {table} WHERE {column} = ?", (run,))  # noqa: S608 - ours
-                gone = _unreferenced(db, json.loads(row[0]), unpack(row[1]).get("samples") if row[1] else None)
+                gone = _unreferenced(db, _readable(row[0], json.loads), _ref(_readable(row[1], unpack), "samples"))
                 db.executemany("DELETE FROM shared WHERE sha = ?", [(sha,) for sha in gone])
         except sqlite3.Error as e:
             raise self._error(e) from None
@@ -290,23 +318,38 @@ def _write(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("COMMIT")
 
 
-def _unreferenced(db: sqlite3.Connection, record: dict[str, Any], samples: str | None) -> list[str]:
+def _unreferenced(db: sqlite3.Connection, record: dict[str, Any], samples: str) -> list[str]:
     """Of a removed run's shared rows (record["method"], samples), those no run left refers to. Two runs' sample ids
     are one row only if their ids_sha256 are equal (or one is unknown): only those runs' scores are read."""
-    left: set[str] = {sha for sha in (record.get("method"), samples) if sha}
+    left: set[str] = {sha for sha in (_ref(record, "method"), samples) if sha}
     ids = record.get("ids_sha256")
     maybe = []
     for other, text in db.execute("SELECT id, record FROM runs").fetchall():
-        body = json.loads(text)
-        left.discard(body.get("method"))
+        body = _readable(text, json.loads)  # a damaged run cannot be read whatever is kept for it
+        left.discard(_ref(body, "method"))
         if samples in left and (ids is None or body.get("ids_sha256") in (None, ids)):
             maybe.append(other)
     for other in maybe:
         if samples not in left:
             break
         for (blob,) in db.execute("SELECT body FROM scores WHERE run = ?", (other,)):
-            left.discard(unpack(blob).get("samples"))
+            left.discard(_ref(_readable(blob, unpack), "samples"))
     return sorted(left)
+
+
+def _readable(value: Any, read: Callable[[Any], Any]) -> dict[str, Any]:
+    """A stored record or scores body as read by `read`; {} when it is missing or damaged."""
+    try:
+        body = read(value) if value is not None else {}
+    except _DAMAGE:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _ref(body: dict[str, Any], key: str) -> str:
+    """The sha of a shared row a stored body refers to under `key` ("" when none, or not a sha)."""
+    sha = body.get(key)
+    return sha if isinstance(sha, str) else ""
 
 
 def _like(text: str) -> str:

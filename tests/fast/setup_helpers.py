@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parents[2]
 AVX2 = "fpu sse sse2 ssse3 sse4_1 sse4_2 avx avx2 fma f16c bmi1 bmi2"
 AVX512 = AVX2 + " avx512f avx512cd avx512vl avx512dq avx512bw avx512vbmi avx512_vnni avx512_bf16"
 OLD_CPU = "fpu sse sse2 ssse3"  # no SSE4.2, no AVX
-GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"  # the test judge's
+QWEN_GGUF = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"  # the default judge's
 
 FAKE_PYTHON = r"""#!/usr/bin/env bash
 state=$FAKE_STATE
@@ -31,6 +32,10 @@ if [ "$1" = -m ] && [ "$2" = pip ]; then
         if [[ " $* " == *" --extra-index-url "* ]]; then echo "2.13.0+cpu None"; else echo "2.13.0 12.8"; fi >"$state/torch"
         exit 0
       fi
+      case " $* " in
+        *.whl\ *) ;;
+        *) echo "pip ${*:3}" >>"$state/log"; exit 0 ;;  # a package by name: recorded (test_setup_extras.py)
+      esac
       # as pip: the same version already installed is kept, unless --force-reinstall
       [[ " $* " == *" --force-reinstall "* ]] || [ ! -f "$state/installed" ] || exit 0
       for a in "$@"; do
@@ -62,11 +67,13 @@ exit 1
 
 FAKE_LOCALRAGAS = r"""#!/usr/bin/env bash
 models=$(cd "$(dirname "$0")/../.." && pwd)/models
+file() { case "$1" in smollm2-135m) echo SmolLM2-135M-Instruct.Q4_1.gguf ;; qwen2.5-1.5b) echo QWEN_GGUF ;; esac; }
 case "$1 $2" in
-  "models pull") mkdir -p "$models" && : >"$models/SmolLM2-135M-Instruct.Q4_1.gguf" ;;
-  "models path") if [ "$3" = --dir ]; then echo "$models"; else echo "$models/SmolLM2-135M-Instruct.Q4_1.gguf"; fi ;;
+  "models pull") shift 2; echo "pull $*" >>"$FAKE_STATE/log"; mkdir -p "$models"
+                 for name in "$@"; do : >"$models/$(file "$name")"; done ;;
+  "models path") if [ "$3" = --dir ]; then echo "$models"; else echo "$models/$(file "$3")"; fi ;;
 esac
-"""
+""".replace("QWEN_GGUF", QWEN_GGUF)
 
 
 class Checkout:

@@ -1,4 +1,5 @@
-"""Real tier: the real judge models and embedder. Missing models fail loudly (setup pulls them), never skip."""
+"""Real tier: the real judge models and embedder. Missing models fail loudly (the README's test command pulls them),
+never skip."""
 from __future__ import annotations
 
 import os

@@ -106,7 +106,7 @@ def smol_server(tmp_path_factory):
     try:
         import llama_cpp.server.app  # noqa: F401
     except ImportError as e:
-        pytest.fail(f"the server extras are missing (scripts/setup.sh installs them): {e}")
+        pytest.fail(f"the server extras are missing (SETUP_EXTRAS=test bash scripts/setup.sh installs them): {e}")
     server = Server(tmp_path_factory.mktemp("server") / "server.log")
     yield server
     server.stop()

@@ -21,14 +21,14 @@ import localragas.report.comparison  # noqa: F401 - so that the timings measure 
 import localragas.run.runner  # noqa: F401
 import localragas.run.shard  # noqa: F401
 from localragas.quality.labelled import load_labelled
-from localragas.run.config import CONFIG_MAX_BYTES, load_settings
+from localragas.run.config import CONFIG_MAX_BYTES, KEY_PARTS_MAX, load_settings
 from localragas.data.dataset import DEFAULT_MAX_INPUT_BYTES, load_samples, read_records
 from localragas.core.errors import ConfigError, DatasetError, LocalragasError
 from localragas.report import read_json, write_json
 from localragas.report.calibration import read_calibration
 from localragas.data.sample_record import content_id
 
-from cli_helpers import cli
+from cli_helpers import cli, sample_rows, write_jsonl
 from reports_helpers import make_report
 
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-gate", "--no-cache", "--no-resume"]
@@ -316,5 +316,42 @@ def test_a_config_that_is_a_device_or_too_big_is_refused(tmp_path):
         f.truncate(CONFIG_MAX_BYTES + 1)  # sparse
     with pytest.raises(ConfigError) as e:
         load_settings(big)
-    assert str(e.value) == (f"{big}: the file is 16,777,217 bytes, over the input limit of 16,777,216 bytes: a "
-                            "settings file is at most 16 MiB")
+    assert str(e.value) == (f"{big}: the file is 262,145 bytes, over the input limit of 262,144 bytes: a "
+                            "settings file is at most 256 KiB")
+
+
+def test_a_settings_file_with_a_200_kb_dotted_key_is_refused_at_once_naming_its_line(tmp_path):
+    """tomllib's time grows with the square of a key's parts: this key alone took about a minute inside it."""
+    write_jsonl(tmp_path / "d.jsonl", sample_rows(1))
+    p = tmp_path / "deep-key.toml"
+    p.write_text('judge = "fake"\n' + ".".join(["a"] * 100_000) + " = 1\n")
+    assert p.stat().st_size > 200_000
+    r, seconds = invoke_within(["eval", str(tmp_path / "d.jsonl"), *FAST, "--config", str(p)], 5)
+    shown = ("a." * KEY_PARTS_MAX + "a")[:40]
+    refused(r, f"{p}, line 2: a dotted key of more than {KEY_PARTS_MAX} parts ({shown}...); a settings key has a "
+               "handful")
+    assert seconds < 1.0
+
+
+@pytest.mark.parametrize("nested", ["[" * 100_000 + "]" * 100_000, "{a=" * 50_000 + "1" + "}" * 50_000])
+def test_a_settings_file_nested_100000_deep_exits_2_naming_it(tmp_path, nested):
+    write_jsonl(tmp_path / "d.jsonl", sample_rows(1))
+    p = tmp_path / "nested.toml"
+    p.write_text(f"judge = {nested}\n")
+    r, _ = invoke_within(["eval", str(tmp_path / "d.jsonl"), *FAST, "--config", str(p)], 10)
+    refused(r, f"{p}: not valid TOML: nested too deeply (arrays or inline tables within each other)")
+
+
+def test_a_settings_file_at_its_size_bound_parses_within_a_second(tmp_path):
+    """The largest file, all of it keys of KEY_PARTS_MAX parts: tomllib's slowest case that is let in."""
+    line = ".".join(["a"] * (KEY_PARTS_MAX - 1)) + ".k{} = 1\n"
+    lines, size = [], 0
+    while size + len(line) + 6 <= CONFIG_MAX_BYTES:
+        lines.append(line.format(f"{len(lines):06d}"))
+        size += len(lines[-1])
+    p = tmp_path / "localragas.toml"
+    p.write_text("".join(lines))
+    t0 = time.perf_counter()
+    with pytest.raises(ConfigError, match="key 'a': not a setting of the file"):  # parsed, then its keys checked
+        load_settings(p)
+    assert time.perf_counter() - t0 < 1.0

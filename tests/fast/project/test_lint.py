@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def _run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
     if importlib.util.find_spec(tool) is None:
-        pytest.skip(f"{tool} is not installed: pip install -e '.[test]' (or scripts/setup.sh) installs it")
+        pytest.skip(f"{tool} is not installed: pip install -e '.[test]' (or SETUP_EXTRAS=test bash scripts/setup.sh) "
+                    "installs it")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout's localragas, whatever is installed
     return subprocess.run([sys.executable, "-m", tool, *args], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=900)

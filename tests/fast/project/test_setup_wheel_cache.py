@@ -1,6 +1,6 @@
 """scripts/setup.sh's llama-cpp-python wheel: cached in a folder keyed by the exact CPU flags and build flags it was
 compiled for, smoke-tested in a subprocess after it is installed (import + the native library's system info) and
-again once the models are there (one token with the test judge). A wheel that fails (e.g. killed by SIGILL: built
+again once the models are there (one token with a pulled judge). A wheel that fails (e.g. killed by SIGILL: built
 for instructions this CPU lacks) is deleted and compiled again from source once; if that fails too, setup stops.
 
 The whole script runs here, as written, in a copy of the checkout whose .venv/bin/python and .venv/bin/localragas are
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from setup_helpers import AVX2, AVX512, GGUF, OLD_CPU, Checkout
+from setup_helpers import AVX2, AVX512, OLD_CPU, QWEN_GGUF, Checkout
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def test_first_run_compiles_installs_and_smoke_tests_then_a_rerun_reuses_the_cac
     assert r.returncode == 0, r.stdout + r.stderr
     assert len(checkout.builds()) == 1
     (wheel,) = checkout.wheels()
-    gguf = checkout.root / "models" / GGUF
+    gguf = checkout.root / "models" / QWEN_GGUF  # the default judge: the one model setup pulls by default
     assert [line for line in checkout.log() if line.startswith("smoke")] == ["smoke import", f"smoke {gguf}"]
     assert f"install {wheel}" in checkout.log()
 
@@ -58,7 +58,7 @@ def test_a_cached_wheel_that_dies_of_sigill_is_deleted_compiled_again_and_setup_
     assert len(checkout.builds()) == 1
     assert checkout.wheels() == [wheel] and wheel.read_text().startswith("good\n")
     assert (checkout.state / "installed").read_text().startswith("good\n")
-    assert checkout.log()[-1] == f"smoke {checkout.root / 'models' / GGUF}"
+    assert checkout.log()[-1] == f"smoke {checkout.root / 'models' / QWEN_GGUF}"
 
 
 def test_a_wheel_that_dies_only_on_a_token_is_caught_after_the_models_are_pulled(checkout):
