@@ -55,13 +55,23 @@ if TYPE_CHECKING:
 # server alike;
 # qwen2.5-0.5b ranks the statements right with a margin of only 0.04 and the chunks at chance (AUC 0.50 / 0.69).
 # A judge giving every item the same P(yes) has AUC 0.50. The margin floor only refuses a judge whose P(yes) barely
-# moves; the items per side are as few as keep a flat or inverted judge from passing by luck, since a cold run pays
-# for each (about 2 s a call on 2 cores).
+# moves; the items are as few as keep a flat, inverted or position-following judge from passing (the orders below),
+# since a cold run pays for each (about 2 s a call on 2 cores).
 MIN_AUC = 0.75  # graded: ROC AUC of the raw P(yes), the supported (relevant) items against the others
 MIN_MARGIN = 0.02  # graded: mean raw P(yes) of the supported (relevant) items minus that of the others
 MIN_ACCURACY = 0.8  # JSON verdicts (verdicts=json): the share of items given the right yes/no
-STATEMENTS_PER_SIDE = 4  # supported and unsupported statements asked per language (judge_check_items.STATEMENTS)
-CHUNKS_PER_SIDE = 3  # relevant and irrelevant chunks asked per language (judge_check_items.CHUNKS)
+# The order the items are asked in, per language: y a supported (relevant) item, n an unsupported (irrelevant) one, each
+# side's next in judge_check_items' listed order. Graded verdicts ask one item per call, JSON verdicts all of them in one
+# list, so a judge whose answers follow the call's position, not its content (two round-robin replicas, one stuck on
+# "yes" and one on "no"), would pass labels that alternate. These orders refuse any judge whose answers depend only on
+# the position modulo POSITION_PERIODS or less (in the calls, or in a JSON list), or that rise or fall with it: its best
+# AUC is 0.64 (statements) and 0.725 (chunks), its best accuracy 0.60 and 0.67 (tests/fast/run/test_judge_check.py
+# test_no_answer_by_position_alone_passes_the_check). Found by exhaustive search over the orders of 5 + 5 and 4 + 5
+# items; fewer items cannot refuse periods 3 and 4 and a rise or fall together.
+STATEMENT_ORDER = "ynynynnyny"  # 5 supported and 5 unsupported statements per language (judge_check_items.STATEMENTS)
+CHUNK_ORDER = "ynynnynyn"  # 4 relevant and 5 irrelevant chunks per language (judge_check_items.CHUNKS)
+POSITION_PERIODS = 4  # the longest period of a position-only judge the orders refuse (a call period of 8 with two
+# calls an item, question=both)
 # During a run, when the check did not vouch for the judge: a graded metric with at least FLAT_MIN_ITEMS items whose
 # raw P(yes) all lie within FLAT_SPREAD (max - min) could not be evaluated.
 FLAT_MIN_ITEMS = 20
@@ -125,41 +135,44 @@ def exemption(judge: "Judge") -> str | None:
     return TEST_JUDGE if entry is not None and entry.judge_check == "exempt" else None
 
 
-def _take(items: Sequence[tuple[str, bool]], per_side: int) -> list[tuple[str, bool]]:
-    """The first `per_side` items of each side, in their listed (mixed) order."""
-    counts = {True: 0, False: 0}
-    out = []
-    for text, yes in items:
-        if counts[yes] < per_side:
-            counts[yes] += 1
-            out.append((text, yes))
-    return out
+def ordered(items: Sequence[tuple[str, bool]], order: str) -> list[tuple[str, bool]]:
+    """The items in `order` (STATEMENT_ORDER, CHUNK_ORDER): for each y the next yes item in their listed order, for each
+    n the next no item."""
+    sides = {True: iter([i for i in items if i[1]]), False: iter([i for i in items if not i[1]])}
+    return [next(sides[c == "y"]) for c in order]
 
 
 def ask(judging: "Judging | Judge", family: Family, lang: str) -> tuple[list[tuple[str, bool]], list[float], Scoring]:
-    """The family's items in `lang` and the judge's values for them, asked through the metric's own verdict strategy
-    (graded: the raw P(yes); JSON: 1.0 / 0.0), and the scoring context (its call log) they were asked in."""
-    metric = family.metric
+    """The family's check items in `lang`, in their order, and the judge's values for them (ask_items)."""
     if family.kind == "statements":
         data = STATEMENTS[lang]
-        items = _take(data.statements, STATEMENTS_PER_SIDE)
-        texts = [t for t, _ in items]
-        sample = Sample(id="judge-check", question=data.question, contexts=[data.context], answer=" ".join(texts),
+        items = ordered(data.statements, STATEMENT_ORDER)
+        return items, *ask_items(judging, family, lang, data.question, data.context, [t for t, _ in items])
+    chunks = CHUNKS[lang]
+    items = ordered(chunks.chunks, CHUNK_ORDER)
+    return items, *ask_items(judging, family, lang, chunks.question, chunks.reference, [t for t, _ in items])
+
+
+def ask_items(judging: "Judging | Judge", family: Family, lang: str, question: str, given: str,
+              texts: list[str]) -> tuple[list[float], Scoring]:
+    """The judge's values for `texts`, asked through the family's metric's own verdict strategy (graded: the raw
+    P(yes); JSON: 1.0 / 0.0), and the scoring context (its call log) they were asked in: statements against the context
+    `given`, for `question`; chunks for `question` and its reference answer `given`. The judge check's items, and the
+    canaries' (run/canaries.py)."""
+    metric = family.metric
+    if family.kind == "statements":
+        sample = Sample(id="judge-check", question=question, contexts=[given], answer=" ".join(texts), language=lang)
+        ctx = Scoring(sample, judging)
+        got = metric.verdicts.support(ctx, texts, [given], getattr(metric, "way"), [{} for _ in texts])  # noqa: B009
+    else:
+        sample = Sample(id="judge-check", question=question, contexts=texts, answer=given, reference=given,
                         language=lang)
         ctx = Scoring(sample, judging)
-        got = metric.verdicts.support(ctx, texts, [data.context], getattr(metric, "way"), [{} for _ in texts])  # noqa: B009
-    else:
-        chunks = CHUNKS[lang]
-        items = _take(chunks.chunks, CHUNKS_PER_SIDE)
-        texts = [t for t, _ in items]
-        sample = Sample(id="judge-check", question=chunks.question, contexts=texts, answer=chunks.reference,
-                        reference=chunks.reference, language=lang)
-        ctx = Scoring(sample, judging)
         questions = metric.options.questions if isinstance(metric, ContextPrecision) else "useful"
-        got = metric.verdicts.relevance(ctx, chunks.question, chunks.reference, "reference answer", texts,
-                                        questions, [{} for _ in texts])
+        got = metric.verdicts.relevance(ctx, question, given, "reference answer", texts, questions,
+                                        [{} for _ in texts])
     values = got.raw if got.raw is not None else got.values
-    return items, list(values), ctx
+    return list(values), ctx
 
 
 def roc_auc(yes: Sequence[float], no: Sequence[float]) -> float:
@@ -200,7 +213,7 @@ def figures(kind: str, items: Sequence[tuple[str, bool]], values: Sequence[float
 def rule() -> dict[str, Any]:
     """The rule's constants, as a report records them."""
     return {"min_auc": MIN_AUC, "min_margin": MIN_MARGIN, "min_accuracy": MIN_ACCURACY,
-            "statements_per_side": STATEMENTS_PER_SIDE, "chunks_per_side": CHUNKS_PER_SIDE}
+            "statement_order": STATEMENT_ORDER, "chunk_order": CHUNK_ORDER}
 
 
 # the families already asked of a judge in this process (the pytest plugin's session judge, a notebook's): asked once
@@ -227,7 +240,7 @@ def run_check(judging: "Judging | Judge", metrics: Iterable[Metric], samples: It
     try:
         for family in plan:
             for lang in languages:
-                key = (family.kind, family.family, lang, overrides, STATEMENTS_PER_SIDE, CHUNKS_PER_SIDE)
+                key = (family.kind, family.family, lang, overrides, STATEMENT_ORDER, CHUNK_ORDER)
                 if key not in done:
                     items, values, _ = ask(judging, family, lang)
                     done[key] = {"kind": family.kind, "family": family.family, "label": family.label,

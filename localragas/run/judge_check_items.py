@@ -8,7 +8,8 @@ and one question with its reference answer and chunks that plainly are useful fo
 asked as context precision asks a chunk (judge_chunk, judge_chunks). One context (one question) per language and
 family: the calls share one prompt prefix, which an in-process judge evaluates once.
 
-The items are listed in a fixed mixed order (the JSON verdicts see them in one list). The unsupported statements and
+The check asks each side's items in their listed order, the two sides mixed in the order run/judge_check.py sets
+(STATEMENT_ORDER, CHUNK_ORDER: no answer by position alone passes it). The unsupported statements and
 the irrelevant chunks share few words with the context (the reference), so the fake judge's word-overlap heuristic
 separates them too; a real judge needs no such help.
 """
@@ -96,6 +97,7 @@ CHUNKS: dict[str, ChunkItems] = {
             ("Water boils at a lower temperature in the mountains; at sea level it boils at 100 degrees Celsius.",
              True),
             ("Honey bees tell each other where flowers are with a waggle dance.", False),
+            ("A standard piano keyboard has eighty-eight black and white keys.", False),
         ),
     ),
     "zh": ChunkItems(
@@ -110,6 +112,7 @@ CHUNKS: dict[str, ChunkItems] = {
             ("国际象棋棋盘共有六十四个格子，排成八行八列。", False),
             ("在海平面的气压下，纯水的沸点为100摄氏度。", True),
             ("蜜蜂用摇摆舞告诉同伴花朵所处方位。", False),
+            ("标准钢琴键盘共有八十八个黑白琴键。", False),
         ),
     ),
 }

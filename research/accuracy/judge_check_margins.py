@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """The judge check's figures for one judge: what `localragas eval` measures before scoring (run/judge_check.py), per
-verdict family and language, to set the rule's constants (MIN_AUC, MIN_MARGIN, MIN_ACCURACY, the items per side) so
+verdict family and language, to set the rule's constants (MIN_AUC, MIN_MARGIN, MIN_ACCURACY, the items asked) so
 the default and catalogue judges clear it with room to spare.
 
 For each family the metrics ask (faithfulness and context recall: statements, verify_statement graded or
@@ -15,7 +15,8 @@ side, and the seconds, judge calls and tokens it took.
     python -m research.accuracy.judge_check_margins --judge openai:qwen --judge-option base_url=http://127.0.0.1:8080/v1
     python -m research.accuracy.judge_check_margins --metric-option faithfulness.verdicts=json \\
         --metric-option context_precision.verdicts=json                    # the JSON families
-    python -m research.accuracy.judge_check_margins --statements-per-side 7 --chunks-per-side 4 --out margins.json
+    python -m research.accuracy.judge_check_margins --statement-order ynynynynynynyn --chunk-order ynynynynn \\
+        --out margins.json                                          # every item of the data
 
 No judge cache by default, so the seconds and calls are a cold run's (the first `eval` of a judge pays them; a
 re-run with the cache pays nothing); --cache-dir DIR uses one. Exit code 0 when every family passes the rule in
@@ -69,8 +70,8 @@ def measure(judging, metrics: list, languages: list[str]) -> list[dict]:
 
 def render(judge_name: str, rows: list[dict], show_items: bool) -> str:
     lines = [f"judge {judge_name}; rule: AUC >= {judge_check.MIN_AUC}, margin >= {judge_check.MIN_MARGIN} (graded), "
-             f"accuracy >= {judge_check.MIN_ACCURACY} (json); {judge_check.STATEMENTS_PER_SIDE} statements and "
-             f"{judge_check.CHUNKS_PER_SIDE} chunks per side and language", ""]
+             f"accuracy >= {judge_check.MIN_ACCURACY} (json); statements in the order {judge_check.STATEMENT_ORDER} "
+             f"and chunks in the order {judge_check.CHUNK_ORDER} (y a supported or relevant item) per language", ""]
     for r in rows:
         yes, no = judge_check.SIDES[r["kind"]]
         head = f"{r['family']} ({NAMES.get(r['language'], r['language'])}), {r['items']} items: "
@@ -109,20 +110,22 @@ def main(argv: list[str] | None = None) -> int:
                     help="e.g. faithfulness.verdicts=json")
     ap.add_argument("--prompt", action="append", default=[], metavar="FAMILY=FILE", help="as for eval --prompt")
     ap.add_argument("--language", choices=("en", "zh", "both"), default="both")
-    ap.add_argument("--statements-per-side", type=int, default=None, metavar="N",
-                    help=f"statements asked per side (default {judge_check.STATEMENTS_PER_SIDE}; the data has "
-                         f"{len(judge_check.STATEMENTS['en'].statements) // 2})")
-    ap.add_argument("--chunks-per-side", type=int, default=None, metavar="N",
-                    help=f"chunks asked per side (default {judge_check.CHUNKS_PER_SIDE}; the data has "
-                         f"{len(judge_check.CHUNKS['en'].chunks) // 2})")
+    ap.add_argument("--statement-order", default=None, metavar="YN...",
+                    help=f"the statements asked, y a supported one and n an unsupported one, each side's next in the "
+                         f"data's order (default {judge_check.STATEMENT_ORDER}; the data has "
+                         f"{len(judge_check.STATEMENTS['en'].statements) // 2} a side)")
+    ap.add_argument("--chunk-order", default=None, metavar="YN...",
+                    help=f"the chunks asked, y a relevant one and n an irrelevant one (default "
+                         f"{judge_check.CHUNK_ORDER}; the data has {sum(y for _, y in judge_check.CHUNKS['en'].chunks)} "
+                         f"relevant and {sum(not y for _, y in judge_check.CHUNKS['en'].chunks)} irrelevant)")
     ap.add_argument("--items", action="store_true", help="print every item's value")
     ap.add_argument("--cache-dir", type=Path, help="use this judge cache (default: none, a cold run)")
     ap.add_argument("--out", type=Path, help="write the rows as JSON here")
     args = ap.parse_args(argv)
-    if args.statements_per_side:
-        judge_check.STATEMENTS_PER_SIDE = args.statements_per_side
-    if args.chunks_per_side:
-        judge_check.CHUNKS_PER_SIDE = args.chunks_per_side
+    if args.statement_order:
+        judge_check.STATEMENT_ORDER = args.statement_order
+    if args.chunk_order:
+        judge_check.CHUNK_ORDER = args.chunk_order
     try:
         names = comma_items(args.metrics) or ["faithfulness", "context_precision"]
         metrics = get_metrics(names, parse_metric_options(args.metric_option, "--metric-option"))

@@ -40,3 +40,83 @@ def send_json(handler: BaseHTTPRequestHandler, payload: dict, status: int = 200,
     handler.send_header("Content-Length", str(len(data)))
     handler.end_headers()
     handler.wfile.write(data)
+
+
+# --- a judge server answering graded verdicts, by a policy ----------------------------------------------------------
+# The policies a test gives GradedJudge: a judge that reads the content (separating), content-blind ones (always),
+# position-gaming ones (periodic: the answer depends only on how many calls came before), and one right on the judge
+# check's own items and blind to everything else (check_then). Two servers behind base_url=A,B are two round-robin
+# replicas.
+
+Policy = Callable[[str], float]  # the request's user message -> P(yes)
+
+
+def separating(user: str) -> float:
+    """A judge that can judge: the fake judge's word-overlap rules (a statement by its share of words in the
+    contexts, a chunk by the words it shares with the reference), kept inside (0, 1)."""
+    from localragas.judges.fake import _between, _graded_share, _words
+
+    statement = " ".join(_between(user, "statement"))
+    contexts = " ".join(_between(user, "context"))
+    if statement:
+        p = _graded_share(_words(statement), contexts)
+    else:
+        target = " ".join(_between(user, "reference") or _between(user, "answer") or _between(user, "question"))
+        shared = len(_words(contexts) & _words(target))
+        p = 1.0 if shared >= 3 else shared / 6
+    return min(max(p, 0.01), 0.99)
+
+
+def always(p: float) -> Policy:
+    """Content-blind: every question gets P(yes) p (0.99: a yes-machine; 0.01: a no-machine)."""
+    return lambda user: p
+
+
+def periodic(values: list[float]) -> Policy:
+    """Position-gaming: the n-th call (from 0) gets values[n % len(values)], whatever it asks; [0.99, 0.01]
+    alternates yes and no call by call."""
+    lock, count = threading.Lock(), [0]
+
+    def policy(user: str) -> float:
+        with lock:
+            n, count[0] = count[0], count[0] + 1
+        return values[n % len(values)]
+    return policy
+
+
+# words only the judge check's own items hold (run/judge_check_items.py): its statements' context and its chunks'
+# question, in English and Chinese
+CHECK_MARKS = ("Eiffel", "故宫", "boil", "沸点")
+
+
+def check_then(p: float) -> Policy:
+    """Right on the judge check's own items (it reads them), then content-blind: P(yes) p to everything else."""
+    return lambda user: separating(user) if any(m in user for m in CHECK_MARKS) else p
+
+
+class GradedJudge:
+    """An OpenAI-compatible server answering graded verdicts only: P(yes) = policy(the user message), in the top
+    log-probabilities the openai backend reads. `asked`: each request's user message, in order."""
+
+    def __init__(self, policy: Policy):
+        self.policy = policy
+        self.asked: list[str] = []
+        self.http = StubServer(self.on_post)
+        self.url = self.http.url
+
+    def on_post(self, h: BaseHTTPRequestHandler, body: dict) -> None:
+        import math
+
+        user = body["messages"][-1]["content"]
+        self.asked.append(user)
+        p = self.policy(user)
+        top = [{"token": "yes", "logprob": math.log(p)}, {"token": "no", "logprob": math.log(1 - p)}]
+        send_json(h, {"id": "stub", "object": "chat.completion", "model": body.get("model"),
+                      "choices": [{"index": 0, "finish_reason": "stop",
+                                   "message": {"role": "assistant", "content": "yes"},
+                                   "logprobs": {"content": [{"token": "yes", "logprob": top[0]["logprob"],
+                                                             "top_logprobs": top}]}}],
+                      "usage": {"prompt_tokens": len(user.split()), "completion_tokens": 1, "total_tokens": 0}})
+
+    def close(self) -> None:
+        self.http.close()

@@ -363,8 +363,8 @@ def test_the_cache_makes_a_rerun_ask_the_judge_nothing(pytester, tmp_path):
     args = [*FAKE, "--localragas-cache-dir", str(tmp_path / "c"), "-k", "good"]
     first = pytester.runpytest(*args)
     # faithfulness by default: one graded verdict for the answer's one sentence, no extraction call; and the judge
-    # check's statements (supported and not, in English: run/judge_check.py STATEMENTS_PER_SIDE)
-    calls = 1 + 2 * judge_check.STATEMENTS_PER_SIDE
+    # check's statements (supported and not, in English: run/judge_check.py STATEMENT_ORDER)
+    calls = 1 + len(judge_check.STATEMENT_ORDER)
     first.stdout.fnmatch_lines([f"judge fake; embedder -; {calls} judge call(s), 0 from the cache; cache *"])
     again = pytester.runpytest(*args)
     again.stdout.fnmatch_lines([f"judge fake; embedder -; 0 judge call(s), {calls} from the cache; cache *"])

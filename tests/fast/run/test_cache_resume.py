@@ -145,7 +145,7 @@ def _cli(tmp_path, state: str, kill_at: int, out: Path, *more: str) -> subproces
 
 
 # the judge check's calls, asked before any sample (run/judge_check.py: its statements and chunks, in English)
-CHECK_CALLS = 2 * judge_check.STATEMENTS_PER_SIDE + 2 * judge_check.CHUNKS_PER_SIDE
+CHECK_CALLS = len(judge_check.STATEMENT_ORDER) + len(judge_check.CHUNK_ORDER)
 
 
 def test_kill_9_then_rerun_loses_nothing_and_matches_an_uninterrupted_run(tmp_path):

@@ -7,10 +7,9 @@ The judges here are a stub OpenAI-compatible server (http.server on 127.0.0.1, p
 policy of the prompt (the openai backend reads it from the top log-probabilities), and the fake judge."""
 from __future__ import annotations
 
+import itertools
 import json
-import math
-from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -20,69 +19,32 @@ from localragas.core.reply_schemas import YesNo
 from localragas.data.schema import Sample
 from localragas.judges import FakeJudge, Judging, get_judge
 from localragas.prompts.overrides import load_overrides
-from localragas.judges.fake import _between, _graded_share, _words, heuristic_reply
+from localragas.judges.fake import heuristic_reply
 from localragas.metrics import get_metrics
 from localragas.report.markdown import render_markdown
 from localragas.run import judge_check
 from localragas.run.runner import evaluate
 
 from cli_helpers import cli, write_jsonl
-from stub_server import StubServer, send_json
+from stub_server import GradedJudge, always, periodic, separating
 
 # the check's calls on an English run: every statement and chunk it asks, one graded call each
-ENGLISH_CALLS = 2 * judge_check.STATEMENTS_PER_SIDE + 2 * judge_check.CHUNKS_PER_SIDE
+ENGLISH_CALLS = len(judge_check.STATEMENT_ORDER) + len(judge_check.CHUNK_ORDER)
 
 MARK = "Zanzibar"  # in every sample's context: a request that holds it asks about a sample
 
 
-def separating(user: str) -> float:
-    """A judge that can judge: the fake judge's word-overlap rules (a statement by its share of words in the
-    contexts, a chunk by the words it shares with the reference), kept inside (0, 1)."""
-    statement = " ".join(_between(user, "statement"))
-    contexts = " ".join(_between(user, "context"))
-    if statement:
-        p = _graded_share(_words(statement), contexts)
-    else:
-        target = " ".join(_between(user, "reference") or _between(user, "answer") or _between(user, "question"))
-        shared = len(_words(contexts) & _words(target))
-        p = 1.0 if shared >= 3 else shared / 6
-    return min(max(p, 0.01), 0.99)
-
-
-class Stub:
-    """An OpenAI-compatible server answering graded verdicts only: P(yes) = policy(the user message)."""
-
-    def __init__(self, policy: Callable[[str], float]):
-        self.policy = policy
-        self.asked: list[str] = []  # each request's user message
-        self.http = StubServer(self.on_post)
-        self.url = self.http.url
-
-    def on_post(self, h: BaseHTTPRequestHandler, body: dict) -> None:
-        user = body["messages"][-1]["content"]
-        self.asked.append(user)
-        p = self.policy(user)
-        top = [{"token": "yes", "logprob": math.log(p)}, {"token": "no", "logprob": math.log(1 - p)}]
-        send_json(h, {"id": "stub", "object": "chat.completion", "model": body.get("model"),
-                      "choices": [{"index": 0, "finish_reason": "stop",
-                                   "message": {"role": "assistant", "content": "yes"},
-                                   "logprobs": {"content": [{"token": "yes", "logprob": top[0]["logprob"],
-                                                             "top_logprobs": top}]}}],
-                      "usage": {"prompt_tokens": len(user.split()), "completion_tokens": 1, "total_tokens": 0}})
-
-    def about_samples(self) -> list[str]:
-        return [u for u in self.asked if MARK in u]
-
-    def close(self) -> None:
-        self.http.close()
+def about_samples(stub: GradedJudge) -> list[str]:
+    """The requests that asked about a sample (not the judge check's items, nor a canary)."""
+    return [u for u in stub.asked if MARK in u]
 
 
 @pytest.fixture
 def serve():
-    stubs: list[Stub] = []
+    stubs: list[GradedJudge] = []
 
-    def start(policy: Callable[[str], float]) -> Stub:
-        stubs.append(Stub(policy))
+    def start(policy: Callable[[str], float]) -> GradedJudge:
+        stubs.append(GradedJudge(policy))
         return stubs[-1]
 
     yield start
@@ -103,8 +65,10 @@ METRICS = ("-m", "faithfulness,context_precision,context_recall", "--metric-opti
            "context_recall.statements=sentences")
 
 
-def openai(stub: Stub) -> tuple[str, ...]:
-    return ("--judge", "openai:stub", "--judge-option", f"base_url={stub.url}", "--judge-option", "retries=0")
+def openai(*stubs: GradedJudge) -> tuple[str, ...]:
+    """The flags of an openai judge on these stub servers: several are round-robin replicas (base_url=A,B)."""
+    urls = ",".join(stub.url for stub in stubs)
+    return ("--judge", "openai:stub", "--judge-option", f"base_url={urls}", "--judge-option", "retries=0")
 
 
 @pytest.mark.parametrize("p", [0.99, 0.55])
@@ -115,7 +79,7 @@ def test_a_judge_that_gives_every_item_one_p_yes_stops_the_run_with_exit_5_befor
     out = tmp_path / "r.json"
     r = cli("eval", data, *METRICS, *openai(stub), "--no-cache", "--no-resume", "--out", out)
     assert r.exit_code == 5, r.output
-    assert stub.asked and not stub.about_samples()  # the check asked; no sample was
+    assert stub.asked and not about_samples(stub)  # the check asked; no sample was
     assert not out.exists()
     message = " ".join(r.output.split())
     assert ("judge check failed: the judge openai/stub cannot tell obvious supported from unsupported "
@@ -134,7 +98,7 @@ def test_a_judge_that_separates_passes_and_the_run_goes_on(serve, tmp_path):
     out = tmp_path / "r.json"
     r = cli("eval", data, *METRICS, *openai(stub), "--no-cache", "--no-resume", "--out", out)
     assert r.exit_code == 0, r.output
-    assert stub.about_samples()
+    assert about_samples(stub)
     check = json.loads(out.read_text())["meta"]["judge_check"]
     statements, chunks = check["families"]
     said = " ".join(r.output.split())  # in words for a CI log, the figures on a line of their own
@@ -146,14 +110,14 @@ def test_a_judge_that_separates_passes_and_the_run_goes_on(serve, tmp_path):
     assert "AUC" not in judge_check.check_line(json.loads(out.read_text())["meta"])
     assert check["status"] == "passed" and check["calls"] == ENGLISH_CALLS and check["cache_hits"] == 0
     assert [(f["family"], f["language"], f["items"], f["passed"]) for f in check["families"]] == [
-        ("verify_statement", "en", 2 * judge_check.STATEMENTS_PER_SIDE, True),
-        ("judge_chunk", "en", 2 * judge_check.CHUNKS_PER_SIDE, True)]
+        ("verify_statement", "en", len(judge_check.STATEMENT_ORDER), True),
+        ("judge_chunk", "en", len(judge_check.CHUNK_ORDER), True)]
     assert statements["min_yes"] == 0.99 and statements["max_no"] < statements["min_yes"]
     assert statements["margin"] >= judge_check.MIN_MARGIN and chunks["margin"] >= judge_check.MIN_MARGIN
     assert check["rule"] == {"min_auc": judge_check.MIN_AUC, "min_margin": judge_check.MIN_MARGIN,
                              "min_accuracy": judge_check.MIN_ACCURACY,
-                             "statements_per_side": judge_check.STATEMENTS_PER_SIDE,
-                             "chunks_per_side": judge_check.CHUNKS_PER_SIDE}
+                             "statement_order": judge_check.STATEMENT_ORDER,
+                             "chunk_order": judge_check.CHUNK_ORDER}
 
 
 def test_no_judge_check_lets_the_run_go_on_and_every_report_says_skipped(serve, tmp_path):
@@ -163,7 +127,7 @@ def test_no_judge_check_lets_the_run_go_on_and_every_report_says_skipped(serve, 
     r = cli("eval", data, *METRICS, *openai(stub), "--no-cache", "--no-resume", "--no-judge-check", "--out", out,
             "--md", md)
     assert r.exit_code == 0, r.output  # a yes-machine passes the gate when nobody checks it
-    assert stub.asked == stub.about_samples()  # the check asked nothing
+    assert stub.asked == about_samples(stub)  # the check asked nothing
     assert "judge check skipped (--no-judge-check)" in r.output
     assert "judge check skipped (--no-judge-check)" in md.read_text()
     assert json.loads(out.read_text())["meta"]["judge_check"] == {"status": "skipped", "reason": "--no-judge-check"}
@@ -259,7 +223,7 @@ def test_the_check_asks_the_way_the_metric_asks_with_the_runs_prompt_overrides(t
     # with the judge's override applied, as a sample's statements are asked
     metric = get_metrics(["faithfulness"], both)[0]
     data = judge_check.STATEMENTS["en"]
-    statements = [t for t, _ in judge_check._take(data.statements, judge_check.STATEMENTS_PER_SIDE)]
+    statements = [t for t, _ in judge_check.ordered(data.statements, judge_check.STATEMENT_ORDER)]
     judging = Judging(judge, prompts=load_overrides({"verify_statement": str(instruction)}))
     assert [p.user for p in asked] == [judging.with_overrides(p).user for s in statements
                                        for p in metric.way.prompts(s, [data.context], "en")]
@@ -326,3 +290,75 @@ def test_a_judge_error_during_the_check_leaves_it_not_completed_and_the_samples_
     assert report.meta["judge_check"]["calls"] == 1  # it stopped at the first error
     assert not report.gate.evaluated  # the sample's own judge error: could not evaluate, exit 4
     assert "judge check not completed" in judge_check.check_line(report.meta)
+
+
+# --- a judge whose answers depend on the call's position, not its content ---------------------------------------
+
+def test_two_round_robin_replicas_stuck_on_yes_and_on_no_fail_the_check_exit_5(serve, tmp_path):
+    """base_url=A,B: the calls alternate between A (always "yes") and B (always "no"); asked in an order whose labels
+    alternate, the check would see a perfect judge (AUC 1.00) and the run would pass on answers with no support."""
+    a, b = serve(always(0.99)), serve(always(0.01))
+    data = write_jsonl(tmp_path / "d.jsonl", rows(3))
+    out = tmp_path / "r.json"
+    r = cli("eval", data, *METRICS, *openai(a, b), "--no-cache", "--no-resume", "--out", out)
+    assert r.exit_code == 5, r.output
+    assert a.asked and b.asked and not about_samples(a) + about_samples(b)  # both asked by the check; no sample
+    assert not out.exists()
+    assert "judge check failed: the judge openai/stub cannot tell obvious supported from unsupported" in \
+        " ".join(r.output.split())
+
+
+# position-only judges: the n-th call answered by a fixed pattern, whatever it asks (period 1: content-blind)
+PATTERNS = {"always yes": [0.99], "always no": [0.01], "alternating": [0.99, 0.01], "alternating from no": [0.01, 0.99],
+            "yes yes no": [0.99, 0.99, 0.01], "yes no no": [0.99, 0.01, 0.01], "yes yes no no": [0.99, 0.99, 0.01, 0.01],
+            "yes no no no": [0.99, 0.01, 0.01, 0.01], "graded period 4": [0.9, 0.2, 0.7, 0.05]}
+
+
+@pytest.mark.parametrize("pattern", PATTERNS, ids=list(PATTERNS))
+@pytest.mark.parametrize("way", ["plain", "both"])
+def test_a_judge_answering_by_call_position_fails_the_check_exit_5(serve, tmp_path, pattern, way):
+    stub = serve(periodic(PATTERNS[pattern]))
+    data = write_jsonl(tmp_path / "d.jsonl", rows(2))
+    both = ("--metric-option", "faithfulness.question=both", "--metric-option", "context_precision.questions=both")
+    r = cli("eval", data, *METRICS, *(both if way == "both" else ()), *openai(stub), "--no-cache", "--no-resume")
+    assert r.exit_code == 5, r.output
+    assert not about_samples(stub)
+
+
+def _position_judges(n: int) -> Iterator[tuple[str, list[float]]]:
+    """Every judge of n items whose answers depend only on the item's position: each class of positions modulo
+    2..POSITION_PERIODS given any of the classes' weak orders, and every function that rises or falls with the
+    position (any cut into segments, a value a segment). Values from 0.01 to 0.99, so the margin is never what
+    refuses them."""
+    for p in range(2, judge_check.POSITION_PERIODS + 1):
+        for levels in itertools.product(range(p), repeat=p):
+            yield f"period {p} {levels}", [0.01 + 0.98 * levels[i % p] / (p - 1) for i in range(n)]
+    for cuts in itertools.product([False, True], repeat=n - 1):
+        segment = list(itertools.accumulate([0, *cuts]))
+        top = max(segment[-1], 1)
+        rising = [0.01 + 0.98 * k / top for k in segment]
+        yield f"rising {cuts}", rising
+        yield f"falling {cuts}", rising[::-1]
+
+
+@pytest.mark.parametrize("kind", ["statements", "chunks"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_answer_by_position_alone_passes_the_check(kind, lang):
+    """The check's orders (STATEMENT_ORDER, CHUNK_ORDER) against every position-only judge of a short period or a
+    trend, graded (AUC and margin) and as JSON verdicts (accuracy): none passes. A call period of 2k with two calls
+    an item (question=both) is a period of k items; a JSON list is one call, its positions the items'."""
+    listed = judge_check.STATEMENTS[lang].statements if kind == "statements" else judge_check.CHUNKS[lang].chunks
+    order = judge_check.STATEMENT_ORDER if kind == "statements" else judge_check.CHUNK_ORDER
+    items = judge_check.ordered(listed, order)
+    assert ["y" if yes else "n" for _, yes in items] == list(order)
+    assert len({t for t, _ in items}) == len(items)  # each item once
+    judges = list(_position_judges(len(items)))
+    assert len(judges) > 600
+    for name, values in judges:
+        graded = judge_check.figures(kind, items, values, graded=True)
+        assert not graded["passed"], (name, graded["auc"], graded["margin"])
+        verdicts = judge_check.figures(kind, items, [1.0 if v >= 0.5 else 0.0 for v in values], graded=False)
+        assert not verdicts["passed"], (name, verdicts["accuracy"])
+    # a judge that reads the items passes, in any order
+    right = [0.9 if yes else 0.1 for _, yes in items]
+    assert judge_check.figures(kind, items, right, graded=True)["passed"]
