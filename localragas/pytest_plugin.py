@@ -233,9 +233,10 @@ def _needs_embedder(metrics: list[str] | None, options: dict[str, dict] | None =
 
 
 def _count(used: dict, report: "Report") -> None:
-    """Add a run's judge calls and cache hits (its scoring's and its judge check's) to the session's, for the summary."""
+    """Add a run's judge calls and cache hits (its scoring's, its judge check's and its canaries') to the session's, for
+    the summary."""
     stats = used["stats"]
-    for part in (report.meta.get("judge_stats") or {}, report.meta.get("judge_check") or {}):
+    for part in (report.meta.get(k) or {} for k in ("judge_stats", "judge_check", "canaries")):
         for k in ("calls", "cache_hits"):
             stats[k] += int(part.get(k, 0) or 0)
 

@@ -10,6 +10,7 @@ from markupsafe import Markup
 from ..judges.calibration_map import uncalibrated_note
 from ..core.number_text import count_text, interval_text, percent_text, score_text, seconds_text, threshold_text
 from ..data.schema import GateResult, MetricSummary, Report
+from ..run.canaries import canary_line
 from ..run.judge_check import check_details, check_line
 from ..run.results import columns_of
 from ..run.score_columns import ScoreColumns
@@ -42,7 +43,7 @@ def header(report: Report) -> dict[str, Any]:
         facts.append(f"started {m['started']}")
     if m.get("wall_seconds") is not None:
         facts.append(seconds_text(m["wall_seconds"]))
-    facts += [line for line in (check_line(m), check_details(m)) if line]
+    facts += [line for line in (check_line(m), check_details(m), canary_line(m)) if line]
     nav = [("verdict", "Verdict"), ("metrics", "Metrics")]
     if report.by_category:
         nav.append(("categories", "By category"))
@@ -151,7 +152,7 @@ def samples_section(report: Report, columns: ScoreColumns, shown: str = "") -> d
 _GROUPS = [  # (title, meta keys); keys not named here end up under "Other"
     ("Run", ["localragas", "python", "started", "wall_seconds", "samples", "resumed_samples", "dataset",
              "ignored_fields", "config"]),
-    ("Judge", ["judge", "judge_check", "calibration", "uncalibrated"]),
+    ("Judge", ["judge", "judge_check", "canaries", "calibration", "uncalibrated"]),
     ("Judge usage", ["judge_stats", "judge_totals", "share_of_wall_in_judge", "judge_cache"]),
     ("Embedder", ["embedder"]),
     ("Thresholds", ["thresholds"]),

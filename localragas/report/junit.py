@@ -8,6 +8,8 @@ from pathlib import Path
 
 from ..core.number_text import interval_text, score_text, threshold_text
 from ..data.schema import Report
+from ..run.canaries import canary_line
+from ..run.judge_check import check_line
 from ..core.atomic_write import write_atomic
 from .evidence import brief, definition_in, lower_is_better, worst_samples
 
@@ -42,7 +44,8 @@ def render_junit(report: Report) -> str:
                        ("embedder", (report.meta.get("embedder") or {}).get("name")),
                        ("samples", report.meta.get("samples", len(report.samples))),
                        ("gate_on", report.gate.on), ("dataset", report.meta.get("dataset")),
-                       ("ignored_fields", ", ".join(map(str, report.meta.get("ignored_fields") or [])) or None)):
+                       ("ignored_fields", ", ".join(map(str, report.meta.get("ignored_fields") or [])) or None),
+                       ("judge_check", check_line(report.meta)), ("canaries", canary_line(report.meta))):
         if value is not None:
             ET.SubElement(props, "property", name=key, value=xml_text(str(value)))
     failures = skipped = errors = 0

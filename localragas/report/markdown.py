@@ -8,6 +8,7 @@ from ..core.number_text import interval_text, score_text, seconds_text, threshol
 from ..data.field_check import ignored_line
 from ..data.schema import Report, SampleResult
 from ..core.atomic_write import write_atomic
+from ..run.canaries import canary_line
 from ..run.judge_check import check_details, check_line
 from .evidence import brief, definition_in, metric_label, short, worst_samples
 
@@ -42,6 +43,8 @@ def render_markdown(report: Report, worst: int = 3) -> str:
     if line := check_line(report.meta):
         details = check_details(report.meta)
         lines += [cell(line) + (f" <sub>{cell(details)}</sub>" if details else ""), ""]
+    if line := canary_line(report.meta):
+        lines += [cell(line), ""]
     if note := uncalibrated_note(report.meta):
         lines += [f"⚠️ {cell(note)}", ""]
     lines += ["| metric | mean | 95% CI | scored | unscored | threshold | verdict |", "|---|---:|---:|---:|---:|---:|---|"]

@@ -5,6 +5,7 @@ from rich.table import Table
 
 from ..judges.calibration_map import uncalibrated_note
 from ..core.number_text import interval_text, score_text, seconds_text, threshold_text
+from ..run.canaries import canary_line
 from ..run.judge_check import check_details, check_line
 from ..data.language import prompts_line
 from ..data.field_check import ignored_line
@@ -82,6 +83,8 @@ def print_report(report: Report, console: Console | None = None) -> None:
     for line in (check_line(report.meta), check_details(report.meta)):
         if line:
             console.print(_t(line))
+    if line := canary_line(report.meta):
+        console.print(_t(line) if "FAILED" not in line else f"[red]{_t(line)}[/]")
     if note := uncalibrated_note(report.meta):
         console.print(f"[yellow]{_t(note)}[/]")
     print_spot_checks(report, console)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import ConfigError, EngineError, MissingDependencyError
 from ..data.schema import MetricResult, Sample, SampleResult
 from .dask_worker import Job, check_here, fingerprint, plugin, score_batch
-from .engines import Engine, Finish, Todo
+from .engines import Engine, Finish, Item, Todo
 from .judge_check import run_check
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ class DaskEngine(Engine):
 
     def score(self, todo: Todo, finish: Finish) -> None:
         size = max(1, min(MAX_BATCH, len(todo) // (self.threads * 4)))
-        suspects: list[tuple[int, Sample, str]] = []
+        suspects: list[tuple[int, Item, "str | None"]] = []
         self._stream(deque(todo[k:k + size] for k in range(0, len(todo), size)), finish, suspects,
                      self.threads * IN_FLIGHT_PER_THREAD)
         for item in suspects:  # each alone: no other task in flight may share the death of its worker
@@ -142,7 +142,7 @@ class DaskEngine(Engine):
         """Send the batches of `waiting`, at most `limit` in flight, each finished one to _finished."""
         from distributed import wait  # noqa: PLC0415
 
-        in_flight: dict[Any, list[tuple[int, Sample, str]]] = {}
+        in_flight: dict[Any, list[tuple[int, Item, "str | None"]]] = {}
         idle_since: float | None = None  # when the cluster was last seen without a worker
 
         def send() -> None:
@@ -172,7 +172,7 @@ class DaskEngine(Engine):
             for future in in_flight:
                 future.cancel()
 
-    def _finished(self, future: Any, batch: list[tuple[int, Sample, str]], waiting: deque, finish: Finish,
+    def _finished(self, future: Any, batch: list[tuple[int, Item, "str | None"]], waiting: deque, finish: Finish,
                   suspects: list | None) -> None:
         """A batch's task is over: its results to `finish`, its cache rows kept. A batch Dask gave up on (the
         workers running it died each time: KilledWorker) goes back into `waiting` sample by sample; a lone sample so
@@ -252,9 +252,9 @@ def _killed(error: BaseException | None) -> bool:
     return type(error).__name__ == "KilledWorker"
 
 
-def crashed(sample: Sample, metrics: list["Metric"], error: BaseException | None) -> SampleResult:
+def crashed(sample: Item, metrics: list["Metric"], error: BaseException | None) -> SampleResult:
     """A sample that killed every worker it was sent to: each metric unscored with the reason (an error: the gate
-    fails closed)."""
+    fails closed); a task of canaries so: its reason (run/canaries.py Tally.record counts it unanswered)."""
     why = f"error: the sample crashed every Dask worker it was sent to ({type(error).__name__}: {error})"[:500]
     out = SampleResult(id=sample.id or "", category=sample.category)
     for m in metrics:

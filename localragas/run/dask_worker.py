@@ -238,14 +238,14 @@ def _plain_errors(task):
 
 @_plain_errors
 def score_batch(run_id: str, expected: dict[str, Any], batch: list[tuple[int, Any]]) -> dict[str, Any]:
-    """A Dask task: the samples of `batch` (dataset position, sample) scored here; their results by position, the
-    cache rows and embedding vectors written meanwhile, and the judge errors met."""
-    from .runner import score_sample  # noqa: PLC0415
+    """A Dask task: the samples of `batch` (dataset position, sample; or a canary task, run/canaries.py) scored here;
+    their results by position, the cache rows and embedding vectors written meanwhile, and the judge errors met."""
+    from .runner import score_item  # noqa: PLC0415
 
     run = _run_here(run_id, expected)
     before = len(run.judging.stats.errors)
-    results = [(i, score_sample(sample, run.metrics, run.judging, run.embedder, run.calibration))
-               for i, sample in batch]
+    results = [(i, score_item(item, run.metrics, run.judging, run.embedder, run.calibration))
+               for i, item in batch]
     rows, vectors, errors = _counted(run, before)
     return {"results": results, "rows": rows, "vectors": vectors, "errors": errors}
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import ConfigError
 from ..data.schema import Sample, SampleResult
 from ..judges.embeddings import Embedder
+from .canaries import Canary, CanaryAnswers
 from .checkpoint import sample_hash
 from .judge_check import run_check
 
@@ -32,34 +33,54 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("localragas")
 
-Finish = Callable[[int, Sample, "str | None", SampleResult], None]
+Item = Sample | Canary  # what an engine scores: a sample, or a task of canaries (run/canaries.py), one like the other
+Scored = SampleResult | CanaryAnswers  # what it hands back for each
+Finish = Callable[[int, Item, "str | None", Scored], None]
 IN_FLIGHT_PER_WORKER = 4  # samples handed to the local engine's threads at once, per thread
 
 
-class Todo(Sequence[tuple[int, Sample, str]]):
+class Todo(Sequence[tuple[int, Item, "str | None"]]):
     """The samples a run scores, by their dataset positions (8 bytes each): each item, (position, sample, its hash
     for the checkpoint), is made when read, the sample read from `samples` (a LazySamples reads it from its file), so
-    a run of a million samples never holds them all. A slice is a Todo of those positions."""
+    a run of a million samples never holds them all. A slice is a Todo of those positions. The run's canaries are mixed
+    in among them (mix), each at the position -1 - its index in `canaries`, with no hash (it is not checkpointed)."""
 
-    def __init__(self, samples: Sequence[Sample], positions: "array[int] | None" = None):
+    def __init__(self, samples: Sequence[Sample], positions: "array[int] | None" = None,
+                 canaries: Sequence[Canary] = ()):
         self.samples, self.positions = samples, array("q") if positions is None else positions
+        self.canaries = tuple(canaries)
 
     def add(self, position: int) -> None:
         self.positions.append(position)
+
+    def mix(self, canaries: Sequence[Canary]) -> None:
+        """The canaries among the samples to score, each after `slot` of them (the last at the end)."""
+        self.canaries = tuple(canaries)
+        at: dict[int, list[int]] = {}
+        for k, c in enumerate(self.canaries):
+            at.setdefault(min(c.slot, len(self.positions)), []).append(-1 - k)
+        mixed = array("q")
+        for n, i in enumerate(self.positions):
+            mixed.extend(at.get(n, ()))
+            mixed.append(i)
+        mixed.extend(at.get(len(self.positions), ()))
+        self.positions = mixed
 
     def __len__(self) -> int:
         return len(self.positions)
 
     def __getitem__(self, k):
         if isinstance(k, slice):
-            return Todo(self.samples, self.positions[k])
+            return Todo(self.samples, self.positions[k], self.canaries)
         return self._item(self.positions[k])
 
-    def __iter__(self) -> Iterator[tuple[int, Sample, str]]:
+    def __iter__(self) -> Iterator[tuple[int, Item, "str | None"]]:
         for i in self.positions:
             yield self._item(i)
 
-    def _item(self, i: int) -> tuple[int, Sample, str]:
+    def _item(self, i: int) -> tuple[int, Item, "str | None"]:
+        if i < 0:
+            return i, self.canaries[-1 - i], None
         sample = self.samples[i]
         return i, sample, sample_hash(sample)
 
@@ -109,10 +130,10 @@ class LocalEngine(Engine):
         return run_check(self.judging, self.metrics, samples, enabled=enabled)
 
     def score(self, todo: Todo, finish: Finish) -> None:
-        from .runner import score_sample  # noqa: PLC0415 - the runner opens the engine
+        from .runner import score_item  # noqa: PLC0415 - the runner opens the engine
 
-        def one(sample: Sample) -> SampleResult:
-            return score_sample(sample, self.metrics, self.judging, self.embedder, self.calibration)
+        def one(item: Item) -> Scored:
+            return score_item(item, self.metrics, self.judging, self.embedder, self.calibration)
 
         if self.concurrency == 1:
             for i, sample, digest in todo:
@@ -147,14 +168,14 @@ def _workers(concurrency: int, judge: "Judge") -> int:
     return concurrency
 
 
-def _score_in_threads(todo: Todo, workers: int, finish: Finish, one: Callable[[Sample], SampleResult]) -> None:
+def _score_in_threads(todo: Todo, workers: int, finish: Finish, one: Callable[[Item], Scored]) -> None:
     """Score samples in `workers` threads; `finish` (checkpoint, progress) runs here, in the calling thread.
 
     If one sample stops the run (a ConfigError, Ctrl-C), samples not started are dropped and the ones in flight
     are awaited and checkpointed, so a resumed run does not judge them again.
     """
     pool = ThreadPoolExecutor(workers, thread_name_prefix="localragas")
-    futures: dict[Future, tuple[int, Sample, str]] = {}  # in flight: at most workers * IN_FLIGHT_PER_WORKER
+    futures: dict[Future, tuple[int, Item, str | None]] = {}  # in flight: at most workers * IN_FLIGHT_PER_WORKER
     waiting = iter(todo)
     try:
         while True:

@@ -108,19 +108,24 @@ class Family:
         return self.kind if self.family in _PLAIN else f"{self.kind} ({self.family})"
 
 
+def family_of(m: Metric) -> tuple[str, str] | None:
+    """(kind, family) of the verdicts a metric asks that the check covers, else None: faithfulness and context recall
+    asked the same way share one."""
+    if isinstance(m, StatementSupport):
+        kind = "statements"
+    elif isinstance(m, ContextPrecision):
+        kind = "chunks"
+    else:
+        return None
+    return kind, m.graded_family if m.graded else m.verdict_prompts[1]
+
+
 def families(metrics: Iterable[Metric]) -> list[Family]:
-    """The verdict families the metrics use that the check covers, once each (faithfulness and context recall asked
-    the same way share one)."""
+    """The verdict families the metrics use that the check covers, once each."""
     seen: dict[tuple[str, str], Family] = {}
     for m in metrics:
-        if isinstance(m, StatementSupport):
-            kind = "statements"
-        elif isinstance(m, ContextPrecision):
-            kind = "chunks"
-        else:
-            continue
-        family = m.graded_family if m.graded else m.verdict_prompts[1]
-        seen.setdefault((kind, family), Family(kind, family, m))
+        if isinstance(m, WithVerdicts) and (key := family_of(m)) is not None:
+            seen.setdefault(key, Family(key[0], key[1], m))
     return list(seen.values())
 
 
@@ -143,36 +148,42 @@ def ordered(items: Sequence[tuple[str, bool]], order: str) -> list[tuple[str, bo
 
 
 def ask(judging: "Judging | Judge", family: Family, lang: str) -> tuple[list[tuple[str, bool]], list[float], Scoring]:
-    """The family's check items in `lang`, in their order, and the judge's values for them (ask_items)."""
+    """The family's check items in `lang`, in their order, the judge's values for them (ask_items) and the scoring
+    context they were asked in."""
     if family.kind == "statements":
         data = STATEMENTS[lang]
-        items = ordered(data.statements, STATEMENT_ORDER)
-        return items, *ask_items(judging, family, lang, data.question, data.context, [t for t, _ in items])
-    chunks = CHUNKS[lang]
-    items = ordered(chunks.chunks, CHUNK_ORDER)
-    return items, *ask_items(judging, family, lang, chunks.question, chunks.reference, [t for t, _ in items])
+        items, question, given = ordered(data.statements, STATEMENT_ORDER), data.question, data.context
+    else:
+        chunks = CHUNKS[lang]
+        items, question, given = ordered(chunks.chunks, CHUNK_ORDER), chunks.question, chunks.reference
+    texts = [t for t, _ in items]
+    ctx = items_context(judging, family.kind, lang, question, given, texts)
+    return items, ask_items(ctx, family, question, given, texts), ctx
 
 
-def ask_items(judging: "Judging | Judge", family: Family, lang: str, question: str, given: str,
-              texts: list[str]) -> tuple[list[float], Scoring]:
-    """The judge's values for `texts`, asked through the family's metric's own verdict strategy (graded: the raw
-    P(yes); JSON: 1.0 / 0.0), and the scoring context (its call log) they were asked in: statements against the context
-    `given`, for `question`; chunks for `question` and its reference answer `given`. The judge check's items, and the
-    canaries' (run/canaries.py)."""
-    metric = family.metric
-    if family.kind == "statements":
+def items_context(judging: "Judging | Judge", kind: str, lang: str, question: str, given: str,
+                  texts: list[str]) -> Scoring:
+    """The scoring context items are asked in (ask_items): a sample holding them, in `lang`."""
+    if kind == "statements":
         sample = Sample(id="judge-check", question=question, contexts=[given], answer=" ".join(texts), language=lang)
-        ctx = Scoring(sample, judging)
-        got = metric.verdicts.support(ctx, texts, [given], getattr(metric, "way"), [{} for _ in texts])  # noqa: B009
     else:
         sample = Sample(id="judge-check", question=question, contexts=texts, answer=given, reference=given,
                         language=lang)
-        ctx = Scoring(sample, judging)
+    return Scoring(sample, judging)
+
+
+def ask_items(ctx: Scoring, family: Family, question: str, given: str, texts: list[str]) -> list[float]:
+    """The judge's values for `texts`, asked through the family's metric's own verdict strategy (graded: the raw
+    P(yes); JSON: 1.0 / 0.0) in `ctx` (items_context): statements against the context `given`, chunks for `question`
+    and its reference answer `given`. The judge check's items, and the canaries' (run/canaries.py)."""
+    metric = family.metric
+    if family.kind == "statements":
+        got = metric.verdicts.support(ctx, texts, [given], getattr(metric, "way"), [{} for _ in texts])  # noqa: B009
+    else:
         questions = metric.options.questions if isinstance(metric, ContextPrecision) else "useful"
         got = metric.verdicts.relevance(ctx, question, given, "reference answer", texts, questions,
                                         [{} for _ in texts])
-    values = got.raw if got.raw is not None else got.values
-    return list(values), ctx
+    return list(got.raw if got.raw is not None else got.values)
 
 
 def roc_auc(yes: Sequence[float], no: Sequence[float]) -> float:
@@ -261,15 +272,17 @@ def _spent(judging: "Judging", before: Mapping[str, float], started: float) -> d
             **{k: int(v) for k, v in spent.items()}}
 
 
-def scoring_stats(stats: Mapping[str, Any], check: Mapping[str, Any]) -> dict[str, Any]:
-    """The run's totals (Judging.stats, JudgeStats.as_dict) less the check's share, so that a report's judge_stats count the
-    scoring's calls, as its samples' do (the check records its own in meta.judge_check)."""
-    spent = {**{k: v for k, v in check.items() if k in stats and k != "seconds"},
-             "seconds": check.get("judge_seconds", 0.0)}
+def scoring_stats(stats: Mapping[str, Any], *parts: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's totals (Judging.stats, JudgeStats.as_dict) less the shares of `parts` (the check's, meta.judge_check;
+    the canaries', run/canaries.py), so that a report's judge_stats count the scoring's calls, as its samples' do (each
+    part records its own)."""
     out = dict(stats)
-    for k, v in spent.items():
-        if isinstance(out.get(k), (int, float)) and isinstance(v, (int, float)):
-            out[k] = round(out[k] - v, 3) if isinstance(out[k], float) else out[k] - int(v)
+    for part in parts:
+        spent = {**{k: v for k, v in part.items() if k in stats and k != "seconds"},
+                 "seconds": part.get("judge_seconds", 0.0)}
+        for k, v in spent.items():
+            if isinstance(out.get(k), (int, float)) and isinstance(v, (int, float)):
+                out[k] = round(out[k] - v, 3) if isinstance(out[k], float) else out[k] - int(v)
     return out
 
 

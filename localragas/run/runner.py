@@ -1,6 +1,7 @@
 """evaluate(): run every metric on every sample, never losing one sample's result to another's failure."""
 from __future__ import annotations
 
+import hashlib
 import logging
 import platform
 import time
@@ -8,7 +9,7 @@ import traceback
 from contextlib import nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from .. import __version__
 from ..judge_calls import check_window
@@ -18,6 +19,7 @@ from .checkpoint import Checkpoint, sample_hash
 from ..judges.embeddings import CachedEmbedder, Embedder, get_embedder
 from ..core.errors import CacheError, ConfigError, JudgeCheckError, JudgeError, MissingDependencyError, ModelLoadError
 from .gate import people_reading, default_thresholds, run_gate
+from .canaries import Canary, CanaryAnswers, Tally, failures as canary_failures, plan as canary_plan
 from .judge_check import failure_message, flat_metrics, scoring_stats
 from ..judges import Judge, get_judge
 from ..judges.calibrated import calibration_of, run_calibration, split_calibration
@@ -63,6 +65,15 @@ def score_sample(sample: Sample, metrics: list[Metric], judging: Judging, embedd
     out.judge_calls = int(out.judge["calls"])
     out.calls_by_prompt = calls_by_prompt(ctx.log.records)
     return out
+
+
+def score_item(item: Sample | Canary, metrics: list[Metric], judging: Judging, embedder: Embedder | None,
+               calibration: CalibrationMap | None = None) -> SampleResult | CanaryAnswers:
+    """What an engine scores (run/engines.py Todo): a sample (score_sample), or a task of canaries, asked through the
+    same judging context in the same stream (run/canaries.py)."""
+    if isinstance(item, Canary):
+        return item.ask(judging, metrics)
+    return score_sample(item, metrics, judging, embedder, calibration)
 
 
 def evaluate(samples: Any, settings: RunSettings | None = None, *, judge: Judge | Judging | str | None = None,
@@ -218,19 +229,32 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
                     checkpoint.append(digest, result)
                 bar.advance(result.id)  # the sample's id
 
+            seed = hashlib.sha256()  # the run's canaries are drawn from its samples' hashes (run/canaries.py)
             with finished or nullcontext():  # an empty checkpoint (or none): nothing to take, no file opened
                 for i, sample in enumerate(samples):
                     digest = sample_hash(sample)
+                    seed.update(digest.encode())
                     previous = finished.take(sample.id, digest) if finished else None  # read from its line
                     if previous is not None:
                         resumed += 1
                         finish(i, sample, None, previous)  # already in the checkpoint
                     else:
                         todo.add(i)
-            engine.score(todo, finish)  # the samples not in the checkpoint, on the run's engine (run/engines.py)
+            todo.mix(canary_plan(check, chosen, seed.hexdigest(), len(todo)))  # asked among the samples to score
+            tally = Tally(list(todo.canaries), check, chosen)
+
+            def route(i: int, item: Sample | Canary, digest: str | None, result: SampleResult | CanaryAnswers) -> None:
+                if i < 0:  # a canary task (run/engines.py Todo): its answers, never a sample
+                    tally.record(todo.canaries[-1 - i], result)
+                else:
+                    finish(i, cast(Sample, item), digest, cast(SampleResult, result))
+
+            engine.score(todo, route)  # the samples not in the checkpoint, on the run's engine (run/engines.py)
     results = collected.done()
     wall = time.perf_counter() - t0
-    scored = scoring_stats(judging.stats.as_dict(), check)  # the scoring's: the check counts its own (judge_check)
+    canaries = tally.meta()
+    # the scoring's: the check and the canaries count their own (meta.judge_check, meta.canaries)
+    scored = scoring_stats(judging.stats.as_dict(), check, canaries)
 
     meta = {
         "localragas": __version__,
@@ -247,6 +271,7 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
         "resumed_samples": resumed,
         "judge": judging.describe(),
         "judge_check": check,
+        "canaries": canaries,
         "calibration": calibration.describe() if calibration else None,
         "uncalibrated": uncalibrated(chosen, covered),
         "judge_stats": scored,
@@ -346,7 +371,7 @@ def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: 
     gate = run_gate(summary, limits, problems, enabled=report.gate.enabled if enabled is None else enabled,
                     on=gate_on or report.gate.on, lower_is_better=lower,
                     max_error_rate=report.gate.max_error_rate if max_error_rate is None else max_error_rate,
-                    judge_failures=flat_metrics(report, definitions), sources=sources,
+                    judge_failures={**flat_metrics(report, definitions), **canary_failures(report)}, sources=sources,
                     people=checks.metrics if checks else None)
     meta = {**report.meta, "thresholds": limits, "threshold_origins": origins, "ci": ci_settings()}
     update: dict[str, Any] = {"definitions": definitions, "summary": summary, "by_category": categories, "gate": gate,

@@ -6,6 +6,7 @@ import re
 
 from ..core.errors import ConfigError, LocalragasError
 from ..data.schema import Report
+from .canaries import merged as merged_canaries
 from .results import RunResults
 
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -113,6 +114,8 @@ def merge(reports: list[Report], overrides: dict[str, float] | None = None, gate
         "resumed_samples": sum(int(r.meta.get("resumed_samples", 0)) for r in reports),
         "languages": _summed([r.meta.get("languages") or {} for r in reports]),
         "judge_stats": stats,
+        "canaries": merged_canaries([r.meta.get("canaries") for r in reports],
+                                    [f"{r.meta['shard']['index']}/{count}" for r in reports]),
         "judge_totals": {k: round(sum((r.meta.get("judge_totals") or {}).get(k, 0) for r in reports), 3)
                          for k in (first.get("judge_totals") or {})},
         "merged_from": [{"shard": f"{r.meta['shard']['index']}/{count}", "samples": len(r.samples),

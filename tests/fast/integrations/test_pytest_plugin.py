@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from localragas.run import judge_check
+from localragas.run import canaries, judge_check
 from localragas.run.gate import run_gate
 from localragas.metrics import all_metrics
 from localragas.data.schema import MetricResult, Report, SampleResult
@@ -364,7 +364,7 @@ def test_the_cache_makes_a_rerun_ask_the_judge_nothing(pytester, tmp_path):
     first = pytester.runpytest(*args)
     # faithfulness by default: one graded verdict for the answer's one sentence, no extraction call; and the judge
     # check's statements (supported and not, in English: run/judge_check.py STATEMENT_ORDER)
-    calls = 1 + len(judge_check.STATEMENT_ORDER)
+    calls = 1 + len(judge_check.STATEMENT_ORDER) + canaries.PER_GROUP  # and the canaries asked during the run
     first.stdout.fnmatch_lines([f"judge fake; embedder -; {calls} judge call(s), 0 from the cache; cache *"])
     again = pytester.runpytest(*args)
     again.stdout.fnmatch_lines([f"judge fake; embedder -; 0 judge call(s), {calls} from the cache; cache *"])

@@ -80,6 +80,10 @@ def test_two_workers_give_the_local_report_and_a_rerun_is_answered_from_the_cach
                      address="local:2")  # the rows the workers wrote came back into this cache: no judge call
     assert again.meta["judge_stats"]["calls"] == 0 and again.meta["judge_check"]["calls"] == 0
     assert again.meta["judge_stats"]["cache_hits"] > 0 and scores(again) == scores(local)
+    # the canaries (run/canaries.py): the same ones, asked by the workers in their batches, with the same answers
+    canaries = [{k: v for k, v in r.meta["canaries"].items() if k != "judge_seconds"} for r in (local, first)]
+    assert canaries[0] == canaries[1] and canaries[0]["status"] == "passed" and canaries[0]["calls"] > 0
+    assert again.meta["canaries"]["calls"] == 0 and again.meta["canaries"]["groups"] == canaries[0]["groups"]
 
 
 def test_a_worker_killed_mid_run_loses_no_sample(tmp_path):
