@@ -8,7 +8,9 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad usage or input, 3 internal error
 error stopped the run; run-rag: some rows failed), 5 judge check failed (the judge cannot tell obvious supported from
 unsupported statements: nothing was scored), 6 run-rag stopped (the pipeline could not be reached), 7 method changed
 (compare --fail-on-regression of two runs that did not measure the same way, without --allow-method-change), 8 engine
-lost (eval --engine dask: the Dask scheduler went away mid-run or could not be reached; the checkpoint is kept).
+lost (eval --engine dask: the Dask scheduler went away mid-run or could not be reached; the checkpoint is kept), 9 too
+few pairs (compare --fail-on-regression: a metric has fewer samples scored in both runs than --min-pairs, so whether
+it regressed cannot be told).
 """
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ import sys
 import click
 
 from .. import __version__
-from ..core.errors import EngineError, JudgeCheckError, LocalragasError, MethodChangedError, environment_message
+from ..core.errors import (EngineError, JudgeCheckError, LocalragasError, MethodChangedError, TooFewPairsError,
+                           environment_message)
 from ..core.printable import printable
 from .calibrate import calibrate_cmd
 from .eval import eval_cmd
@@ -26,15 +29,20 @@ from .generate import generate_cmd, run_rag_cmd
 from .inventory import cache_group, metrics_cmd, models_group
 from .history import runs_group, view_cmd
 from .options import (EXIT_BAD_INPUT, EXIT_ENGINE_LOST, EXIT_INTERNAL_ERROR, EXIT_JUDGE_CHECK_FAILED,
-                      EXIT_METHOD_CHANGED)
+                      EXIT_METHOD_CHANGED, EXIT_TOO_FEW_PAIRS)
 from .reports import compare_cmd, merge_cmd, report_cmd
 
 
+# The errors with an exit code of their own; any other LocalragasError exits 2 (bad usage, input or environment).
+_EXIT_CODES: tuple[tuple[type[LocalragasError], int], ...] = (
+    (JudgeCheckError, EXIT_JUDGE_CHECK_FAILED), (MethodChangedError, EXIT_METHOD_CHANGED),
+    (EngineError, EXIT_ENGINE_LOST), (TooFewPairsError, EXIT_TOO_FEW_PAIRS))
+
+
 def _errors_to_exit(fn):
-    """JudgeCheckError (the judge cannot judge) -> its message and exit code 5; MethodChangedError (compare
-    --fail-on-regression of runs measured differently) -> exit code 7; EngineError (the Dask scheduler went away)
-    -> exit code 8; LocalragasError -> a one-line message
-    and exit code 2; an OSError (permission, missing folder, read-only file system, full disk…) -> the path, the
+    """A LocalragasError -> its one-line message and its exit code (_EXIT_CODES: 5 the judge cannot judge, 7 compare
+    of runs measured differently, 8 the Dask scheduler went away, 9 compare over too few pairs; any other 2); an
+    OSError (permission, missing folder, read-only file system, full disk…) -> the path, the
     problem and what to do, exit code 2; any other exception (a bug) -> its traceback and exit code 3. The only
     place errors become exit codes: every command runs through it (_Main)."""
 
@@ -42,18 +50,9 @@ def _errors_to_exit(fn):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except JudgeCheckError as e:
-            click.echo(f"Error: {printable(e)}", err=True)
-            sys.exit(EXIT_JUDGE_CHECK_FAILED)
-        except MethodChangedError as e:
-            click.echo(f"Error: {printable(e)}", err=True)
-            sys.exit(EXIT_METHOD_CHANGED)
-        except EngineError as e:
-            click.echo(f"Error: {printable(e)}", err=True)
-            sys.exit(EXIT_ENGINE_LOST)
         except LocalragasError as e:
             click.echo(f"Error: {printable(e)}", err=True)  # messages quote data: ids, paths, judge replies
-            sys.exit(EXIT_BAD_INPUT)
+            sys.exit(next((code for kind, code in _EXIT_CODES if isinstance(e, kind)), EXIT_BAD_INPUT))
         except (click.exceptions.ClickException, click.exceptions.Abort, click.exceptions.Exit, BrokenPipeError):
             raise  # click's own: usage errors exit 2, a closed stdout is handled by click
         except OSError as e:

@@ -17,6 +17,7 @@ EXIT_JUDGE_CHECK_FAILED = 5  # the judge cannot tell obvious supported from unsu
 EXIT_PIPELINE_UNREACHABLE = 6  # run-rag stopped: the RAG pipeline could not be reached (the rows done so far kept)
 EXIT_METHOD_CHANGED = 7  # compare --fail-on-regression: the runs measured differently, a regression is not the RAG's
 EXIT_ENGINE_LOST = 8  # eval --engine dask: the scheduler went away (or was never reached); the checkpoint is kept
+EXIT_TOO_FEW_PAIRS = 9  # compare --fail-on-regression: a metric has fewer pairs than --min-pairs, so no verdict
 
 # The sections of `eval --help`, in order: a run setting's is its Flag.section (run/settings.py), another option's
 # its `section=` (SectionedOption)

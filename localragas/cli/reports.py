@@ -11,6 +11,7 @@ import click
 from .options import (EXIT_GATE_FAILED, label_files, labels_option, max_input_bytes_option, ragas_names_option,
                       regate_options, report_limit)
 from .output import check_outputs, gate_exit, write_and_print
+from ..quality.compare import MIN_PAIRS
 from ..core.printable import printable
 
 
@@ -98,8 +99,13 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit, threshold, gate_on, n
 @click.argument("base_path", metavar="BASE.json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("new_path", metavar="NEW.json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--fail-on-regression", is_flag=True,
-              help="Exit 1 when a metric regressed beyond noise; exit 7 (refused) when the runs did not measure the "
-                   "same way, unless --allow-method-change.")
+              help="Exit 1 when a metric regressed beyond noise; exit 9 (refused) when a metric has fewer pairs than "
+                   "--min-pairs (no sample id in common, most of all); exit 7 (refused) when the runs did not "
+                   "measure the same way, unless --allow-method-change.")
+@click.option("--min-pairs", type=click.IntRange(min=2), default=MIN_PAIRS, show_default=True, metavar="N",
+              help="The fewest samples scored in both runs a metric's change is judged on: fewer, and it is "
+                   "undecided (not comparable), which --fail-on-regression refuses (exit 9). Below 10 pairs the "
+                   "95%% interval holds the true change far less often than 95%% (docs/reports.md).")
 @click.option("--allow-method-change", is_flag=True,
               help="With --fail-on-regression: gate on the changes even though the metric options, judge, "
                    "calibration, prompts or embedder differ (the changes then mix the RAG system's with the method's).")
@@ -112,29 +118,33 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit, threshold, gate_on, n
               help="Write the comparison as a self-contained HTML page here: each metric's paired difference with its "
                    "interval, drawn (SVG, offline).")
 @max_input_bytes_option
-def compare_cmd(base_path, new_path, fail_on_regression, allow_method_change, top, out, md, html, max_input_bytes):
+def compare_cmd(base_path, new_path, fail_on_regression, allow_method_change, min_pairs, top, out, md, html,
+                max_input_bytes):
     """Compare two JSON reports: each metric's change over samples paired by id, with a 95% paired bootstrap
-    interval and a verdict (improved / regressed / within noise). First, whether the two runs measured the same way
-    (metrics and their options, judge, calibration, prompts, embedder, gate): where they did not, the differences are
-    named and a change is not called the RAG system's. Exit 0, 1 a metric regressed (--fail-on-regression), 2 bad
-    input, 7 the method changed (--fail-on-regression without --allow-method-change).
+    interval and a verdict (improved / regressed / within noise; undecided over fewer than --min-pairs pairs). First,
+    whether the two runs measured the same way (metrics and their options, judge, calibration, prompts, embedder,
+    gate): where they did not, the differences are named and a change is not called the RAG system's. Exit 0, 1 a
+    metric regressed (--fail-on-regression), 2 bad input, 7 the method changed (--fail-on-regression without
+    --allow-method-change), 9 too few pairs to decide (--fail-on-regression; it wins over 1).
 
     \b
     Example:
       localragas compare main.json branch.json --fail-on-regression --md compare.md
     """
-    from ..quality.compare import check_same_method, compare_reports  # noqa: PLC0415
+    from ..quality.compare import check_enough_pairs, check_same_method, compare_reports  # noqa: PLC0415
     from ..report import read_json  # noqa: PLC0415
     from ..report.comparison import print_comparison, write_comparison  # noqa: PLC0415
 
     check_outputs([base_path, new_path], out=out, md=md, html=html)
     limit = report_limit(max_input_bytes)
     base, new = read_json(base_path, limit), read_json(new_path, limit)
-    result = compare_reports(base, new, str(base_path), str(new_path), top=top)
+    result = compare_reports(base, new, str(base_path), str(new_path), top=top, min_pairs=min_pairs)
     print_comparison(result)
     write_comparison(result, out, md, html)
     if out or md or html:
         click.echo("wrote " + printable(", ".join(str(p) for p in (out, md, html) if p)))
     if fail_on_regression and not allow_method_change:
         check_same_method(result)
+    if fail_on_regression:
+        check_enough_pairs(result)
     sys.exit(EXIT_GATE_FAILED if fail_on_regression and result.regressed else 0)

@@ -85,6 +85,12 @@ class MethodChangedError(LocalragasError):
     unless --allow-method-change. The message names the differences."""
 
 
+class TooFewPairsError(LocalragasError):
+    """`compare --fail-on-regression` where a compared metric has fewer samples scored in both runs than --min-pairs
+    (no sample id in common, most of all): "no regression" cannot be told from "nothing compared", so the check
+    refuses (exit 9). The message names the metrics, their pairs and the sample ids each run has alone."""
+
+
 class EngineError(LocalragasError):
     """The engine a run scores on went away mid-run (`--engine dask`: the scheduler, or every way to reach it), or
     could not be reached at the start. The command line exits 8; the finished samples are in the resume checkpoint,

@@ -5,13 +5,19 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ..core.errors import MethodChangedError
+from ..core.errors import MethodChangedError, TooFewPairsError
 from ..metrics.report_definitions import definitions_of
-from ..data.schema import Report
+from ..data.schema import MetricSummary, Report
 from ..run.stats import CI_LEVEL, paired_difference
 from .method import MethodDifference, method_differences
 
-VERDICTS = ("improved", "regressed", "within_noise", "not_comparable")
+VERDICTS = ("improved", "regressed", "within_noise", "not_comparable", "not_evaluated")
+
+# The fewest samples scored in both runs a metric's change is judged on (`compare --min-pairs`). Below it the 95%
+# paired bootstrap interval is not what it says: on normal differences it holds the true change in 75% of cases at 3
+# pairs, 84% at 5 and 90% at 10 (93% at 20), so "within noise" there is no evidence that nothing regressed, and a
+# "regressed" may be luck. Fewer pairs: the metric is not comparable, and --fail-on-regression refuses (exit 9).
+MIN_PAIRS = 10
 
 
 class MetricChange(BaseModel):
@@ -41,8 +47,10 @@ class Comparison(BaseModel):
     base: str
     new: str
     level: float = CI_LEVEL
+    min_pairs: int = MIN_PAIRS  # a metric with fewer pairs is not comparable (verdict_of)
     metrics: list[MetricChange]
     largest_changes: dict[str, list[SampleChange]] = Field(default_factory=dict)
+    in_both: int = 0  # sample ids in both runs (scored or not)
     only_in_base: list[str] = Field(default_factory=list)
     only_in_new: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
@@ -64,10 +72,30 @@ class Comparison(BaseModel):
     def improved(self) -> list[str]:
         return [m.metric for m in self.metrics if m.verdict == "improved"]
 
+    @property
+    def undecided(self) -> list[MetricChange]:
+        """The compared metrics with fewer pairs than min_pairs: whether they regressed cannot be told."""
+        return [m for m in self.metrics if m.verdict == "not_comparable"]
 
-def verdict_of(pairs: int, ci_low: float | None, ci_high: float | None, higher_is_better: bool) -> str:
-    """A change is real when its whole interval lies on one side of zero; otherwise it is within the noise."""
-    if pairs < 2 or ci_low is None or ci_high is None:
+    def undecided_text(self) -> str:
+        """Why no verdict could be given, in words ('' when every metric has one): the metrics with too few pairs
+        and, when the sample ids differ, how many each run has alone."""
+        if not self.undecided:
+            return ""
+        counted = ", ".join(f"{m.metric} ({m.pairs} pairs)" for m in self.undecided)
+        text = f"too few pairs to decide (fewer than --min-pairs {self.min_pairs}): {counted}"
+        if self.only_in_base or self.only_in_new:
+            text += (f"; {'no sample id is' if not self.in_both else f'only {self.in_both} sample id(s) are'} in both "
+                     f"runs ({len(self.only_in_base)} only in the base, {len(self.only_in_new)} only in the new run)")
+        return text + ": a regression cannot be ruled out"
+
+
+def verdict_of(pairs: int, ci_low: float | None, ci_high: float | None, higher_is_better: bool,
+               min_pairs: int = MIN_PAIRS) -> str:
+    """A change is real when its whole interval lies on one side of zero; otherwise it is within the noise. Over
+    fewer than min_pairs pairs (or without an interval) it is not comparable: the interval does not hold what it
+    says."""
+    if pairs < max(2, min_pairs) or ci_low is None or ci_high is None:
         return "not_comparable"
     if ci_low > 0:
         return "improved" if higher_is_better else "regressed"
@@ -87,9 +115,19 @@ def check_same_method(c: Comparison) -> None:
             "gate on these changes anyway")
 
 
+def check_enough_pairs(c: Comparison) -> None:
+    """`--fail-on-regression`'s refusal of a comparison with a metric over fewer pairs than c.min_pairs (no sample id
+    in common, most of all): that metric's regression can be neither found nor ruled out, so the check gives no
+    verdict. Raises TooFewPairsError (exit 9) saying why."""
+    if c.undecided:
+        raise TooFewPairsError(f"--fail-on-regression: {c.undecided_text()}; compare runs over the same samples, or "
+                               "give --min-pairs a lower number to gate on fewer pairs")
+
+
 def compare_reports(base: Report, new: Report, base_name: str = "base", new_name: str = "new",
-                    top: int = 5) -> Comparison:
-    """Pair samples by id; for each metric in both runs, the paired change, its interval and a verdict."""
+                    top: int = 5, min_pairs: int = MIN_PAIRS) -> Comparison:
+    """Pair samples by id; for each metric in both runs, the paired change, its interval and a verdict: not
+    comparable over fewer than min_pairs pairs, not evaluated when neither run scored it for lack of data."""
     b_by_id, n_by_id = {s.id: s for s in base.samples}, {s.id: s for s in new.samples}
     common = [i for i in b_by_id if i in n_by_id]
     defined = {**definitions_of(base), **definitions_of(new)}  # a metric's direction: the new run's definition
@@ -98,7 +136,10 @@ def compare_reports(base: Report, new: Report, base_name: str = "base", new_name
     warnings: list[str] = []
     only_b = [i for i in b_by_id if i not in n_by_id]
     only_n = [i for i in n_by_id if i not in b_by_id]
-    if only_b or only_n:
+    if not common:
+        warnings.append(f"no sample id in both runs ({len(only_b)} only in the base, {len(only_n)} only in the new "
+                        "run): nothing could be paired, so no change was measured (were the sample ids changed?)")
+    elif only_b or only_n:
         warnings.append(f"{len(common)} samples in both runs; {len(only_b)} only in the base, {len(only_n)} only in "
                         f"the new run (left out of the paired changes)")
     changes, largest = [], {}
@@ -116,20 +157,24 @@ def compare_reports(base: Report, new: Report, base_name: str = "base", new_name
                 became_scored.append(i)
         d = paired_difference([p[1] for p in pairs], [p[2] for p in pairs])
         hib = defined[name].higher_is_better
-        bs, ns = _mean_of(base, name), _mean_of(new, name)
+        bs, ns = _summary_of(base, name), _summary_of(new, name)
+        verdict = verdict_of(len(pairs), d["ci_low"], d["ci_high"], hib, min_pairs)
+        if not any(s is not None and (s.scored or s.errors) for s in (bs, ns)):
+            verdict = "not_evaluated"  # every sample of both runs lacked the data it needs: nothing to compare
         changes.append(MetricChange(
-            metric=name, base_mean=bs, new_mean=ns, pairs=len(pairs), diff=d["diff"], ci_low=d["ci_low"],
-            ci_high=d["ci_high"], verdict=verdict_of(len(pairs), d["ci_low"], d["ci_high"], hib), higher_is_better=hib,
+            metric=name, base_mean=bs.mean if bs else None, new_mean=ns.mean if ns else None, pairs=len(pairs),
+            diff=d["diff"], ci_low=d["ci_low"], ci_high=d["ci_high"], verdict=verdict, higher_is_better=hib,
             became_unscored=became_unscored, became_scored=became_scored, method_changed=name in moved_by_method,
         ))
         moved = sorted((p for p in pairs if p[2] != p[1]), key=lambda p: (-abs(p[2] - p[1]), p[0]))[:top]
         largest[name] = [SampleChange(id=i, base=bv, new=nv, diff=round(nv - bv, 6)) for i, bv, nv in moved]
-    return Comparison(base=base_name, new=new_name, metrics=changes, largest_changes=largest, only_in_base=only_b,
-                      only_in_new=only_n, warnings=warnings, method_differences=method)
+    return Comparison(base=base_name, new=new_name, min_pairs=min_pairs, metrics=changes, largest_changes=largest,
+                      in_both=len(common), only_in_base=only_b, only_in_new=only_n, warnings=warnings,
+                      method_differences=method)
 
 
-def _mean_of(report: Report, metric: str) -> float | None:
+def _summary_of(report: Report, metric: str) -> MetricSummary | None:
     try:
-        return report.summary_for(metric).mean
+        return report.summary_for(metric)
     except KeyError:
         return None

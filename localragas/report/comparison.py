@@ -13,10 +13,11 @@ from ..core.atomic_write import write_atomic
 from .markdown import cell
 
 _LABEL = {"improved": "improved", "regressed": "REGRESSED", "within_noise": "within noise",
-          "not_comparable": "not comparable (< 2 pairs)"}
-_STYLE = {"improved": "green", "regressed": "bold red", "within_noise": "dim", "not_comparable": "yellow"}
+          "not_comparable": "UNDECIDED (too few pairs)", "not_evaluated": "not evaluated (in either run)"}
+_STYLE = {"improved": "green", "regressed": "bold red", "within_noise": "dim", "not_comparable": "bold yellow",
+          "not_evaluated": "dim"}
 _MD = {"improved": "🟢 improved", "regressed": "🔴 regressed", "within_noise": "⚪ within noise",
-       "not_comparable": "⚠️ not comparable"}
+       "not_comparable": "⚠️ undecided (too few pairs)", "not_evaluated": "⚪ not evaluated (in either run)"}
 
 
 def _ci(lo: float | None, hi: float | None) -> str:
@@ -78,8 +79,9 @@ def print_comparison(c: Comparison, console: Console | None = None) -> None:
 
 
 def verdict_lines(c: Comparison) -> list[tuple[str, str]]:
-    """The comparison's last word, as (style, text) lines: the metrics that regressed beyond noise, and apart from
-    them those that moved beyond noise under a changed method, which are not called a change of the RAG system."""
+    """The comparison's last word, as (style, text) lines: the metrics that regressed beyond noise, apart from them
+    those that moved beyond noise under a changed method, which are not called a change of the RAG system, and those
+    over too few pairs to decide. "No metric regressed" only when every metric was decided."""
     same = [m for m in c.regressed if m not in c.method_changed_for]
     mixed = [m for m in c.metrics if m.method_changed and m.verdict in ("regressed", "improved")]
     out = []
@@ -88,7 +90,9 @@ def verdict_lines(c: Comparison) -> list[tuple[str, str]]:
     if mixed:
         out.append(("yellow", "moved beyond noise under a changed method (not a change of the RAG system alone): "
                     + ", ".join(f"{m.metric} {_LABEL[m.verdict].lower()}" for m in mixed)))
-    if not same and not mixed:
+    if c.undecided:
+        out.append(("bold yellow", f"undecided: {c.undecided_text()}"))
+    elif not same and not mixed:
         out.append(("green", "no metric regressed beyond noise"
                     + (" (under a changed method: see above)" if c.method_changed_for else "")))
     return out
@@ -107,6 +111,7 @@ def render_comparison_markdown(c: Comparison) -> str:
                      f"{_ci(m.ci_low, m.ci_high)} | {m.pairs} | {_label(m, _MD)} |")
     if c.warnings:
         lines += [""] + [f"> ⚠️ {cell(w)}" for w in c.warnings]
+    lines += [""] + [f"**{cell(text)}**" for _, text in verdict_lines(c)]
     moved = [(m.metric, s) for m in c.metrics for s in c.largest_changes.get(m.metric) or []]
     if moved:
         lines += ["", "<details><summary>largest per-sample changes</summary>", "",

@@ -30,6 +30,7 @@ svg.plot .threshold-label { fill: #b3261e; font: 600 10px system-ui, sans-serif;
 svg.plot .point.suggested { fill: #b3261e; }
 svg.plot .improved { stroke: #1d7a36; fill: #1d7a36; }
 svg.plot .regressed { stroke: #b3261e; fill: #b3261e; }
+svg.plot .not_comparable { stroke: #9a6700; fill: #9a6700; stroke-dasharray: 3 3; }
 """
 
 
