@@ -30,6 +30,7 @@ from .inventory import cache_group, metrics_cmd, models_group
 from .history import runs_group, view_cmd
 from .options import (EXIT_BAD_INPUT, EXIT_ENGINE_LOST, EXIT_INTERNAL_ERROR, EXIT_JUDGE_CHECK_FAILED,
                       EXIT_METHOD_CHANGED, EXIT_TOO_FEW_PAIRS)
+from .output import checkpoint_words
 from .reports import compare_cmd, merge_cmd, report_cmd
 
 
@@ -62,8 +63,9 @@ def _errors_to_exit(fn):
             import traceback  # noqa: PLC0415
 
             click.echo(printable(traceback.format_exc(), newlines=True), err=True, nl=False)
+            kept = checkpoint_words()  # only a checkpoint that holds finished work is named
             click.echo(f"Error: internal error {type(e).__name__}: {printable(e)} (a bug in localragas; the traceback "
-                       "is above; finished samples are kept in the resume checkpoint)", err=True)
+                       f"is above{printable('; ' + kept) if kept else ''})", err=True)
             sys.exit(EXIT_INTERNAL_ERROR)
 
     return wrapper

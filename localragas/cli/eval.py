@@ -10,7 +10,7 @@ import click
 from ..core.printable import printable
 from ..run.settings import EvalIO, flagged
 from .options import SectionedCommand, SectionedOption, ragas_names_option, setting_options
-from .output import check_outputs, gate_exit, tracked_exit, write_and_print
+from .output import check_outputs, gate_exit, note_checkpoint, tracked_exit, write_and_print
 
 
 @click.command("eval", cls=SectionedCommand)  # --help by section: Flag.section of each setting, section= of the rest
@@ -51,5 +51,6 @@ def eval_cmd(data, config_path, eval_name, ragas_names, **flags):
         run.record(report, {("json" if k == "out" else k): v for k, v in io.reports().items()})
         run.finish()  # the run is complete and its reports are written
     finally:
+        note_checkpoint(run.checkpoint)  # named by an internal error's message while it holds finished samples
         run.close()
     sys.exit(tracked_exit(report, io, eval_name) if io.mlflow else gate_exit(report))

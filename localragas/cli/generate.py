@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from .options import EXIT_NOT_EVALUATED, EXIT_PIPELINE_UNREACHABLE, model_options
+from .output import checkpoint_words, note_checkpoint
 from ..core.printable import printable
 
 
@@ -70,9 +71,13 @@ def generate_cmd(documents, out, size, top_up, language, mix, seed, judge, judge
     try:
         testset = run.run()
     except JudgeError as e:
-        click.echo(f"Error: could not generate: the judge failed ({printable(e)}); the candidates finished so far are "
-                   "kept in the resume checkpoint: the same command goes on from there", err=True)
+        kept = checkpoint_words(run.checkpoint)
+        click.echo(f"Error: could not generate: the judge failed ({printable(e)})"
+                   + (f"; {printable(kept)}" if kept else "; no candidate was kept (--no-resume, or none finished)"),
+                   err=True)
         sys.exit(EXIT_NOT_EVALUATED)
+    finally:
+        note_checkpoint(run.checkpoint)
     if run.resumed:
         click.echo(f"resumed: {run.resumed} candidate(s) taken from {printable(run.checkpoint.path)}", err=True)
     meta = testset.write(out)

@@ -10,6 +10,30 @@ from .options import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_NOT_EVALUATED
 from ..core.printable import printable
 
 
+_CHECKPOINT = "localragas.checkpoint"  # click's ctx.meta (shared by a command and its group): the run's checkpoint
+
+
+def note_checkpoint(checkpoint) -> None:
+    """Say which resume checkpoint this command's run keeps (a run/checkpoint.py Checkpoint, or None: none), so that
+    an internal error names it (checkpoint_words) and never claims one that holds nothing."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and checkpoint is not None:
+        ctx.meta[_CHECKPOINT] = Path(checkpoint.path)
+
+
+def checkpoint_words(checkpoint=None) -> str:
+    """'the … finished so far are kept in the resume checkpoint PATH: the same command goes on from there', when the
+    checkpoint given (else the one noted by note_checkpoint) is a file holding finished work; else ''."""
+    ctx = click.get_current_context(silent=True)
+    path = Path(checkpoint.path) if checkpoint is not None else ctx.meta.get(_CHECKPOINT) if ctx else None
+    try:
+        if path is None or not path.is_file() or not path.stat().st_size:
+            return ""
+    except OSError:
+        return ""
+    return f"what was finished is kept in the resume checkpoint {path}: the same command goes on from there"
+
+
 def gate_exit(report) -> int:
     """4 when a metric could not be evaluated (even if another failed), else 1 when the gate failed, else 0."""
     if not report.gate.evaluated:

@@ -16,14 +16,22 @@ KNOWN_FIELDS: frozenset[str] = frozenset(n for c, a in FIELD_ALIASES.items() for
 ID_FIELDS: frozenset[str] = frozenset(("retrieved_context_ids", "reference_context_ids"))
 
 
-def _check_text(value: str, path: str, line: int | None, field: str) -> None:
-    """Refuse a lone surrogate (JSON allows the escape "\\ud800"): it cannot be written as UTF-8 to any report."""
+def unicode_problem(value: str) -> str | None:
+    """Why a text cannot be written as UTF-8 to any file (a lone surrogate: JSON allows the escape "\\ud800", and a
+    Python str may hold one), or None."""
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as e:
-        message = (f"invalid Unicode: lone surrogate \\u{ord(value[e.start]):04x} at character {e.start}; "
-                   "text must be valid UTF-8")
-        raise DatasetError(path, line, field, message) from None
+        return (f"invalid Unicode: lone surrogate \\u{ord(value[e.start]):04x} at character {e.start}; "
+                "text must be valid UTF-8")
+    return None
+
+
+def _check_text(value: str, path: str, line: int | None, field: str) -> None:
+    """Refuse a text no report could hold (unicode_problem)."""
+    problem = unicode_problem(value)
+    if problem:
+        raise DatasetError(path, line, field, problem)
 
 
 def _get(d: Mapping[str, Any], canonical: str, path: str, line: int | None,

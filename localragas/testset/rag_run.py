@@ -28,8 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data.dataset import read_records
-from ..data.sample_record import RAG_ERROR_FIELD as ERROR_FIELD
-from ..data.sample_record import content_id
+from ..data.sample_record import RAG_ERROR_FIELD as ERROR_FIELD, content_id, unicode_problem
 from ..core.errors import ConfigError, DatasetError
 from ..core.inputs import DEFAULT_MAX_INPUT_BYTES
 from .frameworks import framework_pipeline
@@ -97,7 +96,15 @@ class RagRun:
     def write(self, out: str | Path) -> None:
         from ..core.atomic_write import write_atomic  # noqa: PLC0415
 
-        write_atomic(out, (json.dumps(r, ensure_ascii=False) + "\n" for r in self.rows))
+        write_atomic(out, (_line(r) for r in self.rows))
+
+
+def _line(row: dict[str, Any]) -> str:
+    """A row as a JSON line: its text as it is, or, for a row of the test set holding a lone surrogate (JSON's
+    "\\ud800", which no UTF-8 file can hold as a character), escaped as the test set gave it: the file is always
+    written, and `eval` names such a row."""
+    text = json.dumps(row, ensure_ascii=False)
+    return (text if unicode_problem(text) is None else json.dumps(row)) + "\n"
 
 
 def read_questions(spec: RagRunSpec) -> list[tuple[str, str, dict[str, Any]]]:
@@ -160,9 +167,16 @@ def run_rag(spec: RagRunSpec) -> RagRun:
             out[i] = _filled(record, row_id, ask(pipeline, question, row_id, spec).fields())
             unreachable.count(None)
         except RowFailure as e:
-            failed[i] = (row_id, str(e))
-            out[i] = _filled(record, row_id, {"answer": "", "contexts": [], ERROR_FIELD: str(e)})
-            unreachable.count(e)
+            fail(i, e)
+        except Exception as e:  # noqa: BLE001 - whatever one reply does (a str subclass that raises, a reply that
+            # exhausts memory), it is that row's failure: the other rows are asked and written all the same
+            fail(i, RowFailure(f"could not handle the pipeline's reply: {type(e).__name__}: {e}", retry=False))
+
+    def fail(i: int, e: RowFailure) -> None:
+        row_id, _, record = rows[i]
+        failed[i] = (row_id, str(e))
+        out[i] = _filled(record, row_id, {"answer": "", "contexts": [], ERROR_FIELD: str(e)})
+        unreachable.count(e)
 
     try:
         with progress_for(len(rows), spec.progress, unit="rows", verb="asking") as bar, \

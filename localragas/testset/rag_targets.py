@@ -28,6 +28,7 @@ from typing import Any
 
 from ..core.errors import ConfigError
 from ..core.number_text import seconds_text
+from ..data.sample_record import unicode_problem
 from .frameworks import framework_pipeline
 
 MAX_REPLY_BYTES = 64 << 20  # an HTTP reply longer than this is malformed
@@ -72,7 +73,27 @@ def parse_reply(value: Any) -> RagReply:
     if ids is not None and (not isinstance(ids, list) or
                             not all(isinstance(i, (str, int)) and not isinstance(i, bool) for i in ids)):
         raise RowFailure("malformed reply: 'retrieved_context_ids' must be a list of strings", retry=False)
-    return RagReply(answer, list(contexts), None if ids is None else [str(i) for i in ids])
+    return RagReply(_text(answer, "'answer'"), [_text(c, "a context") for c in contexts],
+                    None if ids is None else [_text(str(i), "a retrieved context id") for i in ids])
+
+
+def reply_json(raw: bytes) -> Any:
+    """An HTTP reply's body as JSON; RowFailure ("malformed reply: …", not retried) when it is not UTF-8 JSON, or is
+    nested too deep for Python's parser (200,000 brackets): that row's failure, never the run's."""
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise RowFailure(f"malformed reply: JSON nested too deep to read ({raw[:40]!r}…)", retry=False) from None
+    except (UnicodeDecodeError, ValueError):
+        raise RowFailure(f"malformed reply: not JSON ({raw[:80]!r})", retry=False) from None
+
+
+def _text(value: str, what: str) -> str:
+    """A string of the reply, refused (RowFailure) when no file could hold it (a lone surrogate)."""
+    problem = unicode_problem(value)
+    if problem:
+        raise RowFailure(f"malformed reply: {what}: {problem}", retry=False)
+    return value
 
 
 def check_target(target: str) -> tuple[str, str]:
@@ -185,10 +206,7 @@ class HttpTarget:
             raise timed_out
         if len(raw) > MAX_REPLY_BYTES:
             raise RowFailure(f"malformed reply: longer than {MAX_REPLY_BYTES} bytes", retry=False)
-        try:
-            return json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            raise RowFailure(f"malformed reply: not JSON ({raw[:80]!r})", retry=False) from None
+        return reply_json(raw)
 
 
 class _Connections:

@@ -389,3 +389,27 @@ def test_a_multi_item_whose_facts_come_in_the_other_order_is_kept_with_the_chunk
     for r in ts.rows:
         assert r["meta"]["fact_chunks"] == list(reversed(r["meta"]["chunk_ids"]))
         assert min(r["meta"]["fact_support"]) >= 0.7
+
+
+def test_a_judge_error_claims_a_resume_checkpoint_only_when_one_holds_candidates(tmp_path, monkeypatch):
+    import localragas.judges.fake as fake
+    replies = fake.heuristic_reply
+    calls = []
+
+    def failing_later(prompt, output):  # the judge fails from its 40th call on: some candidates were finished
+        calls.append(1)
+        return JudgeError("no reply") if len(calls) >= 40 else replies(prompt, output)
+
+    monkeypatch.setattr(fake, "heuristic_reply", failing_later)
+    args = ["generate", EXAMPLE_DOCS, "--out", tmp_path / "t.jsonl", "--judge", "fake", "--embedder", "fake",
+            "--no-progress", "--no-cache"]
+    r = cli(*args)
+    assert r.exit_code == 4, r.output
+    kept = list((tmp_path / "state" / "runs").glob("generate-*.jsonl"))
+    assert len(kept) == 1 and kept[0].stat().st_size
+    assert (f"what was finished is kept in the resume checkpoint {kept[0]}: the same command goes on from there"
+            in " ".join(r.output.split()))
+    calls.clear()
+    r = cli(*args, "--no-resume")
+    assert r.exit_code == 4 and "kept in the resume checkpoint" not in r.output, r.output
+    assert "no candidate was kept (--no-resume, or none finished)" in r.output
