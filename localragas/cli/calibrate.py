@@ -70,13 +70,14 @@ def calibrate_cmd(files, metric, out, md, html, fit_path, family, config_path, *
     from ..metrics import get_metrics  # noqa: PLC0415
     from ..report.calibration import print_calibration, write_calibration  # noqa: PLC0415
     from ..judges.calibrated import run_options  # noqa: PLC0415
+    from ..run.files_read import files_read  # noqa: PLC0415
 
     file = load_settings(config_path)
     register_custom_metrics(file)  # its [custom_metrics], for --metric NAME and the labels' metrics
     given = from_flags(flags)
     # the file's settings calibrate takes (not its [columns]: eval's data's columns), under the flags
     settings = RunSettings(**{k: getattr(file, k) for k in FROM_FILE}).over(given, "flags")
-    check_outputs([*files, file.config, settings.cache_folder()], out=out, md=md, html=html, fit=fit_path)
+    check_outputs([*files, file.config, *files_read(settings)], out=out, md=md, html=html, fit=fit_path)
     if family is not None:
         _fit_family(family, files, settings, fit_path=fit_path, out=out, md=md, html=html, metric=metric)
         sys.exit(0)

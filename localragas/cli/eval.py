@@ -34,9 +34,10 @@ def eval_cmd(data, config_path, eval_name, ragas_names, **flags):
       localragas eval --eval nightly
     """
     from ..run.evaluation import Evaluation, eval_from_flags  # noqa: PLC0415
+    from ..run.files_read import files_read  # noqa: PLC0415
 
     spec, io = eval_from_flags(data, config=config_path, eval=eval_name, **flags)
-    check_outputs([spec.data, spec.config, spec.cache_folder()], **io.reports())
+    check_outputs([spec.data, *files_read(spec)], **io.reports())  # every file the run reads is an input
     if io.mlflow:  # a missing package stops the run before any judging
         from ..integrations.mlflow import import_mlflow  # noqa: PLC0415
 

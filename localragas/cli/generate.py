@@ -9,14 +9,8 @@ from pathlib import Path
 import click
 
 from .options import EXIT_NOT_EVALUATED, EXIT_PIPELINE_UNREACHABLE, model_options
-from .output import checkpoint_words, note_checkpoint
+from .output import check_outputs, checkpoint_words, note_checkpoint
 from ..core.printable import printable
-
-
-def _check_outputs(inputs, **outputs) -> None:
-    from ..report.destinations import check_outputs  # noqa: PLC0415
-
-    check_outputs(outputs, [Path(p) for p in inputs if p])
 
 
 @click.command("generate")
@@ -55,7 +49,7 @@ def generate_cmd(documents, out, size, top_up, language, mix, seed, judge, judge
     """
     from ..run.config import load_settings  # noqa: PLC0415
     from ..core.errors import JudgeError  # noqa: PLC0415
-    from ..run.evaluation import cache_folder  # noqa: PLC0415
+    from ..run.files_read import files_read  # noqa: PLC0415
     from ..testset.generation import GenerateSpec, Generation, summary_lines, summary_path  # noqa: PLC0415
     from ..core.key_values import parse_options  # noqa: PLC0415
 
@@ -65,8 +59,9 @@ def generate_cmd(documents, out, size, top_up, language, mix, seed, judge, judge
                         judge_options=parse_options(judge_option, "--judge-option", settings.judge_options),
                         embedder=embedder or settings.embedder, cache=not no_cache, cache_dir=cache_dir,
                         resume=resume, progress=progress)
-    _check_outputs([*documents, settings.config, cache_folder(not no_cache, cache_dir)],
-                   **{"--out": out, "--out (its .meta.json)": summary_path(out)})
+    read = settings.model_copy(update={"judge": spec.judge, "judge_options": spec.judge_options,
+                                       "embedder": spec.embedder, "cache": spec.cache, "cache_dir": spec.cache_dir})
+    check_outputs([*documents, *files_read(read)], **{"out": out, "out (its .meta.json)": summary_path(out)})
     run = Generation(spec)
     try:
         testset = run.run()
@@ -122,7 +117,7 @@ def run_rag_cmd(data, target, url, out, concurrency, timeout, retries, max_conne
 
     spec = RagRunSpec(data, target=target, url=url, concurrency=concurrency, timeout=timeout, retries=retries,
                       progress=progress, max_connection_failures=max_connection_failures)
-    _check_outputs([data], **{"--out": out})
+    check_outputs([data, *spec.files_read()], out=out)
     run = run_rag(spec)
     run.write(out)
     answered = len(run.rows) - len(run.failed)

@@ -13,6 +13,7 @@ from ..core import paths
 from ..core.errors import ConfigError, HistoryError
 from ..core.number_text import interval_text, score_text, threshold_text
 from ..core.printable import printable
+from .output import check_outputs
 
 _FILTERS = (
     click.option("--dataset", "-d", metavar="PATH|SHA256", help="Only runs of this data file (its path, a part of "
@@ -184,6 +185,9 @@ def view_cmd(dataset, tag, name, limit, pair, out, serve, port):
     from ..report.dashboard import render_dashboard  # noqa: PLC0415
     from ..report.dashboard_server import serve as serve_page, server_url  # noqa: PLC0415
 
+    where = out or paths.state_dir() / "view.html"
+    if not serve:
+        check_outputs([], out=where)  # never over the history it reads (nor any other state), a folder, unwritable
     with _history() as history:
         try:
             page = render_dashboard(history, dataset=dataset, tag=tag, name=name, limit=limit, pair=pair)
@@ -202,7 +206,6 @@ def view_cmd(dataset, tag, name, limit, pair, out, serve, port):
         return
     from ..core.atomic_write import write_atomic  # noqa: PLC0415
 
-    where = out or paths.state_dir() / "view.html"
     where.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(where, [page])
     click.echo(f"wrote {printable(where)}")

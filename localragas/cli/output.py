@@ -61,10 +61,16 @@ def tracked_exit(report, io, eval_name: str | None = None) -> int:
 
 
 def check_outputs(inputs, **outputs) -> None:
-    """Refuse bad output paths before any judging (an input, a folder, one file for two outputs, unwritable)."""
+    """Refuse bad output paths before any judging (an input, a folder, one file for two outputs, unwritable).
+
+    inputs: what the command reads, each a path or (path, what it is), None left out; localragas's own state (the
+    run history, the checkpoints, the judge cache: core/paths.py state_inputs) is added: every command may read it.
+    outputs: by flag name without its dashes ("out" for --out; any text: "out (its .meta.json)")."""
+    from ..core.paths import state_inputs  # noqa: PLC0415
     from ..report.destinations import check_outputs as check  # noqa: PLC0415
 
-    check({f"--{k}": v for k, v in outputs.items()}, [Path(p) for p in inputs if p])
+    read = [i for i in inputs if (i[0] if isinstance(i, tuple) else i)]
+    check({f"--{k}": v for k, v in outputs.items()}, [*read, *state_inputs()])
 
 
 def write_and_print(report, ragas_names: bool = False, **paths) -> None:

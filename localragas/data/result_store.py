@@ -29,7 +29,7 @@ SPILL_AFTER = 20_000
 
 def temp_folder() -> Path:
     """Where stores put their files: tmp/ in the state folder."""
-    return paths.state_dir() / "tmp"
+    return paths.temp_dir()
 
 
 class SampleStore(SampleSequence):

@@ -20,7 +20,7 @@ from typing import Callable
 
 from ..core.errors import ConfigError, ModelIntegrityError, ModelNotFoundError
 from ..core.number_text import megabytes_text
-from ..core.paths import state_dir
+from ..core.paths import file_hashes
 
 MODELS_DIR_ENV = "LOCALRAGAS_MODELS_DIR"
 
@@ -208,7 +208,7 @@ def sha256_of(p: Path, chunk: int = 1 << 22) -> str:
 
 
 def _hash_cache_path() -> Path:
-    return state_dir() / "file-hashes.json"
+    return file_hashes()
 
 
 _SEEN: dict[tuple[str, int, int], str] = {}  # this process's hashes: no second hash when the store is unwritable

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..core.errors import OutputError
@@ -49,24 +50,26 @@ def _unwritable(real: Path) -> str | None:
     return None
 
 
-def check_outputs(outputs: dict[str, Path | None], inputs: list[Path]) -> None:
+def check_outputs(outputs: dict[str, Path | None], inputs: Iterable[Path | tuple[Path, str | None]]) -> None:
     """Refuse (OutputError, exit 2) an output that is a folder, an input (compared through symlinks and hard links, or
     a path inside an input folder), the same file as another output, or not writable.
 
-    outputs: flag ('--out', '--html'…) -> path or None; inputs: the files or folders the command reads."""
+    outputs: flag ('--out', '--html'…) -> path or None; inputs: the files or folders the command reads, each a path
+    or (path, what it is: "the run history"), which the refusal names."""
+    sources = [(Path(i), None) if not isinstance(i, tuple) else (Path(i[0]), i[1]) for i in inputs]
     seen: dict[Path, str] = {}
     for flag, path in outputs.items():
         if path is None:
             continue
         path = Path(path)
         real = _real(path)
-        for source in inputs:
-            src = _real(Path(source))
+        for source, role in sources:
+            src = _real(source)
             if real == src or _same_file(real, src) or _inside(real, src):
                 via = " (through a symlink)" if str(real) != os.path.abspath(path) else ""
                 what = "is the input" if real == src or _same_file(real, src) else "is inside the input folder"
-                raise OutputError(f"{flag} {path} {what} {source}{via}: writing there would destroy it; "
-                                  "choose another output path")
+                raise OutputError(f"{flag} {path} {what} {source}{f' ({role})' if role else ''}{via}: writing there "
+                                  "would destroy it; choose another output path")
         twin = next((k for k in seen if k == real or _same_file(k, real)), None)
         if twin is not None:
             raise OutputError(f"{flag} {path} is the same file as {seen[twin]}: each output needs its own path")

@@ -299,7 +299,7 @@ class History:
         """Delete the history file (and its WAL files): the paths removed."""
         self.close()
         gone = []
-        for p in (self.path, *(self.path.with_name(self.path.name + s) for s in ("-wal", "-shm"))):
+        for p in paths.with_sidecars(self.path):
             if p.exists():
                 p.unlink()
                 gone.append(p)

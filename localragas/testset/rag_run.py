@@ -70,6 +70,11 @@ class RagRunSpec:
             raise ConfigError("--max-connection-failures must be a whole number >= 0, "
                               f"not {self.max_connection_failures!r}")
 
+    def files_read(self) -> list[tuple[Path, str]]:
+        """What the run reads besides the test set (for the output guard): a --target given as a file's path."""
+        where = self.target.rpartition(":")[0] if isinstance(self.target, str) else ""
+        return [(Path(where), "the --target pipeline's file")] if where.endswith(".py") else []
+
     def pipeline(self):
         """The pipeline to ask: an HTTP endpoint; a function named 'module:function' or 'file.py:function' (or given
         as one a worker can import by that name), run in worker processes so that a call past the timeout is

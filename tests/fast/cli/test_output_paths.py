@@ -54,7 +54,7 @@ def test_the_config_file_is_an_input_too(data, tmp_path, monkeypatch, no_judging
     monkeypatch.chdir(tmp_path)
     Path("localragas.toml").write_text('judge = "fake"\n')
     r = cli("eval", data, "--no-progress", "--md", "localragas.toml")
-    assert r.exit_code == 2 and "localragas.toml: writing there would destroy it" in r.output, r.output
+    assert r.exit_code == 2 and "localragas.toml (the settings file): writing there would destroy it" in r.output, r.output
 
 
 def test_two_outputs_on_one_path_are_refused(data, tmp_path, no_judging):
