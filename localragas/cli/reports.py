@@ -48,10 +48,12 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
     from ..report.json_stream import stream_json  # noqa: PLC0415
     from ..run.runner import regate  # noqa: PLC0415
 
-    check_outputs([report_path], out=out, csv=csv_path, html=html, md=md, junit=junit)
+    files = label_files(labels)
+    check_outputs([report_path, *((f, "a --labels file") for f in files), (data_path, "the --data file")], out=out,
+                  csv=csv_path, html=html, md=md, junit=junit)
     overrides = parse_thresholds(threshold)
     stored = stream_json(report_path, report_limit(max_input_bytes))  # a large one's samples on disk
-    if files := label_files(labels):
+    if files:
         from ..quality.spot_checks import read_label_files, spot_checks  # noqa: PLC0415
 
         block = spot_checks(stored, read_label_files(files), files=files, data_path=data_path)

@@ -1,8 +1,8 @@
 """The files and folders a run reads beside its data, each with what it is: the output guard's inputs
 (report/destinations.py check_outputs), so that no report, CSV, comparison or fitted map is written over one. The
-settings file, the judge cache folder, the --prompt files, the calibration file (--judge-option calibration=FILE), the
-judge's and the embedder's model files; localragas's own state (the run history, the checkpoints: core/paths.py
-state_inputs) every command adds (cli/output.py)."""
+settings file, the judge cache folder, the --prompt files, the --labels files, the calibration file (--judge-option
+calibration=FILE), the judge's and the embedder's model files; localragas's own state (the run history, the
+checkpoints: core/paths.py state_inputs) every command adds (cli/output.py)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,6 +22,8 @@ def files_read(settings: RunSettings) -> list[tuple[Path, str]]:
         found.append((cache, "the judge cache folder"))
     for family, path in settings.prompts.items():
         found.append((Path(path).expanduser(), f"the --prompt file of {family}"))
+    for labels in settings.labels:
+        found.append((Path(labels), "a --labels file"))
     calibration = settings.judge_options.get(OPTION)
     if isinstance(calibration, (str, Path)) and str(calibration).strip().lower() != OFF:
         found.append((Path(calibration).expanduser(), f"the calibration file of --judge-option {OPTION}"))

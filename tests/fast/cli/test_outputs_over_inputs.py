@@ -111,6 +111,18 @@ def test_eval_refuses_to_write_over_the_judge_model_or_inside_the_embedder_folde
         " ".join(r.output.split()), r.output
 
 
+def test_eval_and_report_refuse_to_write_over_a_labels_file(data, tmp_path, no_judging):
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text('{"reviewer": "ana"}\n')
+    r = cli("eval", data, *FAST, "--labels", labels, "--out", labels)
+    refused(r, "--out", labels, "a --labels file")
+    stored = tmp_path / "r.json"
+    write_json(make_report({"a": {"faithfulness": 0.5}}), stored)
+    r = cli("report", stored, "--labels", labels, "--md", labels)
+    refused(r, "--md", labels, "a --labels file")
+    kept(labels, b'{"reviewer": "ana"}\n')
+
+
 def test_calibrate_refuses_the_calibration_and_prompt_files_and_the_history(tmp_path, state):
     labelled = ROOT / "examples" / "calibrate_labelled.jsonl"
     calibration = Path(shutil.copy(SHIPPED, tmp_path / "mine.calibration.json"))
