@@ -49,6 +49,15 @@ def kept(path: Path, before: bytes) -> None:
     assert path.read_bytes() == before
 
 
+def calibration_refused(tmp_path: Path, *command: object, flag: str) -> None:
+    """`localragas COMMAND --judge-option calibration=FILE FLAG FILE` is refused and FILE kept."""
+    calibration = Path(shutil.copy(SHIPPED, tmp_path / "mine.calibration.json"))
+    before = calibration.read_bytes()
+    r = cli(*command, *FAST, "--judge-option", f"calibration={calibration}", flag, calibration)
+    refused(r, flag, calibration, "the calibration file of --judge-option calibration")
+    kept(calibration, before)
+
+
 @pytest.mark.parametrize("name, flag", [("history.sqlite", "--out"), ("history.sqlite-wal", "--html"),
                                         ("history.sqlite-shm", "--csv"), ("file-hashes.json", "--md")])
 def test_eval_refuses_to_write_over_the_run_history_and_its_side_files(data, state, name, flag, no_judging):
@@ -91,11 +100,7 @@ def test_eval_refuses_a_prompt_file_named_in_the_settings_file(data, tmp_path, m
 
 
 def test_eval_refuses_to_write_over_the_calibration_file(data, tmp_path, no_judging):
-    calibration = shutil.copy(SHIPPED, tmp_path / "mine.calibration.json")
-    before = Path(calibration).read_bytes()
-    r = cli("eval", data, *FAST, "--judge-option", f"calibration={calibration}", "--csv", calibration)
-    refused(r, "--csv", Path(calibration), "the calibration file of --judge-option calibration")
-    kept(Path(calibration), before)
+    calibration_refused(tmp_path, "eval", data, flag="--csv")
 
 
 def test_eval_refuses_to_write_over_the_judge_model_or_inside_the_embedder_folder(data, tmp_path, no_judging):
@@ -125,11 +130,7 @@ def test_eval_and_report_refuse_to_write_over_a_labels_file(data, tmp_path, no_j
 
 def test_calibrate_refuses_the_calibration_and_prompt_files_and_the_history(tmp_path, state):
     labelled = ROOT / "examples" / "calibrate_labelled.jsonl"
-    calibration = Path(shutil.copy(SHIPPED, tmp_path / "mine.calibration.json"))
-    before = calibration.read_bytes()
-    r = cli("calibrate", labelled, *FAST, "--judge-option", f"calibration={calibration}", "--fit", calibration)
-    refused(r, "--fit", calibration, "the calibration file of --judge-option calibration")
-    kept(calibration, before)
+    calibration_refused(tmp_path, "calibrate", labelled, flag="--fit")
     prompt = tmp_path / "p.txt"
     prompt.write_text("Supported?\n")
     r = cli("calibrate", labelled, *FAST, "--prompt", f"verify_statement={prompt}", "--out", prompt)
@@ -141,11 +142,7 @@ def test_calibrate_refuses_the_calibration_and_prompt_files_and_the_history(tmp_
 
 def test_generate_refuses_the_calibration_file_and_the_history(tmp_path, state):
     docs = ROOT / "examples" / "docs"
-    calibration = Path(shutil.copy(SHIPPED, tmp_path / "c.json"))
-    before = calibration.read_bytes()
-    r = cli("generate", docs, *FAST, "--judge-option", f"calibration={calibration}", "--out", calibration)
-    refused(r, "--out", calibration, "the calibration file of --judge-option calibration")
-    kept(calibration, before)
+    calibration_refused(tmp_path, "generate", docs, flag="--out")
     r = cli("generate", docs, *FAST, "--out", state / "history.sqlite")
     refused(r, "--out", state / "history.sqlite", "the run history")
 
