@@ -35,7 +35,7 @@ def test_the_sections_come_in_order_with_the_common_options_first():
     assert got["Common"] == ["--metrics", "--judge", "--embedder", "--limit", "--out"]
     assert got["Outputs"] == ["--no-sample-text", "--csv", "--html", "--md", "--junit", "--mlflow", "--mlflow-experiment",
                               "--mlflow-run-name", "--ragas-names"]
-    assert got["Gate"] == ["--threshold", "--no-gate", "--max-error-rate", "--gate-on"]
+    assert got["Gate"] == ["--threshold", "--no-gate", "--max-error-rate", "--gate-on", "--labels"]
     assert got["Other"] == ["--help"]
 
 
