@@ -10,6 +10,7 @@ import pytest
 
 import localragas.run.config
 import localragas.judges.cache
+import localragas.quality.calibration  # bound before any test patches read_labelled (it imports the name)
 import localragas.quality.labelled
 import localragas.metrics
 import localragas.judges.catalogue
