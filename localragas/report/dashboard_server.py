@@ -83,8 +83,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     server: DashboardServer
 
     def setup(self) -> None:
-        self.timeout = self.server.idle_timeout  # StreamRequestHandler.setup sets it on the socket
         super().setup()
+        self.connection.settimeout(self.server.idle_timeout)  # a read waits this long: an idle connection closes
 
     def _answer(self, body: bool) -> None:
         host = (self.headers.get("Host") or "").strip().lower()

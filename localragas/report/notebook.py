@@ -185,8 +185,8 @@ def plot(report: "Report", metrics: list[str] | None = None) -> Any:
                        label=f"threshold {threshold_text(thresholds[name])}{gate}")
         s = next((x for x in report.summary if x.metric == name), None)
         if s is not None and s.mean is not None:
+            lo, hi = (s.ci_low, s.ci_high) if s.ci_low is not None and s.ci_high is not None else (s.mean, s.mean)
             ci = s.ci_low is not None and s.ci_high is not None
-            lo, hi = (s.ci_low, s.ci_high) if ci else (s.mean, s.mean)
             ax.errorbar([s.mean], [0], xerr=[[s.mean - lo], [hi - s.mean]], fmt="o", color="black", capsize=3,
                         label=f"mean {score_text(s.mean)}" + (f", 95% CI {interval_text(lo, hi)}" if ci else ""),
                         clip_on=False, zorder=3)
