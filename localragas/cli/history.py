@@ -170,7 +170,8 @@ def runs_rm(run):
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the page here (default: view.html in the state folder, .localragas/).")
 @click.option("--serve", is_flag=True, help="Show the page on http://127.0.0.1 (a free port, or --port) until "
-              "Ctrl-C, instead of writing it.")
+              "Ctrl-C, instead of writing it; each reload shows the history as it is then. It answers only "
+              "requests addressed to 127.0.0.1 or localhost at its port.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="The port for --serve (default: a free one).")
 def view_cmd(dataset, tag, name, limit, pair, out, serve, port):
     """Write the run history as one offline HTML page: each metric's mean and interval over time per dataset with
@@ -188,14 +189,19 @@ def view_cmd(dataset, tag, name, limit, pair, out, serve, port):
     where = out or paths.state_dir() / "view.html"
     if not serve:
         check_outputs([], out=where)  # never over the history it reads (nor any other state), a folder, unwritable
-    with _history() as history:
-        try:
-            page = render_dashboard(history, dataset=dataset, tag=tag, name=name, limit=limit, pair=pair)
-        finally:  # said even when view --compare names a run left out
-            _warn_damaged(history)
+
+    def page(warn: bool = False) -> str:  # the history as it is now: --serve renders it again at each request
+        with _history() as history:
+            try:
+                return render_dashboard(history, dataset=dataset, tag=tag, name=name, limit=limit, pair=pair)
+            finally:  # said even when view --compare names a run left out (a served page shows them)
+                if warn:
+                    _warn_damaged(history)
+
+    shown = page(warn=True)  # a history that cannot be read, a --compare of runs not shown: exit 2 before serving
     if serve:
         server = serve_page(page, port)
-        click.echo(f"serving the run history on {server_url(server)} (Ctrl-C stops)")
+        click.echo(f"serving the run history on {server_url(server)} (Ctrl-C stops; a reload shows new runs)")
         try:
             while True:
                 time.sleep(3600)
@@ -203,9 +209,10 @@ def view_cmd(dataset, tag, name, limit, pair, out, serve, port):
             pass
         finally:
             server.shutdown()
+            server.server_close()
         return
     from ..core.atomic_write import write_atomic  # noqa: PLC0415
 
     where.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(where, [page])
+    write_atomic(where, [shown])
     click.echo(f"wrote {printable(where)}")

@@ -134,7 +134,8 @@ class TrackingError(LocalragasError):
 
 class HistoryError(LocalragasError):
     """The run history (.localragas/history.sqlite) cannot be read or written: its message names the file and how to
-    reset it. A run never fails for it (it warns and goes on); `localragas runs` and `view` exit 2."""
+    reset it, or, when another process holds it, says so (wait, or close it: never a reset). A run never fails for
+    it (it warns and goes on); `localragas runs` and `view` exit 2."""
 
 
 class DamagedRunError(HistoryError):

@@ -9,14 +9,14 @@ from ..core.number_text import count_text, score_text, threshold_text
 from ..quality.calibration_results import (Calibration, CalibrationRun, calibration_source, figure_text,
                                            measure_label, rows_text, suggested_text, unscored_text)
 from ..quality.curves import reliability_bins, roc_points
-from .plot_page import Section, render_page
+from .plot_page import HALF_WIDTH, Section, render_page
 from .svg import Plot, histogram
 
 _UNIT = [0.0, 0.25, 0.5, 0.75, 1.0]
 
 
 def _square() -> Plot:
-    return Plot(320, 300, margins=(46, 14, 22, 40))
+    return Plot(HALF_WIDTH, 460, margins=(60, 18, 26, 48))
 
 
 def roc_svg(c: Calibration, labels: list[float], scores: list[float]) -> str:
@@ -55,7 +55,7 @@ def reliability_svg(c: Calibration, labels: list[float], scores: list[float]) ->
 
 def label_histogram_svg(c: Calibration, scores: list[float], label: str) -> str:
     """The scores of the rows with one human label, the suggested and the gate threshold drawn."""
-    plot = Plot(320, 162, margins=(46, 14, 34, 34))
+    plot = Plot(HALF_WIDTH, 230, margins=(60, 18, 40, 44))
     counts = histogram(plot, scores, 10, noun="row")
     top = max(counts) or 1
     plot.axes(_UNIT, [0, top], f"{c.metric} score, rows labelled {label}", "rows", fmt=lambda v: f"{v:g}")
@@ -99,5 +99,5 @@ def _section(c: Calibration) -> Section:
 
 def render_calibration_html(run: CalibrationRun) -> str:
     judge = (run.meta.get("judge") or {}).get("name", "?")
-    head = Section(notes=[f"judge {judge}, calibration: {calibration_source(run.meta)}"])
-    return render_page("localragas calibrate", [head, *(_section(c) for c in run.results)])
+    return render_page("localragas calibrate", [_section(c) for c in run.results],
+                       facts=[f"judge {judge}", f"calibration: {calibration_source(run.meta)}"])

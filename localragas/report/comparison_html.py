@@ -6,11 +6,11 @@ from __future__ import annotations
 from ..core.number_text import percent_text, score_text
 from ..quality.compare import Comparison, MetricChange
 from .comparison import _LABEL, _ci, _label, method_lines, verdict_lines
-from .plot_page import Section, render_page
+from .plot_page import FULL_WIDTH, Section, render_page
 from .svg import Plot, ticks
 
-_ROW, _LEFT = 30, 150  # a metric's row height; the margin for its name
-_CHAR = 6  # about the width of a character of the numbers' text (10px), for the right margin that holds them
+_ROW, _LEFT = 34, 170  # a metric's row height; the margin for its name
+_CHAR = 7.5  # about the width of a character of the numbers' text (12px), for the right margin that holds them
 
 
 def _reach(c: Comparison) -> float:
@@ -33,9 +33,9 @@ def differences_svg(c: Comparison) -> str:
     reach = _reach(c)
     n = max(1, len(c.metrics))
     texts = [_numbers(m) for m in c.metrics]
-    right = 16 + _CHAR * max([20, *(len(t) for t in texts)])
-    plot = Plot(_LEFT + 360 + right, 30 + _ROW * n + 40, x_range=(-reach, reach), y_range=(0, n),
-                margins=(_LEFT, right, 30, 40))
+    right = int(16 + _CHAR * max([20, *(len(t) for t in texts)]))
+    plot = Plot(max(FULL_WIDTH, _LEFT + 360 + right), 30 + _ROW * n + 44, x_range=(-reach, reach), y_range=(0, n),
+                margins=(_LEFT, right, 30, 44))
     marks = ticks(-reach, reach, 5)
     for v in marks:
         plot.vline(v, cls="grid")

@@ -1,11 +1,11 @@
 """`localragas view`: the run history (run/history.py) as one self-contained HTML page, offline like the report
 (report/html_report.py: inline CSS allowed by its hash in a Content-Security-Policy, no script, no request; its head
-templates/head.html): each metric's mean and interval over time per dataset with the gate thresholds
-(dashboard_svg.py), the table of runs, two runs side by side (paired differences with intervals from their stored
-per-sample scores, quality/compare.py, drawn as `compare --html` draws them, comparison_html.py; the samples that
-moved most, each with the one-line evidence behind its score in each run's stored JSON report,
-report/evidence.py `brief`) and each run against the one before it on its dataset. `localragas view --serve` shows it
-on 127.0.0.1 (dashboard_server.py).
+templates/head.html): each metric's mean and interval over time per dataset content (dataset_key: the same samples
+wherever they were read) with the gate thresholds (dashboard_svg.py), the table of runs, two runs side by side
+(paired differences with intervals from their stored per-sample scores, quality/compare.py, drawn as `compare --html`
+draws them, comparison_html.py; the samples that moved most, each with the one-line evidence behind its score in each
+run's stored JSON report, report/evidence.py `brief`) and each run against the one before it on its dataset (never
+another dataset's run). `localragas view --serve` shows it on 127.0.0.1 (dashboard_server.py), made anew at each request.
 """
 from __future__ import annotations
 
@@ -32,9 +32,22 @@ PREVIOUS = 20  # the newest runs shown against the run before them on their data
 
 
 def dataset_key(run: RunRecord) -> str:
-    """What a run's trend is drawn with: its data file, or for evaluate() on samples in hand, their ids (the same
-    questions answered anew are one trend)."""
-    return run.dataset or f"evaluate() samples {(run.ids_sha256 or '?')[:12]}"
+    """The series a run belongs to: its dataset's content, the digest of its sample ids (each given, or made from its
+    question, data/sample_record.py content_id), so the same test set at two paths, through evaluate(), or answered
+    anew by another version of the RAG system is one series; a set with samples added or removed starts another.
+    (A record without it: its data's sha256, else its path.)"""
+    return run.ids_sha256 or run.dataset_sha256 or run.dataset or "?"
+
+
+def _source(run: RunRecord) -> str:
+    return run.dataset or "evaluate()"
+
+
+def series_label(group: Sequence[RunRecord]) -> str:
+    """A series' heading: where its runs read the samples (each path as given, evaluate()), how many, its digest."""
+    newest = group[-1]
+    where = ", ".join(dict.fromkeys(_source(r) for r in reversed(group)))
+    return f"{where} · {newest.rows} samples · content {dataset_key(newest)[:12]}"
 
 
 def _compare(history: History, base: RunRecord, new: RunRecord) -> Comparison:
@@ -110,9 +123,10 @@ def _card(run: RunRecord) -> list[tuple[str, str]]:
             ("verdict", run.verdict)]
 
 
-def _pair(runs: Sequence[RunRecord], pair: tuple[int, int] | None) -> tuple[RunRecord, RunRecord] | None:
+def _pair(runs: Sequence[RunRecord], pair: tuple[int, int] | None) -> tuple[RunRecord, RunRecord] | str | None:
     """The two runs shown side by side: `pair` (base id, new id), else the newest run and the one before it on its
-    dataset (else the newest two)."""
+    dataset (its series, dataset_key); where it has none, the line that says so (no run of another dataset is put
+    beside it); None with fewer than two runs."""
     by_id = {r.id: r for r in runs}
     if pair is not None:
         missing = [i for i in pair if i not in by_id]
@@ -123,16 +137,29 @@ def _pair(runs: Sequence[RunRecord], pair: tuple[int, int] | None) -> tuple[RunR
     if len(runs) < 2:
         return None
     newest = runs[0]
-    same = [r for r in runs[1:] if dataset_key(r) == dataset_key(newest)]
-    return (same[0] if same else runs[1]), newest
+    before = _before(runs, 0)
+    if before is None:
+        return (f"The newest run, {newest.id}, is the first shown of its dataset ({_source(newest)}, content "
+                f"{dataset_key(newest)[:12]}): there is no run before it to put beside it. Choose two runs with "
+                "localragas view --compare BASE NEW.")
+    return before, newest
+
+
+def _before(runs: Sequence[RunRecord], i: int) -> RunRecord | None:
+    """The run before runs[i] (newest first) on its dataset, if one is shown."""
+    return next((r for r in runs[i + 1:] if dataset_key(r) == dataset_key(runs[i])), None)
 
 
 def _row(run: RunRecord) -> dict[str, Any]:
-    return {"run": run, "dataset": dataset_key(run),
+    """A run in the table: long paths as their file name (the whole path in its title), so the table fits."""
+    report = run.outputs.get("json") or run.outputs.get("html") or ""
+    return {"run": run, "dataset": Path(run.dataset).name if run.dataset else "evaluate()",
+            "dataset_title": f"{_source(run)} · content {dataset_key(run)[:12]}",
+            "started": run.started.replace("T", " ")[:16],
             "means": {m.metric: (score_text(m.mean), interval_text(m.ci_low, m.ci_high), m.status or "")
                       for m in run.metrics},
             "calibration": (run.calibration or {}).get("source") or "none",
-            "report": run.outputs.get("json") or run.outputs.get("html") or ""}
+            "report": Path(report).name if report else "", "report_path": report}
 
 
 def page_parts(history: History, *, dataset: str | None = None, tag: str | None = None, name: str | None = None,
@@ -142,21 +169,23 @@ def page_parts(history: History, *, dataset: str | None = None, tag: str | None 
     groups: dict[str, list[RunRecord]] = {}
     for run in reversed(runs):  # oldest first in each trend
         groups.setdefault(dataset_key(run), []).append(run)
-    trends = [{"dataset": key, "runs": len(group),
+    trends = [{"dataset": series_label(group), "runs": len(group),
                "charts": [{"metric": m, "svg": Markup(trend_svg(m, group))}
                           for m in dict.fromkeys(x.metric for r in group for x in r.metrics)]}
-              for key, group in groups.items()]
+              for group in groups.values()]
     chosen = _pair(runs, pair)
     reports: dict[int | None, Report | str] = {}
-    side = _side_of(history, *chosen, reports) if chosen else None
+    side = _side_of(history, *chosen, reports) if isinstance(chosen, tuple) else None
     previous = []
     for i, run in enumerate(runs[:PREVIOUS]):
-        before = next((r for r in runs[i + 1:] if dataset_key(r) == dataset_key(run)), None)
-        if before is not None and (chosen is None or (before.id, run.id) != (chosen[0].id, chosen[1].id)):
+        before = _before(runs, i)
+        if before is not None and (not isinstance(chosen, tuple) or (before.id, run.id) != (chosen[0].id,
+                                                                                              chosen[1].id)):
             previous.append(_side_of(history, before, run, reports))
     previous = [p for p in previous if p is not None]
     metrics = list(dict.fromkeys(m.metric for r in runs for m in r.metrics))
     return {"runs": [_row(r) for r in runs], "metrics": metrics, "trends": trends, "side": side,
+            "side_note": chosen if isinstance(chosen, str) else "",
             "previous": previous, "total": history.count(), "path": str(history.path), "damaged": history.damaged,
             "filters": ", ".join(f"{k} {v}" for k, v in (("dataset", dataset), ("tag", tag), ("name", name)) if v)}
 

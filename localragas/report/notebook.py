@@ -147,10 +147,18 @@ def html_table(report: "Report") -> str:
             f"</table>{skipped}</div>")
 
 
+# a metric's colour in Report.plot(), by its gate status: passed green, failed or could not evaluate red, not
+# evaluated amber, not gated blue (the HTML report's colours)
+PLOT_COLOURS = {"passed": "#1d7049", "failed": "#b3261e", "error": "#b3261e", "not_evaluated": "#8a5a00",
+                None: "#2f6fb3"}
+_STATUS_TEXT = {"passed": "passed", "failed": "FAILED", "error": "could not evaluate", "not_evaluated": "not evaluated"}
+
+
 def plot(report: "Report", metrics: list[str] | None = None) -> Any:
     """Report.plot(): a matplotlib Figure (no pyplot state), one panel per metric: the histogram of its sample scores
-    in 10 bins over [0, 1] (as the HTML report's), its gate threshold as a dashed line, its mean and interval under
-    the bars."""
+    in 10 bins over [0, 1] (as the HTML report's) in its gate status's colour (PLOT_COLOURS: passed green, failed
+    red; its title too), its gate threshold as a dashed line, its mean and interval under the bars; the legend (the
+    threshold and the status, the mean and interval) below the panel, clear of the bars."""
     try:
         from matplotlib.figure import Figure  # noqa: PLC0415
     except ImportError:
@@ -162,20 +170,26 @@ def plot(report: "Report", metrics: list[str] | None = None) -> Any:
         raise ConfigError(f"Report.plot(metrics=...): {', '.join(unknown)} not in the report; its metrics: "
                           f"{', '.join(report.metrics)}")
     thresholds = {g.metric: g.threshold for g in report.gate.results}
-    fig = Figure(figsize=(3.2 * max(1, len(names)), 2.8), layout="constrained")
+    fig = Figure(figsize=(3.4 * max(1, len(names)), 3.6), layout="constrained")
     for ax, name in zip(fig.subplots(1, max(1, len(names)), squeeze=False)[0], names):
+        status = _status(report, name)
+        colour = PLOT_COLOURS.get(status, PLOT_COLOURS[None])
         values = [r.value for s in report.samples if (r := s.metrics.get(name)) is not None and r.value is not None]
-        ax.hist(values, bins=10, range=(0.0, 1.0), color="#2f6fb3", alpha=0.8, edgecolor="white")
+        ax.hist(values, bins=10, range=(0.0, 1.0), color=colour, alpha=0.8, edgecolor="white")
         ax.set_xlim(0, 1)
-        ax.set_title(name, fontsize=10)
+        ax.set_title(name, fontsize=10, color=colour)
         ax.set_xlabel(f"score ({len(values)} scored)", fontsize=9)
         if name in thresholds:
-            ax.axvline(thresholds[name], color="#b3261e", linestyle="--", label=f"threshold "
-                                                                             f"{threshold_text(thresholds[name])}")
+            gate = f": {_STATUS_TEXT[status]}" if status in _STATUS_TEXT else ""
+            ax.axvline(thresholds[name], color="#1c2230", linestyle="--",
+                       label=f"threshold {threshold_text(thresholds[name])}{gate}")
         s = next((x for x in report.summary if x.metric == name), None)
         if s is not None and s.mean is not None:
             lo, hi = (s.ci_low, s.ci_high) if s.ci_low is not None and s.ci_high is not None else (s.mean, s.mean)
+            ci = s.ci_low is not None and s.ci_high is not None
             ax.errorbar([s.mean], [0], xerr=[[s.mean - lo], [hi - s.mean]], fmt="o", color="black", capsize=3,
-                        label=f"mean {score_text(s.mean)}", clip_on=False, zorder=3)
-        ax.legend(fontsize=8, loc="upper left")
+                        label=f"mean {score_text(s.mean)}" + (f", 95% CI {interval_text(lo, hi)}" if ci else ""),
+                        clip_on=False, zorder=3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False)
     return fig

@@ -1,7 +1,8 @@
-"""A self-contained page of plots and tables (`compare --html`, `calibrate --html`): one HTML file, its style inline,
-its plots inline SVG (report/svg.py), no script and no network request (a Content-Security-Policy allows only its
-own style). Rendered by the jinja2 template report/templates/plots.html with autoescaping: only the SVG goes in as
-markup."""
+"""A self-contained page of plots and tables (`compare --html`, `calibrate --html`): one HTML file styled as the
+HTML report is (its html/style.css inlined, then html/plots.css and the plots' classes, svg.py STYLE), its plots
+inline SVG (report/svg.py) filling the page's width, no script and no network request (a Content-Security-Policy
+allows only its own style, by hash). Rendered by the jinja2 template report/templates/plots.html with autoescaping:
+only the SVG goes in as markup."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -9,21 +10,13 @@ from dataclasses import dataclass, field
 from markupsafe import Markup
 
 from .. import __version__
-from .html_report import TEMPLATES, _sha256
+from .html_report import TEMPLATES, _asset, _sha256
 from .svg import STYLE
 
-_PAGE_STYLE = """
-:root { color-scheme: light dark; }
-body { font: 14px/1.45 system-ui, sans-serif; margin: 0; background: Canvas; color: CanvasText; }
-main { max-width: 960px; margin: 0 auto; padding: 16px 20px 40px; }
-h1 { font-size: 1.3rem; } h2 { font-size: 1.05rem; margin-top: 1.6em; }
-section.warning { border-left: 4px solid #c77700; padding: 2px 12px; background: color-mix(in srgb, #c77700 8%, Canvas); }
-figure { display: inline-block; vertical-align: top; margin: 8px 16px 8px 0; max-width: 100%; }
-figcaption { font-size: 0.85rem; opacity: 0.8; max-width: 320px; }
-table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-th, td { padding: 3px 10px; border-bottom: 1px solid color-mix(in srgb, CanvasText 15%, Canvas); text-align: left; }
-footer { margin-top: 2em; font-size: 0.8rem; opacity: 0.7; }
-"""
+# the width a figure is drawn at: about what it gets on a 1,366 px screen (the report's 1,240 px column, less its
+# padding and the panel's), so its text shows at the size svg.py STYLE gives it; a pair side by side gets half
+FULL_WIDTH = 1100
+HALF_WIDTH = 540
 
 
 @dataclass
@@ -36,11 +29,20 @@ class Section:
     css: str = ""  # "warning": set apart
 
 
-def render_page(title: str, sections: list[Section]) -> str:
+def page_style() -> str:
+    """The page's style: the report's, the plot page's, the plots' classes."""
+    style = _asset("style.css") + _asset("plots.css") + STYLE
+    if "</" in style:
+        raise RuntimeError("localragas/report/html assets must not contain '</'")
+    return style
+
+
+def render_page(title: str, sections: list[Section], facts: list[str] | None = None) -> str:
     """The page: every text escaped, the figures' SVG as it was drawn (svg.py escapes the text it holds)."""
-    style = STYLE + _PAGE_STYLE
+    style = page_style()
     csp = f"default-src 'none'; style-src '{_sha256(style)}'; base-uri 'none'; form-action 'none'"
-    shown = [Section(s.heading, s.notes, s.items, [(Markup(svg), caption) for svg, caption in s.figures], s.table, s.css)
-             for s in sections]
-    return TEMPLATES.get_template("plots.html").render(title=title, sections=shown, style=Markup(style),
-                                                       csp=Markup(csp), version=__version__)
+    shown = [{"heading": s.heading, "notes": s.notes, "bullets": s.items, "css": s.css,
+              "figures": [(Markup(svg), caption) for svg, caption in s.figures],
+              "head": [(h, "") for h in s.table[0]] if s.table else [], "table": s.table} for s in sections]
+    return TEMPLATES.get_template("plots.html").render(title=title, facts=facts or [], sections=shown,
+                                                       style=Markup(style), csp=Markup(csp), version=__version__)

@@ -10,14 +10,15 @@ from typing import Sequence
 
 Point = tuple[float, float]
 
-# the classes' look, for a page that has no style of its own for them (currentColor: the page's text colour)
+# the classes' look, for a page that has no style of its own for them (currentColor: the page's text colour); text at
+# 12 px and more in the drawing's units, drawn at about the width it is shown at (plot_page.py FULL_WIDTH)
 STYLE = """
 svg.plot { display: block; max-width: 100%; height: auto; color: inherit; }
 svg.plot .axis { stroke: currentColor; stroke-width: 1; }
 svg.plot .grid, svg.plot .diagonal { stroke: currentColor; stroke-opacity: 0.25; stroke-dasharray: 3 3; }
 svg.plot .zero { stroke: currentColor; stroke-width: 1.2; }
-svg.plot .tick, svg.plot .label { fill: currentColor; font: 10px system-ui, sans-serif; }
-svg.plot .label { font-size: 11px; }
+svg.plot .tick, svg.plot .label { fill: currentColor; font: 12px system-ui, sans-serif; }
+svg.plot .label { font-size: 13px; }
 svg.plot .line { fill: none; stroke: #2f6fb3; stroke-width: 2; }
 svg.plot .band { fill: #2f6fb3; fill-opacity: 0.18; stroke: none; }
 svg.plot .bar { fill: #2f6fb3; fill-opacity: 0.75; }
@@ -25,8 +26,8 @@ svg.plot .bar.second { fill: #d0603a; fill-opacity: 0.6; }
 svg.plot .interval { stroke: currentColor; stroke-width: 2.5; stroke-linecap: round; }
 svg.plot .point { fill: #2f6fb3; stroke: white; stroke-width: 1; }
 svg.plot .threshold { stroke: #b3261e; stroke-width: 1.5; stroke-dasharray: 4 3; }
-svg.plot .grid-label, svg.plot .zero-label { fill: currentColor; font: 10px system-ui, sans-serif; }
-svg.plot .threshold-label { fill: #b3261e; font: 600 10px system-ui, sans-serif; }
+svg.plot .grid-label, svg.plot .zero-label { fill: currentColor; font: 12px system-ui, sans-serif; }
+svg.plot .threshold-label { fill: #b3261e; font: 600 12px system-ui, sans-serif; }
 svg.plot .point.suggested { fill: #b3261e; }
 svg.plot .improved { stroke: #1d7a36; fill: #1d7a36; }
 svg.plot .regressed { stroke: #b3261e; fill: #b3261e; }
@@ -121,13 +122,13 @@ class Plot:
         self.add(f'<line class="axis" x1="{_n(self.left)}" x2="{_n(self.left)}" y1="{_n(self.top)}" '
                  f'y2="{_n(self.bottom)}"/>')
         for v in x_ticks:
-            self.text(self.x(v), self.bottom + 13, fmt(v))
+            self.text(self.x(v), self.bottom + 16, fmt(v))
         for v in y_ticks:
-            self.text(self.left - 4, self.y(v) + 3.5, fmt(v), anchor="end")
+            self.text(self.left - 4, self.y(v) + 4, fmt(v), anchor="end")
         if x_label:
             self.text((self.left + self.right) / 2, self.height - 4, x_label, cls="label")
         if y_label:
-            cx, cy = 11, (self.top + self.bottom) / 2
+            cx, cy = 14, (self.top + self.bottom) / 2
             self.add(f'<text class="label" x="{cx}" y="{_n(cy)}" text-anchor="middle" '
                      f'transform="rotate(-90 {cx} {_n(cy)})">{escape(y_label)}</text>')
 

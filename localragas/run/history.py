@@ -14,7 +14,8 @@ Tables (schema version in PRAGMA user_version, SCHEMA_VERSION):
             dataset's sample ids. This keeps a run at about a kilobyte (docs/history.md). Removing a run removes
             the shared rows no run left refers to.
 WAL mode and a busy timeout: runs in several processes add their records safely (each a BEGIN IMMEDIATE
-transaction). A file that is not a history, or one of a newer schema: HistoryError naming the file and the reset.
+transaction). A file that is not a history, or one of a newer schema: HistoryError naming the file and the reset; one
+another process holds past the busy timeout: HistoryError saying so (wait, or close it), never a reset.
 A damaged run (its record not JSON of a run, its scores not zlib-compressed JSON, a shared row it refers to missing or
 damaged) is one run's trouble: listing leaves it out and names it in `damaged`, reading it is a DamagedRunError
 naming the file, the run and `runs rm`, and removing it works.
@@ -108,6 +109,22 @@ def reset_hint(path: Path) -> str:
     return f"reset it with `localragas runs --reset` (or delete {path})"
 
 
+def is_busy(e: BaseException) -> bool:
+    """Whether an SQLite error is another connection's lock (SQLITE_BUSY, SQLITE_LOCKED) outlasting the busy
+    timeout: the file is sound, only held."""
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (5, 6)
+    return isinstance(e, sqlite3.OperationalError) and "locked" in str(e)
+
+
+def busy_message(path: Path) -> str:
+    """What a held history says: who holds it and what to do (never a reset: the file is sound)."""
+    return (f"run history {path}: another process holds it (a run recording its result, `localragas runs rm`, a "
+            f"program with the file open) and kept it past {BUSY_TIMEOUT_MS / 1000:g} s: wait for it to finish, or "
+            "close it, and try again; nothing is wrong with the file")
+
+
 METHOD = ("gate_on", "metric_options", "judge", "calibration", "prompts", "embedder", "thresholds", "version")
 _COLUMNS = ("started", "name", "dataset", "dataset_sha256", "verdict")  # kept in their columns, not in `record`
 
@@ -133,6 +150,8 @@ class History:
             self._db = None
 
     def _error(self, e: Exception) -> HistoryError:
+        if is_busy(e):
+            return HistoryError(busy_message(self.path))
         return HistoryError(f"run history {self.path}: {e}; {reset_hint(self.path)}")
 
     @property

@@ -84,3 +84,31 @@ def test_twenty_runs_render_in_under_a_second_with_no_error_and_no_request(drive
         out = Path(os.environ["LOCALRAGAS_SCREENSHOT_DIR"])
         out.mkdir(parents=True, exist_ok=True)
         shutil.copy(shot, out / "dashboard.png")
+
+
+def test_the_runs_table_fits_a_1366_px_window(driver, tmp_path):
+    """Runs of a data file deep in long folders, each with a JSON report as deep, four metrics: the runs table shows
+    whole in a 1,366 px window (its box does not scroll), its long paths as file names wrapped to fit."""
+    from cli_helpers import cli  # noqa: PLC0415
+
+    folder = tmp_path / ("a-long-folder-name-for-the-evaluation-sets-" * 3)
+    folder.mkdir(parents=True)
+    data = folder / "the-evaluation-set-of-the-support-assistant.jsonl"
+    data.write_bytes(EXAMPLE.read_bytes())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LOCALRAGAS_STATE_DIR", str(tmp_path / "state"))
+        for i in range(5):
+            r = cli("eval", data, "--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume",
+                    "--no-progress", "--no-gate", "--tag", f"nightly,release-candidate-{i}", "--name",
+                    f"retriever variant number {i}", "--out", folder / f"report-of-the-nightly-run-{i}.json")
+            assert r.exit_code == 0, r.output
+        with History(tmp_path / "state" / "history.sqlite") as h:
+            page = tmp_path / "view.html"
+            page.write_text(render_dashboard(h), encoding="utf-8")
+    driver.get(page.as_uri())
+    box = driver.find_element(By.CSS_SELECTOR, "#runs .scroll")
+    widths = driver.execute_script("const b = arguments[0]; return [b.scrollWidth, b.clientWidth, "
+                                   "document.documentElement.scrollWidth, window.innerWidth]", box)
+    assert widths[0] <= widths[1], widths  # the table fits its box: nothing cut off, nothing to scroll
+    assert widths[2] <= widths[3], widths  # nor the page wider than the window
+    assert len(driver.find_elements(By.CSS_SELECTOR, "table.runs tbody tr")) == 5

@@ -16,7 +16,7 @@ from localragas.report.dashboard_server import serve, server_url
 from localragas.report.dashboard_svg import trend_svg
 from localragas.run.history import History, MetricRecord, RunRecord
 
-from cli_helpers import cli, sample_rows
+from cli_helpers import cli, sample_rows, write_jsonl
 
 FAKE = {"judge": "fake", "embedder": "fake", "cache": False, "progress": False,
         "metrics": ["faithfulness", "context_recall"]}
@@ -111,7 +111,7 @@ def test_an_empty_history_says_how_runs_get_there():
 
 
 def test_serve_shows_the_page_on_localhost_only():
-    server = serve("<!DOCTYPE html><p>runs</p>")
+    server = serve(lambda: "<!DOCTYPE html><p>runs</p>")
     try:
         url = server_url(server)
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # straight to 127.0.0.1
@@ -124,3 +124,77 @@ def test_serve_shows_the_page_on_localhost_only():
     finally:
         server.shutdown()
         server.server_close()
+
+
+def _series(page: str) -> list[str]:
+    """The series' headings: where their runs read the samples, and how many runs."""
+    return [re.sub(r"<[^>]+>", "", h) for h in re.findall(r'<section class="trend-set">\s*<h2>(.*?)</h2>', page, re.S)]
+
+
+def test_series_are_grouped_by_the_datasets_content_wherever_it_was_read(tmp_path):
+    """The same file at two paths and the same samples through evaluate() are one series (their sample ids), and
+    the page says a series is a dataset's content; another set of samples is another series."""
+    rows = sample_rows(4)
+    first = write_jsonl(tmp_path / "data.jsonl", rows)
+    (tmp_path / "copy").mkdir()
+    second = write_jsonl(tmp_path / "copy" / "same.jsonl", rows)
+    fast = ("--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "--no-progress",
+            "--metrics", "faithfulness,context_recall")
+    for data in (first, second):
+        assert cli("eval", data, *fast).exit_code == 0
+    localragas.evaluate(rows, **FAKE)
+    localragas.evaluate([{**row, "answer": "Nothing is red."} for row in rows], **FAKE)  # answered anew: same set
+    localragas.evaluate(sample_rows(2), **FAKE)  # other samples
+    out = tmp_path / "view.html"
+    assert cli("view", "--out", out).exit_code == 0
+    page = out.read_text()
+    series = _series(page)
+    assert len(series) == 2, series
+    same, other = series  # in the order of their first runs
+    assert same.startswith(f"evaluate(), {second}, {first} · 4 samples · content ") and same.endswith("4 run(s)")
+    assert other.startswith("evaluate() · 2 samples") and other.endswith("1 run(s)")
+    assert page.count('<svg class="trend"') == 4
+    assert "A series is one dataset's content (its sample ids), wherever the runs read it" in page
+
+
+def test_side_by_side_is_the_run_before_on_its_dataset_or_says_there_is_none(tmp_path):
+    localragas.evaluate(sample_rows(3), **FAKE, name="a")
+    localragas.evaluate(sample_rows(3), **FAKE, name="b")
+    localragas.evaluate(sample_rows(2), **FAKE, name="other")  # the newest: another dataset, its first run
+    out = tmp_path / "view.html"
+    assert cli("view", "--out", out).exit_code == 0
+    page = out.read_text()
+    side = page[page.index('id="compare"'):page.index('id="runs"')]
+    assert "run 2 (b) → run 3 (other)" not in side and "<details" not in side  # never beside an unrelated run
+    assert ("The newest run, 3, is the first shown of its dataset (evaluate(), content " in side
+            and "there is no run before it to put beside it. Choose two runs with localragas view --compare BASE "
+                "NEW." in side)
+    assert "run 1 (a) → run 2 (b)" in page[page.index('id="previous"'):]  # its own dataset's pair is still shown
+    localragas.evaluate(sample_rows(3), **FAKE, name="c")  # the newest has a run before it on its dataset: beside it
+    assert cli("view", "--out", out).exit_code == 0
+    page = out.read_text()
+    assert "run 2 (b) → run 4 (c)" in page[page.index('id="compare"'):page.index('id="runs"')]
+
+
+def test_the_runs_table_fits_the_page_its_long_paths_shortened_and_wrapped(tmp_path):
+    deep = tmp_path / ("a-rather-long-folder-name-" * 4) / "evaluation-set-with-a-long-name.jsonl"
+    deep.parent.mkdir(parents=True)
+    write_jsonl(deep, sample_rows(2))
+    report = tmp_path / ("reports-kept-for-the-release-" * 3) / "report.json"
+    report.parent.mkdir(parents=True)
+    assert cli("eval", deep, "--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "--no-progress",
+               "--no-gate", "--out", report).exit_code == 0
+    out = tmp_path / "view.html"
+    assert cli("view", "--out", out).exit_code == 0
+    page = out.read_text()
+    table = page[page.index('<div class="scroll"><table class="runs">'):]  # a table wider than the page scrolls
+    row = table[table.index("<tbody>"):]
+    row = row[:row.index("</tr>")]
+    # the whole path is in the cell's title; the cell shows the file name, and may wrap (the CSS below)
+    assert f'<td class="text" title="{deep} · content ' in row and ">evaluation-set-with-a-long-name.jsonl</td>" in row
+    assert f'<td class="text" title="{report.resolve()}">report.json</td>' in row
+    assert str(deep.parent) + "/" not in re.sub(r'title="[^"]*"', "", row)
+    style = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
+    assert "table.runs th, table.runs td { white-space: normal;" in style  # not nowrap: the cells wrap to fit
+    assert "table.runs td.text { overflow-wrap: anywhere; }" in style
+    assert ".scroll { overflow-x: auto; max-width: 100%; }" in style

@@ -188,6 +188,45 @@ def test_the_warning_is_given_once_per_process(tmp_path, capsys):
     assert capsys.readouterr().err.count("not recorded in the run history") == 1
 
 
+BUSY = "another process holds it"
+
+
+@pytest.fixture
+def held(monkeypatch):
+    """A history of one run that another connection holds (its write transaction left open); a 0.2 s busy timeout."""
+    monkeypatch.setattr("localragas.run.history.BUSY_TIMEOUT_MS", 200)
+    localragas.evaluate(sample_rows(1), judge="fake", embedder="fake", cache=False, progress=False,
+                        metrics=["faithfulness"])
+    other = sqlite3.connect(paths.history_file(), isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    yield other
+    if other.in_transaction:
+        other.execute("ROLLBACK")
+    other.close()
+
+
+def test_a_held_history_says_another_process_holds_it_and_never_advises_deleting_it(held, data):
+    removed = cli("runs", "rm", "1")
+    assert removed.exit_code == 2
+    assert removed.output == (f"Error: run history {paths.history_file()}: another process holds it (a run recording "
+                              "its result, `localragas runs rm`, a program with the file open) and kept it past 0.2 "
+                              "s: wait for it to finish, or close it, and try again; nothing is wrong with the file\n")
+    r = _eval(data)  # a run while it is held: not recorded, said why; its exit code as without a history
+    assert r.exit_code == 0
+    [warning] = [line for line in r.stderr.splitlines() if "run history" in line]
+    assert BUSY in warning and "--reset" not in warning and "results and exit code are unchanged" in warning
+    held.execute("ROLLBACK")  # held now for reading too: exclusive locking
+    held.execute("PRAGMA locking_mode = EXCLUSIVE")
+    held.execute("BEGIN EXCLUSIVE")
+    for command in (("runs",), ("runs", "show", "1"), ("view",)):
+        r = cli(*command)
+        assert r.exit_code == 2 and BUSY in r.output and "--reset" not in r.output, command
+    held.execute("ROLLBACK")
+    held.execute("PRAGMA locking_mode = NORMAL")
+    held.execute("SELECT 1 FROM runs").fetchall()  # the lock is let go at the next access in normal mode
+    assert cli("runs", "rm", "1").output == "removed run 1\n"  # nothing was wrong with the file
+
+
 def test_a_history_of_a_newer_schema_is_refused_by_name(tmp_path):
     path = tmp_path / "h.sqlite"
     db = sqlite3.connect(path)
