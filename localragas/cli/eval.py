@@ -38,10 +38,10 @@ def eval_cmd(data, config_path, eval_name, ragas_names, **flags):
 
     spec, io = eval_from_flags(data, config=config_path, eval=eval_name, **flags)
     check_outputs([spec.data, *files_read(spec)], **io.reports())  # every file the run reads is an input
-    if io.mlflow:  # a missing package stops the run before any judging
-        from ..integrations.mlflow import import_mlflow  # noqa: PLC0415
+    if io.mlflow:  # a missing package, or a store that cannot be opened, stops the run before any judging
+        from ..integrations.mlflow import check_store  # noqa: PLC0415
 
-        import_mlflow()
+        check_store()
     run = Evaluation(spec)
     try:  # its checkpoint is held until the reports are written: another live run of it is refused, not resumed
         report = run.run()

@@ -3,15 +3,18 @@
 default local store); docs/mlflow.md. MLflow is imported inside the functions: `import localragas` never loads it."""
 from __future__ import annotations
 
+import os
 import re
 import tempfile
+import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from .. import __version__
-from ..core.errors import MissingDependencyError, TrackingError
+from ..core.errors import MissingDependencyError, TrackingError, environment_message
 from ..core.offline import ensure_offline
 from ..data.schema import Report
 
@@ -19,17 +22,111 @@ INSTALL = 'pip install "localragas[mlflow]"'
 ARTIFACTS = "localragas"  # the run's artifact folder the reports go in
 _PER_CALL = 100  # MLflow's log_batch takes at most 100 params and 100 tags (1000 metrics) a call
 _PARAM_CHARS = 6000  # MLflow's longest param value
+CHECK_SECONDS = 10  # eval --mlflow's check, before judging: a remote tracking store must answer within this
+_LOCAL_SCHEMES = ("", "file", "sqlite")  # stores on this machine: checked by their path, no deadline
 
 
 def import_mlflow() -> Any:
     """The mlflow module, with its usage reports off; MissingDependencyError naming the install command without it.
-    A caller about to run a long evaluation and log it (eval --mlflow) calls it first, to fail before judging."""
+    A caller about to run a long evaluation and log it (eval --mlflow) calls check_store first, to fail before
+    judging."""
     ensure_offline()  # MLFLOW_DISABLE_TELEMETRY before mlflow's import starts its usage reporting
     try:
         import mlflow  # noqa: PLC0415
     except ImportError:
         raise MissingDependencyError(f"logging to MLflow needs the mlflow package: {INSTALL}") from None
     return mlflow
+
+
+def check_store(tracking_uri: str | None = None, seconds: float | None = None) -> str:
+    """The tracking store opened and read once (`eval --mlflow` calls it before any judging), so that a store that is
+    down, silent, refused or unwritable stops the run at once, not after the judging or minutes of MLflow's retries:
+    TrackingError naming the store. A SQLite file's folder must be writable (tried directly: MLflow would retry an
+    unwritable one for 100 s); a local store is then opened without a deadline (created on first use, which takes
+    a few seconds); a remote one (a tracking server, a database) is asked once, without MLflow's HTTP retries, and
+    must answer within `seconds` (default CHECK_SECONDS). Returns the store's URI."""
+    seconds = CHECK_SECONDS if seconds is None else seconds
+    mlflow = import_mlflow()
+    uri = tracking_uri or mlflow.get_tracking_uri()
+    scheme = urlparse(uri).scheme.lower()
+    if scheme == "sqlite":
+        _check_sqlite_folder(uri)
+
+    def read() -> None:
+        mlflow.MlflowClient(uri).search_experiments(max_results=1)
+
+    try:
+        if scheme in _LOCAL_SCHEMES or len(scheme) == 1:  # a Windows drive letter is a path too
+            read()
+        else:
+            _within(seconds, read, uri, {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "0",  # its own timeout after ours
+                                         "MLFLOW_HTTP_REQUEST_TIMEOUT": str(int(seconds) + 5)})
+    except TrackingError:
+        raise
+    except Exception as e:  # noqa: BLE001 - MLflow's, SQLAlchemy's or the OS's: each is the store's problem
+        raise TrackingError(_store_error(uri, e)) from None
+    return uri
+
+
+def _check_sqlite_folder(uri: str) -> None:
+    """A SQLite store's file must be a file, and the folder it is (or would be created) in writable: SQLite writes
+    its journal beside it. Tried by creating a file there (permissions, read-only and special file systems alike)."""
+    from sqlalchemy.engine import make_url  # noqa: PLC0415 - installed with the extra
+
+    database = make_url(uri).database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database).expanduser().absolute()
+    fix = "set MLFLOW_TRACKING_URI to a store in a folder you can write (sqlite:////PATH/mlflow.db)"
+    if path.exists() and not path.is_file():
+        raise TrackingError(f"MLflow cannot use the SQLite store {uri}: {path} is not a file; {fix}")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:  # MLflow creates the missing folders
+        folder = folder.parent
+    try:
+        with tempfile.TemporaryFile(dir=folder, prefix=".localragas-check-"):
+            pass
+    except OSError as e:
+        raise TrackingError(f"MLflow cannot write its SQLite store {uri}: no file can be created in {folder} "
+                            f"({e.strerror or type(e).__name__}); {fix}") from None
+
+
+def _within(seconds: float, call: Callable[[], None], uri: str, environ: dict[str, str]) -> None:
+    """`call` in a thread of its own, with `environ` set while it starts (MLflow reads its HTTP settings then);
+    TrackingError when it has not returned within `seconds` (the thread is left to end at its own timeout)."""
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            call()
+            outcome.append(None)
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+            outcome.append(e)
+
+    before = {k: os.environ.get(k) for k in environ}
+    os.environ.update(environ)
+    try:
+        worker = threading.Thread(target=run, name="localragas-mlflow-check", daemon=True)
+        worker.start()
+        worker.join(seconds)
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    if not outcome:
+        raise TrackingError(_store_error(uri, f"no answer within {seconds:g} s (is the server up, and is this its "
+                                              "address?)"))
+    if outcome[0] is not None:
+        raise outcome[0]
+
+
+def _store_error(uri: str, error: Any) -> str:
+    why = error if not isinstance(error, BaseException) or str(error) else type(error).__name__
+    return (f"MLflow could not open the tracking store {uri}: {why}. Set the tracking URI (MLFLOW_TRACKING_URI, "
+            f"mlflow.set_tracking_uri or tracking_uri=) to your tracking server, or keep MLflow's local default "
+            f"(sqlite:///mlflow.db) with {INSTALL}")
 
 
 def _key(name: str) -> str:
@@ -140,11 +237,8 @@ def _open_run(mlflow: Any, tracking_uri: str | None, experiment: str | None, run
         else:
             experiment_id = "0"  # MLflow's Default experiment, in every store
         run = client.create_run(experiment_id, run_name=run_name, tags=tags)
-    except (ImportError, mlflow.exceptions.MlflowException) as e:
-        raise TrackingError(
-            f"MLflow could not open the tracking store {uri}: {e}. Set the tracking URI (MLFLOW_TRACKING_URI, "
-            f"mlflow.set_tracking_uri or tracking_uri=) to your tracking server, or keep MLflow's local default "
-            f"(sqlite:///mlflow.db) with {INSTALL}") from e
+    except Exception as e:  # noqa: BLE001 - MLflow's, SQLAlchemy's or the OS's (a folder it cannot create)
+        raise TrackingError(_store_error(uri, e)) from e
     return client, run.info.run_id, True
 
 
@@ -178,18 +272,26 @@ def log_report(report: Report, report_paths: Mapping[str, Any] | Iterable[Any] |
         with tempfile.TemporaryDirectory(prefix="localragas-mlflow-") as folder:
             for path in _report_files(report, report_paths, Path(folder)):
                 client.log_artifact(run_id, str(path), ARTIFACTS)
-    except mlflow.exceptions.MlflowException as e:
+    except BaseException as e:
         if started:
-            client.set_terminated(run_id, "FAILED")
+            _end_failed(client, run_id)
+        if isinstance(e, TrackingError) or not isinstance(e, Exception):
+            raise
         where = tracking_uri or mlflow.get_tracking_uri()
-        raise TrackingError(f"MLflow could not log the run to {where} (run {run_id}): {e}") from e
-    except BaseException:
-        if started:
-            client.set_terminated(run_id, "FAILED")
-        raise
+        problem = environment_message(e) if isinstance(e, OSError) else str(e) or type(e).__name__
+        raise TrackingError(f"MLflow could not log the run to {where} (run {run_id}): {problem}") from e
     if started:
         client.set_terminated(run_id, "FINISHED")
     return run_id
+
+
+def _end_failed(client: Any, run_id: str) -> None:
+    """A run this call started, marked FAILED; a store that cannot even take that is left as it is (the error that
+    stopped the logging is the one reported)."""
+    try:
+        client.set_terminated(run_id, "FAILED")
+    except Exception:  # noqa: BLE001
+        pass
 
 
 # --- localragas's metrics as MLflow GenAI scorers (mlflow.genai.evaluate) ----------------------------------------

@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,15 @@ def test_a_store_mlflow_refuses_is_named_with_the_fix(report, tmp_path, monkeypa
     assert f"could not open the tracking store {uri}" in str(e.value)
     assert "MLFLOW_ALLOW_FILE_STORE" in str(e.value)  # MLflow's own advice, passed on
     assert 'pip install "localragas[mlflow]"' in str(e.value)
+
+
+def test_a_store_in_a_folder_that_cannot_be_made_is_a_tracking_error_naming_it(report):
+    """MLflow's own OSError (it makes a SQLite store's folders) comes out as TrackingError naming the store, at once
+    (no 100 s of MLflow's retries), never as an OSError or a traceback."""
+    started = time.monotonic()
+    with pytest.raises(TrackingError, match=r"could not open the tracking store sqlite:////proc/nope/x\.db: "):
+        log_report(report, tracking_uri="sqlite:////proc/nope/x.db")
+    assert time.monotonic() - started < 20
 
 
 def test_without_mlflow_the_error_names_the_install_command(report, monkeypatch):

@@ -3,7 +3,10 @@ tmp_path after the reports are written, read back with MLflow's own client; a mi
 judging; a tracking error never turns a failed gate into another code, and never lets a passing run exit 0."""
 from __future__ import annotations
 
+import socket
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -74,12 +77,80 @@ def test_without_mlflow_eval_mlflow_exits_2_before_judging(tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize("threshold, code", [("answer_relevancy=0.1", 2), ("answer_relevancy=0.9", 1)])
-def test_a_tracking_error_exits_2_on_a_passed_gate_and_leaves_a_failed_gates_code(tmp_path, monkeypatch, threshold,
-                                                                                   code):
-    monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)  # MLflow 3 refuses a folder store without it
-    monkeypatch.setenv("MLFLOW_TRACKING_URI", (tmp_path / "mlruns").as_uri())
+def test_a_tracking_error_exits_2_on_a_passed_gate_and_leaves_a_failed_gates_code(store, tmp_path, threshold, code):
+    """The store opens (the check before judging passes), then logging the run fails: MLflow's artifact folder
+    (./mlruns beside a SQLite store) is a file. One line, no traceback, and a failed gate's 1 stays 1."""
+    (tmp_path / "mlruns").write_text("in the way\n")
     out = tmp_path / "report.json"
     r = cli("eval", EXAMPLES, *FAKE, "-m", "faithfulness,answer_relevancy", "-t", threshold, "--out", out, "--mlflow")
     assert r.exit_code == code, r.output
-    assert "Error: MLflow could not open the tracking store" in r.output and "logged to MLflow" not in r.output
+    assert "Error: MLflow could not log the run to sqlite:///" in r.output and "logged to MLflow" not in r.output
+    assert "Traceback" not in r.output and "internal error" not in r.output
     assert out.exists()  # the reports are written before the run is logged
+    [run] = mlflow.MlflowClient(store).search_runs(["0"])
+    assert run.info.status == "FAILED"
+
+
+def _listener(accept: bool) -> tuple[int, object]:
+    """A port on 127.0.0.1: nothing listening (accept False), or a server that accepts and never says a word."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    if not accept:
+        server.close()
+        return port, None
+    server.listen(16)
+    held = []
+
+    def serve():
+        while True:
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=serve, daemon=True).start()
+    return port, server
+
+
+@pytest.mark.parametrize("server", ["nothing listening", "accepts and says nothing"])
+def test_an_unreachable_tracking_server_exits_2_naming_it_before_judging_and_within_seconds(tmp_path, monkeypatch,
+                                                                                            server):
+    from localragas.integrations import mlflow as bridge  # noqa: PLC0415
+
+    monkeypatch.setattr(bridge, "CHECK_SECONDS", 3)  # 10 s by default: a test need not wait that long
+    port, listener = _listener(server != "nothing listening")
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"http://127.0.0.1:{port}")
+    out = tmp_path / "report.json"
+    started = time.monotonic()
+    try:
+        r = cli("eval", EXAMPLES, *FAKE, "--out", out, "--mlflow")
+    finally:
+        if listener is not None:
+            listener.close()
+    assert r.exit_code == 2, r.output
+    assert f"Error: MLflow could not open the tracking store http://127.0.0.1:{port}: " in r.output
+    assert ("no answer within 3 s" in r.output) == (server != "nothing listening")
+    assert time.monotonic() - started < 15  # not MLflow's minutes of retries
+    assert not out.exists() and "faithfulness" not in r.output  # nothing judged, nothing written
+
+
+@pytest.mark.parametrize("uri", ["sqlite:////proc/nope/x.db", "sqlite:////proc/x.db", "folder store refused"])
+@pytest.mark.parametrize("threshold", ["answer_relevancy=0.1", "answer_relevancy=0.9"])
+def test_a_store_that_cannot_be_opened_exits_2_naming_it_before_judging(tmp_path, monkeypatch, uri, threshold):
+    """A SQLite store in a folder no file can be created in (missing and not creatable, or read-only), and a folder
+    store MLflow 3 refuses: found before the judging, whatever the gate would have said, in seconds, not after
+    MLflow's 100 s of retries; one line, no traceback."""
+    monkeypatch.chdir(tmp_path)
+    if uri == "folder store refused":
+        monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)
+        uri = (tmp_path / "mlruns").as_uri()
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
+    out = tmp_path / "report.json"
+    started = time.monotonic()
+    r = cli("eval", EXAMPLES, *FAKE, "-m", "faithfulness,answer_relevancy", "-t", threshold, "--out", out, "--mlflow")
+    assert r.exit_code == 2, r.output
+    assert uri in r.output and r.output.startswith("Error: MLflow ") and len(r.output.splitlines()) == 1
+    assert "MLFLOW_TRACKING_URI" in r.output or "MLFLOW_ALLOW_FILE_STORE" in r.output  # the fix
+    assert time.monotonic() - started < 20
+    assert not out.exists()
