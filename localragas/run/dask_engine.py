@@ -20,11 +20,13 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ConfigError, EngineError, MissingDependencyError
 from ..data.schema import MetricResult, Sample, SampleResult
+from .dask_local import START_SECONDS, dask_logs, local_cluster
 from .dask_worker import Job, check_here, fingerprint, plugin, score_batch
 from .engines import Engine, Finish, Item, Todo
 from .judge_check import run_check
@@ -37,7 +39,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("localragas")
 IN_FLIGHT_PER_THREAD = 2  # batches sent ahead per worker thread: enough to keep workers busy, little lost to a crash
 MAX_BATCH = 32  # samples per batch at most (a driver killed loses at most the batches in flight)
-CONNECT_SECONDS = 30  # to reach the scheduler and see a first worker
 WATCH_SECONDS = 5.0  # with nothing finished for this long, the driver looks at the cluster (_watch)
 NO_WORKER_SECONDS = 300.0  # a cluster with no worker for this long ends the run (EngineError, exit 8)
 
@@ -49,6 +50,36 @@ def import_distributed() -> Any:
         raise MissingDependencyError(f"--engine dask needs Dask distributed: pip install 'localragas[dask]' [{e}]") \
             from None
     return distributed
+
+
+def connect_seconds() -> float:
+    """How long the driver waits to reach a scheduler and see a worker: Dask's own connect timeout,
+    distributed.comm.timeouts.connect (30 s unless set, e.g. DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=10s)."""
+    import dask  # noqa: PLC0415
+    from dask.utils import parse_timedelta  # noqa: PLC0415
+
+    return float(parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), default="seconds"))
+
+
+def _handshake(distributed: Any, where: str, seconds: float) -> None:
+    """Dask's first exchange with the scheduler, bounded by `seconds` as a whole: Dask's Client waits for the
+    scheduler's handshake without a deadline, so that a server that accepts the connection and says nothing would
+    hold the run forever. TimeoutError or OSError when there is no scheduler answering there."""
+    from distributed.comm import connect  # noqa: PLC0415
+
+    async def exchange() -> None:
+        args = distributed.Security().get_connection_args("client")
+        try:
+            comm = await asyncio.wait_for(connect(where, timeout=seconds, **args), seconds)
+        except asyncio.TimeoutError:  # not yet the built-in TimeoutError before Python 3.11
+            raise TimeoutError(f"no answer from a Dask scheduler there within {seconds:g} s") from None
+        await comm.close()
+
+    def run() -> None:  # a loop of its own, in a thread: the caller may be inside one (a notebook)
+        asyncio.run(exchange())
+
+    with ThreadPoolExecutor(1, thread_name_prefix="localragas-dask-connect") as pool:
+        pool.submit(run).result()
 
 
 def _address(address: str | None) -> str:
@@ -78,27 +109,33 @@ class DaskEngine(Engine):
     @classmethod
     @contextmanager
     def opened(cls, address: str | None, judging: "Judging", metrics: list["Metric"], embedder: "Embedder | None",
-               calibration: Any) -> Iterator["DaskEngine"]:
-        """Connected (a local:N cluster started), the run's plugin on every worker; all let go after the block."""
+               calibration: Any, verbose: bool = False) -> Iterator["DaskEngine"]:
+        """Connected (a local:N cluster started), the run's plugin on every worker; all let go after the block.
+        Dask's own log lines are hidden meanwhile unless verbose."""
         distributed = import_distributed()
         job = _job(judging, metrics, embedder, calibration)
         where = _address(address)
         run_id = uuid.uuid4().hex[:12]
+        seconds = connect_seconds()
         with ExitStack() as stack:
+            stack.enter_context(dask_logs(verbose))  # left last: the cluster's closing is quiet too
             try:
                 if where.startswith("local:"):
-                    cluster = stack.enter_context(distributed.LocalCluster(
-                        n_workers=int(where.removeprefix("local:")), threads_per_worker=1, processes=True,
-                        host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR))
+                    workers = int(where.removeprefix("local:"))
+                    cluster = stack.enter_context(local_cluster(workers, verbose))
                     client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
+                    client.wait_for_workers(workers, timeout=START_SECONDS)
                 else:
-                    client = stack.enter_context(distributed.Client(where, timeout=CONNECT_SECONDS,
-                                                                    set_as_default=False))
-                client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+                    _handshake(distributed, where, seconds)
+                    client = stack.enter_context(distributed.Client(where, timeout=seconds, set_as_default=False))
+                    client.wait_for_workers(1, timeout=seconds)
                 client.register_plugin(plugin(run_id, job), name=f"localragas-{run_id}")
             except (OSError, TimeoutError) as e:
+                if where.startswith("local:"):
+                    raise EngineError(f"the worker processes of {where} did not all start within {START_SECONDS} s "
+                                      f"({type(e).__name__}: {e}); --verbose shows their output") from None
                 raise EngineError(f"could not reach the Dask scheduler {where} or any worker of it within "
-                                  f"{CONNECT_SECONDS} s ({type(e).__name__}: {e}): start `dask scheduler` and "
+                                  f"{seconds:g} s ({type(e).__name__}: {e}): start `dask scheduler` and "
                                   "`dask worker`, or check --address") from None
             engine = cls(client, where, judging, metrics, embedder, run_id)
             try:

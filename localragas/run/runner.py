@@ -94,7 +94,8 @@ def evaluate(samples: Any, settings: RunSettings | None = None, *, judge: Judge 
     session only), prompts (this run's, not the judge's), judge_check, sample_text (False: the report keeps no
     sample text, report.meta["sample_text"]), concurrency (results keep the input order;
     an in-process judge gets 1), engine and address (where samples are scored: "local" threads, or "dask" on the
-    workers of the Dask scheduler at address, "local:N" for N worker processes here; run/engines.py). An unknown
+    workers of the Dask scheduler at address, "local:N" for N worker processes here; run/engines.py), verbose
+    (Dask's own log lines shown, hidden by default). An unknown
     name or a bad value: ConfigError naming it; the settings of a run over a data file (limit, shard, skip_invalid,
     resume, max_input_bytes) are run_eval's.
     judge / embedder: an instance, a catalogue name or path, or None for the settings' (the embedder is only loaded

@@ -136,6 +136,10 @@ class RunSettings(BaseModel):
     progress: Annotated[bool | None, Field(
         description="Show progress on stderr."),  # None (Python): a bar in a notebook or an interactive session only
         Flag(("--progress/--no-progress",), kind="toggle", default=True, section="Run")] = None
+    verbose: Annotated[bool, Field(
+        description="Also show the log lines of the Dask cluster of --engine dask (worker start and shutdown, lost "
+                    "connections), hidden by default."),
+        Flag(("--verbose",), kind="toggle", default=False, section="Run")] = False
     cache_dir: Annotated[Path | None, Field(
         description="Persistent judge cache folder (default .localragas/cache, or $LOCALRAGAS_STATE_DIR/cache): a "
                     "re-run of the same command makes no judge call."),

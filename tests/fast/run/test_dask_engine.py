@@ -1,6 +1,8 @@
 """evaluate(engine="dask") on local Dask clusters of 2 worker processes: the report is the local engine's; a worker
 killed mid-run, a driver killed and re-run, a sample that kills every worker it is sent to, a worker whose judge
-differs, and a scheduler that goes away (exit 8, the checkpoint kept and resumed)."""
+differs, and a scheduler that goes away (exit 8, the checkpoint kept and resumed); a server that never answers (exit
+8 within the connect timeout), local:N beyond the cores (exit 2), a plain script without a __main__ guard, and
+Dask's own lines hidden unless verbose."""
 from __future__ import annotations
 
 import json
@@ -145,7 +147,7 @@ def test_a_driver_killed_mid_run_is_resumed_by_the_same_command(tmp_path):
             time.sleep(0.01)
             return heuristic_reply(prompt, output)
 
-        if __name__ == "__main__":  # local:N starts worker processes, which import this module again
+        if __name__ == "__main__":  # not needed by local:N (a plain script runs too: tested below)
             base = load_samples({str(EXAMPLES)!r})[0]
             data = [s.model_copy(update={{"id": f"{{s.id}}-{{k}}"}}) for k in range(3) for s in base]
             report = evaluate(data, judge=FakeJudge(responder=slow), embedder="fake", cache=False, progress=False,
@@ -254,6 +256,132 @@ def test_a_scheduler_that_goes_away_exits_8_and_the_checkpoint_resumes(tmp_path)
     assert again.returncode == 0 and f"resumed: {kept} finished sample(s)" in again.stderr
 
 
+def _bounded(seconds: float, call):
+    """call() in a thread, its result; a test failure (not a hung suite) when it has not returned within seconds."""
+    out = []
+    worker = threading.Thread(target=lambda: out.append(call()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert out, f"still running after {seconds} s"
+    return out[0]
+
+
+def _silent_server():
+    """A TCP server on 127.0.0.1 that accepts every connection and never says a word: (its port, the socket)."""
+    import socket  # noqa: PLC0415
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    held = []
+
+    def serve():
+        while True:
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server.getsockname()[1], server
+
+
+def test_a_server_that_accepts_and_says_nothing_exits_8_within_the_connect_timeout(tmp_path):
+    from cli_helpers import cli  # noqa: PLC0415
+
+    port, server = _silent_server()
+    args = ("eval", EXAMPLES, "--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "--no-progress",
+            "--out", tmp_path / "report.json", "--engine", "dask", "--address", f"tcp://127.0.0.1:{port}")
+    started = time.monotonic()
+    try:
+        with dask.config.set({"distributed.comm.timeouts.connect": "3s"}):  # Dask's setting; 30 s unless set
+            r = _bounded(60, lambda: cli(*args))
+    finally:
+        server.close()
+    assert r.exit_code == 8, r.output
+    assert f"could not reach the Dask scheduler tcp://127.0.0.1:{port} or any worker of it within 3 s" in r.output
+    assert time.monotonic() - started < 30 and not (tmp_path / "report.json").exists()
+
+
+def test_local_n_beyond_this_machines_cores_exits_2_before_anything_starts(tmp_path):
+    from cli_helpers import cli  # noqa: PLC0415
+    from localragas.run.engines import cores  # noqa: PLC0415
+
+    base = ("eval", EXAMPLES, "--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "--no-progress",
+            "--engine", "dask", "--address")
+    started = time.monotonic()
+    r = _bounded(30, lambda: cli(*base, "local:100000"))
+    assert r.exit_code == 2, r.output
+    assert f"local:100000 asks for more worker processes than this machine's {cores()} core(s)" in r.output
+    assert f"give local:{cores()} at most" in r.output and "Traceback" not in r.output
+    r = cli(*base, "local:00")
+    assert r.exit_code == 2 and "local:N for a cluster of N worker processes" in r.output
+    assert time.monotonic() - started < 20
+
+
+PLAIN_SCRIPT = """
+import localragas
+
+report = localragas.evaluate({data!r}, judge="fake", embedder="fake", engine="dask", address="local:2",
+                             cache=False, progress=False)
+print("workers", report.meta["engine"]["worker_threads"], "samples", len(report.samples))
+"""
+
+
+def test_a_plain_script_without_a_main_guard_runs_on_local_workers_and_prints_no_dask_lines(tmp_path):
+    """No `if __name__ == "__main__":`: local:N's workers must not import the script again (Dask's LocalCluster did:
+    "Nanny failed to start"). With port 8787 taken (Dask's dashboard port) and a cluster closing, nothing of Dask's
+    own is printed: no port warning, no CommClosedError."""
+    import socket  # noqa: PLC0415
+
+    script = tmp_path / "plain.py"
+    script.write_text(PLAIN_SCRIPT.format(data=str(EXAMPLES)))
+    dashboard = socket.socket()
+    try:
+        dashboard.bind(("127.0.0.1", 8787))  # another cluster's dashboard, as on a shared machine
+        dashboard.listen(1)
+    except OSError:
+        pass  # in use already: the same for this test
+    try:
+        done = subprocess.run([sys.executable, str(script)], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                              cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    finally:
+        dashboard.close()
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["workers", "2", "samples", "16"]
+    for dask_line in ("Traceback", "Nanny", "CommClosedError", "distributed.", "8787", "Warning"):
+        assert dask_line not in done.stderr, done.stderr[-3000:]
+
+
+def test_verbose_shows_the_dask_clusters_own_lines(tmp_path):
+    """--verbose lets Dask's log lines through (to Dask's own handlers, on stderr; here a list beside them)."""
+    import logging  # noqa: PLC0415
+
+    from cli_helpers import cli, sample_rows, write_jsonl  # noqa: PLC0415
+
+    class Kept(logging.Handler):
+        def __init__(self):
+            super().__init__()
+            self.names = []
+
+        def emit(self, record):
+            self.names.append(record.name)
+
+    kept = Kept()
+    dask_logger = logging.getLogger("distributed")
+    dask_logger.addHandler(kept)
+    data = write_jsonl(tmp_path / "d.jsonl", sample_rows(2))
+    args = ("eval", data, "--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "--no-progress",
+            "-m", "faithfulness", "--engine", "dask", "--address", "local:1")
+    try:
+        assert cli(*args).exit_code == 0 and not kept.names  # hidden by default
+        r = cli(*args, "--verbose")
+    finally:
+        dask_logger.removeHandler(kept)
+    assert r.exit_code == 0, r.output
+    assert "distributed.scheduler" in kept.names
+
+
 def _free_port() -> int:
     import socket  # noqa: PLC0415
 
@@ -294,4 +422,4 @@ def test_the_settings_file_chooses_the_engine(tmp_path):
     (tmp_path / "localragas.toml").write_text('engine = "dask"\naddress = "tcp://10.0.0.5:8786"\n')
     spec = spec_from_flags(str(EXAMPLES), config=tmp_path / "localragas.toml")
     assert (spec.engine, spec.address) == ("dask", "tcp://10.0.0.5:8786")
-    assert spec_from_flags(str(EXAMPLES), config=tmp_path / "localragas.toml", address="local:3").address == "local:3"
+    assert spec_from_flags(str(EXAMPLES), config=tmp_path / "localragas.toml", address="local:1").address == "local:1"

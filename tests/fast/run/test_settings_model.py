@@ -24,7 +24,7 @@ FAKE = {"judge": "fake", "embedder": "fake", "cache": False, "progress": False, 
 def test_every_flagged_setting_is_an_eval_option_with_the_fields_help_type_and_bounds():
     options = {o.name: o for o in eval_cmd.params}
     flagged = [n for n in RunSettings.model_fields if flag_of(n) is not None]
-    assert len(flagged) == 29
+    assert len(flagged) == 30
     for name in flagged:
         flag, field = flag_of(name), RunSettings.model_fields[name]
         option = options[flag.dest]
