@@ -83,3 +83,31 @@ def test_a_tracking_error_exits_2_on_a_passed_gate_and_leaves_a_failed_gates_cod
     assert r.exit_code == code, r.output
     assert "Error: MLflow could not open the tracking store" in r.output and "logged to MLflow" not in r.output
     assert out.exists()  # the reports are written before the run is logged
+
+
+def test_eval_labels_mlflow_logs_the_spot_checks_figures(store, tmp_path):
+    from localragas.data.labels import Design, Label, append_label  # noqa: PLC0415
+    from localragas.quality.review_draw import plan  # noqa: PLC0415
+    from localragas.quality.review_items import review_items  # noqa: PLC0415
+
+    first = tmp_path / "first.json"
+    assert cli("eval", EXAMPLES, *FAKE, "-m", "faithfulness", "--out", first).exit_code in (0, 1)
+    labels = tmp_path / "labels.jsonl"
+    report = Report.model_validate_json(first.read_text(encoding="utf-8"))
+    for j, x in enumerate(plan(review_items(report, ["faithfulness"]), ["faithfulness"], 14, 0)):
+        append_label(labels, Label(key=x.item.key, sample_id=x.item.sample_id, metric=x.item.metric,
+                                   item=x.item.index, item_hash=x.item.key.rsplit("|", 1)[1], label=j % 3 != 0,
+                                   reviewer="ana", time="2026-12-01T10:00:00+00:00",
+                                   design=Design(seed=x.seed, focus=x.focus, draws=x.orders, p=x.p)))
+    out = tmp_path / "checked.json"
+    r = cli("eval", EXAMPLES, *FAKE, "-m", "faithfulness", "--labels", labels, "--out", out, "--mlflow")
+    assert r.exit_code in (0, 1), r.output
+    block = Report.model_validate_json(out.read_text(encoding="utf-8")).spot_checks.metrics["faithfulness"]
+    client = mlflow.MlflowClient(store)
+    [run] = client.search_runs([client.get_experiment_by_name("Default").experiment_id])
+    logged = run.data.metrics
+    assert logged["spot_checks/faithfulness/labelled"] == block.draws == 14
+    assert logged["spot_checks/faithfulness/ppi_mean"] == pytest.approx(block.ppi_mean.mean)
+    assert logged["spot_checks/faithfulness/ppi_ci_low"] == pytest.approx(block.ppi_mean.ci_low)
+    assert logged["spot_checks/faithfulness/judge_mean"] == pytest.approx(block.judge_mean.mean)
+    assert logged["spot_checks/faithfulness/accuracy"] == pytest.approx(block.accuracy.value)
