@@ -6,10 +6,8 @@ import json
 from pathlib import Path
 
 from cli_helpers import code_and_output as run
-from localragas.data.labels import Design, Label, append_label
 from localragas.data.schema import Report
-from localragas.quality.review_draw import plan
-from localragas.quality.review_items import review_items
+from spot_helpers import label_items
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache", "--no-resume", "-m", "faithfulness"]
@@ -17,11 +15,7 @@ FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache", 
 
 def _label(report_path: Path, labels: Path, n: int = 14) -> None:
     report = Report.model_validate_json(report_path.read_text(encoding="utf-8"))
-    for j, x in enumerate(plan(review_items(report, ["faithfulness"]), ["faithfulness"], n, 0)):
-        append_label(labels, Label(key=x.item.key, sample_id=x.item.sample_id, metric=x.item.metric,
-                                   item=x.item.index, item_hash=x.item.key.rsplit("|", 1)[1], label=j % 3 != 0,
-                                   reviewer="ana", time="2026-12-01T10:00:00+00:00",
-                                   design=Design(seed=x.seed, focus=x.focus, draws=x.orders, p=x.p)))
+    label_items(report, labels, ("faithfulness",), n=n, answer=lambda x: int(x.orders[0] % 3 != 0))
 
 
 def test_merge_labels_checks_the_merged_run_as_report_labels_would(tmp_path):

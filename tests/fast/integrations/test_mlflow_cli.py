@@ -86,19 +86,13 @@ def test_a_tracking_error_exits_2_on_a_passed_gate_and_leaves_a_failed_gates_cod
 
 
 def test_eval_labels_mlflow_logs_the_spot_checks_figures(store, tmp_path):
-    from localragas.data.labels import Design, Label, append_label  # noqa: PLC0415
-    from localragas.quality.review_draw import plan  # noqa: PLC0415
-    from localragas.quality.review_items import review_items  # noqa: PLC0415
+    from spot_helpers import label_items  # noqa: PLC0415
 
     first = tmp_path / "first.json"
     assert cli("eval", EXAMPLES, *FAKE, "-m", "faithfulness", "--out", first).exit_code in (0, 1)
     labels = tmp_path / "labels.jsonl"
     report = Report.model_validate_json(first.read_text(encoding="utf-8"))
-    for j, x in enumerate(plan(review_items(report, ["faithfulness"]), ["faithfulness"], 14, 0)):
-        append_label(labels, Label(key=x.item.key, sample_id=x.item.sample_id, metric=x.item.metric,
-                                   item=x.item.index, item_hash=x.item.key.rsplit("|", 1)[1], label=j % 3 != 0,
-                                   reviewer="ana", time="2026-12-01T10:00:00+00:00",
-                                   design=Design(seed=x.seed, focus=x.focus, draws=x.orders, p=x.p)))
+    label_items(report, labels, ("faithfulness",), n=14, answer=lambda x: int(x.orders[0] % 3 != 0))
     out = tmp_path / "checked.json"
     r = cli("eval", EXAMPLES, *FAKE, "-m", "faithfulness", "--labels", labels, "--out", out, "--mlflow")
     assert r.exit_code in (0, 1), r.output

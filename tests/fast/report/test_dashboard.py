@@ -201,19 +201,12 @@ def test_the_runs_table_fits_the_page_its_long_paths_shortened_and_wrapped(tmp_p
 
 
 def test_the_runs_table_shows_each_runs_checked_share(tmp_path):
-    from localragas.data.labels import Design, Label, append_label  # noqa: PLC0415
-    from localragas.quality.review_draw import plan  # noqa: PLC0415
-    from localragas.quality.review_items import review_items  # noqa: PLC0415
+    from spot_helpers import label_items  # noqa: PLC0415
 
     rows = sample_rows(6)
     first = localragas.evaluate(rows, **FAKE)
     labels = tmp_path / "labels.jsonl"
-    shown = plan(review_items(first, ["faithfulness"]), ["faithfulness"], 12, 0)
-    for x in shown:
-        append_label(labels, Label(key=x.item.key, sample_id=x.item.sample_id, metric=x.item.metric,
-                                   item=x.item.index, item_hash=x.item.key.rsplit("|", 1)[1], label=1,
-                                   reviewer="ana", time="2026-12-01T10:00:00+00:00",
-                                   design=Design(seed=x.seed, focus=x.focus, draws=x.orders, p=x.p)))
+    shown = label_items(first, labels, ("faithfulness",), n=12, answer=lambda x: 1)
     checked = localragas.evaluate(rows, **FAKE, labels=[labels])
     block = checked.spot_checks.metrics["faithfulness"]
     with History() as h:

@@ -6,11 +6,8 @@ from __future__ import annotations
 import html
 
 from cli_helpers import cli
-from localragas.data.labels import Design, Label, append_label
-from localragas.quality.review_draw import plan
-from localragas.quality.review_items import review_items
 from localragas.report import write_json
-from spot_helpers import checked_report, truth
+from spot_helpers import checked_report, label_items
 
 NOTE = "<script>__pwned=1</script> & the <b>context</b> says otherwise"
 
@@ -21,11 +18,7 @@ def _labelled(tmp_path, n=40):
     path = tmp_path / "run.json"
     write_json(report, path)
     labels = tmp_path / "labels.jsonl"
-    for x in plan(review_items(report, ["faithfulness"]), ["faithfulness"], n, 0):
-        append_label(labels, Label(key=x.item.key, sample_id=x.item.sample_id, metric=x.item.metric,
-                                   item=x.item.index, item_hash=x.item.key.rsplit("|", 1)[1], label=truth(x.item),
-                                   reviewer="<ana>", time="2026-12-01T10:00:00+00:00", note=NOTE,
-                                   design=Design(seed=x.seed, focus=x.focus, draws=x.orders, p=x.p)))
+    label_items(report, labels, ("faithfulness",), n=n, reviewer="<ana>", note=NOTE)
     return path, labels
 
 
