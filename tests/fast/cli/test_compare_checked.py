@@ -36,7 +36,8 @@ def test_both_labelled_compares_the_prediction_powered_means(tmp_path):
     cli("compare", p["base"], p["new"], "--out", plain)
     faith_judge = next(m for m in json.loads(plain.read_text())["metrics"] if m["metric"] == "faithfulness")
     assert faith_judge["estimate"] == "judge" and faith_judge["verdict"] == "regressed"  # the judge's bias moved
-    r = cli("compare", p["base-checked"], p["new-checked"], "--out", out, "--md", md)
+    page = tmp_path / "cmp.html"
+    r = cli("compare", p["base-checked"], p["new-checked"], "--out", out, "--md", md, "--html", page)
     assert r.exit_code == 0, r.output
     faith = next(m for m in json.loads(out.read_text())["metrics"] if m["metric"] == "faithfulness")
     base_ppi = json.loads(p["base-checked"].read_text())["spot_checks"]["metrics"]["faithfulness"]["ppi_mean"]
@@ -44,6 +45,7 @@ def test_both_labelled_compares_the_prediction_powered_means(tmp_path):
     assert faith["verdict"] == "within_noise" and faith["ci_low"] < 0 < faith["ci_high"]
     assert "prediction-powered means compared" in r.output and "(prediction-powered)" in r.output
     assert "prediction-powered means compared" in md.read_text()
+    assert "faithfulness: prediction-powered means compared" in page.read_text()
     recall = next(m for m in json.loads(out.read_text())["metrics"] if m["metric"] == "context_recall")
     assert recall["estimate"] == "judge" and recall["note"] is None  # no labels of it on either run
 
