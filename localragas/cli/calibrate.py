@@ -43,6 +43,9 @@ from ..core.printable import printable
                                            "call. Repeatable (docs/spot-checks.md).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), metavar="RUN.json",
               help="With --fit and --labels: the JSON report of the run the labels were made on.")
+@click.option("--data", "data_path", type=click.Path(dir_okay=False, path_type=Path), metavar="DATA",
+              help="With --report, for a report that keeps no sample text (eval --no-sample-text): the data file the "
+                   "run was made on, whose texts the labels' item keys are checked against.")
 @setting_option("progress")
 @setting_option("cache_dir", help="Persistent judge cache folder (default .localragas/cache, or "
                                   "$LOCALRAGAS_STATE_DIR/cache).")
@@ -54,7 +57,7 @@ from ..core.printable import printable
               help="Settings file (default: ./localragas.toml, else [tool.localragas] in ./pyproject.toml): its judge, "
                    "judge_options, embedder, thresholds, metric_options and max_input_bytes, under the flags.")
 @setting_option("prompts")
-def calibrate_cmd(files, metric, out, md, html, fit_path, family, config_path, labels_files, report_path,
+def calibrate_cmd(files, metric, out, md, html, fit_path, family, config_path, labels_files, report_path, data_path,
                   **flags):
     """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
     kind}): binary labels give ROC AUC and balanced accuracy at the gate and at the best threshold (suggested as
@@ -80,8 +83,8 @@ def calibrate_cmd(files, metric, out, md, html, fit_path, family, config_path, l
     from ..judges.calibrated import run_options  # noqa: PLC0415
     from ..run.files_read import files_read  # noqa: PLC0415
 
-    if labels_files or report_path:
-        _fit_labels(labels_files, report_path, fit_path=fit_path, files=files, refused=(
+    if labels_files or report_path or data_path:
+        _fit_labels(labels_files, report_path, data_path, fit_path=fit_path, files=files, refused=(
             ("--metric", metric), ("--family", family), ("--out", out), ("--md", md), ("--html", html)))
         sys.exit(0)
     if not files:
@@ -159,7 +162,7 @@ def _fit_family(family, files, settings, *, fit_path, out, md, html, metric) -> 
         click.echo("wrote " + printable(str(out)))
 
 
-def _fit_labels(labels_files, report_path, *, fit_path, files, refused) -> None:
+def _fit_labels(labels_files, report_path, data_path, *, fit_path, files, refused) -> None:
     """--labels/--report: a calibration map fitted on people's labels of a run's items, cross-fitted
     (localragas.quality.labels_fit), written to --fit FILE."""
     from ..core.errors import ConfigError  # noqa: PLC0415
@@ -175,10 +178,10 @@ def _fit_labels(labels_files, report_path, *, fit_path, files, refused) -> None:
     given = [flag for flag, value in refused if value]
     if given:
         raise ConfigError(f"--labels/--report fit a calibration from a run's labels: {given[0]} does not apply")
-    check_outputs([*labels_files, report_path], fit=fit_path)
+    check_outputs([*labels_files, report_path, data_path], fit=fit_path)
     report = read_json(report_path)
     fitted, fits, crossed = fit_from_labels(report, read_label_files(labels_files), labels_files=list(labels_files),
-                                            report_path=report_path)
+                                            report_path=report_path, data_path=data_path)
     for f, c in zip(fits, crossed):
         click.echo("fitted " + printable(f.text()))
         for line in c.lines():

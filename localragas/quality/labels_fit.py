@@ -99,11 +99,13 @@ def _metric(report: Report, name: str) -> WithVerdicts | None:
     return metric if metric.graded else None
 
 
-def labelled_items(report: Report, labels: list[Label]) -> tuple[dict[str, FamilyItems], dict[str, list[str]]]:
+def labelled_items(report: Report, labels: list[Label], data_path: str | Path | None = None
+                   ) -> tuple[dict[str, FamilyItems], dict[str, list[str]]]:
     """Per prompt family the labelled items' raw P(yes) and people's verdict, and each item's metric (parallel to the
-    family's lists). Labels whose keys are not items of this run: LabelsError (exit 2), as for `report --labels`."""
+    family's lists). Labels whose keys are not items of this run: LabelsError (exit 2), as for `report --labels`.
+    data_path: the run's data file, for a report that keeps no sample text (review_items)."""
     names = [m for m in report.metrics if m in ITEM_METRICS and any(lab.metric == m for lab in labels)]
-    items = review_items(report, names) if names else []
+    items = review_items(report, names, data_path=data_path) if names else []
     refuse_foreign(labels, {it.key for it in items})
     by_key = latest(labels)
     asked = (report.meta.get("prompts") or {}).get("sha256") or {}
@@ -181,11 +183,11 @@ def cross_fit(items: FamilyItems, metrics: list[str], shipped: dict[str, float])
                     y.tolist()), brier(held.tolist(), y.tolist()), rows)
 
 
-def fit_from_labels(report: Report, labels: list[Label], *, labels_files: list[str | Path],
-                    report_path: str | Path) -> tuple[CalibrationMap, list[FamilyFit], list[CrossFit]]:
+def fit_from_labels(report: Report, labels: list[Label], *, labels_files: list[str | Path], report_path: str | Path,
+                    data_path: str | Path | None = None) -> tuple[CalibrationMap, list[FamilyFit], list[CrossFit]]:
     """The calibration map fitted on all the labelled items of each family (refused as `calibrate --fit` refuses: too
     few of a class, a slope <= 0), what each fit found, and its cross-fitted figures."""
-    families, which = labelled_items(report, labels)
+    families, which = labelled_items(report, labels, data_path)
     fits, crossed = [], []
     source: Any = {"labels": [str(p) for p in labels_files], "report": str(report_path)}
     maps = {}

@@ -89,3 +89,23 @@ def test_threshold_suggested_only_when_it_wins_out_of_fold():
     assert c.suggested is None and KEEP in c.text()
     few = cross_fit(_family(raw[:30], y[:30]), ["faithfulness"] * 30, {"faithfulness": 0.8})
     assert few.folds == 0 and "leave-one-out" in few.lines()[0]
+
+
+def test_a_report_without_sample_text_needs_its_data_file(tmp_path):
+    from pathlib import Path  # noqa: PLC0415
+
+    from localragas.data.schema import Report  # noqa: PLC0415
+    from spot_helpers import label_items  # noqa: PLC0415
+
+    data = Path(__file__).resolve().parents[3] / "examples" / "rag_samples.jsonl"
+    run = tmp_path / "run.json"
+    cli("eval", data, *FAST, "--no-cache", "--no-sample-text", "-m", "faithfulness", "--out", run)
+    labels = tmp_path / "labels.jsonl"
+    label_items(Report.model_validate_json(run.read_text()), labels, ("faithfulness",), n=60, data=data,
+                answer=lambda x: int(x.item.judge_score >= 0.5) if x.orders[0] % 4 else 0)
+    fit = tmp_path / "fit.json"
+    r = cli("calibrate", "--fit", fit, "--labels", labels, "--report", run)
+    assert r.exit_code == 2 and "(--data DATA)" in r.output and not fit.exists()
+    r = cli("calibrate", "--fit", fit, "--labels", labels, "--report", run, "--data", data)
+    assert r.exit_code == 0, r.output
+    assert json.loads(fit.read_text())["families"]["verify_statement"]["fitted_on"]["items"] > 20
