@@ -17,8 +17,8 @@ Settings, first found wins: command line (`--localragas-judge`, `--localragas-em
 `--localragas-gate-on`, `--localragas-no-judge-check`), environment (LOCALRAGAS_JUDGE, LOCALRAGAS_EMBEDDER,
 LOCALRAGAS_JUDGE_OPTIONS, LOCALRAGAS_CACHE_DIR), ini options (localragas_judge, localragas_embedder,
 localragas_judge_options, localragas_cache_dir, localragas_judge_check), the project's localragas.toml /
-[tool.localragas] (all its settings: thresholds, metrics, custom metrics, [prompts] overrides, judge_check...), the
-library defaults. Each is a run setting (RunSettings, localragas/run/settings.py), layered as every run layers them
+[tool.localragas] (all its settings: thresholds, metrics, custom metrics, [prompts] overrides, judge_check...; not
+its `labels`, which are of one run's items: pass evaluate(..., labels=[...]) in a test instead), the library defaults. Each is a run setting (RunSettings, localragas/run/settings.py), layered as every run layers them
 (RunSettings.over): a table such as the judge options merged across layers, the command line winning per key. The
 options are the settings' `localragas eval` flags with `--localragas-` (tests/fast/run/test_settings_model.py checks
 them against the model rather than this module importing it: it loads in every pytest session).
@@ -158,6 +158,9 @@ def localragas_config(pytestconfig: pytest.Config) -> "RunSettings":
     given = _explicit(pytestconfig)
     project = load_settings(find_config(Path(pytestconfig.rootpath)))  # else ./localragas.toml, else none
     register_custom_metrics(project)
+    # not its `labels`: people's labels are of one run's items, and every evaluate() of a test suite is another run
+    # (they would be refused as another run's labels); a test passes evaluate(..., labels=[...]) for its own run
+    project = project.model_copy(update={"labels": []})
     return project.over({
         "judge": given["judge"], "embedder": given["embedder"], "judge_options": given["judge_options"],
         "cache_dir": Path(given["cache_dir"]).expanduser() if given["cache_dir"] and not given["no_cache"] else None,

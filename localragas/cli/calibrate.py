@@ -14,7 +14,7 @@ from ..core.printable import printable
 
 
 @click.command("calibrate")
-@click.argument("files", metavar="LABELLED.jsonl...", nargs=-1, required=True,
+@click.argument("files", metavar="LABELLED.jsonl...", nargs=-1,
                 type=click.Path(dir_okay=False, path_type=Path))
 @setting_options("judge", "judge_options", "embedder")
 @setting_option("thresholds", help="Gate threshold for the binary figures 'at the gate', e.g. faithfulness=0.85. "
@@ -37,6 +37,15 @@ from ..core.printable import printable
               help="With --fit: fit this prompt family instead of the metrics' and add it to FILE, its other families "
                    "kept. question_answerable: generate's answerability check, each row's question and contexts "
                    "against its binary label (docs/calibration.md).")
+@click.option("--labels", "labels_files", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              metavar="LABELS.jsonl", help="With --fit and --report: fit from people's labels of the run's items "
+                                           "(localragas review) instead of LABELLED files, cross-fitted; no judge "
+                                           "call. Repeatable (docs/spot-checks.md).")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), metavar="RUN.json",
+              help="With --fit and --labels: the JSON report of the run the labels were made on.")
+@click.option("--data", "data_path", type=click.Path(dir_okay=False, path_type=Path), metavar="DATA",
+              help="With --report, for a report that keeps no sample text (eval --no-sample-text): the data file the "
+                   "run was made on, whose texts the labels' item keys are checked against.")
 @setting_option("progress")
 @setting_option("cache_dir", help="Persistent judge cache folder (default .localragas/cache, or "
                                   "$LOCALRAGAS_STATE_DIR/cache).")
@@ -48,7 +57,8 @@ from ..core.printable import printable
               help="Settings file (default: ./localragas.toml, else [tool.localragas] in ./pyproject.toml): its judge, "
                    "judge_options, embedder, thresholds, metric_options and max_input_bytes, under the flags.")
 @setting_option("prompts")
-def calibrate_cmd(files, metric, out, md, html, fit_path, family, config_path, **flags):
+def calibrate_cmd(files, metric, out, md, html, fit_path, family, config_path, labels_files, report_path, data_path,
+                  **flags):
     """Measure how well a metric agrees with human labels in LABELLED files (rows with label: {metric, value,
     kind}): binary labels give ROC AUC and balanced accuracy at the gate and at the best threshold (suggested as
     the gate threshold); graded labels Spearman correlation and mean absolute error; pairwise labels the fraction
@@ -61,6 +71,7 @@ def calibrate_cmd(files, metric, out, md, html, fit_path, family, config_path, *
       localragas calibrate labelled.jsonl --judge qwen2.5-1.5b --limit 100 --out calib.json --md calib.md
       localragas calibrate sentences.jsonl --fit my-judge.calibration.json
       localragas calibrate wikiqa.jsonl --fit my-judge.calibration.json --family question_answerable
+      localragas calibrate --fit my.calibration.json --labels labels.jsonl --report run.json
     """
     from ..quality.calibration import FROM_FILE, calibrate  # noqa: PLC0415
     from ..run.config import load_settings  # noqa: PLC0415
@@ -72,6 +83,12 @@ def calibrate_cmd(files, metric, out, md, html, fit_path, family, config_path, *
     from ..judges.calibrated import run_options  # noqa: PLC0415
     from ..run.files_read import files_read  # noqa: PLC0415
 
+    if labels_files or report_path or data_path:
+        _fit_labels(labels_files, report_path, data_path, fit_path=fit_path, files=files, refused=(
+            ("--metric", metric), ("--family", family), ("--out", out), ("--md", md), ("--html", html)))
+        sys.exit(0)
+    if not files:
+        raise click.UsageError("Missing argument 'LABELLED.jsonl...' (or --fit FILE --labels LABELS --report RUN).")
     file = load_settings(config_path)
     register_custom_metrics(file)  # its [custom_metrics], for --metric NAME and the labels' metrics
     given = from_flags(flags)
@@ -143,3 +160,31 @@ def _fit_family(family, files, settings, *, fit_path, out, md, html, metric) -> 
     if out:
         write_atomic(out, json.dumps(run.document(), indent=1) + "\n")
         click.echo("wrote " + printable(str(out)))
+
+
+def _fit_labels(labels_files, report_path, data_path, *, fit_path, files, refused) -> None:
+    """--labels/--report: a calibration map fitted on people's labels of a run's items, cross-fitted
+    (localragas.quality.labels_fit), written to --fit FILE."""
+    from ..core.errors import ConfigError  # noqa: PLC0415
+    from ..quality.labels_fit import fit_from_labels  # noqa: PLC0415
+    from ..quality.spot_checks import read_label_files  # noqa: PLC0415
+    from ..report.json_report import read_json  # noqa: PLC0415
+
+    if fit_path is None or not labels_files or report_path is None:
+        raise ConfigError("--labels and --report fit a calibration from people's labels of a run: give --fit FILE "
+                          "--labels LABELS.jsonl --report RUN.json together")
+    if files:
+        raise ConfigError("--labels/--report fit from a run's labelled items: LABELLED files do not apply with them")
+    given = [flag for flag, value in refused if value]
+    if given:
+        raise ConfigError(f"--labels/--report fit a calibration from a run's labels: {given[0]} does not apply")
+    check_outputs([*labels_files, report_path, data_path], fit=fit_path)
+    report = read_json(report_path)
+    fitted, fits, crossed = fit_from_labels(report, read_label_files(labels_files), labels_files=list(labels_files),
+                                            report_path=report_path, data_path=data_path)
+    for f, c in zip(fits, crossed):
+        click.echo("fitted " + printable(f.text()))
+        for line in c.lines():
+            click.echo(printable(line))
+    fitted.write(fit_path)
+    click.echo("wrote " + printable(str(fit_path)))

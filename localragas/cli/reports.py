@@ -69,8 +69,9 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the merged JSON report here.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), help="Write per-sample CSV here.")
 @regate_options
+@labels_option
 @max_input_bytes_option
-def merge_cmd(shard_paths, out, csv_path, html, md, junit, threshold, gate_on, no_gate, max_error_rate,
+def merge_cmd(shard_paths, out, csv_path, html, md, junit, threshold, gate_on, no_gate, max_error_rate, labels,
               max_input_bytes):
     """Join the JSON reports of `eval --shard 1/N` … `N/N` into one report: samples in dataset order, aggregates,
     intervals and gate computed over all of them, as an unsharded run would. Refuses shards of different runs
@@ -78,12 +79,15 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit, threshold, gate_on, n
 
     The gate is applied unless --no-gate is given here, also to shards run with --no-gate (as the recipes in
     docs/scale-out.md do), with the thresholds, --gate-on and --max-error-rate the shards recorded (eval's flags
-    over localragas.toml over the defaults) under the ones given here. Exit codes as for `eval`: 0 gate passed,
-    1 gate failed, 2 bad input, 4 could not evaluate.
+    over localragas.toml over the defaults) under the ones given here. The shards' spot checks (people's labels) are
+    not merged: give the labels again with --labels to check the merged run (each shard's labels are items of it);
+    without them the merged report says it dropped them. Exit codes as for `eval`: 0 gate passed, 1 gate failed,
+    2 bad input (labels of another run too), 4 could not evaluate.
 
     \b
     Example:
       localragas merge shard-*.json --out report.json --html report.html --junit junit.xml
+      localragas merge shard-*.json --labels labels.jsonl --out report.json
     """
     from ..run.gate import parse_thresholds  # noqa: PLC0415
     from ..report.json_stream import stream_json  # noqa: PLC0415
@@ -91,8 +95,17 @@ def merge_cmd(shard_paths, out, csv_path, html, md, junit, threshold, gate_on, n
 
     check_outputs(shard_paths, out=out, csv=csv_path, html=html, md=md, junit=junit)
     overrides = parse_thresholds(threshold)
-    report = merge([stream_json(p, report_limit(max_input_bytes)) for p in shard_paths], overrides=overrides,
-                   gate_on=gate_on, enabled=not no_gate, max_error_rate=max_error_rate)
+    shards = [stream_json(p, report_limit(max_input_bytes)) for p in shard_paths]
+    checked = sum(1 for r in shards if r.spot_checks is not None and r.spot_checks.metrics)
+    gating = {"overrides": overrides, "gate_on": gate_on, "enabled": not no_gate, "max_error_rate": max_error_rate}
+    report = merge(shards, **gating)
+    if files := label_files(labels):
+        from ..quality.spot_checks import read_label_files, with_spot_checks  # noqa: PLC0415
+
+        report = with_spot_checks(report, read_label_files(files), files=files, **gating)
+    elif checked:
+        click.echo(f"note: {checked} shard(s) carried people's spot checks; they are not merged (each covers its own "
+                   "shard's items): give the labels again with --labels to check the merged run", err=True)
     write_and_print(report, out=out, csv=csv_path, html=html, md=md, junit=junit)
     sys.exit(gate_exit(report))
 

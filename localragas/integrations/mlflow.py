@@ -154,10 +154,32 @@ def run_metrics(report: Report) -> dict[str, float]:
             if getattr(s, field) is not None:
                 out[f"{key}/{field}"] = float(getattr(s, field))
         out.update({f"{key}/scored": s.scored, f"{key}/unscored": s.unscored, f"{key}/errors": s.errors})
+    out.update(spot_check_metrics(report))
     out["samples"] = len(report.samples)
     out["skipped_rows"] = len(report.skipped)
     if report.gate.enabled:
         out["gate/passed"] = 1.0 if gate_verdict(report) == "passed" else 0.0
+    return out
+
+
+def spot_check_metrics(report: Report) -> dict[str, float]:
+    """People's spot checks (report.spot_checks), per checked metric under spot_checks/<metric>/: the three means and
+    their intervals (ppi_mean, ppi_ci_low, ppi_ci_high; judge_mean, ...; labels_mean, ...), effective_labels, the
+    judge against the people (accuracy, balanced_accuracy, roc_auc, bias), the counts (labelled: draws the means rest
+    on; skipped, disagreements) and kappa; an absent value is left out."""
+    out: dict[str, float] = {}
+    checks = report.spot_checks
+    for name, c in (checks.metrics.items() if checks is not None else ()):
+        key = f"spot_checks/{_key(name)}"
+        values: dict[str, float | None] = {"labelled": c.draws, "skipped": c.skipped,
+                                           "disagreements": c.disagreements, "kappa": c.kappa, "bias": c.bias,
+                                           "effective_labels": c.ppi_mean.effective_labels}
+        for mean in ("ppi", "judge", "labels"):
+            got = getattr(c, f"{mean}_mean")
+            values.update({f"{mean}_mean": got.mean, f"{mean}_ci_low": got.ci_low, f"{mean}_ci_high": got.ci_high})
+        for figure in ("accuracy", "balanced_accuracy", "roc_auc"):
+            values[figure] = getattr(c, figure).value
+        out.update({f"{key}/{k}": float(v) for k, v in values.items() if v is not None})
     return out
 
 

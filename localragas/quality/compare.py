@@ -9,6 +9,7 @@ from ..core.errors import MethodChangedError, TooFewPairsError
 from ..metrics.report_definitions import definitions_of
 from ..data.schema import MetricSummary, Report
 from ..run.stats import CI_LEVEL, paired_difference
+from ..data.spot_check_models import MetricSpotCheck
 from .method import MethodDifference, method_differences
 
 VERDICTS = ("improved", "regressed", "within_noise", "not_comparable", "not_evaluated")
@@ -34,6 +35,10 @@ class MetricChange(BaseModel):
     became_scored: list[str] = Field(default_factory=list)
     # a difference of method (Comparison.method_differences) may move its scores: its change is not the RAG system's
     method_changed: bool = False
+    # what the means and the change are of: "judge" (the judge's scores, paired by sample) or "prediction-powered"
+    # (both runs have enough people's labels of the metric: their prediction-powered means, quality/spot_checks.py)
+    estimate: str = "judge"
+    note: str | None = None  # why the estimate is what it is, when people's labels are involved
 
 
 class SampleChange(BaseModel):
@@ -166,11 +171,57 @@ def compare_reports(base: Report, new: Report, base_name: str = "base", new_name
             diff=d["diff"], ci_low=d["ci_low"], ci_high=d["ci_high"], verdict=verdict, higher_is_better=hib,
             became_unscored=became_unscored, became_scored=became_scored, method_changed=name in moved_by_method,
         ))
+        changes[-1] = _with_people(changes[-1], _checked(base, name), _checked(new, name))
         moved = sorted((p for p in pairs if p[2] != p[1]), key=lambda p: (-abs(p[2] - p[1]), p[0]))[:top]
         largest[name] = [SampleChange(id=i, base=bv, new=nv, diff=round(nv - bv, 6)) for i, bv, nv in moved]
     return Comparison(base=base_name, new=new_name, min_pairs=min_pairs, metrics=changes, largest_changes=largest,
                       in_both=len(common), only_in_base=only_b, only_in_new=only_n, warnings=warnings,
                       method_differences=method)
+
+
+Z95 = 1.959964
+
+
+def _checked(report: Report, metric: str) -> MetricSpotCheck | None:
+    return report.spot_checks.metrics.get(metric) if report.spot_checks is not None else None
+
+
+def _se(c: MetricSpotCheck) -> float | None:
+    p = c.ppi_mean
+    if p.se is not None:
+        return p.se
+    return None if p.ci_low is None or p.ci_high is None else (p.ci_high - p.ci_low) / (2 * Z95)
+
+
+def _with_people(change: MetricChange, base: MetricSpotCheck | None, new: MetricSpotCheck | None) -> MetricChange:
+    """The change of the prediction-powered means when both runs have enough people's labels of the metric (the two
+    runs' labels are independent: the interval of the difference is the mean's ± 1.96 √(se_base² + se_new²)); else
+    the judge's paired change, with a note when only one run has labels."""
+    usable = [c is not None and c.trustworthy and c.ppi_mean.mean is not None for c in (base, new)]
+    if not any(usable):
+        return change
+    if not all(usable):
+        which = "the base run" if usable[0] else "the new run"
+        return change.model_copy(update={"note": (
+            f"the judge's means compared: only {which} has enough people's labels of {change.metric}; a "
+            "prediction-powered mean is compared only with another (the judge's bias was measured on one run only)")})
+    assert base is not None and new is not None
+    b, n = base.ppi_mean, new.ppi_mean
+    se_b, se_n = _se(base), _se(new)
+    assert b.mean is not None and n.mean is not None
+    diff = round(n.mean - b.mean, 6)
+    lo = hi = None
+    if se_b is not None and se_n is not None:
+        half = Z95 * (se_b ** 2 + se_n ** 2) ** 0.5
+        lo, hi = round(diff - half, 6), round(diff + half, 6)
+    judge = (f"the judge's paired change was {change.diff:+.3f}" if change.diff is not None else "")
+    return change.model_copy(update={
+        "base_mean": b.mean, "new_mean": n.mean, "diff": diff, "ci_low": lo, "ci_high": hi,
+        "verdict": verdict_of(min(base.draws, new.draws), lo, hi, change.higher_is_better),
+        "estimate": "prediction-powered",
+        "note": (f"prediction-powered means compared (people's labels on both runs: {base.draws} and {new.draws} "
+                 f"labelled draws; the interval of the change is of two independent means)"
+                 + (f"; {judge}" if judge else ""))})
 
 
 def _summary_of(report: Report, metric: str) -> MetricSummary | None:

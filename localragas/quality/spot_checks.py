@@ -42,7 +42,7 @@ def read_label_files(paths: Iterable[str | Path]) -> list[Label]:
     return [lab for p in paths for lab in read_labels(p)]
 
 
-def _refuse_foreign(labels: Sequence[Label], known: set[str]) -> None:
+def refuse_foreign(labels: Sequence[Label], known: set[str]) -> None:
     foreign = [lab for lab in labels if lab.key not in known]
     if not foreign:
         return
@@ -54,7 +54,7 @@ def _refuse_foreign(labels: Sequence[Label], known: set[str]) -> None:
                       "review`, or give the report they were made on)")
 
 
-def _mean_label(by_reviewer: Mapping[str, Label]) -> float | None:
+def mean_label(by_reviewer: Mapping[str, Label]) -> float | None:
     given = [lab.label for lab in by_reviewer.values() if lab.label is not None]
     return sum(given) / len(given) if given else None
 
@@ -161,7 +161,7 @@ def metric_spot_check(report: Report, metric: str, items: Sequence[ReviewItem],
                       labels: Sequence[Label]) -> MetricSpotCheck:
     """One metric's figures from its labels (all of them keys of `items`)."""
     by_key = latest(labels)
-    people = {k: m for k, by in by_key.items() if (m := _mean_label(by)) is not None}
+    people = {k: m for k, by in by_key.items() if (m := mean_label(by)) is not None}
     values = np.asarray([s.metrics[metric].value for s in report.samples
                          if metric in s.metrics and s.metrics[metric].value is not None], dtype=float)
     unit: Literal["item", "sample"] = "sample" if metric in SAMPLE_UNIT else "item"
@@ -200,7 +200,7 @@ def spot_checks(report: Report, labels: Sequence[Label], *, files: Sequence[str 
     matched (exit 2). The gate reading of each metric is set by the gate (run/runner.py regate)."""
     metrics = [m for m in reviewable(report) if any(lab.metric == m for lab in labels)]
     items = review_items(report, metrics, data_path=data_path, samples=samples) if metrics else []
-    _refuse_foreign(labels, {it.key for it in items})  # a metric this report lacks, or one without items, too
+    refuse_foreign(labels, {it.key for it in items})  # a metric this report lacks, or one without items, too
     block = SpotChecks(files=[str(f) for f in files], labels=len(labels), level=CI_LEVEL, minimum=MIN_LABELS,
                        design=DESIGN)
     for m in metrics:

@@ -39,7 +39,8 @@ def method_lines(c: Comparison) -> list[str]:
 
 
 def _label(m: MetricChange, labels: dict[str, str]) -> str:
-    return labels[m.verdict] + (" (method changed)" if m.method_changed else "")
+    return (labels[m.verdict] + (" (method changed)" if m.method_changed else "")
+            + (" (prediction-powered)" if m.estimate == "prediction-powered" else ""))
 
 
 def print_comparison(c: Comparison, console: Console | None = None) -> None:
@@ -62,6 +63,8 @@ def print_comparison(c: Comparison, console: Console | None = None) -> None:
     for w in c.warnings:
         console.print(f"[yellow]warning:[/] {escape(w)}")
     for m in c.metrics:
+        if m.note:
+            console.print(f"{escape(m.metric)}: {escape(m.note)}")
         moved = c.largest_changes.get(m.metric) or []
         if moved:
             console.print(f"{escape(m.metric)}: largest changes " + ", ".join(
@@ -112,6 +115,9 @@ def render_comparison_markdown(c: Comparison) -> str:
     if c.warnings:
         lines += [""] + [f"> ⚠️ {cell(w)}" for w in c.warnings]
     lines += [""] + [f"**{cell(text)}**" for _, text in verdict_lines(c)]
+    notes = [f"- {cell(m.metric)}: {cell(m.note)}" for m in c.metrics if m.note]
+    if notes:
+        lines += [""] + notes
     moved = [(m.metric, s) for m in c.metrics for s in c.largest_changes.get(m.metric) or []]
     if moved:
         lines += ["", "<details><summary>largest per-sample changes</summary>", "",

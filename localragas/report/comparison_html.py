@@ -63,7 +63,8 @@ def render_comparison_html(c: Comparison) -> str:
     rows += [[m.metric, score_text(m.base_mean), score_text(m.new_mean), score_text(m.diff, signed=True),
               _ci(m.ci_low, m.ci_high), str(m.pairs), _label(m, _LABEL)]
              for m in c.metrics]
-    sections.append(Section(heading="Paired differences", notes=[text for _, text in verdict_lines(c)],
+    sections.append(Section(heading="Paired differences", notes=[text for _, text in verdict_lines(c)]
+                            + [f"{m.metric}: {m.note}" for m in c.metrics if m.note],
                             figures=[(differences_svg(c), "A point is the mean change over the samples scored in "
                                       "both runs; its line, the interval. A line across zero: within the noise.")],
                             table=rows))

@@ -159,6 +159,7 @@ def _row(run: RunRecord) -> dict[str, Any]:
             "means": {m.metric: (score_text(m.mean), interval_text(m.ci_low, m.ci_high), m.status or "")
                       for m in run.metrics},
             "calibration": (run.calibration or {}).get("source") or "none",
+            "checked": ", ".join(f"{m} {c['labelled']}/{c['items']}" for m, c in run.checked.items()),
             "report": Path(report).name if report else "", "report_path": report}
 
 

@@ -15,6 +15,7 @@ from ..run.judge_check import check_details, check_line
 from ..run.results import columns_of
 from ..run.score_columns import ScoreColumns
 from .html_chart import histogram_svg
+from .html_spot_checks import checked_by_people
 
 STATUS = {  # gate status -> (symbol, words): colour is never the only carrier of meaning
     "passed": ("✓", "meets threshold"),
@@ -45,6 +46,8 @@ def header(report: Report) -> dict[str, Any]:
         facts.append(seconds_text(m["wall_seconds"]))
     facts += [line for line in (check_line(m), check_details(m), canary_line(m)) if line]
     nav = [("verdict", "Verdict"), ("metrics", "Metrics")]
+    if report.spot_checks is not None and report.spot_checks.metrics:
+        nav.append(("checked", "Checked by people"))
     if report.by_category:
         nav.append(("categories", "By category"))
     nav.append(("samples", "Samples"))
@@ -181,5 +184,5 @@ def sections(report: Report, shown: str = "") -> dict[str, Any]:
     columns: run/score_columns.py), whatever share of them the page embeds (shown: says which)."""
     columns = columns_of(report.samples, report.metrics)
     return {"header": header(report), "verdict": verdict(report), "cards": metric_cards(report, columns),
-            "categories": categories(report, columns), "samples": samples_section(report, columns, shown),
+            "checked": checked_by_people(report), "categories": categories(report, columns), "samples": samples_section(report, columns, shown),
             "skipped": report.skipped, "run": run_metadata(report)}

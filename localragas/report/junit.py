@@ -12,6 +12,7 @@ from ..run.canaries import canary_line
 from ..run.judge_check import check_line
 from ..core.atomic_write import write_atomic
 from .evidence import brief, definition_in, lower_is_better, worst_samples
+from .spot_checks_terminal import reading_text
 
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -27,13 +28,27 @@ def _details(report: Report, metric: str) -> str:
              f"95% CI {interval_text(s.ci_low, s.ci_high, form='ascii')}" if s.ci_low is not None else "",
              f"scored {s.scored}, unscored {s.unscored}"
              + (" (" + ", ".join(f"{k} {v}" for k, v in s.unscored_reasons.items()) + ")" if s.unscored_reasons else ""),
-             f"unscored by an error: {s.errors}; the first: {s.first_error}" if s.errors else ""]
+             f"unscored by an error: {s.errors}; the first: {s.first_error}" if s.errors else "",
+             people_reading(report, metric)]
     worst = worst_samples(report, metric, 5)
     if worst:
         lines.append("highest-scoring samples (lower is better):" if lower_is_better(report, metric)
                      else "lowest-scoring samples:")
         lines += [f"  {smp.id}: {score_text(r.value)} - {brief(definition_in(report, metric), r)}" for smp, r in worst]
     return xml_text("\n".join(x for x in lines if x))
+
+
+def people_reading(report: Report, metric: str) -> str:
+    """The gate's three-way reading on the people's labels of the metric ("" without them): passes for sure, fails
+    for sure, or undecided with about how many more labels would decide it."""
+    c = report.spot_checks.metrics.get(metric) if report.spot_checks is not None else None
+    if c is None:
+        return ""
+    if not c.trustworthy:
+        return f"checked by people ({c.draws} labelled draws): not used by the gate: {c.note or ''}"
+    p = c.ppi_mean
+    return (f"checked by people ({c.draws} labelled draws): prediction-powered mean {score_text(p.mean)} 95% CI "
+            f"{interval_text(p.ci_low, p.ci_high, form='ascii')}, {reading_text(c)}")
 
 
 def render_junit(report: Report) -> str:
@@ -64,11 +79,14 @@ def render_junit(report: Report) -> str:
             hib = g.higher_is_better
             bound = report.gate.on == "lower-bound" and (g.ci_low if hib else g.ci_high) is not None
             what = f"CI {'lower' if hib else 'upper'} bound" if bound else "mean"
+            if g.estimate == "prediction-powered":
+                what = "prediction-powered " + what
             extra = f" (mean {score_text(g.mean)})" if bound else ""
             side = "below" if hib else "above"
             f = ET.SubElement(case, "failure", type="QualityGateFailed",
-                              message=f"{s.metric} {what} {score_text(g.compared)} {side} threshold "
-                                      f"{threshold_text(g.threshold)}{extra}" + ("" if hib else " (lower is better)"))
+                              message=xml_text(f"{s.metric} {what} {score_text(g.compared)} {side} threshold "
+                                      f"{threshold_text(g.threshold)}{extra}" + ("" if hib else " (lower is better)")
+                                      + (f"; {people}" if (people := people_reading(report, s.metric)) else "")))
             f.text = xml_text(g.message) + "\n" + _details(report, s.metric)
             failures += 1
         elif g.status == "not_evaluated":

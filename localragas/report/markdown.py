@@ -11,6 +11,7 @@ from ..core.atomic_write import write_atomic
 from ..run.canaries import canary_line
 from ..run.judge_check import check_details, check_line
 from .evidence import brief, definition_in, metric_label, short, worst_samples
+from .spot_checks_terminal import reading_text
 
 QUESTION_CHARS = 80  # characters of a worst sample's question shown
 _ICON = {"passed": "✅ pass", "failed": "❌ FAIL", "not_evaluated": "⚠️ not evaluated", "error": "🛑 ERROR"}
@@ -55,6 +56,7 @@ def render_markdown(report: Report, worst: int = 3) -> str:
                      f"{interval_text(s.ci_low, s.ci_high, form='spaced')} | {s.scored} | "
                      f"{s.unscored}{f' ({cell(reasons)})' if reasons else ''} | {threshold_text(g.threshold) if g else '—'} | "
                      f"{_ICON[g.status] if g and report.gate.enabled else ''} |")
+    lines += _checked(report)
     if report.gate.errors:
         title = ("**Could not evaluate**: errors (judge, cache, embedder, I/O) left samples unscored; the gate fails "
                  "closed." if not report.gate.evaluated else "**Errors accepted** (within the max error rate):")
@@ -87,6 +89,27 @@ def render_markdown(report: Report, worst: int = 3) -> str:
                       f"{seconds_text(report.meta.get('wall_seconds', 0), digits=0)} wall · "
                       f"localragas {report.meta.get('localragas', '')}</sub>"]
     return "\n".join(lines) + "\n"
+
+
+def _checked(report: Report) -> list[str]:
+    """The "checked by people" table in brief (report.spot_checks): labels, the judge against the people, the three
+    means with intervals and the gate's three-way reading."""
+    checks = report.spot_checks
+    if checks is None or not checks.metrics:
+        return []
+
+    def mean(p) -> str:
+        return "—" if p.mean is None else f"{score_text(p.mean)} {interval_text(p.ci_low, p.ci_high, form='spaced')}"
+
+    lines = ["", f"**Checked by people** ({checks.labels} label(s)):", "",
+             "| metric | labelled | accuracy | bal. acc. | ROC AUC | judge only | labels only | prediction-powered | "
+             "gate |", "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for name, c in checks.metrics.items():
+        reading = reading_text(c) if c.trustworthy else f"not used by the gate: {c.note or ''}"
+        lines.append(f"| {cell(name)} | {c.draws} | {score_text(c.accuracy.value)} | "
+                     f"{score_text(c.balanced_accuracy.value)} | {score_text(c.roc_auc.value)} | {mean(c.judge_mean)} | "
+                     f"{mean(c.labels_mean)} | {mean(c.ppi_mean)} | {cell(reading)} |")
+    return lines
 
 
 def write_markdown(report: Report, path: str | Path) -> None:

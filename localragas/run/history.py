@@ -100,6 +100,8 @@ class RunRecord(BaseModel):
     version: str | None = None  # localragas's
     wall_seconds: float | None = None
     outputs: dict[str, str] = Field(default_factory=dict)  # format -> the file written (json: the full report)
+    # people's spot checks (report.spot_checks): metric -> {"labelled": items with a label, "items": its items}
+    checked: dict[str, dict[str, int]] = Field(default_factory=dict)
 
     def metric(self, name: str) -> MetricRecord | None:
         return next((m for m in self.metrics if m.metric == name), None)

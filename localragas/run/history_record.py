@@ -75,7 +75,9 @@ def run_record(report: Report, samples: Iterable[Any] | None = None,
                  **({"overridden": sorted(prompts["overridden"])} if prompts.get("overridden") else {})},
         embedder=(meta.get("embedder") or {}).get("name"), thresholds=meta.get("thresholds") or {},
         version=meta.get("localragas"), wall_seconds=meta.get("wall_seconds"),
-        outputs={k: str(Path(v).resolve()) for k, v in (outputs or {}).items() if v is not None})
+        outputs={k: str(Path(v).resolve()) for k, v in (outputs or {}).items() if v is not None},
+        checked={m: {"labelled": c.labelled, "items": c.items}
+                 for m, c in (report.spot_checks.metrics.items() if report.spot_checks is not None else ())})
 
 
 def _digest(hashes: Mapping[str, Any]) -> str:

@@ -61,7 +61,7 @@ def truth(item) -> int:
 
 def label_items(report: Report, path: Path, metrics=("faithfulness",), n: int = 30, seed: int = 0,
                 reviewer: str = "ana", answer: Callable[[Shown], int | None] | None = None, limit: int | None = None,
-                data: Path | None = None) -> list[Shown]:
+                data: Path | None = None, note: str = "") -> list[Shown]:
     """Label the first `limit` shown items of the plan (all by default) as `answer` (default: the truth) says; data:
     the data file of a report that keeps no text."""
     shown = plan(review_items(report, list(metrics), data_path=data), metrics, n, seed)[:limit]
@@ -69,6 +69,6 @@ def label_items(report: Report, path: Path, metrics=("faithfulness",), n: int = 
         label = answer(x) if answer else truth(x.item)
         append_label(path, Label(key=x.item.key, sample_id=x.item.sample_id, metric=x.item.metric, item=x.item.index,
                                  item_hash=x.item.key.rsplit("|", 1)[1], label=label, reviewer=reviewer,
-                                 time="2026-12-01T10:00:00+00:00",
+                                 time="2026-12-01T10:00:00+00:00", note=note,
                                  design=Design(seed=x.seed, focus=x.focus, draws=x.orders, p=x.p)))
     return shown

@@ -154,3 +154,25 @@ def test_a_store_that_cannot_be_opened_exits_2_naming_it_before_judging(tmp_path
     assert "MLFLOW_TRACKING_URI" in r.output or "MLFLOW_ALLOW_FILE_STORE" in r.output  # the fix
     assert time.monotonic() - started < 20
     assert not out.exists()
+
+
+def test_eval_labels_mlflow_logs_the_spot_checks_figures(store, tmp_path):
+    from spot_helpers import label_items  # noqa: PLC0415
+
+    first = tmp_path / "first.json"
+    assert cli("eval", EXAMPLES, *FAKE, "-m", "faithfulness", "--out", first).exit_code in (0, 1)
+    labels = tmp_path / "labels.jsonl"
+    report = Report.model_validate_json(first.read_text(encoding="utf-8"))
+    label_items(report, labels, ("faithfulness",), n=14, answer=lambda x: int(x.orders[0] % 3 != 0))
+    out = tmp_path / "checked.json"
+    r = cli("eval", EXAMPLES, *FAKE, "-m", "faithfulness", "--labels", labels, "--out", out, "--mlflow")
+    assert r.exit_code in (0, 1), r.output
+    block = Report.model_validate_json(out.read_text(encoding="utf-8")).spot_checks.metrics["faithfulness"]
+    client = mlflow.MlflowClient(store)
+    [run] = client.search_runs([client.get_experiment_by_name("Default").experiment_id])
+    logged = run.data.metrics
+    assert logged["spot_checks/faithfulness/labelled"] == block.draws == 14
+    assert logged["spot_checks/faithfulness/ppi_mean"] == pytest.approx(block.ppi_mean.mean)
+    assert logged["spot_checks/faithfulness/ppi_ci_low"] == pytest.approx(block.ppi_mean.ci_low)
+    assert logged["spot_checks/faithfulness/judge_mean"] == pytest.approx(block.judge_mean.mean)
+    assert logged["spot_checks/faithfulness/accuracy"] == pytest.approx(block.accuracy.value)

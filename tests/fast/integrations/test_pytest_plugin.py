@@ -481,3 +481,29 @@ def test_config_prompts(localragas_judge, evaluate):
 """)
     r = pytester.runpytest("-s", *FAKE)
     r.assert_outcomes(passed=1)
+
+
+LABELS_TEST = """
+def test_eval(evaluate, localragas_config):
+    assert localragas_config.labels == []
+    report = evaluate([{"id": "s1", "question": "Which tier is cheapest?", "answer": "The Archive tier.",
+                        "contexts": ["The Archive tier is the cheapest tier."]}], metrics=["faithfulness"])
+    assert report.spot_checks is None
+    print("RAN-WITHOUT-LABELS")
+"""
+
+
+def test_the_settings_files_labels_are_not_applied_to_every_evaluate(pytester, monkeypatch):
+    """A top-level `labels` of localragas.toml names one run's labels: every evaluate() of a test suite is another run,
+    so the plugin does not inherit it (it would be refused as another run's labels)."""
+    from localragas.data.labels import Label, append_label  # noqa: PLC0415
+
+    monkeypatch.setenv("LOCALRAGAS_STATE_DIR", str(pytester.path / "state"))
+    append_label(pytester.path / "labels.jsonl", Label(key="other|faithfulness|0|0123456789abcdef", sample_id="other",
+                                                       metric="faithfulness", item=0, item_hash="0123456789abcdef",
+                                                       label=1, reviewer="ana", time="2026-12-01T10:00:00+00:00"))
+    pytester.makefile(".toml", localragas='labels = ["labels.jsonl"]\n')
+    pytester.makepyfile(test_labels=LABELS_TEST)
+    r = pytester.runpytest("-s", *FAKE, "--localragas-no-cache")
+    assert r.ret == 0, r.stdout.str()
+    assert "RAN-WITHOUT-LABELS" in r.stdout.str()

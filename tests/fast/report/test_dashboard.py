@@ -198,3 +198,21 @@ def test_the_runs_table_fits_the_page_its_long_paths_shortened_and_wrapped(tmp_p
     assert "table.runs th, table.runs td { white-space: normal;" in style  # not nowrap: the cells wrap to fit
     assert "table.runs td.text { overflow-wrap: anywhere; }" in style
     assert ".scroll { overflow-x: auto; max-width: 100%; }" in style
+
+
+def test_the_runs_table_shows_each_runs_checked_share(tmp_path):
+    from spot_helpers import label_items  # noqa: PLC0415
+
+    rows = sample_rows(6)
+    first = localragas.evaluate(rows, **FAKE)
+    labels = tmp_path / "labels.jsonl"
+    shown = label_items(first, labels, ("faithfulness",), n=12, answer=lambda x: 1)
+    checked = localragas.evaluate(rows, **FAKE, labels=[labels])
+    block = checked.spot_checks.metrics["faithfulness"]
+    with History() as h:
+        newest, older = h.runs()[:2]
+    assert newest.checked == {"faithfulness": {"labelled": block.labelled, "items": block.items}}
+    assert older.checked == {} and block.labelled == len(shown)
+    page = _page()
+    assert "<th title=" in page and ">checked by people</th>" in page
+    assert f"<td class=\"text\">faithfulness {block.labelled}/{block.items}</td>" in page
