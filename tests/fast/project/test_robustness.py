@@ -192,7 +192,8 @@ def test_only_the_openai_backend_imports_a_network_module():
     """No telemetry, ever: the modules that may open a connection are the backend for a judge server the user names
     and run-rag's caller of the RAG endpoint the user names (--url); `localragas view --serve` listens on 127.0.0.1
     only (report/dashboard_server.py), connecting nowhere; the Dask engine (eval --engine dask) connects to the
-    scheduler the user names (--address), or starts a cluster on 127.0.0.1 (local:N)."""
+    scheduler the user names (--address), or starts a cluster on 127.0.0.1 (local:N, run/dask_local.py); the MLflow
+    bridge checks the tracking store the user names (--mlflow) before judging (integrations/mlflow.py)."""
     importers = set()
     for path in sorted((ROOT / "localragas").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -202,7 +203,8 @@ def test_only_the_openai_backend_imports_a_network_module():
                 importers.add(path.relative_to(ROOT).as_posix())
     assert importers <= {"localragas/judges/openai_compat.py", "localragas/testset/rag_targets.py",
                          "localragas/report/dashboard_server.py", "localragas/run/dask_engine.py",
-                         "localragas/run/dask_worker.py"}, importers
+                         "localragas/run/dask_worker.py", "localragas/run/dask_local.py",
+                         "localragas/integrations/mlflow.py"}, importers
 
 
 GUARD = textwrap.dedent('''
