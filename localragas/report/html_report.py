@@ -48,9 +48,15 @@ TEMPLATES = Environment(loader=FunctionLoader(_template), autoescape=True, undef
 TEMPLATES.tests.update(dict=lambda v: isinstance(v, dict), list=lambda v: isinstance(v, list))
 
 
+def script_safe(json_text: str) -> str:
+    """JSON text safe inside <script type="application/json">: no '<', '>' or '&' survives unescaped, so a text
+    holding '</script>' or '<!--' cannot end the element."""
+    return json_text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def _embed_pieces(report: Report) -> Iterator[str]:
     for text in json_pieces(report, indent=None):
-        yield text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        yield script_safe(text)
 
 
 def embed_json(report: Report) -> str:
