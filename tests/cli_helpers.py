@@ -43,3 +43,21 @@ def write_file(folder: Path, name: str, data: str | bytes) -> Path:
     p = folder / name
     p.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
     return p
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "rag_samples.jsonl"
+
+
+def reviewable_run(folder: Path, *args: object) -> Path:
+    """folder/run.json: the examples scored by the fake judge (`eval ... ARGS`), each sample keeping its text (the
+    `input` a review shows; taken from the data file where the run did not keep it), ready for `localragas review`."""
+    out = folder / "run.json"
+    r = cli("eval", EXAMPLES, "--judge", "fake", "--embedder", "fake", "--no-cache", "--no-history", "--out", out, *args)
+    assert r.exit_code in (0, 1), r.output
+    rows = {row["id"]: row for row in map(json.loads, EXAMPLES.read_text(encoding="utf-8").splitlines())}
+    report = json.loads(out.read_text(encoding="utf-8"))
+    for s in report["samples"]:
+        row = rows[s["id"]]
+        s.setdefault("input", {k: row.get(k) for k in ("question", "answer", "contexts", "reference")})
+    out.write_text(json.dumps(report), encoding="utf-8")
+    return out

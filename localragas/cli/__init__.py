@@ -1,7 +1,7 @@
 """The command line: a thin layer over the library. This module holds the command group (`main`, the console
 script) and the one error-to-exit mapping every command runs through; each command is in a module of its own beside
-it (eval.py, reports.py, calibrate.py, inventory.py, generate.py), the options several share in options.py and the
-outputs checked, written and gated in output.py.
+it (eval.py, reports.py, calibrate.py, review.py, inventory.py, generate.py), the options several share in options.py
+and the outputs checked, written and gated in output.py.
 
 Exit codes: 0 gate passed, 1 gate failed, 2 bad usage or input, 3 internal error (a bug: the traceback is printed),
 4 could not evaluate (errors left samples unscored beyond --max-error-rate: the gate fails closed; generate: a judge
@@ -32,6 +32,7 @@ from .options import (EXIT_BAD_INPUT, EXIT_ENGINE_LOST, EXIT_INTERNAL_ERROR, EXI
                       EXIT_METHOD_CHANGED, EXIT_TOO_FEW_PAIRS)
 from .output import checkpoint_words
 from .reports import compare_cmd, merge_cmd, report_cmd
+from .review import review_cmd
 
 
 # The errors with an exit code of their own; any other LocalragasError exits 2 (bad usage, input or environment).
@@ -89,6 +90,7 @@ for _command in (eval_cmd,  # localragas/cli/eval.py
                  generate_cmd, run_rag_cmd,  # localragas/cli/generate.py
                  report_cmd, merge_cmd, compare_cmd,  # localragas/cli/reports.py
                  calibrate_cmd,  # localragas/cli/calibrate.py
+                 review_cmd,  # localragas/cli/review.py
                  runs_group, view_cmd):  # localragas/cli/history.py
     main.add_command(_command)
 

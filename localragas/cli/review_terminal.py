@@ -160,20 +160,24 @@ def legend(view: ItemView | None = None) -> str:
 
 def review_in_terminal(session: ReviewSession, view_of: Callable[[Shown], ItemView], keys: LineKeys | TerminalKeys,
                        *, show_judge: bool = False, color: bool = False) -> int:
-    """Show the items not yet labelled one at a time and record each key's label; returns how many were labelled in
-    this sitting. Stops at q (or the end of the input, or Ctrl-C), every label given so far already in the file."""
+    """Show the items not yet labelled one at a time, in review order, and record each key's label; b goes back to
+    the item before (labelled or not). Returns how many labels were given in this sitting. Stops at q (or the end
+    of the input, or Ctrl-C), every label given so far already in the file."""
     width = max(40, min(110, shutil.get_terminal_size((100, 24)).columns))
-    queue, back, given = session.todo(), [], 0
+    given = 0
+    at = session.next_open(-1)
     click.echo(legend())
-    i = 0
     try:
-        while i < len(queue):
-            shown = queue[i]
+        while at != -1:
+            shown = session.items[at]
             view = view_of(shown)
-            position = f"{session.position(shown)}/{session.total}"
+            position = f"{at + 1}/{session.total}"
             click.echo("\n".join(item_lines(view, position, show_judge=show_judge, width=width, color=color)))
-            note = ""
-            while True:
+            before = session.done.get(shown.item.key)
+            if before is not None:
+                click.echo(f"(labelled {_word(view, before.label)} before; a new label replaces it)")
+            note, step = "", None
+            while step is None:
                 click.echo(f"[y/n/s/c/f/b/q] {position} > ", nl=False)
                 key = keys.key()
                 click.echo(key if isinstance(keys, TerminalKeys) else "")
@@ -181,13 +185,10 @@ def review_in_terminal(session: ReviewSession, view_of: Callable[[Shown], ItemVi
                     verdict: Verdict = KEYS[key]  # type: ignore[assignment]
                     session.record(shown, verdict, note)
                     given += 1
-                    word = {1: view.yes, 0: view.no, None: "skipped"}[verdict]
-                    click.echo(f"saved: {word}{' (with a note)' if note else ''} · {len(session.done)} of "
-                               f"{session.total} done")
-                    back.append(shown)
-                    i += 1
-                    break
-                if key == "c":
+                    click.echo(f"saved: {_word(view, verdict)}{' (with a note)' if note else ''} · "
+                               f"{len(session.done)} of {session.total} done")
+                    step = session.next_open(at)
+                elif key == "c":
                     click.echo("note (Enter ends it): ", nl=False)
                     note = keys.line().strip()
                     click.echo(f"note kept ({len(note)} characters); now y / n / s" if note else "no note")
@@ -195,22 +196,26 @@ def review_in_terminal(session: ReviewSession, view_of: Callable[[Shown], ItemVi
                     click.echo("\n".join(item_lines(view, position, full=True, show_judge=show_judge, width=width,
                                                     color=color)))
                 elif key == "b":
-                    if not back:
-                        click.echo("nothing labelled in this sitting to go back to")
-                        continue
-                    queue.insert(i, back.pop())
-                    break
+                    if at == 0:
+                        click.echo("this is the first item")
+                    else:
+                        step = at - 1
                 elif key == "q":
                     return _stopped(session, given)
                 elif key == "?":
                     click.echo(legend(view))
                 else:
                     click.echo(f"unknown key {printable(key)!r}: {legend(view)}")
+            at = step
     except KeyboardInterrupt:
         click.echo("")
         return _stopped(session, given)
     click.echo(f"\nall {session.total} items done ({given} in this sitting); labels in {printable(session.path)}")
     return given
+
+
+def _word(view: ItemView, verdict: Verdict) -> str:
+    return {1: view.yes, 0: view.no, None: "skipped"}[verdict]
 
 
 def _stopped(session: ReviewSession, given: int) -> int:

@@ -80,9 +80,11 @@ class ReviewSession:
         """The items this reviewer has not labelled yet, in review order."""
         return [s for s in self.items if s.item.key not in self.done]
 
-    def position(self, shown: Shown) -> int:
-        """The item's place in the review, 1-based."""
-        return next(i for i, s in enumerate(self.items, 1) if s.item.key == shown.item.key)
+    def next_open(self, after: int) -> int:
+        """The index of the first item not labelled yet after index `after` (else the first one before it: an item
+        left open after going back); -1 when every item is done."""
+        order = [*range(after + 1, self.total), *range(0, min(after + 1, self.total))]
+        return next((i for i in order if self.items[i].item.key not in self.done), -1)
 
     def find(self, key: str) -> Shown | None:
         return next((s for s in self.items if s.item.key == key), None)
