@@ -204,14 +204,29 @@ def _same(old, new) -> bool:
 
 
 def _print_plan(report, metrics) -> None:
+    """quality/spot_checks.py plan as a table: per metric the judge's mean, the threshold, about how many labels
+    would decide the gate (and which way, if the people's mean is near the judge's), the interval n labels give."""
     from ..core.number_text import score_text, threshold_text  # noqa: PLC0415
+    from ..quality.ppi import MIN_LABELS  # noqa: PLC0415
     from ..quality.spot_checks import plan  # noqa: PLC0415
 
     rows = plan(report, metrics)
+    sizes = sorted({k for row in rows for k in row.widths})
+    table = [("metric", "judge mean", "threshold", "labels to decide", "interval with " + " / ".join(map(str, sizes))
+              + " labels")]
     for row in rows:
-        widths = ", ".join(f"{k} labels ±{w / 2:.2f}" for k, w in sorted(row.widths.items()))
-        gate = (f"threshold {threshold_text(row.threshold)}" if row.threshold is not None else "no threshold")
-        decide = (f"about {row.labels_to_decide} labels would decide the gate" if row.labels_to_decide is not None
-                  else "no label count decides the gate")
-        click.echo(printable(f"{row.metric}: judge mean {score_text(row.judge_mean)}, {gate}; {decide}; the "
-                             f"interval: {widths}" + (f" ({row.note})" if row.note else "")))
+        if row.threshold is None or row.judge_mean is None:
+            decide = "no gate"
+        elif row.labels_to_decide is None:
+            decide = "none (on the threshold)"
+        else:
+            passes = (row.judge_mean >= row.threshold) == row.higher_is_better
+            decide = f"about {max(row.labels_to_decide, MIN_LABELS)} ({'passes' if passes else 'fails'})"
+        table.append((row.metric, score_text(row.judge_mean),
+                      threshold_text(row.threshold) if row.threshold is not None else "-", decide,
+                      " / ".join(f"±{row.widths[k] / 2:.2f}" for k in sizes)))
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]) - 1)]
+    for r in table:
+        click.echo(printable("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1]))
+    for note in dict.fromkeys(row.note for row in rows if row.note):
+        click.echo(printable(f"({note}; the gate reads people's labels from {MIN_LABELS} labelled draws on)"))

@@ -81,7 +81,7 @@ def serve_review(session: ReviewSession, page: Callable[[str], str], port: int =
                 raise Refused(421, "this server answers to 127.0.0.1 and localhost only")
 
         def _refused(self, e: Refused) -> None:
-            self._answer(e.status, str(e).encode("utf-8"))
+            self._answer(e.status, str(e).encode())
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
             try:
@@ -118,8 +118,8 @@ def serve_review(session: ReviewSession, page: Callable[[str], str], port: int =
             except ValueError:
                 self._refused(Refused(400, "bad Content-Length"))
             except (OSError, LocalragasError) as e:  # the labels file could not be written: say so on the page
-                self._answer(500, f"the label was not saved: {environment_message(e) if isinstance(e, OSError) else e}"
-                             .encode("utf-8"))
+                why = environment_message(e) if isinstance(e, OSError) else str(e)
+                self._answer(500, f"the label was not saved: {why}".encode())
 
         def log_message(self, *args: Any) -> None:  # no request log on stderr
             pass

@@ -35,6 +35,7 @@ _TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")  # a CJK character alone, else a
 _STOP = frozenset("a an and are as at be by for from has have in is it its of on or that the this to was were with "
                   "which who".split())
 MIN_SHARE = 0.34  # a span is marked when it holds at least this share of the item's words (and two of them)
+PAIR_GAIN = 0.15  # two sentences are marked rather than one when they hold this much more of the item's words
 
 
 def _tokens(text: str) -> set[str]:
@@ -54,26 +55,24 @@ def _sentence_spans(text: str) -> list[Span]:
 
 
 def best_span(item: str, text: str) -> tuple[Span | None, float]:
-    """The span of `text` (a sentence, or two adjacent sentences when they share more) that holds the largest share
-    of the item's words, and that share; (None, share) when below MIN_SHARE or fewer than two words (one, for a
-    one-word item) are shared."""
+    """The span of `text` that holds the largest share of the item's words, and that share: a sentence, or two
+    adjacent sentences when together they hold PAIR_GAIN more of them; the shorter on a tie. (None, share) when the
+    share is below MIN_SHARE or fewer than two words (one, for a one-word item) are shared."""
     want = _tokens(item)
     if not want or not text.strip():
         return None, 0.0
     spans = _sentence_spans(text) or [(0, len(text))]
-    best: tuple[float, int, Span] | None = None
-    for i, (start, end) in enumerate(spans):
-        for last in spans[i:i + 2]:
-            shared = len(want & _tokens(text[start:last[1]]))
-            share = shared / len(want)
-            key = (share, -(last[1] - start), (start, last[1]))  # the shorter span on a tie
-            if shared and (best is None or key[:2] > best[:2]):
-                best = (share, key[1], key[2])
+    best: tuple[float, int, Span, float] | None = None  # (share less the pair's cost, -length, span, share)
+    for i, (start, _) in enumerate(spans):
+        for extra, (_, end) in enumerate(spans[i:i + 2]):
+            share = len(want & _tokens(text[start:end])) / len(want)
+            key = (share - PAIR_GAIN * extra, start - end, (start, end), share)
+            if share and (best is None or key[:2] > best[:2]):
+                best = key
     if best is None:
         return None, 0.0
-    share, _, span = best
-    shared_needed = 1 if len(want) == 1 else 2
-    if share < MIN_SHARE or round(share * len(want)) < shared_needed:
+    span, share = best[2], best[3]
+    if share < MIN_SHARE or round(share * len(want)) < (1 if len(want) == 1 else 2):
         return None, share
     return span, share
 
