@@ -124,7 +124,7 @@ def _wrapped(text: str, width: int, style: tuple[str, str]) -> list[str]:
     return out
 
 
-def _passage(p: Passage, full: bool, width: int, style: tuple[str, str]) -> list[str]:
+def _passage(p: Passage, full: bool, width: int, color: bool) -> list[str]:
     title, text, marks = p.title, p.text, p.marks
     if p.role == "context" and not full and len(text) > LONG:
         start, end = excerpt(text, marks[0] if marks else None, AROUND)
@@ -133,7 +133,8 @@ def _passage(p: Passage, full: bool, width: int, style: tuple[str, str]) -> list
         marks = tuple((max(a, start) - start, min(b, end) - start) for a, b in marks if a < end and b > start)
         text = ("… " if start else "") + text[start:end] + (" …" if end < len(text) else "")
         marks = tuple((a + (2 if start else 0), b + (2 if start else 0)) for a, b in marks)
-    return [click.style(printable(title), bold=True) if style[0] else printable(title),
+    style = ("\x1b[7m", "\x1b[27m") if color else ("»", "«")
+    return [click.style(printable(title), bold=True) if color else printable(title),
             *_wrapped(_marked(text, marks), width, style)]
 
 
@@ -141,14 +142,13 @@ def item_lines(view: ItemView, position: str, *, full: bool = False, show_judge:
                width: int = 100, color: bool = False) -> list[str]:
     """The item as the terminal shows it: a heading with the position ("12/50"), each passage (marks in reverse
     video with color, else between » and «), the judge's verdict with show_judge, and the question."""
-    style = ("\x1b[7m", "\x1b[27m") if color else ("»", "«")
     rule = f"── {position} · {printable(view.heading)} "
     lines = ["", rule + "─" * max(0, width - len(rule))]
     for p in view.passages:
-        lines += _passage(p, full, width, style)
+        lines += _passage(p, full, width, color)
     if show_judge:
         lines.append(f"Judge: {printable(view.judge)}")
-    lines.append(printable(view.ask))
+    lines += textwrap.wrap(printable(view.ask), width)
     return lines
 
 

@@ -77,7 +77,7 @@ def serve_review(session: ReviewSession, page: Callable[[str], str], port: int =
             self.wfile.write(body)
 
         def _check_host(self) -> None:
-            if self.headers.get("Host", "") not in local_hosts(self.server.server_address[1]):
+            if self.headers.get("Host", "") not in hosts:
                 raise Refused(421, "this server answers to 127.0.0.1 and localhost only")
 
         def _refused(self, e: Refused) -> None:
@@ -100,7 +100,7 @@ def serve_review(session: ReviewSession, page: Callable[[str], str], port: int =
                 if self.path != "/label":
                     raise Refused(404, "not found")
                 origin = self.headers.get("Origin", "")
-                if origin not in {f"http://{h}" for h in local_hosts(self.server.server_address[1])}:
+                if origin not in {f"http://{h}" for h in hosts}:
                     raise Refused(403, "a verdict is taken from this server's own page only")
                 if not self.headers.get("Content-Type", "").lower().startswith("application/json"):
                     raise Refused(415, "a verdict is JSON")
@@ -125,6 +125,7 @@ def serve_review(session: ReviewSession, page: Callable[[str], str], port: int =
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Review)
+    hosts = local_hosts(server.server_port)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
