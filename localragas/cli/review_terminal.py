@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import textwrap
 from contextlib import contextmanager
 from typing import Callable, Iterator, TextIO
@@ -67,7 +66,13 @@ class TerminalKeys:
         cbreak = termios.tcgetattr(self.fd)
         termios.tcsetattr(self.fd, termios.TCSADRAIN, self.cooked)
         try:
-            return sys.stdin.readline().rstrip("\n")
+            data = b""
+            while not data.endswith(b"\n"):  # in line mode a read returns at Enter, with the line as edited
+                chunk = os.read(self.fd, 1024)
+                if not chunk:
+                    break
+                data += chunk
+            return data.decode("utf-8", "replace").rstrip("\r\n")
         finally:
             termios.tcsetattr(self.fd, termios.TCSADRAIN, cbreak)
 

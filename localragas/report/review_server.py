@@ -22,6 +22,7 @@ from .review_page import review_csp
 
 MAX_BODY = 64 * 1024  # a verdict is a few hundred bytes
 MAX_NOTE = 2000  # characters of a note
+IDLE_TIMEOUT = 10.0  # seconds a connection may stay silent
 
 
 class Refused(Exception):
@@ -66,6 +67,8 @@ def serve_review(session: ReviewSession, page: Callable[[str], str], port: int =
     csp = review_csp()
 
     class Review(http.server.BaseHTTPRequestHandler):
+        timeout = IDLE_TIMEOUT  # a connection silent this long is closed: idle sockets do not pile up threads
+
         def _answer(self, status: int, body: bytes, kind: str = "text/plain; charset=utf-8") -> None:
             self.send_response(status)
             for name, value in (("Content-Type", kind), ("Content-Length", str(len(body))),
@@ -77,7 +80,7 @@ def serve_review(session: ReviewSession, page: Callable[[str], str], port: int =
             self.wfile.write(body)
 
         def _check_host(self) -> None:
-            if self.headers.get("Host", "") not in hosts:
+            if (self.headers.get("Host") or "").strip().lower() not in hosts:
                 raise Refused(421, "this server answers to 127.0.0.1 and localhost only")
 
         def _refused(self, e: Refused) -> None:

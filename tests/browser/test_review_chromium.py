@@ -15,7 +15,9 @@ from chromium import NEEDS_CHROMIUM, start_chromium
 
 pytestmark = NEEDS_CHROMIUM
 try:
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError as exc:  # missing or broken: skip, never fail
     pytest.skip(f"selenium unavailable ({exc}): pip install selenium", allow_module_level=True)
@@ -53,6 +55,11 @@ def _progress(driver) -> str:
     return driver.find_element(By.ID, "progress").text
 
 
+def press(driver, key: str) -> None:
+    """A key pressed on the page (to whatever has the focus), as a person would."""
+    ActionChains(driver).send_keys(key).perform()
+
+
 def test_label_three_items_in_the_page_reload_and_it_resumes_at_the_fourth(driver, served):
     session, url, labels = served
     total = session.total
@@ -60,17 +67,14 @@ def test_label_three_items_in_the_page_reload_and_it_resumes_at_the_fourth(drive
     wait = WebDriverWait(driver, 10)
     wait.until(lambda d: d.find_element(By.ID, "heading").text.startswith(f"1/{total}"))
     assert _progress(driver).startswith(f"0 of {total} done")
-    body = driver.find_element(By.TAG_NAME, "body")
-    body.send_keys("y")
+    press(driver, "y")
     wait.until(lambda d: _progress(d).startswith(f"1 of {total} done"))
-    body.send_keys("c")  # into the note, then out of it with Escape, then n
+    press(driver, "c")  # into the note, then out of it with Escape, then n
     note = driver.find_element(By.ID, "note")
-    note.send_keys("the chunk is about something else")
-    assert driver.switch_to.active_element == note
-    from selenium.webdriver.common.keys import Keys  # noqa: PLC0415
-
-    note.send_keys(Keys.ESCAPE)
-    body.send_keys("n")
+    assert driver.switch_to.active_element == note and note.get_attribute("value") == ""
+    press(driver, "the chunk is about something else")
+    press(driver, Keys.ESCAPE)
+    press(driver, "n")
     wait.until(lambda d: _progress(d).startswith(f"2 of {total} done"))
     driver.find_element(By.ID, "skip").click()
     wait.until(lambda d: _progress(d).startswith(f"3 of {total} done"))
@@ -94,14 +98,13 @@ def test_back_shows_the_previous_item_with_its_label_and_a_new_one_replaces_it(d
     session, url, labels = served
     driver.get(url)
     wait = WebDriverWait(driver, 10)
-    body = driver.find_element(By.TAG_NAME, "body")
     wait.until(lambda d: d.find_element(By.ID, "heading").text.startswith("1/"))
-    body.send_keys("y")
+    press(driver, "y")
     wait.until(lambda d: d.find_element(By.ID, "heading").text.startswith("2/"))
-    body.send_keys("b")
+    press(driver, "b")
     wait.until(lambda d: d.find_element(By.ID, "heading").text.startswith("1/"))
     assert "a new label replaces it" in driver.find_element(By.ID, "status").text
-    body.send_keys("n")
+    press(driver, "n")
     wait.until(lambda d: d.find_element(By.ID, "heading").text.startswith("2/"))
     got = [json.loads(x) for x in Path(labels).read_text(encoding="utf-8").splitlines()]
     assert [x["label"] for x in got] == [1, 0] and got[0]["key"] == got[1]["key"]
