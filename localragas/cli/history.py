@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import click
@@ -184,7 +183,7 @@ def view_cmd(dataset, tag, name, limit, pair, out, serve, port):
       localragas view --compare 3 7 --out runs.html
     """
     from ..report.dashboard import render_dashboard  # noqa: PLC0415
-    from ..report.dashboard_server import serve as serve_page, server_url  # noqa: PLC0415
+    from ..report.dashboard_server import serve as serve_page, serve_until_interrupted, server_url  # noqa: PLC0415
 
     where = out or paths.state_dir() / "view.html"
     if not serve:
@@ -202,14 +201,7 @@ def view_cmd(dataset, tag, name, limit, pair, out, serve, port):
     if serve:
         server = serve_page(page, port)
         click.echo(f"serving the run history on {server_url(server)} (Ctrl-C stops; a reload shows new runs)")
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            pass
-        finally:
-            server.shutdown()
-            server.server_close()
+        serve_until_interrupted(server)
         return
     from ..core.atomic_write import write_atomic  # noqa: PLC0415
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import getpass
 import os
 import sys
-import time
 from pathlib import Path
 
 import click
@@ -153,7 +152,7 @@ def _terminal(session, report_path: Path, show_judge: bool) -> None:
 
 
 def _serve(session, report_path: Path, show_judge: bool, port: int) -> None:
-    from ..report.dashboard_server import server_url  # noqa: PLC0415
+    from ..report.dashboard_server import serve_until_interrupted, server_url  # noqa: PLC0415
     from ..report.review_page import review_page  # noqa: PLC0415
     from ..report.review_server import serve_review  # noqa: PLC0415
     from ..report.review_view import item_view  # noqa: PLC0415
@@ -166,14 +165,7 @@ def _serve(session, report_path: Path, show_judge: bool, port: int) -> None:
 
     server = serve_review(session, page, port)
     click.echo(f"serving the review on {server_url(server)} (Ctrl-C stops; every label is saved as it is given)")
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.shutdown()
-        server.server_close()
+    serve_until_interrupted(server)
     click.echo(f"stopped: {len(session.done)} of {session.total} done; next: {printable(next_step)}")
 
 

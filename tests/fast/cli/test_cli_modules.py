@@ -10,7 +10,7 @@ GATE_AND_FORMATS = ["html", "md", "junit", "threshold", "gate_on", "no_gate", "m
 
 def test_every_command_is_in_the_group():
     assert sorted(main.commands) == ["cache", "calibrate", "compare", "eval", "generate", "merge", "metrics", "models",
-                                     "report", "run-rag", "runs", "view"]
+                                     "report", "review", "run-rag", "runs", "view"]
 
 
 def test_report_and_merge_take_the_gate_and_format_options_in_one_order():

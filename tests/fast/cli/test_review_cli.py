@@ -198,3 +198,7 @@ def test_one_metric_only_with_its_own_count_of_draws(run):
     total = len(keys_in_order(run, 4, metrics=["context_recall"]))
     assert r.exit_code == 0 and f"{total} items (context_recall {total})" in r.output
     assert "context_recall · sample" in r.output and "faithfulness · sample" not in r.output
+    cli("review", run, "-m", "faithfulness", "--n", 2, "--reviewer", "alice", input="y\ny\nq\n")
+    other = cli("review", run, "-m", "context_recall", "--n", 4, "--reviewer", "alice", input="q\n")
+    assert f"(2 lines of {run.with_name('run.labels.jsonl')} are on other items" in other.output
+    assert f"0 of {total} done" in other.output
