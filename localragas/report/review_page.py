@@ -26,12 +26,14 @@ def _style_and_script() -> tuple[str, str]:
     return style, script
 
 
-def review_csp() -> str:
+def review_csp(header: bool = True) -> str:
     """The page's Content-Security-Policy, sent as a header and in the page: its own style and script by hash,
-    requests to its own origin only, no frame, form or base."""
+    requests to its own origin only, no frame, form or base. `frame-ancestors` only in the header (a browser ignores
+    it in a <meta> element, and says so in its console)."""
     style, script = _style_and_script()
     return (f"default-src 'none'; style-src '{_sha256(style)}'; script-src '{_sha256(script)}'; "
-            "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+            "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'"
+            + ("; frame-ancestors 'none'" if header else ""))
 
 
 def review_page(session: ReviewSession, view_of: Callable[[Shown], ItemView], *, token: str, report: str,
@@ -52,7 +54,8 @@ def review_page(session: ReviewSession, view_of: Callable[[Shown], ItemView], *,
         items.append({**view, "position": position})
     data = {"reviewer": session.reviewer, "total": session.total, "token": token, "items": items}
     return TEMPLATES.get_template("review.html").render(
-        csp=Markup(review_csp()), style=Markup(style), script=Markup(script), data=Markup(script_safe(json.dumps(data, ensure_ascii=False, separators=(",", ":")))),
+        csp=Markup(review_csp(header=False)), style=Markup(style), script=Markup(script),
+        data=Markup(script_safe(json.dumps(data, ensure_ascii=False, separators=(",", ":")))),
         title=f"localragas review — {len(session.done)} of {session.total} done", report=printable(report),
         reviewer=session.reviewer, labels=str(session.path), done=len(session.done), total=session.total,
         next=next_step, version=__version__)
