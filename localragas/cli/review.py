@@ -15,7 +15,7 @@ import click
 
 from .options import max_input_bytes_option, report_limit
 from ..core.printable import printable
-from ..quality.review_session import DEFAULT_N
+from ..quality.review_draw import DEFAULT_DRAWS
 
 
 def _reviewer(name: str | None) -> str:
@@ -40,7 +40,7 @@ def _next_step(report_path: Path, labels: Path) -> str:
               help="Review this metric's items: faithfulness (the answer's statements), context_recall (the "
                    "reference's statements) or context_precision (the retrieved chunks). Repeatable; default every "
                    "one of them the run has.")
-@click.option("--n", "n", type=click.IntRange(min=1), default=DEFAULT_N, show_default=True,
+@click.option("--n", "n", type=click.IntRange(min=1), default=DEFAULT_DRAWS, show_default=True,
               help="Draws per metric: a sample picked at random, then one of its items (context precision: every "
                    "chunk of the sample). 50 labels give an interval about 0.25 wide, 30 about 0.31 (docs/spot-checks.md).")
 @click.option("--seed", type=int, default=0, show_default=True,

@@ -20,13 +20,19 @@ class DatasetError(LocalragasError, ValueError):
         if line is not None:
             where += f", {unit} {line}"
         if field:
-            where += f", field '{field}'"
+            where += f", {self._field_word()} '{field}'"
         super().__init__(f"{where}: {message}")
+
+    def _field_word(self) -> str:
+        return "field"
 
 
 class LabelsError(DatasetError):
     """A people's labels file (spot checks, data/labels.py) or one of its lines is invalid, or its labels are not of
-    the run they are used on: names the file, the line (or CSV row) and the field. Exit 2."""
+    the run they are used on: names the file, the line and the field (a CSV's row and column: unit="row"). Exit 2."""
+
+    def _field_word(self) -> str:
+        return "column" if self.unit == "row" else "field"
 
 
 class ConfigError(LocalragasError):

@@ -185,8 +185,9 @@ def latest(labels: Iterable[Label]) -> dict[str, dict[str, Label]]:
 
 # --- CSV, for teams that review in a spreadsheet ----------------------------------------------------------------------
 
-CSV_COLUMNS = ("key", "sample_id", "metric", "item", "kind", "text", "question", "label", "reviewer", "note", "time",
-               "seed", "focus", "draws", "p", "item_hash")
+CSV_COLUMNS = ("key", "sample_id", "metric", "item", "kind", "text", "question", "contexts", "answer", "reference", "label",
+               "reviewer", "note", "time", "seed", "focus", "draws", "p", "item_hash")
+# contexts / answer / reference: what a reviewer reads to judge the item; written for items, never read back
 REQUIRED = ("key", "label", "reviewer")
 _YES = {"1", "y", "yes", "true", "supported", "relevant"}
 _NO = {"0", "n", "no", "false", "not supported", "unsupported", "not relevant", "irrelevant"}
@@ -199,14 +200,16 @@ def _row_of(x: Any) -> dict[str, Any]:
     if isinstance(x, Label):
         d = x.design
         return {"key": x.key, "sample_id": x.sample_id, "metric": x.metric, "item": x.item, "kind": "", "text": "",
-                "question": "", "label": {1: "1", 0: "0", None: "skip"}[x.label], "reviewer": x.reviewer,
+                "question": "", "contexts": "", "answer": "", "reference": "", "label": {1: "1", 0: "0", None: "skip"}[x.label], "reviewer": x.reviewer,
                 "note": x.note, "time": x.time, "seed": "" if d is None else d.seed, "focus": "" if d is None else d.focus,
                 "draws": "" if d is None else " ".join(map(str, d.draws)), "p": "" if d is None else repr(d.p),
                 "item_hash": x.item_hash}
     item = getattr(x, "item", x)
     orders = getattr(x, "orders", None)
     return {"key": item.key, "sample_id": item.sample_id, "metric": item.metric, "item": item.index,
-            "kind": item.kind, "text": item.text, "question": item.question or "", "label": "", "reviewer": "",
+            "kind": item.kind, "text": item.text, "question": item.question or "",
+            "contexts": "\n\n".join(f"[{k}] {c}" for k, c in enumerate(item.contexts, 1)),
+            "answer": item.answer or "", "reference": item.reference or "", "label": "", "reviewer": "",
             "note": "", "time": "", "seed": getattr(x, "seed", ""), "focus": getattr(x, "focus", ""),
             "draws": "" if orders is None else " ".join(map(str, orders)), "p": repr(x.p) if hasattr(x, "p") else "",
             "item_hash": item.key.rsplit("|", 1)[-1]}

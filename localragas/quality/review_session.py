@@ -15,10 +15,9 @@ from typing import Iterable, Literal
 
 from ..data.labels import Design, Label, append_label, latest, now, read_labels
 from ..data.schema import Report
-from .review_draw import Shown, plan
+from .review_draw import DEFAULT_DRAWS, Shown, plan
 from .review_items import review_items, reviewable
 
-DEFAULT_N = 50  # draws per metric: 50 labels give a prediction-powered interval ~0.25 wide (30: ~0.31), issue 48
 Verdict = Literal[0, 1] | None  # 1 supported / relevant, 0 not, None skipped
 
 
@@ -36,7 +35,7 @@ def in_turn(shown: Iterable[Shown]) -> list[Shown]:
     return sorted(items, key=lambda s: (min(s.orders), metrics.index(s.item.metric)))
 
 
-def drawn(report: Report, *, metrics: Iterable[str] | None = None, n: int = DEFAULT_N, seed: int = 0,
+def drawn(report: Report, *, metrics: Iterable[str] | None = None, n: int = DEFAULT_DRAWS, seed: int = 0,
           data_path: str | Path | None = None) -> list[Shown]:
     """The items a review of this report shows, in review order: each reviewable metric's (or `metrics`') first n
     draws (quality/review_draw.py plan, seeded)."""

@@ -112,12 +112,23 @@ def write_rows(path: Path, rows: list[dict]) -> None:
 
 def test_export_fill_import_round_trip_then_the_terminal_resumes_after_the_imported(run, tmp_path):
     items = tmp_path / "items.csv"
-    order = keys_in_order(run, 3)
+    shown = [s.item for s in drawn(read_json(run), n=3)]
+    order = [item.key for item in shown]
     r = cli("review", run, "--n", 3, "--export", items)
     assert r.exit_code == 0, r.output
     rows = read_rows(items)
     assert [row["key"] for row in rows] == order
     assert all(row["text"] for row in rows) and all(row["label"] == "" for row in rows)
+    header = list(rows[0])
+    assert header[header.index("question"):header.index("label") + 1] == [
+        "question", "contexts", "answer", "reference", "label"]
+    for row, item in zip(rows, shown):  # what a reviewer reads to judge the item, beside it
+        assert item.contexts and row["contexts"] == "\n\n".join(f"[{k}] {c}" for k, c in enumerate(item.contexts, 1))
+        assert row["answer"] == (item.answer or "") and row["reference"] == (item.reference or "")
+    assert any(row["answer"] for row in rows)
+    for row in rows:  # a CSV without them (an older export) still imports: they are read, never needed
+        for col in ("contexts", "answer", "reference"):
+            del row[col]
     rows[0].update(label="yes", reviewer="carol", note="fine")
     rows[1].update(label="0", reviewer="")  # the reviewer cell left empty: --reviewer
     rows[2].update(label="skip", reviewer="carol")
@@ -145,7 +156,7 @@ def test_a_malformed_csv_row_exits_2_naming_the_row_and_column_and_imports_nothi
     write_rows(items, rows)
     r = cli("review", run, "--n", 3, "--import", items)
     assert r.exit_code == 2
-    assert "row 3" in r.output and "label" in r.output and "maybe" in r.output
+    assert "items.csv, row 3, column 'label'" in r.output and "maybe" in r.output
     assert "Traceback" not in r.output
     assert not run.with_name("run.labels.jsonl").exists()
 

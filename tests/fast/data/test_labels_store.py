@@ -115,7 +115,7 @@ def test_csv_import_names_row_and_column(tmp_path):
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    with pytest.raises(LabelsError, match=r"sheet.csv, row 3, field 'label': 'perhaps' is not a label"):
+    with pytest.raises(LabelsError, match=r"sheet.csv, row 3, column 'label': 'perhaps' is not a label"):
         import_csv(path)
 
 
@@ -124,7 +124,7 @@ def test_csv_rows_not_yet_labelled_are_left_out_and_reviewer_defaults(tmp_path):
     path.write_text("key,label,reviewer,note\n"
                     "a|faithfulness|0|abc,yes,,\n"
                     "a|faithfulness|1|abd,,,\n")
-    with pytest.raises(LabelsError, match=r"row 2, field 'reviewer'"):
+    with pytest.raises(LabelsError, match=r"row 2, column 'reviewer'"):
         import_csv(path)
     got = import_csv(path, reviewer="cleo")
     assert [(x.sample_id, x.item, x.label, x.reviewer, x.design) for x in got] == [("a", 0, 1, "cleo", None)]
