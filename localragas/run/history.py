@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
@@ -160,32 +161,45 @@ class History:
     def db(self) -> sqlite3.Connection:
         """The connection, the schema made (or checked) on first use."""
         if self._db is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-                try:
-                    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                    db.execute("PRAGMA foreign_keys = ON")
-                    version = db.execute("PRAGMA user_version").fetchone()[0]
-                    if version > SCHEMA_VERSION:
-                        raise HistoryError(f"run history {self.path}: written by a newer localragas (schema "
-                                           f"{version}, this one reads {SCHEMA_VERSION}); upgrade, or "
-                                           f"{reset_hint(self.path)}")
-                    if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                        db.execute("PRAGMA journal_mode = WAL")
-                    if version < SCHEMA_VERSION:
-                        with _write(db):
-                            if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:  # not made meanwhile
-                                for statement in filter(str.strip, _SCHEMA.split(";")):
-                                    db.execute(statement)
-                                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                except BaseException:
-                    db.close()
-                    raise
-            except (sqlite3.Error, OSError) as e:
-                raise self._error(e) from None
-            self._db = db
+            deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+            while True:  # SQLite answers a schema or journal-mode change under another writer BUSY at once, without
+                try:     # its busy handler: two processes making the history together wait for each other here
+                    self._db = self._connect()
+                    break
+                except HistoryError as e:
+                    if not (isinstance(e.__cause__, sqlite3.Error) and is_busy(e.__cause__)) \
+                            or time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
         return self._db
+
+    def _connect(self) -> sqlite3.Connection:
+        """A connection with the schema made (or checked); a HistoryError when it cannot be had."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            try:
+                db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                db.execute("PRAGMA foreign_keys = ON")
+                version = db.execute("PRAGMA user_version").fetchone()[0]
+                if version > SCHEMA_VERSION:
+                    raise HistoryError(f"run history {self.path}: written by a newer localragas (schema "
+                                       f"{version}, this one reads {SCHEMA_VERSION}); upgrade, or "
+                                       f"{reset_hint(self.path)}")
+                if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    db.execute("PRAGMA journal_mode = WAL")
+                if version < SCHEMA_VERSION:
+                    with _write(db):
+                        if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:  # not made meanwhile
+                            for statement in filter(str.strip, _SCHEMA.split(";")):
+                                db.execute(statement)
+                            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            except BaseException:
+                db.close()
+                raise
+        except (sqlite3.Error, OSError) as e:
+            raise self._error(e) from e
+        return db
 
     def add(self, record: RunRecord, scores: dict[str, Any]) -> int:
         """Store a run and its per-sample scores; its id."""
