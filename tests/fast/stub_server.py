@@ -4,6 +4,7 @@ this holds the socket, the serving thread, the address and the JSON reply."""
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -120,3 +121,22 @@ class GradedJudge:
 
     def close(self) -> None:
         self.http.close()
+
+
+def silent_server() -> tuple[int, socket.socket]:
+    """A TCP server on 127.0.0.1 that accepts every connection and never says a word (a scheduler or tracking server
+    that hangs): (its port, the socket; close it to stop)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    held = []
+
+    def serve():
+        while True:
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server.getsockname()[1], server

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import socket
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from localragas import Report
 
 from cli_helpers import cli, sample_rows, write_file, write_jsonl
+from stub_server import silent_server
 
 mlflow = pytest.importorskip("mlflow")
 
@@ -93,24 +93,13 @@ def test_a_tracking_error_exits_2_on_a_passed_gate_and_leaves_a_failed_gates_cod
 
 def _listener(accept: bool) -> tuple[int, object]:
     """A port on 127.0.0.1: nothing listening (accept False), or a server that accepts and never says a word."""
+    if accept:
+        return silent_server()
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     port = server.getsockname()[1]
-    if not accept:
-        server.close()
-        return port, None
-    server.listen(16)
-    held = []
-
-    def serve():
-        while True:
-            try:
-                held.append(server.accept()[0])
-            except OSError:
-                return
-
-    threading.Thread(target=serve, daemon=True).start()
-    return port, server
+    server.close()
+    return port, None
 
 
 @pytest.mark.parametrize("server", ["nothing listening", "accepts and says nothing"])

@@ -25,6 +25,7 @@ from localragas import evaluate, load_samples  # noqa: E402
 from localragas.core.errors import ConfigError, LocalragasError, MissingDependencyError  # noqa: E402
 from localragas.judges import FakeJudge  # noqa: E402
 from localragas.judges.fake import heuristic_reply  # noqa: E402
+from stub_server import silent_server  # noqa: E402
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers get this module's judges by value
 
@@ -266,30 +267,10 @@ def _bounded(seconds: float, call):
     return out[0]
 
 
-def _silent_server():
-    """A TCP server on 127.0.0.1 that accepts every connection and never says a word: (its port, the socket)."""
-    import socket  # noqa: PLC0415
-
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    held = []
-
-    def serve():
-        while True:
-            try:
-                held.append(server.accept()[0])
-            except OSError:
-                return
-
-    threading.Thread(target=serve, daemon=True).start()
-    return server.getsockname()[1], server
-
-
 def test_a_server_that_accepts_and_says_nothing_exits_8_within_the_connect_timeout(tmp_path):
     from cli_helpers import cli  # noqa: PLC0415
 
-    port, server = _silent_server()
+    port, server = silent_server()
     args = ("eval", EXAMPLES, "--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "--no-progress",
             "--out", tmp_path / "report.json", "--engine", "dask", "--address", f"tcp://127.0.0.1:{port}")
     started = time.monotonic()
