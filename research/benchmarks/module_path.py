@@ -29,6 +29,8 @@ def _module_of(filename: str) -> str | None:
     except ValueError:
         return None
     parts = list(rel.with_suffix("").parts)
+    if parts[0] != "localragas" or path.suffix != ".py":
+        return None
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
