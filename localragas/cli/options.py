@@ -4,10 +4,13 @@ several commands take: the models (`eval`, `calibrate`, `generate`), the gate an
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal, get_args, get_origin
 
 import click
 
 from ..core.inputs import DEFAULT_MAX_INPUT_BYTES
+from ..core.key_values import comma_items
+from ..run.settings import bounds, field_of, flag_of
 
 EXIT_GATE_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -54,10 +57,6 @@ def setting_option(name: str, help: str | None = None):  # noqa: A002 - click's 
     eval reads and writes): its flag names, metavar and kind (Flag), its type, bounds and choices (the field's
     annotation), its help (the field's description, or `help` where a command means it otherwise). The parameter is
     named Flag.dest (judge_option, no_gate), as settings.from_flags reads it."""
-    from typing import Literal, get_args, get_origin  # noqa: PLC0415
-
-    from ..run.settings import field_of, flag_of  # noqa: PLC0415
-
     field, flag = field_of(name), flag_of(name)
     assert flag is not None, f"{name} is not given on the command line"
     kw: dict = {"help": help or field.description, "metavar": flag.metavar}
@@ -71,11 +70,11 @@ def setting_option(name: str, help: str | None = None):  # noqa: A002 - click's 
     else:
         kinds = [a for a in get_args(field.annotation) or (field.annotation,) if a is not type(None)]
         kind = field.annotation if get_origin(field.annotation) is Literal else kinds[0]
-        bounds = {k: getattr(m, k) for m in field.metadata for k in ("ge", "le") if hasattr(m, k)}
+        low, high = bounds(field).get("ge"), bounds(field).get("le")
         if get_origin(kind) is Literal:
             kw["type"] = click.Choice(get_args(kind))
-        elif kind in (int, float) and bounds:
-            kw["type"] = (click.IntRange if kind is int else click.FloatRange)(bounds.get("ge"), bounds.get("le"))
+        elif kind in (int, float) and (low, high) != (None, None):
+            kw["type"] = (click.IntRange if kind is int else click.FloatRange)(low, high)
         elif kind is Path:  # a FILE (the reports), else a folder (--cache-dir)
             kw["type"] = click.Path(**{"dir_okay" if flag.metavar == "FILE" else "file_okay": False}, path_type=Path)
         if flag.default is not None:
@@ -92,49 +91,23 @@ def setting_options(*names: str):
     return decorate
 
 
-def model_options(fn):
-    """--judge, --judge-option and --embedder: the models chosen by `eval`, `calibrate` and `generate`."""
-    return setting_options("judge", "judge_options", "embedder")(fn)
-
-
-def format_options(fn):
-    """--html, --md and --junit: the report formats shared by `eval`, `report` and `merge` (run/settings.py EvalIO)."""
-    return setting_options("html", "md", "junit")(fn)
-
-
-# The gate's options, the same on eval, report and merge (report and merge gate a run made with --no-gate).
-max_error_rate_option = setting_option("max_error_rate")
-threshold_option = setting_option("thresholds")
-no_gate_option = setting_option("gate")
-gate_on_option = setting_option("gate_on")
-
-
-def regate_options(fn):
-    """What `report` and `merge` take to write a stored run again and gate it anew: the formats (format_options),
-    then --threshold, --gate-on, --no-gate and --max-error-rate, in that order."""
-    for option in (max_error_rate_option, no_gate_option, gate_on_option, threshold_option, format_options):
-        fn = option(fn)
-    return fn
-
-
+model_options = setting_options("judge", "judge_options", "embedder")  # the models `generate` uses, as eval's
+# What `report` and `merge` take to write a stored run again and gate it anew (a run made with --no-gate too): the
+# report formats and the gate's options, as eval's
+regate_options = setting_options("html", "md", "junit", "thresholds", "gate_on", "gate", "max_error_rate")
 max_input_bytes_option = setting_option("max_input_bytes")
 labels_option = setting_option("labels")
 
 
 def label_files(given: tuple[str, ...] | None) -> list[Path]:
-    """--labels of `report` (repeatable, comma-separated) as the files, as eval reads them (run/settings.py)."""
-    from ..run.settings import flag_of  # noqa: PLC0415
-
-    flag = flag_of("labels")
-    return (flag.value(given) if flag else None) or []
+    """--labels of `report` and `merge` (repeatable, comma-separated) as the files."""
+    return [Path(p) for p in comma_items(given or ())]
 
 
 def report_limit(max_input_bytes: int | None) -> int:
     """--max-input-bytes of `report`, `merge` and `compare` (which read no settings file), else the default."""
     return DEFAULT_MAX_INPUT_BYTES if max_input_bytes is None else max_input_bytes
 
-
-prompt_option = setting_option("prompts")
 
 ragas_names_option = click.option(
     "--ragas-names", is_flag=True, cls=SectionedOption, section="Outputs",

@@ -1,8 +1,8 @@
 """A run's settings, declared once: RunSettings holds each with its type, default, bounds and help text, and how it is
 given on the command line (Flag) and whether a settings file may set it (IN_FILE). Everything else is derived from it:
 `localragas eval`'s options (cli/options.py setting_option), the settings file's keys (run/config.py), the keyword
-arguments of evaluate() and calibrate(), the pytest plugin's options and the resume checkpoint's key. EvalIO declares
-the same way what `localragas eval` reads and writes: its data file, reports and MLflow.
+arguments of evaluate() and calibrate(), the pytest plugin's options and the resume checkpoint's key (KEYED). EvalIO
+declares the same way what `localragas eval` reads and writes: its data file, reports and MLflow.
 
 Layered once, by RunSettings.over: the defaults, then the settings file, then the flags or keyword arguments; a value
 not given (None) leaves the one under it, and a table (thresholds, judge options, columns, prompts, metric options)
@@ -16,41 +16,55 @@ import difflib
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from ..core.errors import ConfigError, LocalragasError
 from ..core.inputs import DEFAULT_MAX_INPUT_BYTES
-from ..core.key_values import comma_items, parse_columns, parse_metric_options, parse_options, parse_prompts
+from ..core.key_values import parse_columns, parse_metric_options, parse_options, parse_prompts
 from ..data.column_map import check_columns
 from .gate import check_threshold, parse_thresholds
-from .setting_marks import IN_FILE, Flag, InKey  # noqa: F401 - declared there, used and re-exported here
+from .setting_marks import IN_FILE, Flag
 from .shard import parse_shard
+
+# The settings that decide a run's results, in the order of the resume checkpoint's key (evaluation.checkpoint_key;
+# "judge": the judge's scoring fingerprint), then those in it only when set: a new one goes last there, so that the
+# checkpoints of runs without it keep their keys.
+KEYED = ("metrics", "judge", "embedder", "limit", "skip_invalid")
+KEYED_WHEN_SET = ("shard", "metric_options", "columns")
 
 
 def key_parts(settings: RunSettings, judge_fingerprint: str) -> list[Any]:
-    """The settings' part of the checkpoint key, in slot order: the InKey fields' values and the judge fingerprint."""
-    parts = {1: judge_fingerprint}
-    for name, field in RunSettings.model_fields.items():
-        for mark in field.metadata:
-            if isinstance(mark, InKey) and (not mark.when_set or getattr(settings, name)):
-                parts[mark.slot] = getattr(settings, name)
-    return [parts[slot] for slot in sorted(parts)]
+    """The settings' part of the checkpoint key: KEYED's values, then KEYED_WHEN_SET's that are set."""
+    return [judge_fingerprint if n == "judge" else getattr(settings, n) for n in KEYED] + \
+        [value for n in KEYED_WHEN_SET if (value := getattr(settings, n))]
 
 
 def _thresholds(items: Iterable[str], where: str) -> dict[str, float]:
     return parse_thresholds(items, None, where)
 
 
-def _shard(text: str, where: str) -> tuple[int, int]:
-    return parse_shard(text)
+def _metric_names(value: list[Any] | None) -> list[Any] | None:
+    from ..metrics.base import Metric  # noqa: PLC0415 - the metrics load only when a metric object is given
+
+    for item in value or ():
+        if not isinstance(item, str) and not isinstance(item, Metric):
+            raise ValueError(f"a metric's name (or in Python a Metric), got {item!r}")
+    return value
 
 
-def _names(items: Iterable[str], where: str) -> list[str] | None:
-    return comma_items(items) or None
+def _as_written(value: Any) -> Any:
+    return value.strip().lower() if isinstance(value, str) else value  # "EN" is en
 
 
-def _paths(items: Iterable[str], where: str) -> list[Path] | None:
-    return [Path(x) for x in comma_items(items)] or None
+def _checked_thresholds(value: dict[str, float]) -> dict[str, float]:
+    return {name: check_threshold(name, v) for name, v in value.items()}
+
+
+def _columns(value: dict[str, str]) -> dict[str, str]:
+    try:
+        return check_columns(value)
+    except ConfigError as e:  # named by validated(): "{where}: key 'columns': ..."
+        raise ValueError(str(e).removeprefix("columns: ")) from None
 
 
 class RunSettings(BaseModel):
@@ -59,15 +73,15 @@ class RunSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
-    metrics: Annotated[list[Any] | None, IN_FILE, InKey(0), Field(  # names; in Python, Metric objects too
+    metrics: Annotated[list[Any] | None, IN_FILE, AfterValidator(_metric_names), Field(  # names; in Python, Metric objects too
         description="Metrics to compute (default: the four RAGAS core metrics). Repeat or comma-separate. "
                     "See `localragas metrics`."),
-        Flag(("--metrics", "-m"), "NAME[,NAME]", "items", _names, section="Common")] = None
-    metric_options: Annotated[dict[str, dict[str, Any]], IN_FILE, InKey(6, when_set=True), Field(
+        Flag(("--metrics", "-m"), "NAME[,NAME]", "items", section="Common")] = None
+    metric_options: Annotated[dict[str, dict[str, Any]], IN_FILE, Field(
         description="A metric setting, e.g. answer_correctness.weights=0.5,0.5 or factual_correctness.beta=2. "
                     "Repeatable."),
         Flag(("--metric-option",), "METRIC.KEY=VALUE", "items", parse_metric_options, section="Judge")] = {}
-    language: Annotated[Literal["auto", "en", "zh"], IN_FILE, Field(
+    language: Annotated[Literal["auto", "en", "zh"], IN_FILE, BeforeValidator(_as_written), Field(
         description="Language of the judge's prompts: auto (default: each sample's own, from its script), en or zh."),
         Flag(("--language",), section="Judge")] = "auto"
     judge: Annotated[str | None, IN_FILE, Field(
@@ -76,11 +90,11 @@ class RunSettings(BaseModel):
     judge_options: Annotated[dict[str, Any], IN_FILE, Field(
         description="Backend setting, e.g. n_ctx=4096, n_threads=2, n_gpu_layers=-1, seed=7. Repeatable."),
         Flag(("--judge-option",), "KEY=VALUE", "items", parse_options, section="Judge")] = {}
-    embedder: Annotated[str | None, IN_FILE, InKey(2), Field(
+    embedder: Annotated[str | None, IN_FILE, Field(
         description="Embedder (eval: for answer_relevancy; generate: linking chunks and finding duplicates): "
                     "minilm-l6 (default), a sentence-transformers folder, or 'fake'."),
         Flag(("--embedder", "-e"), "NAME|PATH", section="Common")] = None
-    thresholds: Annotated[dict[str, float], IN_FILE, Field(
+    thresholds: Annotated[dict[str, float], IN_FILE, AfterValidator(_checked_thresholds), Field(
         description="Gate threshold, e.g. faithfulness=0.85, over the default (report, merge: over the run's own). "
                     "Repeatable."),
         Flag(("--threshold", "-t"), "METRIC=VALUE", "items", _thresholds, section="Gate")] = {}
@@ -100,17 +114,17 @@ class RunSettings(BaseModel):
         description="People's labels on this run's items (`localragas review`; JSON Lines): adds the spot checks to "
                     "the report, and gates a metric with enough labels on its prediction-powered mean "
                     "(docs/spot-checks.md). Repeat or comma-separate for several reviewers' files."),
-        Flag(("--labels",), "FILE", "items", _paths, section="Gate")] = []
-    limit: Annotated[int | None, InKey(3), Field(strict=True, ge=1, description="Evaluate only the first N samples."),
+        Flag(("--labels",), "FILE", "items", section="Gate")] = []
+    limit: Annotated[int | None, Field(strict=True, ge=1, description="Evaluate only the first N samples."),
                      Flag(("--limit", "-n"), section="Common")] = None
-    shard: Annotated[tuple[int, int] | None, InKey(5, when_set=True), Field(
+    shard: Annotated[tuple[int, int] | None, Field(
         description="Evaluate shard I of N (every N-th sample, from the I-th); join the shard reports with "
                     "`localragas merge`."),
-        Flag(("--shard",), "I/N", parse=_shard, section="Input")] = None
-    skip_invalid: Annotated[bool, InKey(4), Field(
+        Flag(("--shard",), "I/N", parse=parse_shard, section="Input")] = None
+    skip_invalid: Annotated[bool, Field(
         description="Record invalid rows as skipped and go on, instead of stopping."),
         Flag(("--skip-invalid",), kind="toggle", default=False, section="Input")] = False
-    columns: Annotated[dict[str, str], IN_FILE, InKey(7, when_set=True), Field(
+    columns: Annotated[dict[str, str], IN_FILE, AfterValidator(_columns), Field(
         description="Read a field from a column of another name, e.g. question=query,answer=response. Repeatable."),
         Flag(("--columns",), "FIELD=COLUMN[,FIELD=COLUMN]", "items", parse_columns, section="Input")] = {}
     max_input_bytes: Annotated[int, IN_FILE, Field(
@@ -172,7 +186,7 @@ class RunSettings(BaseModel):
     tags: Annotated[list[str], IN_FILE, Field(
         description="A tag for this run in the run history (filter with `localragas runs --tag`). Repeat or "
                     "comma-separate."),
-        Flag(("--tag",), "TAG[,TAG]", "items", _names, section="Run")] = []
+        Flag(("--tag",), "TAG[,TAG]", "items", section="Run")] = []
     name: Annotated[str | None, Field(
         description="A name for this run in the run history (filter with `localragas runs --name`)."),
         Flag(("--name",), "NAME", section="Run")] = None
@@ -184,40 +198,12 @@ class RunSettings(BaseModel):
     # `over` with the thresholds it sets (report.meta.threshold_origins); not a setting
     threshold_origins: dict[str, str] = {}
 
-    @field_validator("metrics")
-    @classmethod
-    def _check_metrics(cls, value: list[Any] | None) -> list[Any] | None:
-        from ..metrics.base import Metric  # noqa: PLC0415 - the metrics load only when a metric object is given
-
-        for item in value or ():
-            if not isinstance(item, str) and not isinstance(item, Metric):
-                raise ValueError(f"a metric's name (or in Python a Metric), got {item!r}")
-        return value
-
-    @field_validator("language", mode="before")
-    @classmethod
-    def _language_as_written(cls, value: Any) -> Any:
-        return value.strip().lower() if isinstance(value, str) else value  # "EN" is en
-
-    @field_validator("thresholds")
-    @classmethod
-    def _check_thresholds(cls, value: dict[str, float]) -> dict[str, float]:
-        return {name: check_threshold(name, v) for name, v in value.items()}
-
     @field_validator("address")
     @classmethod
     def _check_address(cls, value: str | None) -> str | None:
         from .engines import check_address  # noqa: PLC0415
 
         return None if value is None else check_address(value)
-
-    @field_validator("columns")
-    @classmethod
-    def _check_columns(cls, value: dict[str, str]) -> dict[str, str]:
-        try:
-            return check_columns(value)
-        except ConfigError as e:  # named by validated(): "{where}: key 'columns': ..."
-            raise ValueError(str(e).removeprefix("columns: ")) from None
 
     def over(self, given: Mapping[str, Any], where: str) -> RunSettings:
         """These settings with `given` over them (a value None is not given; a table merged key by key, metric
@@ -226,11 +212,9 @@ class RunSettings(BaseModel):
         if unknown:
             near = difflib.get_close_matches(unknown[0], list(type(self).model_fields), n=1)
             raise ConfigError(f"{where}: unknown setting {unknown[0]!r}" + (f" (did you mean {near[0]!r}?)" if near
-                              else "") + f"; valid: {', '.join(settable())}")
-        values = {k: getattr(self, k) for k in type(self).model_fields}
-        for name, value in given.items():
-            if value is not None:
-                values[name] = _merged(values[name], value)
+                              else "") + f"; valid: {', '.join(n for n in RunSettings.model_fields if n not in RECORDS)}")
+        values = dict(self)
+        values.update({name: _merged(values[name], value) for name, value in given.items() if value is not None})
         if isinstance(given.get("thresholds"), Mapping):
             values["threshold_origins"] = {**self.threshold_origins, **{k: origin_of(where) for k in given["thresholds"]}}
         return validated(values, where, type(self))
@@ -313,24 +297,20 @@ def validated(values: Mapping[str, Any], where: str, model: type[BaseModel] | No
 
 def problem(err: Mapping[str, Any]) -> str:
     """A validation error in words from the field's own declaration: its bounds, its choices."""
-    name = str(err["loc"][0])
-    field = RunSettings.model_fields.get(name) or EvalIO.model_fields.get(name)
     cause = (err.get("ctx") or {}).get("error")
     if isinstance(cause, (LocalragasError, ValueError)):
         return str(cause)
-    label = name.replace("_", " ")
+    name, got = str(err["loc"][0]), f"got {err['input']!r}"
+    field, label = field_of(name), name.replace("_", " ")
     if field is not None and err["type"].split("_")[0] in ("greater", "less", "int", "float", "bool"):
-        bounds = {type(m).__name__: m for m in field.metadata}
-        low, high = getattr(bounds.get("Ge"), "ge", None), getattr(bounds.get("Le"), "le", None)
-        flag = flag_of(name)
+        low, high = bounds(field).get("ge"), bounds(field).get("le")
         if field.annotation in (float, float | None):
-            return f"{label} must be a number in [{low:g}, {high:g}], got {err['input']!r}"
+            return f"{label} must be a number in [{low:g}, {high:g}], {got}"
         if low is not None:
-            unit = f" of {flag.unit}" if flag and flag.unit else ""
-            return f"{label} must be a whole number{unit} >= {low}, got {err['input']!r}"
+            unit = f" of {flag.unit}" if (flag := flag_of(name)) and flag.unit else ""
+            return f"{label} must be a whole number{unit} >= {low}, {got}"
     if err["type"] == "literal_error":
-        return f"{label} must be one of {err['ctx']['expected'].replace(' or ', ', ').replace(chr(39), '')}, " \
-               f"got {err['input']!r}"
+        return f"{label} must be one of {err['ctx']['expected'].replace(' or ', ', ').replace(chr(39), '')}, {got}"
     return str(err["msg"])
 
 
@@ -346,8 +326,14 @@ def refuse(given: Iterable[str], names: Iterable[str], where: str, why: str) -> 
 
 
 def field_of(name: str) -> Any:
-    """The declaration (pydantic FieldInfo) of a run setting (RunSettings) or of what eval reads and writes (EvalIO)."""
-    return RunSettings.model_fields.get(name) or EvalIO.model_fields[name]
+    """The declaration (pydantic FieldInfo) of a run setting (RunSettings) or of what eval reads and writes (EvalIO);
+    None: neither."""
+    return RunSettings.model_fields.get(name) or EvalIO.model_fields.get(name)
+
+
+def bounds(field: Any) -> dict[str, Any]:
+    """A field's declared bounds: {"ge": 1}, {"ge": 0, "le": 1}."""
+    return {k: getattr(m, k) for m in field.metadata for k in ("ge", "le") if hasattr(m, k)}
 
 
 def flag_of(name: str) -> Flag | None:
@@ -361,13 +347,9 @@ def flagged(model: type[BaseModel] | None = None) -> list[str]:
     return [n for n in (model or RunSettings).model_fields if flag_of(n) is not None]
 
 
-def in_file(name: str) -> bool:
-    return IN_FILE in field_of(name).metadata
-
-
 def file_keys() -> list[str]:
     """The keys of a settings file and of its [evals.NAME] tables: RunSettings' and EvalIO's fields marked IN_FILE."""
-    return [n for model in (RunSettings, EvalIO) for n in model.model_fields if in_file(n)]
+    return [n for model in (RunSettings, EvalIO) for n, field in model.model_fields.items() if IN_FILE in field.metadata]
 
 
 RECORDS = ("config", "threshold_origins")  # RunSettings' records of where settings came from, not settings
@@ -380,11 +362,6 @@ def origin_of(where: str) -> str:
     if where == "flags":
         return "set with -t"
     return f"set in {Path(where).name if Path(where).is_absolute() else where}"
-
-
-def settable() -> list[str]:
-    """The settings a caller gives (every field but the record of the settings file)."""
-    return [n for n in RunSettings.model_fields if n not in RECORDS]
 
 
 def from_flags(flags: Mapping[str, Any], model: type[BaseModel] | None = None) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from localragas.cli.eval import eval_cmd
 from localragas.core.errors import ConfigError
 from localragas.metrics import all_metrics
 from localragas.run.config import load_settings
-from localragas.run.settings import EvalIO, RunSettings, flag_of, in_file
+from localragas.run.settings import EvalIO, RunSettings, file_keys, flag_of
 
 from cli_helpers import cli, write_file
 
@@ -36,7 +36,7 @@ def test_every_flagged_setting_is_an_eval_option_with_the_fields_help_type_and_b
     io = [n for n in EvalIO.model_fields if flag_of(n) is not None]
     assert io == ["out", "csv", "html", "md", "junit", "mlflow", "mlflow_experiment", "mlflow_run_name"]
     for name in io:
-        assert options[flag_of(name).dest].help == EvalIO.model_fields[name].description and in_file(name), name
+        assert options[flag_of(name).dest].help == EvalIO.model_fields[name].description and name in file_keys(), name
     # what is neither stays the command's own
     assert {"data", "config_path", "eval_name", "ragas_names"} == \
         set(options) - {flag_of(n).dest for n in flagged + io}
@@ -73,7 +73,7 @@ def test_the_pytest_plugins_options_are_the_models_flags():
 
 
 def test_the_settings_files_keys_are_the_fields_marked_in_file(tmp_path):
-    in_the_file = [n for n in RunSettings.model_fields if in_file(n)]
+    in_the_file = [n for n in file_keys() if n in RunSettings.model_fields]
     assert in_the_file == ["metrics", "metric_options", "language", "judge", "judge_options", "embedder",
                            "thresholds", "max_error_rate", "gate_on", "labels", "columns", "max_input_bytes",
                            "engine", "address", "prompts", "judge_check", "sample_text", "history", "tags",
