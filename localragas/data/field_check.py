@@ -129,15 +129,6 @@ class FieldCheck:
         return [n for n in (field, *FIELD_ALIASES[field]) if n not in self.taken]
 
 
-def ignored_line(meta: Mapping[str, Any], shown: int = 10) -> str | None:
-    """"ignored fields: notes, meta_source" from a report's meta (the names no field read), or None without any."""
-    names = [str(n) for n in meta.get("ignored_fields") or []]
-    if not names:
-        return None
-    more = f" and {len(names) - shown} more (report.meta.ignored_fields)" if len(names) > shown else ""
-    return f"ignored fields: {', '.join(names[:shown])}{more}"
-
-
 def _known(name: str) -> bool:
     return name in FIELD_ALIASES or any(name in aliases for aliases in FIELD_ALIASES.values())
 

@@ -43,24 +43,3 @@ def with_text(result: SampleResult, sample: Sample | None) -> SampleResult:
         return result.model_copy(update={"input": None, "input_truncated": False})
     text, cut = sample_input(sample)
     return result.model_copy(update={"input": text, "input_truncated": cut})
-
-
-# The text's columns in the CSV report and Report.to_pandas(), in order; under --ragas-names ragas's names for them
-TEXT_COLUMNS = ("question", "answer", "contexts", "reference")
-RAGAS_TEXT_COLUMNS = {"question": "user_input", "answer": "response", "contexts": "retrieved_contexts",
-                      "reference": "reference"}
-
-
-def text_columns(meta: dict) -> list[str]:
-    """The text columns of a report with this meta: none when its run kept no text (meta.sample_text false, or a
-    report written before the text was kept), ragas's names when its metrics are under theirs (--ragas-names)."""
-    if meta.get("sample_text") is not True:
-        return []
-    ragas = meta.get("metric_names") == "ragas"
-    return [RAGAS_TEXT_COLUMNS[c] if ragas else c for c in TEXT_COLUMNS]
-
-
-def text_cells(result: SampleResult) -> list:
-    """A result's question, answer, contexts (a list) and reference, None each when it holds no text."""
-    t = result.input
-    return [None] * 4 if t is None else [t.question, t.answer, list(t.contexts), t.reference]

@@ -342,14 +342,14 @@ class Report(BaseModel):
         """A pandas DataFrame, one row per sample: id, category, the sample's text when the run kept it (question,
         answer, contexts as a list, reference), each metric's value (NaN when unscored), each metric's unscored reason
         (`{metric}_unscored`), seconds: the columns of the CSV report."""
-        from ..report.notebook import sample_frame  # noqa: PLC0415
+        from .report_views import sample_frame  # noqa: PLC0415
 
         return sample_frame(self)
 
     def summary_frame(self) -> Any:
         """A pandas DataFrame, one row per metric: mean, ci_low, ci_high, threshold, passed, status, scored,
         unscored."""
-        from ..report.notebook import summary_frame  # noqa: PLC0415
+        from .report_views import summary_frame  # noqa: PLC0415
 
         return summary_frame(self)
 
@@ -357,19 +357,19 @@ class Report(BaseModel):
         """A matplotlib Figure: per metric (all, or those named), a histogram of its sample scores over [0, 1] with
         its gate threshold and its mean with the interval. Needs matplotlib (`pip install matplotlib`); shown in
         Jupyter when it is a cell's value, `.savefig(path)` writes it."""
-        from ..report.notebook import plot  # noqa: PLC0415
+        from .report_views import plot  # noqa: PLC0415
 
         return plot(self, metrics)
 
     def __repr__(self) -> str:
         """A few lines (verdict, each metric's mean and interval); the whole report is model_dump_json()."""
-        from ..report.notebook import text  # noqa: PLC0415
+        from .report_views import text  # noqa: PLC0415
 
         return text(self)
 
     __str__ = __repr__
 
     def _repr_html_(self) -> str:
-        from ..report.notebook import html_table  # noqa: PLC0415
+        from .report_views import html_table  # noqa: PLC0415
 
         return html_table(self)

@@ -6,41 +6,17 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..core.number_text import interval_text, percent_text, score_text
-from ..quality.compare import Comparison, MetricChange
+from ..core.number_text import percent_text, score_text
+from ..quality.compare import Comparison
 from .console import Columns, console_text as escape, report_console
 from ..core.atomic_write import write_atomic
+from .comparison_text import change_interval, method_lines, verdict_label, verdict_lines
 from .markdown import cell
 
-_LABEL = {"improved": "improved", "regressed": "REGRESSED", "within_noise": "within noise",
-          "not_comparable": "UNDECIDED (too few pairs)", "not_evaluated": "not evaluated (in either run)"}
 _STYLE = {"improved": "green", "regressed": "bold red", "within_noise": "dim", "not_comparable": "bold yellow",
           "not_evaluated": "dim"}
 _MD = {"improved": "🟢 improved", "regressed": "🔴 regressed", "within_noise": "⚪ within noise",
        "not_comparable": "⚠️ undecided (too few pairs)", "not_evaluated": "⚪ not evaluated (in either run)"}
-
-
-def _ci(lo: float | None, hi: float | None) -> str:
-    """The interval of a change: +0.010 … +0.030."""
-    return interval_text(lo, hi, form="ellipsis", signed=True)
-
-
-def method_lines(c: Comparison) -> list[str]:
-    """How the runs' methods differ, in plain words, headed by what that means for the changes: shown before them.
-    Empty when they measured the same way."""
-    if not c.method_differences:
-        return []
-    if c.method_changed_for:
-        head = (f"the method changed: the differences below mix the RAG system's change with the method's "
-                f"({', '.join(c.method_changed_for)})")
-    else:
-        head = "the scores were measured the same way; these differ, and move no score:"
-    return [head] + [f"- {d.text}" for d in c.method_differences]
-
-
-def _label(m: MetricChange, labels: dict[str, str]) -> str:
-    return (labels[m.verdict] + (" (method changed)" if m.method_changed else "")
-            + (" (prediction-powered)" if m.estimate == "prediction-powered" else ""))
 
 
 def print_comparison(c: Comparison, console: Console | None = None) -> None:
@@ -57,8 +33,8 @@ def print_comparison(c: Comparison, console: Console | None = None) -> None:
         t.add_column(col, justify=just)
     for m in c.metrics:
         t.add_row(escape(m.metric), score_text(m.base_mean), score_text(m.new_mean), score_text(m.diff, signed=True),
-                  _ci(m.ci_low, m.ci_high),
-                  str(m.pairs), f"[{_STYLE[m.verdict]}]{_label(m, _LABEL)}[/]")
+                  change_interval(m.ci_low, m.ci_high),
+                  str(m.pairs), f"[{_STYLE[m.verdict]}]{verdict_label(m)}[/]")
     console.print(t)
     for w in c.warnings:
         console.print(f"[yellow]warning:[/] {escape(w)}")
@@ -81,26 +57,6 @@ def print_comparison(c: Comparison, console: Console | None = None) -> None:
         console.print(f"[{style}]{escape(text)}[/]")
 
 
-def verdict_lines(c: Comparison) -> list[tuple[str, str]]:
-    """The comparison's last word, as (style, text) lines: the metrics that regressed beyond noise, apart from them
-    those that moved beyond noise under a changed method, which are not called a change of the RAG system, and those
-    over too few pairs to decide. "No metric regressed" only when every metric was decided."""
-    same = [m for m in c.regressed if m not in c.method_changed_for]
-    mixed = [m for m in c.metrics if m.method_changed and m.verdict in ("regressed", "improved")]
-    out = []
-    if same:
-        out.append(("bold red", f"regressed beyond noise: {', '.join(same)}"))
-    if mixed:
-        out.append(("yellow", "moved beyond noise under a changed method (not a change of the RAG system alone): "
-                    + ", ".join(f"{m.metric} {_LABEL[m.verdict].lower()}" for m in mixed)))
-    if c.undecided:
-        out.append(("bold yellow", f"undecided: {c.undecided_text()}"))
-    elif not same and not mixed:
-        out.append(("green", "no metric regressed beyond noise"
-                    + (" (under a changed method: see above)" if c.method_changed_for else "")))
-    return out
-
-
 def render_comparison_markdown(c: Comparison) -> str:
     lines = [f"### localragas compare: {cell(c.base)} → {cell(c.new)}", ""]
     method = method_lines(c)
@@ -111,7 +67,7 @@ def render_comparison_markdown(c: Comparison) -> str:
     for m in c.metrics:
         lines.append(f"| {cell(m.metric)} | {score_text(m.base_mean)} | {score_text(m.new_mean)} | "
                      f"{score_text(m.diff, signed=True)} | "
-                     f"{_ci(m.ci_low, m.ci_high)} | {m.pairs} | {_label(m, _MD)} |")
+                     f"{change_interval(m.ci_low, m.ci_high)} | {m.pairs} | {verdict_label(m, _MD)} |")
     if c.warnings:
         lines += [""] + [f"> ⚠️ {cell(w)}" for w in c.warnings]
     lines += [""] + [f"**{cell(text)}**" for _, text in verdict_lines(c)]

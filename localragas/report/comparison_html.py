@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..core.number_text import percent_text, score_text
 from ..quality.compare import Comparison, MetricChange
-from .comparison import _LABEL, _ci, _label, method_lines, verdict_lines
+from .comparison_text import change_interval, method_lines, verdict_label, verdict_lines
 from .plot_page import FULL_WIDTH, Section, render_page
 from .svg import Plot, ticks
 
@@ -22,8 +22,8 @@ def _reach(c: Comparison) -> float:
 def _numbers(m: MetricChange) -> str:
     """A row's text beside the plot: the change, its interval and the verdict."""
     if m.diff is None or m.ci_low is None or m.ci_high is None:
-        return _label(m, _LABEL)
-    return f"{score_text(m.diff, signed=True)} ({_ci(m.ci_low, m.ci_high)}) {_label(m, _LABEL)}"
+        return verdict_label(m)
+    return f"{score_text(m.diff, signed=True)} ({change_interval(m.ci_low, m.ci_high)}) {verdict_label(m)}"
 
 
 def differences_svg(c: Comparison) -> str:
@@ -61,7 +61,7 @@ def render_comparison_html(c: Comparison) -> str:
                                 css="warning" if c.method_changed_for else ""))
     rows = [["metric", "base", "new", "change", f"{percent_text(c.level)} CI of change", "pairs", "verdict"]]
     rows += [[m.metric, score_text(m.base_mean), score_text(m.new_mean), score_text(m.diff, signed=True),
-              _ci(m.ci_low, m.ci_high), str(m.pairs), _label(m, _LABEL)]
+              change_interval(m.ci_low, m.ci_high), str(m.pairs), verdict_label(m)]
              for m in c.metrics]
     sections.append(Section(heading="Paired differences", notes=[text for _, text in verdict_lines(c)]
                             + [f"{m.metric}: {m.note}" for m in c.metrics if m.note],

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Iterator
 
-from ..data.sample_text import text_cells, text_columns
+from ..data.report_views import text_cells, text_columns
 from ..data.schema import Report
 from ..core.atomic_write import write_atomic
 
@@ -22,7 +22,7 @@ def _cell(value: object) -> object:
 
 def csv_pieces(report: Report, rows: int = 1000) -> Iterator[str]:
     """The CSV text, `rows` samples at a time: one row per sample: id, category, its text when the run kept it
-    (question, answer, contexts as a JSON list, reference: data/sample_text.py text_columns), each metric's value, and
+    (question, answer, contexts as a JSON list, reference: data/report_views.py text_columns), each metric's value, and
     each metric's unscored reason."""
     buf = io.StringIO()
     w = csv.writer(buf)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from ..judges.calibration_map import uncalibrated_note
 from ..core.number_text import interval_text, score_text, seconds_text, threshold_text
-from ..data.field_check import ignored_line
+from ..data.report_views import ignored_line
 from ..data.schema import Report, SampleResult
 from ..core.atomic_write import write_atomic
 from ..run.canaries import canary_line

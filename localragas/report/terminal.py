@@ -8,7 +8,7 @@ from ..core.number_text import interval_text, score_text, seconds_text, threshol
 from ..run.canaries import canary_line
 from ..run.judge_check import check_details, check_line
 from ..data.language import prompts_line
-from ..data.field_check import ignored_line
+from ..data.report_views import ignored_line
 from ..data.schema import Report
 from .console import Columns, console_text as _t, report_console
 from .spot_checks_terminal import print_spot_checks

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
-from ..data.schema import MetricSummary, SampleResult
+from ..data.schema import MetricSummary
 
 if TYPE_CHECKING:
     from .score_columns import ScoreColumns
@@ -66,21 +66,6 @@ def is_error_reason(reason: str | None) -> bool:
 
 
 _ERROR_TEXT = 300  # characters of the first error kept in a summary
-
-
-def summarise(results: Sequence[SampleResult], metrics: list[str]) -> list[MetricSummary]:
-    """Each metric's summary over the results (a list, or a sequence on disk: read once)."""
-    return summarise_columns(_columns(results, metrics), metrics)
-
-
-def by_category(results: Sequence[SampleResult], metrics: list[str]) -> dict[str, list[MetricSummary]]:
-    return categories_of(_columns(results, metrics), metrics)
-
-
-def _columns(results: Sequence[SampleResult], metrics: list[str]) -> "ScoreColumns":
-    from .score_columns import ScoreColumns  # noqa: PLC0415 - the columns read this module's reason kinds
-
-    return ScoreColumns.of(results, metrics)
 
 
 def summarise_columns(columns: "ScoreColumns", metrics: list[str], category: str | None = None) -> list[MetricSummary]:

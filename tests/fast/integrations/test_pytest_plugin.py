@@ -15,7 +15,8 @@ from localragas.run import canaries, judge_check
 from localragas.run.gate import run_gate
 from localragas.metrics import all_metrics
 from localragas.data.schema import MetricResult, Report, SampleResult
-from localragas.run.stats import summarise
+from localragas.run.results import columns_of
+from localragas.run.stats import summarise_columns
 from localragas.report.evidence import brief as evidence_text
 from localragas.testing import GateNotEvaluatedWarning, assert_gate, gate_failure_message
 
@@ -38,7 +39,7 @@ def report_of(results: dict[str, dict[str, MetricResult]], thresholds: dict[str,
               max_error_rate=0.0) -> Report:
     samples = [SampleResult(id=sid, metrics=ms) for sid, ms in results.items()]
     names = list(dict.fromkeys(m for ms in results.values() for m in ms))
-    summary = summarise(samples, names)
+    summary = summarise_columns(columns_of(samples, names), names)
     gate = run_gate(summary, {k: v for k, v in thresholds.items() if k in names}, PROBLEMS, enabled=enabled,
                     max_error_rate=max_error_rate)
     return Report(meta={"judge": {"name": "fake"}}, metrics=names, summary=summary, gate=gate, samples=samples)

@@ -15,7 +15,7 @@ from localragas.core.errors import MissingDependencyError
 from localragas.quality.curves import reliability_bins, roc_points, wilson
 from localragas.report import write_json
 from localragas.report.html_report import _asset, _sha256
-from localragas.report.notebook import PLOT_COLOURS
+from localragas.data.report_views import PLOT_COLOURS
 from localragas.report.plot_page import FULL_WIDTH, HALF_WIDTH
 from localragas.report.svg import STYLE, Plot, histogram, ticks
 

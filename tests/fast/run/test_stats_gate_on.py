@@ -7,7 +7,8 @@ import pytest
 from localragas.core.errors import ConfigError
 from localragas.run.gate import run_gate
 from localragas.data.schema import MetricSummary
-from localragas.run.stats import bootstrap_ci, paired_difference, summarise
+from localragas.run.results import columns_of
+from localragas.run.stats import bootstrap_ci, paired_difference, summarise_columns
 
 from reports_helpers import make_report
 
@@ -92,4 +93,4 @@ def test_paired_difference_removes_between_sample_spread():
 
 def test_summarise_is_unchanged_for_means():
     r = make_report({"a": {"context_recall": 0.25}, "b": {"context_recall": 0.75}})
-    assert summarise(r.samples, ["context_recall"])[0].mean == 0.5
+    assert summarise_columns(columns_of(r.samples, ["context_recall"]), ["context_recall"])[0].mean == 0.5

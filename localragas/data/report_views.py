@@ -1,22 +1,52 @@
-"""A report in a notebook or a Python session: pandas frames (Report.to_pandas, Report.summary_frame), a short repr
-(a few lines: verdict, each metric's mean and interval), an HTML table for Jupyter (Report._repr_html_) and its
-scores' histograms drawn with matplotlib (Report.plot).
+"""A Report's own views, beside the model that calls them (data/schema.py Report): pandas frames (Report.to_pandas,
+Report.summary_frame), a short repr (a few lines: verdict, each metric's mean and interval), an HTML table for Jupyter
+(Report._repr_html_) and its scores' histograms drawn with matplotlib (Report.plot); with the pieces of text the report
+writers share with them (report/: the text columns of the CSV, the line naming the fields no field read).
 
+Below the report writers and importing nothing of theirs, so that the model shows itself without the report layer.
 pandas is imported inside the frame functions (a dependency of localragas, but `import localragas` stays cheap);
 matplotlib, an optional one, inside plot, which names the install command when it is missing.
 """
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ConfigError, MissingDependencyError
 from ..core.number_text import interval_text, score_text, threshold_text
-from ..data.field_check import ignored_line
-from ..data.sample_text import text_cells, text_columns
 
 if TYPE_CHECKING:
-    from ..data.schema import Report
+    from .schema import Report, SampleResult
+
+# The text's columns in the CSV report and Report.to_pandas(), in order; under --ragas-names ragas's names for them
+TEXT_COLUMNS = ("question", "answer", "contexts", "reference")
+RAGAS_TEXT_COLUMNS = {"question": "user_input", "answer": "response", "contexts": "retrieved_contexts",
+                      "reference": "reference"}
+
+
+def text_columns(meta: dict) -> list[str]:
+    """The text columns of a report with this meta: none when its run kept no text (meta.sample_text false, or a
+    report written before the text was kept), ragas's names when its metrics are under theirs (--ragas-names)."""
+    if meta.get("sample_text") is not True:
+        return []
+    ragas = meta.get("metric_names") == "ragas"
+    return [RAGAS_TEXT_COLUMNS[c] if ragas else c for c in TEXT_COLUMNS]
+
+
+def text_cells(result: "SampleResult") -> list:
+    """A result's question, answer, contexts (a list) and reference, None each when it holds no text."""
+    t = result.input
+    return [None] * 4 if t is None else [t.question, t.answer, list(t.contexts), t.reference]
+
+
+def ignored_line(meta: Mapping[str, Any], shown: int = 10) -> str | None:
+    """"ignored fields: notes, meta_source" from a report's meta (the names no field read), or None without any."""
+    names = [str(n) for n in meta.get("ignored_fields") or []]
+    if not names:
+        return None
+    more = f" and {len(names) - shown} more (report.meta.ignored_fields)" if len(names) > shown else ""
+    return f"ignored fields: {', '.join(names[:shown])}{more}"
 
 
 def _pandas() -> Any:
