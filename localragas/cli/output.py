@@ -73,29 +73,42 @@ def check_outputs(inputs, **outputs) -> None:
     check({f"--{k}": v for k, v in outputs.items()}, [*read, *state_inputs()])
 
 
+def _write(key: str, report, path) -> None:
+    """Write one format, by its flag's name (out, csv, html, md, junit), its writer's module imported only now: a run
+    that asks for no HTML loads no HTML writer."""
+    if key == "out":
+        from ..report.json_report import write_json as write  # noqa: PLC0415
+    elif key == "csv":
+        from ..report.csv_report import write_csv as write  # noqa: PLC0415
+    elif key == "html":
+        from ..report.html_report import write_html as write  # noqa: PLC0415
+    elif key == "md":
+        from ..report.markdown import write_markdown as write  # noqa: PLC0415
+    elif key == "junit":
+        from ..report.junit import write_junit as write  # noqa: PLC0415
+    else:
+        raise KeyError(key)
+    write(report, path)
+
+
 def write_and_print(report, ragas_names: bool = False, **paths) -> None:
     """Write each requested format, print the terminal report, and list what was written.
 
     ragas_names: the JSON and CSV files name the metrics as ragas does (localragas.data.ragas_compat.RAGAS_NAMES)."""
-    from .. import report as fmt  # noqa: PLC0415
+    from ..report.terminal import print_report  # noqa: PLC0415
 
-    writers = {"out": fmt.write_json, "csv": fmt.write_csv, "md": fmt.write_markdown, "junit": fmt.write_junit}
     renamed = None
     for key, path in paths.items():
         if path is None:
             continue
-        if key == "html":
-            from ..report.html_report import write_html  # noqa: PLC0415
-
-            write_html(report, path)
-        elif ragas_names and key in ("out", "csv"):
+        if ragas_names and key in ("out", "csv"):
             from ..data.ragas_compat import to_ragas_names  # noqa: PLC0415
 
             renamed = renamed or to_ragas_names(report)
-            writers[key](renamed, path)
+            _write(key, renamed, path)
         else:
-            writers[key](report, path)
-    fmt.print_report(report)
+            _write(key, report, path)
+    print_report(report)
     written = [str(p) for p in paths.values() if p]
     if written:
         click.echo("wrote " + printable(", ".join(written)))

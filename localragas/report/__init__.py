@@ -1,9 +1,37 @@
 """Report writers: terminal table, JSON, CSV, Markdown, JUnit XML (and HTML in html_report). Files are written
-atomically (temporary file, then rename)."""
-from .csv_report import write_csv
-from .json_report import read_json, write_json
-from .junit import write_junit
-from .markdown import write_markdown
-from .terminal import print_report
+atomically (temporary file, then rename).
 
-__all__ = ["print_report", "read_json", "write_csv", "write_json", "write_junit", "write_markdown"]
+The names below are imported on first use (PEP 562): a command imports the writers of the outputs asked for only
+(`import localragas.report.terminal` loads no CSV, Markdown or JUnit writer)."""
+from importlib import import_module as _import_module
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+_EXPORTS = {
+    "print_report": "terminal",
+    "read_json": "json_report",
+    "write_csv": "csv_report",
+    "write_json": "json_report",
+    "write_junit": "junit",
+    "write_markdown": "markdown",
+}
+
+__all__ = sorted(_EXPORTS)
+
+if _TYPE_CHECKING:  # the names for type checkers ("as": re-exported)
+    from .csv_report import write_csv as write_csv
+    from .json_report import read_json as read_json, write_json as write_json
+    from .junit import write_junit as write_junit
+    from .markdown import write_markdown as write_markdown
+    from .terminal import print_report as print_report
+
+
+def __getattr__(name: str) -> object:
+    if name in _EXPORTS:
+        value = getattr(_import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'localragas.report' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*(k for k in globals() if not k.startswith("_")), *_EXPORTS})
