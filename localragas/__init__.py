@@ -3,8 +3,9 @@
 The public names are imported on first use (PEP 562), so `import localragas` is cheap: the pytest plugin
 (localragas.pytest_plugin) loads in every pytest session of everyone who has localragas installed.
 """
-from importlib import import_module as _import_module
 from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+from .core.lazy_exports import lazy_exports as _lazy_exports
 
 __version__ = "0.1.0"
 
@@ -55,13 +56,4 @@ if _TYPE_CHECKING:
     from .testing import assert_gate
 
 
-def __getattr__(name: str) -> object:
-    if name in _EXPORTS:
-        value = getattr(_import_module(f".{_EXPORTS[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'localragas' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*(k for k in globals() if not k.startswith("_")), *_EXPORTS, "__version__"})
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS, "__version__")

@@ -3,8 +3,9 @@ atomically (temporary file, then rename).
 
 The names below are imported on first use (PEP 562): a command imports the writers of the outputs asked for only
 (`import localragas.report.terminal` loads no CSV, Markdown or JUnit writer)."""
-from importlib import import_module as _import_module
 from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+from ..core.lazy_exports import lazy_exports as _lazy_exports
 
 _EXPORTS = {
     "print_report": "terminal",
@@ -25,13 +26,4 @@ if _TYPE_CHECKING:  # the names for type checkers ("as": re-exported)
     from .terminal import print_report as print_report
 
 
-def __getattr__(name: str) -> object:
-    if name in _EXPORTS:
-        value = getattr(_import_module(f".{_EXPORTS[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'localragas.report' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*(k for k in globals() if not k.startswith("_")), *_EXPORTS})
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
