@@ -8,7 +8,9 @@ from typing import Any
 
 from .errors import ConfigError
 
-METRICS = "localragas.metrics"  # NAME = "module:object", a Metric (e.g. a Criterion, a @metric function)
+# NAME = "module:object", a Metric (e.g. a Criterion, a @metric function) or a Metric subclass, registered by
+# metrics.registry.register_metric as the built-in metrics are
+METRICS = "localragas.metrics"
 JUDGES = "localragas.judges"  # BACKEND = "module:factory", factory(target, options) -> Judge, used as BACKEND:MODEL
 
 

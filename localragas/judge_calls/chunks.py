@@ -43,8 +43,8 @@ CHUNK_QUESTIONS = {
 
 def relevance_family(questions: str) -> str:
     """The name a calibration map knows the chunk scores of `questions` (CHUNK_QUESTIONS) by: judge_chunk for the one
-    question; the mean of two is on another scale ("judge_chunk:questions=both"), as judge_calls/support_question.py
-    names the support question's ways."""
+    question; the mean of two is on another scale ("judge_chunk:questions=both"), as support.py support_family
+    names the support question's `question=both`."""
     return "judge_chunk" if questions == "useful" else f"judge_chunk:questions={questions}"
 
 

@@ -19,14 +19,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .chunks import answerable_probabilities, chunk_flags, chunk_probabilities, relevance_family
-from .support import check_items, support_probabilities
-from .support_question import PLAIN, Way
+from .support import SUPPORTED, check_items, support_family, support_probabilities
 
 if TYPE_CHECKING:
     from .sample_context import Asking, Scoring
 
 YES = 0.5  # a verdict from which an item counts as supported (relevant)
-SUPPORT_FAMILY = PLAIN.family  # the graded prompt families (Prompt.name) a calibration map is keyed by
+SUPPORT_FAMILY = support_family()  # the graded prompt families (Prompt.name) a calibration map is keyed by
 RELEVANCE_FAMILY = relevance_family("useful")  # "judge_chunk"
 ANSWERABLE_FAMILY = "question_answerable"  # the answerability question (generate's check; questions=both)
 
@@ -78,11 +77,11 @@ class Verdicts(ABC):
     graded: bool  # a probability per item (reported beside the yes/no), not a yes/no only
 
     @abstractmethod
-    def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
+    def support(self, ctx: "Scoring", items: list[str], against: list[str], question: str = SUPPORTED,
                 notes: list[dict] | None = None) -> ItemVerdicts:
         """For each item (a claim, a statement), do the texts `against` (the contexts) support it? No texts: 0 each, no
-        call. `way`: how a graded verdict is asked (judge_calls/support_question.py; JSON verdicts take the default
-        only); `notes`: one dict per item, given what the way keeps for its evidence."""
+        call. `question`: how a graded verdict is asked (judge_calls/support.py QUESTIONS; JSON verdicts take the
+        default only); `notes`: one dict per item, given what that question keeps for its evidence."""
 
     @abstractmethod
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str],
@@ -98,9 +97,9 @@ class ProbabilityVerdicts(Verdicts):
                    "(graded; the default: closer to human labels, docs/accuracy.md)")
     graded = True
 
-    def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
+    def support(self, ctx: "Scoring", items: list[str], against: list[str], question: str = SUPPORTED,
                 notes: list[dict] | None = None) -> ItemVerdicts:
-        return graded(ctx, way.family, support_probabilities(ctx, items, against, way, notes),
+        return graded(ctx, support_family(question), support_probabilities(ctx, items, against, question, notes),
                       judged=bool(against))
 
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str],
@@ -119,9 +118,9 @@ class JsonVerdicts(Verdicts):
     description = "all items in one call, a constrained-JSON yes/no each (the RAGAS way)"
     graded = False
 
-    def support(self, ctx: "Scoring", items: list[str], against: list[str], way: Way = PLAIN,
+    def support(self, ctx: "Scoring", items: list[str], against: list[str], question: str = SUPPORTED,
                 notes: list[dict] | None = None) -> ItemVerdicts:
-        assert way == PLAIN, "JSON verdicts are asked one way only (metrics refuse the graded ways with verdicts=json)"
+        assert question == SUPPORTED, "JSON verdicts ask one question (metrics refuse question=both with verdicts=json)"
         return ItemVerdicts([1.0 if f else 0.0 for f in check_items(ctx, items, against)])
 
     def relevance(self, ctx: "Scoring", question: str, target: str, kind: str, chunks: list[str],

@@ -8,6 +8,7 @@ from ..data.schema import MetricResult
 from ..judge_calls.sample_context import Scoring
 from .base import Metric
 from .options import Options, choice
+from .registry import register_metric
 
 # How the generated questions are had (the `questions` option).
 QUESTION_MODES = {
@@ -25,6 +26,7 @@ class AnswerRelevancyOptions(Options):
     questions: str = choice(QUESTION_MODES, DEFAULT_QUESTIONS, "how the generated questions are had")
 
 
+@register_metric
 class AnswerRelevancy(Metric):
     """Generate questions from the answer; their mean cosine similarity to the user's question, 0 if noncommittal.
 
@@ -46,6 +48,8 @@ class AnswerRelevancy(Metric):
 
     name = "answer_relevancy"
     needs = ("question", "answer")
+    default = True
+    order = 20
     uses_embedder = True
     definition = ("mean cosine similarity between the question and questions generated from the answer; 0 if "
                   "noncommittal (by default each generated question is checked against the answer: one the answer's "

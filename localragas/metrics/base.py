@@ -1,6 +1,6 @@
-"""The Metric shape (Metric, WithVerdicts) and what metrics share: the verdicts option, the uncalibrated list,
-support_result. The registry is metrics/registry.py, which imports the metric modules; they import this module,
-never the registry."""
+"""The Metric shape (Metric, WithVerdicts) and what metrics share: the verdicts option, the uncalibrated list. A metric
+declares itself on its class (name, needs, direction, options, default, order) and registers with @register_metric
+(metrics/registry.py)."""
 from __future__ import annotations
 
 import copy
@@ -9,7 +9,6 @@ from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..judge_calls.verdicts import DEFAULT_VERDICTS, VERDICTS
-from ..judge_calls.support_question import PLAIN
 from ..data.metric_definition import NO_MODE, MetricDefinition
 from ..prompts.overrides import template_hashes
 from ..data.schema import MetricResult
@@ -22,9 +21,6 @@ if TYPE_CHECKING:
     from ..judge_calls.sample_context import Scoring
 
 
-DEFAULT = ("faithfulness", "answer_relevancy", "context_precision", "context_recall")  # the RAGAS core metrics
-
-
 _SET_PER_INSTANCE = ("prompts", "threshold", "items")  # properties a metric may also set in __init__
 
 
@@ -34,6 +30,8 @@ class Metric(ABC):
     uses_embedder: bool = False
     uses_judge: bool = True
     higher_is_better: bool = True
+    default: bool = False  # computed when no metric is named (the four RAGAS core metrics)
+    order: int | None = None  # its place in reports and listings, lowest first (None: after those with one, by name)
     definition: str
     problem: str  # what a bad score means for the RAG system (gate messages)
     options: Options = Options()  # its settings, one typed model per metric (metrics/options.py); with_options(...)
@@ -71,7 +69,7 @@ class Metric(ABC):
         """This metric, as configured, as data: what a report stores and its readers use (data/metric_definition.py)."""
         return MetricDefinition(
             name=self.name, definition=self.definition, problem=self.problem, needs=list(self.needs),
-            higher_is_better=self.higher_is_better, default=self.name in DEFAULT, uses_judge=self.uses_judge,
+            higher_is_better=self.higher_is_better, default=self.default, uses_judge=self.uses_judge,
             uses_embedder=self.uses_embedder,
             ragas_name=self.ragas_name or self.name, items=self.items, summary=self.summary, renderer=self.renderer,
             **self.threshold_settings())
@@ -192,19 +190,3 @@ def uncalibrated(metrics: Iterable[Metric], calibrated: Collection[str] = ()) ->
     return [m.name for m in metrics
             if isinstance(m, WithVerdicts) and m.graded and m.graded_family not in calibrated]
 
-
-def support_result(ctx: "Scoring", metric: WithVerdicts, items: list[str], contexts: list[str],
-                   **evidence: Any) -> MetricResult:
-    """The share of `items` the contexts support (faithfulness's claims, context recall's statements), by the metric's
-    verdict strategy: the mean verdict (graded: the mean calibrated P(yes), or raw without a calibration; json:
-    supported / total). Each item is listed under the metric's item_fields with its verdict (ItemVerdicts.item) and what
-    the metric's way of asking (StatementSupport.way, judge_calls/support_question.py; the plain question otherwise)
-    noted for it."""
-    plural, name, flag = metric.item_fields
-    verdicts = metric.verdicts
-    notes: list[dict] = [{} for _ in items]
-    got = verdicts.support(ctx, items, contexts, getattr(metric, "way", PLAIN), notes)
-    rows = [{name: t, **got.item(i, flag), **note} for i, (t, note) in enumerate(zip(items, notes))]
-    graded = {"calibrated": got.calibrated} if verdicts.graded else {}
-    return MetricResult.of(sum(got.values) / len(got.values), verdicts=verdicts.name, **graded, **{plural: rows},
-                           **evidence)

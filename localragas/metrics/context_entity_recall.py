@@ -16,6 +16,7 @@ from ..prompts import entities_in_contexts
 from ..data.schema import MetricResult
 from ..judge_calls.sample_context import Scoring
 from .base import Metric
+from .registry import register_metric
 
 
 def _norm(text: str) -> str:
@@ -31,9 +32,11 @@ def written_in(entity: str, text: str) -> bool:
     return re.search(left + re.escape(e) + right, text) is not None
 
 
+@register_metric
 class ContextEntityRecall(Metric):
     name = "context_entity_recall"
     needs = ("reference", "contexts")
+    order = 50
     prompts = ("extract_entities", "entities_in_contexts")
     definition = "share of the reference answer's named entities that the retrieved contexts mention"
     problem = "retrieval misses entities (names, dates, numbers) the reference answer needs"

@@ -8,6 +8,7 @@ from ..data.schema import MetricResult
 from ..judge_calls.sample_context import Scoring
 from .base import VerdictOptions, WithVerdicts
 from .options import choice
+from .registry import register_metric
 
 
 def average_precision(relevant: list[bool] | list[float]) -> float:
@@ -38,9 +39,12 @@ class ContextPrecisionOptions(VerdictOptions):
         return self
 
 
+@register_metric
 class ContextPrecision(WithVerdicts):
     name = "context_precision"
     needs = ("question", "contexts")
+    default = True
+    order = 30
     definition = ("average precision of the ranked contexts: are the useful chunks ranked first? (chunks judged "
                   "against the reference, else the answer, else the question alone; by default each rank weighted "
                   "by the judge's P(yes))")

@@ -3,13 +3,16 @@ from __future__ import annotations
 from ..data.metric_definition import item_summary
 from ..data.schema import MetricResult
 from ..judge_calls.sample_context import Scoring
-from .base import support_result
+from .registry import register_metric
 from .statement_support import StatementSupport
 
 
+@register_metric
 class ContextRecall(StatementSupport):
     name = "context_recall"
     needs = ("reference", "contexts")
+    default = True
+    order = 40
     item_fields = ("statements", "statement", "attributed")
     summary = item_summary(*item_fields, "all {total} reference statement(s) attributed",
                            "not in the contexts {bad}/{total}")
@@ -25,4 +28,4 @@ class ContextRecall(StatementSupport):
         if not statements:
             return MetricResult.unscored_because("no_claims", note="the reference holds no factual statement")
         note = {} if sample.contexts else {"note": "no contexts: no statement can be attributed"}
-        return support_result(ctx, self, statements, sample.contexts, **note)
+        return self.support_result(ctx, statements, sample.contexts, **note)

@@ -7,11 +7,14 @@ from ..judge_calls import context_ratings
 from ..data.schema import MetricResult
 from ..judge_calls.sample_context import Scoring
 from .base import Metric
+from .registry import register_metric
 
 
+@register_metric
 class ContextRelevance(Metric):
     name = "context_relevance"
     needs = ("question", "contexts")
+    order = 130
     prompts = ("rate_context_relevance",)
     definition = "judge's rating of whether the retrieved contexts hold what the question needs: 0, 1 or 2, / 2"
     problem = "retrieved contexts do not address the question"

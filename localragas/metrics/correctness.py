@@ -15,11 +15,9 @@ from ..data.schema import MetricResult
 from ..judge_calls.sample_context import Scoring
 from .base import Metric
 from .options import Options
+from .registry import register_metric
 from .semantic_similarity import similarity
 from .shared import answer_claims, answer_claims_in_reference, reference_claims, reference_claims_in_answer
-
-MODES = ("f1", "precision", "recall")
-
 
 def f_beta(tp: int, fp: int, fn: int, beta: float = 1.0) -> float:
     """F-beta of claim counts; 0 when nothing is right (tp == 0)."""
@@ -92,23 +90,14 @@ def claim_check(ctx: Scoring, both_ways: bool = True) -> MetricResult | dict[str
 
 
 class FactualCorrectness(Metric):
+    """The three modes' computation; a subclass per mode (below) is the metric."""
+
     needs = ("answer", "reference")
     prompts = ("extract_claims", "verify_statements")
     options: Options = FactualCorrectnessOptions()
     problem = "answers state wrong facts or miss facts of the reference answers"
     summary = {"kind": "claim_counts"}
-
-    def __init__(self, mode: str):
-        self.mode = mode
-        self.name = "factual_correctness" if mode == "f1" else f"factual_correctness_{mode}"
-        self.ragas_name = f"factual_correctness(mode={mode})"
-        if mode == "precision":
-            self.options = Options()  # no F-beta
-        self.definition = {
-            "f1": "F-beta (beta 1) of claim precision and recall between the answer and the reference",
-            "precision": "share of the answer's claims that the reference supports",
-            "recall": "answer claims the reference supports / (those + reference claims the answer misses)",
-        }[mode]
+    mode: str  # f1, precision, recall
 
     def measure(self, ctx: Scoring) -> MetricResult:
         got = claim_check(ctx, both_ways=self.mode != "precision")
@@ -125,9 +114,39 @@ class FactualCorrectness(Metric):
         return MetricResult.of(value, **out, **got)
 
 
+@register_metric
+class FactualCorrectnessF1(FactualCorrectness):
+    name = "factual_correctness"
+    order = 80
+    mode = "f1"
+    ragas_name = "factual_correctness(mode=f1)"
+    definition = "F-beta (beta 1) of claim precision and recall between the answer and the reference"
+
+
+@register_metric
+class FactualCorrectnessPrecision(FactualCorrectness):
+    name = "factual_correctness_precision"
+    order = 90
+    mode = "precision"
+    ragas_name = "factual_correctness(mode=precision)"
+    options = Options()  # no F-beta
+    definition = "share of the answer's claims that the reference supports"
+
+
+@register_metric
+class FactualCorrectnessRecall(FactualCorrectness):
+    name = "factual_correctness_recall"
+    order = 100
+    mode = "recall"
+    ragas_name = "factual_correctness(mode=recall)"
+    definition = "answer claims the reference supports / (those + reference claims the answer misses)"
+
+
+@register_metric
 class AnswerCorrectness(Metric):
     name = "answer_correctness"
     needs = ("question", "answer", "reference")
+    order = 110
     uses_embedder = True
     prompts = ("extract_claims", "verify_statements")
     options: AnswerCorrectnessOptions = AnswerCorrectnessOptions()

@@ -17,7 +17,7 @@ from ..prompts.custom import FIELDS, criterion_prompt, rubric_prompt
 from ..data.schema import MetricResult
 from .base import Metric, WithVerdicts
 from .options import Options
-from .registry import check_custom_name, register_custom
+from .registry import check_custom_name, register_metric
 
 if TYPE_CHECKING:
     from ..prompts import Prompt
@@ -235,7 +235,7 @@ def metric(name: str | None = None, *, needs: "tuple[str, ...] | list[str]" = ("
         m = FunctionMetric(fn, shown, tuple(needs), threshold=threshold, higher_is_better=higher_is_better,
                            uses_judge=uses_judge, uses_embedder=uses_embedder, definition=definition,
                            source=f"python ({getattr(fn, '__module__', '?')})")
-        register_custom(m)
+        register_metric(m)
         return m
     return wrap
 
@@ -245,7 +245,7 @@ _TABLE_KEYS = {"kind", "question", "fields", "higher_is_better", "threshold", "d
 
 def declared(tables: Mapping[str, Any], source: str, prefix: str = "custom_metrics") -> list[Metric]:
     """The metrics of a settings file's `[custom_metrics.NAME]` tables (custom_metrics_of), registered."""
-    return [register_custom(m) for m in custom_metrics_of(tables, source, prefix)]
+    return [register_metric(m) for m in custom_metrics_of(tables, source, prefix)]
 
 
 def custom_metrics_of(tables: Mapping[str, Any], source: str, prefix: str = "custom_metrics") -> list[Metric]:

@@ -4,8 +4,8 @@ from ..judge_calls.statements import STATEMENT_MODES
 from ..data.metric_definition import item_summary
 from ..data.schema import MetricResult
 from ..judge_calls.sample_context import Scoring
-from .base import support_result
 from .options import choice
+from .registry import register_metric
 from .statement_support import StatementOptions, StatementSupport
 
 
@@ -17,9 +17,12 @@ class FaithfulnessOptions(StatementOptions):
     statements: str = choice(STATEMENT_MODES, "sentences", "how the answer is cut into the statements judged")
 
 
+@register_metric
 class Faithfulness(StatementSupport):
     name = "faithfulness"
     needs = ("answer", "contexts")
+    default = True
+    order = 10
     item_fields = ("claims", "claim", "supported")
     summary = item_summary(*item_fields, "all {total} statement(s) supported", "unsupported {bad}/{total}")
     share = ("share of the answer's statements (its sentences by default; the judge's claims with statements=claims) "
@@ -34,4 +37,4 @@ class Faithfulness(StatementSupport):
         if not claims:
             return MetricResult.unscored_because("no_claims")
         note = {} if sample.contexts else {"note": "no contexts: no statement can be supported"}
-        return support_result(ctx, self, claims, sample.contexts, **note)
+        return self.support_result(ctx, claims, sample.contexts, **note)

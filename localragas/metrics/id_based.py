@@ -9,15 +9,7 @@ from ..data.schema import MetricResult
 from ..judge_calls.sample_context import Scoring
 from .base import Metric
 from .context_precision import average_precision
-
-# over -> (name, definition, problem): the ids whose share is measured, among the other list's
-_OVER = {
-    "retrieved": ("id_based_context_precision",
-                  "share of the retrieved chunk ids that are among the reference chunk ids (no judge)",
-                  "retrieval returns chunks that are not among the expected ones"),
-    "reference": ("id_based_context_recall", "share of the reference chunk ids that were retrieved (no judge)",
-                  "retrieval misses chunks that hold the answer"),
-}
+from .registry import register_metric
 
 
 def _ids(ids: list[str] | None) -> list[str] | None:
@@ -26,14 +18,11 @@ def _ids(ids: list[str] | None) -> list[str] | None:
 
 class IDBasedContext(Metric):
     """The share of the `over` ids (retrieved: context precision; reference: context recall) that are among the
-    other list's ids."""
+    other list's ids; a subclass per side (below) is the metric."""
 
     needs = ("retrieved_context_ids", "reference_context_ids")
     uses_judge = False
-
-    def __init__(self, over: str):
-        self.over = over
-        self.name, self.definition, self.problem = _OVER[over]
+    over: str  # retrieved, reference
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
@@ -48,3 +37,21 @@ class IDBasedContext(Metric):
                                                            for i, f in zip(ids["reference"], flags)])
         ranked = [{"rank": k, "id": i, "relevant": f} for k, (i, f) in enumerate(zip(ids["retrieved"], flags), 1)]
         return MetricResult.fraction(flags, retrieved=ranked, average_precision=average_precision(flags))
+
+
+@register_metric
+class IDBasedContextPrecision(IDBasedContext):
+    name = "id_based_context_precision"
+    order = 140
+    over = "retrieved"
+    definition = "share of the retrieved chunk ids that are among the reference chunk ids (no judge)"
+    problem = "retrieval returns chunks that are not among the expected ones"
+
+
+@register_metric
+class IDBasedContextRecall(IDBasedContext):
+    name = "id_based_context_recall"
+    order = 150
+    over = "reference"
+    definition = "share of the reference chunk ids that were retrieved (no judge)"
+    problem = "retrieval misses chunks that hold the answer"

@@ -13,31 +13,24 @@ from ..data.metric_definition import item_summary
 from ..data.schema import MetricResult
 from ..judge_calls.sample_context import Scoring
 from .base import Metric
+from .registry import register_metric
 from .shared import answer_claims, answer_claims_in_reference, claims_in_context, reference_claims
 
 LOWER = "lower is better"
 
 
+def _summary(where: str) -> dict:
+    return item_summary("claims", "claim", "counted", f"no incorrect claim supported by {where} context",
+                        f"incorrect claims supported by {where} context {{bad}}/{{total}}", bad_when=True)
+
+
 class NoiseSensitivity(Metric):
+    """Both modes' computation; a subclass per mode (below) is the metric."""
+
     needs = ("question", "answer", "reference", "contexts")
     higher_is_better = False
     prompts = ("extract_claims", "verify_statements")
-
-    def __init__(self, mode: str):
-        self.mode = mode
-        self.name = f"noise_sensitivity_{mode}"
-        self.ragas_name = f"noise_sensitivity(mode={mode})"
-        where = "a relevant" if mode == "relevant" else "only an irrelevant"
-        self.summary = item_summary("claims", "claim", "counted", f"no incorrect claim supported by {where} context",
-                                    f"incorrect claims supported by {where} context {{bad}}/{{total}}", bad_when=True)
-        if mode == "relevant":
-            self.definition = ("share of the answer's claims that are incorrect (not in the reference) yet supported "
-                               "by a relevant retrieved context; lower is better")
-            self.problem = "answers repeat wrong details found in relevant retrieved chunks"
-        else:
-            self.definition = ("share of the answer's claims that are incorrect (not in the reference) and supported "
-                               "only by irrelevant retrieved contexts; lower is better")
-            self.problem = "answers pick up wrong claims from irrelevant retrieved chunks (retrieval noise)"
+    mode: str  # relevant, irrelevant
 
     def measure(self, ctx: Scoring) -> MetricResult:
         sample = ctx.sample
@@ -67,3 +60,27 @@ class NoiseSensitivity(Metric):
         return MetricResult.fraction(
             counted, mode=self.mode, direction=LOWER, claims=rows,
             contexts=[{"rank": k, "relevant": r} for k, r in zip(ranks, relevant)])
+
+
+@register_metric
+class NoiseSensitivityRelevant(NoiseSensitivity):
+    name = "noise_sensitivity_relevant"
+    order = 60
+    mode = "relevant"
+    ragas_name = "noise_sensitivity(mode=relevant)"
+    summary = _summary("a relevant")
+    definition = ("share of the answer's claims that are incorrect (not in the reference) yet supported by a relevant "
+                  "retrieved context; lower is better")
+    problem = "answers repeat wrong details found in relevant retrieved chunks"
+
+
+@register_metric
+class NoiseSensitivityIrrelevant(NoiseSensitivity):
+    name = "noise_sensitivity_irrelevant"
+    order = 70
+    mode = "irrelevant"
+    ragas_name = "noise_sensitivity(mode=irrelevant)"
+    summary = _summary("only an irrelevant")
+    definition = ("share of the answer's claims that are incorrect (not in the reference) and supported only by "
+                  "irrelevant retrieved contexts; lower is better")
+    problem = "answers pick up wrong claims from irrelevant retrieved chunks (retrieval noise)"

@@ -28,18 +28,12 @@ def choice(values: Mapping[Any, str], default: Any = None, description: str = ""
 OptionsT = TypeVar("OptionsT", bound="Options")
 
 
-def removed_note(settings: list[str]) -> str:
-    """What an error adds for settings that were taken out of the product (Options.removed), e.g. ["shots=3"]."""
-    return (f"{', '.join(settings)} was measured, not adopted and removed from localragas (its measurement: "
-            "docs/accuracy.md)")
-
-
 class Options(BaseModel):
     """A metric's options; this base has none (a metric without options). Frozen: a configured metric gets a new one
     (Metric.with_options)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    # options (or option values) taken out of the product -> the value removed: given, refused naming it
+    # settings measured, not adopted and taken out (option -> value): an error about one given says so
     removed: ClassVar[Mapping[str, Any]] = {}
 
     @classmethod
@@ -51,20 +45,22 @@ class Options(BaseModel):
     @classmethod
     def parse(cls: type[OptionsT], metric: str, given: Mapping[str, Any]) -> OptionsT:
         """The options `given` (the others at their defaults), validated; a ConfigError naming the metric, the option
-        and the valid options or values (and saying so for a removed one)."""
+        and the valid options or values (and, for a removed setting, that it was removed)."""
+        gone = [f"{k}={cls.removed[k]}" for k in sorted(given) if k in cls.removed
+                and (k not in cls.model_fields or str(given[k]) == str(cls.removed[k]))]
+        note = (f"; {', '.join(gone)} was measured, not adopted and removed from localragas (its measurement: "
+                "docs/accuracy.md)") if gone else ""
         unknown = sorted(set(given) - set(cls.model_fields))
         if unknown:
             valid = ", ".join(cls.model_fields) or "none"
-            gone = [f"{k}={cls.removed[k]}" for k in unknown if k in cls.removed]
-            raise ConfigError(f"unknown option(s) {', '.join(unknown)} for metric {metric}; valid: {valid}"
-                              + (f"; {removed_note(gone)}" if gone else ""))
+            raise ConfigError(f"unknown option(s) {', '.join(unknown)} for metric {metric}; valid: {valid}{note}")
         try:
             return cls.model_validate(dict(given))
         except ValidationError as e:
             error = e.errors()[0]
             said = error.get("ctx", {}).get("error")
             reason = str(said) if said is not None else f"{'.'.join(map(str, error['loc']))}: {error['msg']}"
-            raise ConfigError(f"{metric}: {reason}") from None
+            raise ConfigError(f"{metric}: {reason}{note}") from None
 
     def __bool__(self) -> bool:
         """Whether the metric has options at all (the report's meta.metric_options lists those that do)."""
@@ -82,6 +78,4 @@ class Options(BaseModel):
             if str(c) == str(value):
                 return c
         valid = "; ".join(f"{k}: {v}" for k, v in choices.items())
-        removed = cls.removed.get(key) if key is not None else None
-        gone = f"; {removed_note([f'{key}={removed}'])}" if removed is not None and str(removed) == str(value) else ""
-        raise ValueError(f"{key} must be one of {', '.join(map(str, choices))}, got {value!r} ({valid}){gone}")
+        raise ValueError(f"{key} must be one of {', '.join(map(str, choices))}, got {value!r} ({valid})")

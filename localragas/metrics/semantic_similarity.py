@@ -10,6 +10,7 @@ from ..data.schema import MetricResult
 from ..judge_calls.sample_context import Scoring
 from .base import Metric
 from .options import Options
+from .registry import register_metric
 
 
 def similarity(embedder, answer: str, reference: str) -> float:
@@ -31,9 +32,11 @@ class SemanticSimilarityOptions(Options):
         return None if t is None else float(t)
 
 
+@register_metric
 class SemanticSimilarity(Metric):
     name = "semantic_similarity"
     needs = ("answer", "reference")
+    order = 120
     uses_embedder = True
     uses_judge = False
     options: SemanticSimilarityOptions = SemanticSimilarityOptions()

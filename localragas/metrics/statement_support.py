@@ -1,41 +1,37 @@
 """The shape of the metrics that judge a text's statements against the contexts (faithfulness: the answer's;
-context recall: the reference's): their options (StatementOptions), and the prompts each setting asks."""
+context recall: the reference's): their options (StatementOptions), the prompts each setting asks, and their score."""
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import model_validator
 
 from ..judge_calls.statements import DEFAULT_STATEMENTS, STATEMENT_MODES, statements_of
-from ..judge_calls.support_question import PLAIN, QUESTIONS, Way
+from ..judge_calls.support import QUESTIONS, SUPPORTED, support_family, support_prompts
 from ..data.metric_definition import verdict_renderer
+from ..data.schema import MetricResult
 from .base import VerdictOptions, WithVerdicts
 from .options import choice
 
 if TYPE_CHECKING:
     from ..judge_calls.sample_context import Scoring
 
-# The ways of asking that were measured and not adopted, taken out of the product (their measurements stay in
-# docs/accuracy.md): option -> the value that was removed. Given, the option (or the value) is refused naming it.
-REMOVED = {"evidence": "focused", "shots": 3, "phrasings": 2, "baseline": "content_free", "lead": "preceding",
-           "statements": "hybrid"}
-
 
 class StatementOptions(VerdictOptions):
-    """Faithfulness's and context recall's options: the verdicts, what the statements are, and the way each graded
-    verdict is asked (judge_calls/support_question.py Way: its fields are options of the same names)."""
+    """Faithfulness's and context recall's options: the verdicts, what the statements are, and the question each
+    graded verdict asks (judge_calls/support.py QUESTIONS)."""
 
-    removed: ClassVar[dict[str, Any]] = REMOVED
+    # ways of asking measured and not adopted (docs/accuracy.md): given, refused naming them (Options.parse)
+    removed: ClassVar[dict[str, Any]] = {"evidence": "focused", "shots": 3, "phrasings": 2, "baseline": "content_free",
+                                         "lead": "preceding", "statements": "hybrid"}
     statements: str = choice(STATEMENT_MODES, DEFAULT_STATEMENTS, "how the text is cut into the statements judged")
-    question: str = choice(QUESTIONS, PLAIN.question, "the graded verdict's question")
+    question: str = choice(QUESTIONS, SUPPORTED, "the graded verdict's question")
 
     @model_validator(mode="after")
-    def _graded_ways(self) -> "StatementOptions":
-        ways = [f"{k}={getattr(self, k)}" for k, v in asdict(PLAIN).items() if getattr(self, k) != v]
-        if ways and self.verdicts == "json":
-            raise ValueError(f"{', '.join(ways)} shapes a graded verdict and does not apply to verdicts=json (one JSON "
-                             "call for all statements); use verdicts=probability")
+    def _graded_question(self) -> "StatementOptions":
+        if self.question != SUPPORTED and self.verdicts == "json":
+            raise ValueError(f"question={self.question} shapes a graded verdict and does not apply to verdicts=json "
+                             "(one JSON call for all statements); use verdicts=probability")
         return self
 
 
@@ -54,23 +50,18 @@ class StatementSupport(WithVerdicts):
         self.renderer = verdict_renderer(*self.item_fields, flag, f"not {flag}")
 
     @property
-    def way(self) -> Way:
-        """How each statement's graded verdict is asked (judge_calls/support_question.py)."""
-        return Way.of(dict(self.options))
-
-    @property
     def graded_family(self) -> str:
-        """The family a calibration map knows this metric's graded scores by: its way of asking's (Way.family)."""
-        return self.way.family
+        """The family a calibration map knows this metric's graded scores by: its question's (support_family)."""
+        return support_family(self.options.question)
 
     @property
     def graded_prompts(self) -> tuple[str, ...]:
-        """The support questions its way of asking asks."""
-        return self.way.families
+        """The prompt families its question asks."""
+        return tuple(p.name for p in support_prompts("", [], "en", self.options.question))
 
     @property
     def prompts(self) -> tuple[str, ...]:
-        return (*self.other_prompts, *self.way.families) if self.graded else super().prompts
+        return (*self.other_prompts, *self.graded_prompts) if self.graded else super().prompts
 
     @property
     def other_prompts(self) -> tuple[str, ...]:
@@ -79,3 +70,16 @@ class StatementSupport(WithVerdicts):
     def statements(self, ctx: "Scoring", text: str, what: str) -> list[str]:
         """The statements of `text` (the answer, the reference: `what`) by the metric's `statements` option."""
         return statements_of(ctx, text, ctx.sample.question, self.options.statements, what=what)
+
+    def support_result(self, ctx: "Scoring", items: list[str], contexts: list[str], **evidence: Any) -> MetricResult:
+        """The share of `items` the contexts support, by the metric's verdict strategy: the mean verdict (graded: the
+        mean calibrated P(yes), or raw without a calibration; json: supported / total). Each item is listed under
+        item_fields with its verdict (ItemVerdicts.item) and what its `question` noted for it."""
+        plural, name, flag = self.item_fields
+        verdicts = self.verdicts
+        notes: list[dict] = [{} for _ in items]
+        got = verdicts.support(ctx, items, contexts, self.options.question, notes)
+        rows = [{name: t, **got.item(i, flag), **note} for i, (t, note) in enumerate(zip(items, notes))]
+        graded = {"calibrated": got.calibrated} if verdicts.graded else {}
+        return MetricResult.of(sum(got.values) / len(got.values), verdicts=verdicts.name, **graded, **{plural: rows},
+                               **evidence)

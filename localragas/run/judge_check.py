@@ -89,7 +89,7 @@ _JSON = {"verify_statements", "judge_chunks"}
 @dataclass(frozen=True)
 class Family:
     """One verdict family the check asks: its kind (statements, chunks), its name (the graded family a calibration
-    names, judge_calls/support_question.py Way.family, or the JSON prompt's) and the run's metric whose verdicts it asks
+    names, judge_calls/support.py support_family, or the JSON prompt's) and the run's metric whose verdicts it asks
     like."""
 
     kind: str
@@ -178,7 +178,8 @@ def ask_items(ctx: Scoring, family: Family, question: str, given: str, texts: li
     and its reference answer `given`. The judge check's items, and the canaries' (run/canaries.py)."""
     metric = family.metric
     if family.kind == "statements":
-        got = metric.verdicts.support(ctx, texts, [given], getattr(metric, "way"), [{} for _ in texts])  # noqa: B009
+        assert isinstance(metric, StatementSupport)
+        got = metric.verdicts.support(ctx, texts, [given], metric.options.question, [{} for _ in texts])
     else:
         questions = metric.options.questions if isinstance(metric, ContextPrecision) else "useful"
         got = metric.verdicts.relevance(ctx, question, given, "reference answer", texts, questions,

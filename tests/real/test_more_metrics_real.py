@@ -16,10 +16,12 @@ from localragas.data.language import detect
 from localragas.judge_calls import claims_of
 from localragas.judge_calls.sample_context import Scoring
 from localragas.metrics import all_metrics
-from localragas.metrics.base import DEFAULT
+from localragas.metrics.registry import default_metric_names
 from localragas.data.schema import Report
 
 from cli_helpers import cli
+
+DEFAULT = tuple(default_metric_names())  # the four RAGAS core metrics
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 NEW = [n for n in all_metrics() if n not in DEFAULT]

@@ -13,10 +13,12 @@ from localragas.run.settings import RunSettings
 from localragas.core.errors import ConfigError
 from localragas.run.gate import check_threshold, parse_threshold, run_gate
 from localragas.metrics import all_metrics
-from localragas.metrics.base import DEFAULT
+from localragas.metrics.registry import default_metric_names
 from localragas.data.schema import MetricSummary, Report
 
 from cli_helpers import cli, write_jsonl
+
+DEFAULT = tuple(default_metric_names())  # the four RAGAS core metrics
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress"]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from localragas.judge_calls.statements import STATEMENT_MODES
-from localragas.judge_calls.support_question import WAY_OPTIONS
+from localragas.judge_calls.support import QUESTIONS
 from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
@@ -85,5 +85,5 @@ def test_every_metric_option_is_documented():
     options = doc[doc.index("## Metric options"):]
     missing = [f"{n}.{k}" for n, m in all_metrics().items() for k in dict(m.options) if f"`{n}.{k}`" not in options]
     assert not missing
-    for values in (STATEMENT_MODES, *WAY_OPTIONS.values()):
+    for values in (STATEMENT_MODES, QUESTIONS):
         assert all(f"`{v}`" in options for v in values)

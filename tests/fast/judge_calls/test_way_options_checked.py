@@ -1,20 +1,23 @@
-"""Every way-of-asking option of faithfulness and context recall (judge_calls/support_question.py WAY_OPTIONS) is
-checked the same way: its default is the plain question, a value outside its list is refused naming the metric, the
-option and the values (in Python and on the command line, exit code 2), and any other value refuses verdicts=json. A way
-that was measured and taken out (metrics/statement_support.py REMOVED) is refused naming it and where its measurement
-is."""
+"""The way-of-asking option of faithfulness and context recall (`question`, judge_calls/support.py QUESTIONS) is
+checked: its default is the plain question, a value outside its list is refused naming the metric, the option and the
+values (in Python and on the command line, exit code 2), and any other value refuses verdicts=json. A way that was
+measured and taken out (metrics/statement_support.py StatementOptions.removed) is refused naming it and where its
+measurement is."""
 from __future__ import annotations
 
 import re
 
 import pytest
 
-from localragas.judge_calls.support_question import PLAIN, WAY_OPTIONS
+from localragas.judge_calls.support import QUESTIONS, SUPPORTED
 from localragas.core.errors import ConfigError
 from localragas.metrics import all_metrics
-from localragas.metrics.statement_support import REMOVED
+from localragas.metrics.statement_support import StatementOptions
 
 from cli_helpers import cli
+
+WAY_OPTIONS = {"question": QUESTIONS}
+REMOVED = StatementOptions.removed
 
 BAD = {"question": "either"}
 
@@ -28,7 +31,7 @@ def test_every_option_has_a_bad_value_here():
 def test_the_option_is_checked(metric, option, data):
     values = list(WAY_OPTIONS[option])
     m = all_metrics()[metric]
-    assert getattr(m.options, option) == values[0] == getattr(PLAIN, option)
+    assert getattr(m.options, option) == values[0] == SUPPORTED
     listed = ", ".join(map(str, values))
     bad = BAD[option]
     shown = repr(bad) if isinstance(bad, str) else str(bad)

@@ -9,12 +9,14 @@ import pytest
 from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge, Judging
 from localragas.metrics import all_metrics, get_metrics
-from localragas.metrics.base import DEFAULT
+from localragas.metrics.registry import default_metric_names
 from localragas.metrics.correctness import f_beta
 from localragas.core.reply_schemas import Claims, Entities, Rating, Verdicts
 from localragas.judge_calls.sample_context import Scoring
 
 from metrics_helpers import StubEmbedder, Texts, verdict_count, verdicts
+
+DEFAULT = tuple(default_metric_names())  # the four RAGAS core metrics
 
 M = all_metrics()
 

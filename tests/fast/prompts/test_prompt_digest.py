@@ -11,13 +11,12 @@ import pytest
 from localragas.judge_calls.generation import FAMILIES
 from localragas.judge_calls.statements import STATEMENT_MODES
 from localragas.judge_calls.verdicts import VERDICTS
-from localragas.judge_calls.support_question import WAY_OPTIONS
+from localragas.judge_calls.support import QUESTIONS
 from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge
 from localragas.metrics.answer_relevancy import QUESTION_MODES
-from localragas.metrics.registry import BUILT_IN
 from localragas.prompts import generation, verdicts
-from localragas.metrics import get_metrics
+from localragas.metrics import all_metrics, get_metrics
 from localragas.metrics.custom import Criterion, Rubric
 from localragas.prompts.digest import metrics_digest, probe, prompts_digest
 from localragas.prompts.families import FAMILIES as prompt_families
@@ -63,7 +62,8 @@ def test_a_changed_prompt_changes_the_digest_of_the_families_that_ask_it_only(mo
 
 
 def test_every_family_a_built_in_metric_or_generate_asks_is_rendered_on_the_probe_in_both_languages():
-    choices = {"verdicts": VERDICTS, "statements": STATEMENT_MODES, "questions": QUESTION_MODES, **WAY_OPTIONS}
+    choices = {"verdicts": VERDICTS, "statements": STATEMENT_MODES, "questions": QUESTION_MODES, "question": QUESTIONS}
+    BUILT_IN = [m for m in all_metrics().values() if m.source is None]
     configured = [m.with_options(question="both") for m in BUILT_IN if "question" in dict(m.options)]
     for m in BUILT_IN:
         for option in dict(m.options):

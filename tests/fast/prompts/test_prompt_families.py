@@ -7,7 +7,7 @@ from localragas.judge_calls.window import needed_window
 from localragas.data.dataset import load_samples
 from localragas.judges.embeddings import HashingEmbedder
 from localragas.judges import FakeJudge
-from localragas.metrics.registry import BUILT_IN
+from localragas.metrics import all_metrics
 from localragas.prompts import FAMILIES, PromptFamily, Prompt
 from localragas.prompts.digest import probe
 from localragas.prompts.overrides import TEMPLATES
@@ -21,7 +21,7 @@ CONFIGURED = [("faithfulness", {"statements": "claims", "question": "both"}),
 def test_every_call_the_built_in_metrics_make_is_a_family_asked_for_the_reply_its_record_states():
     samples = load_samples("examples/rag_samples.jsonl")[0][:3]
     judge = FakeJudge()
-    evaluate(samples, judge=judge, metrics=[m.name for m in BUILT_IN if m.uses_judge], embedder=HashingEmbedder(), judge_check=False)
+    evaluate(samples, judge=judge, metrics=[n for n, m in all_metrics().items() if m.uses_judge], embedder=HashingEmbedder(), judge_check=False)
     for name, options in CONFIGURED:
         evaluate(samples, judge=judge, metrics=[name], metric_options={name: options}, embedder=HashingEmbedder(),
                  judge_check=False)

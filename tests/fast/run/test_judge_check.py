@@ -20,6 +20,7 @@ from localragas.data.schema import Sample
 from localragas.judges import FakeJudge, Judging, get_judge
 from localragas.prompts.overrides import load_overrides
 from localragas.judges.fake import heuristic_reply
+from localragas.judge_calls.support import support_prompts
 from localragas.metrics import get_metrics
 from localragas.report.markdown import render_markdown
 from localragas.run import judge_check
@@ -226,7 +227,7 @@ def test_the_check_asks_the_way_the_metric_asks_with_the_runs_prompt_overrides(t
     statements = [t for t, _ in judge_check.ordered(data.statements, judge_check.STATEMENT_ORDER)]
     judging = Judging(judge, prompts=load_overrides({"verify_statement": str(instruction)}))
     assert [p.user for p in asked] == [judging.with_overrides(p).user for s in statements
-                                       for p in metric.way.prompts(s, [data.context], "en")]
+                                       for p in support_prompts(s, [data.context], "en", metric.options.question)]
 
 
 def test_json_verdicts_are_checked_by_accuracy(tmp_path):

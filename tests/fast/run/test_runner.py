@@ -8,9 +8,11 @@ from localragas.judges.embeddings import HashingEmbedder
 from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge, Judging
 from localragas.metrics import all_metrics
-from localragas.metrics.base import DEFAULT
+from localragas.metrics.registry import default_metric_names
 from localragas.run.runner import evaluate, score_sample
 from localragas.data.schema import Report, Sample, SkippedRow
+
+DEFAULT = tuple(default_metric_names())  # the four RAGAS core metrics
 
 CTX = ["Paris is the capital of France.", "Berlin is the capital of Germany."]
 
