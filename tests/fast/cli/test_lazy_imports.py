@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 import localragas
+from cli_helpers import cli
 from localragas.cli import COMMANDS, main
 
 ROOT = Path(localragas.__file__).resolve().parents[1]  # the checkout under test, imported by the child too
@@ -74,9 +75,7 @@ def test_the_listing_shows_each_commands_own_first_sentence():
 
 
 def test_an_unknown_command_is_refused_with_the_nearest_name():
-    from click.testing import CliRunner  # noqa: PLC0415
-
-    r = CliRunner().invoke(main, ["evl"])
+    r = cli("evl")
     assert r.exit_code == 2 and "No such command 'evl'" in r.output
     if hasattr(click.exceptions, "NoSuchCommand"):  # click 8.4 and later suggest a name
         assert "Did you mean 'eval'?" in r.output
