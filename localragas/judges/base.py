@@ -1,21 +1,19 @@
-"""The Judge: a backend, one abstract method (`_complete`), the rest concrete; what a run sets is judges/judging.py's."""
+"""The Judge: a backend, as inspect_ai's ModelAPI is: one abstract method for a completion constrained to a schema
+(`complete`), one for the next token's log-probabilities (`next_tokens`), each returning data; what a run sets, and
+what the data mean (a reply validated, P(yes) read), is judges/judging.py's."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..core.errors import JudgeError
-from ..core.reply_schemas import Output, json_schema
+from ..core.reply_schemas import Output
 from ..prompts import Prompt
-
-if TYPE_CHECKING:
-    from .yes_no import NextTokens
 
 
 @dataclass
 class Completion:
-    """What a backend returns for one call."""
+    """What a backend returns for a constrained completion."""
 
     text: str
     prompt_tokens: int = 0
@@ -24,15 +22,27 @@ class Completion:
     truncated: bool = False  # stopped by max_tokens before the JSON closed
 
 
+@dataclass
+class NextTokens:
+    """What a backend returns for a next-token read: its top candidates for the first token of the reply after the
+    prompt, (token text, log-probability) pairs, best first (judges/yes_no.py TOP_TOKENS of them), nothing
+    generated; and the call's token counts."""
+
+    candidates: list[tuple[str, float]]
+    prompt_tokens: int
+    cached_tokens: int = 0
+    completion_tokens: int = 1  # counted as one generated token (the fake: the words of its scripted reading)
+
+
 class Judge(ABC):
     """A local model that answers a Prompt: the backend, and nothing a run sets. A run asks it through its own judging
     context (judges/judging.py `Judging`: the cache, the prompt overrides, the calibration, the counters and the call
-    log), so a judge is never changed by a run and may serve several runs, one after another or at once.
+    log, and what the backend's data mean: a reply validated, P(yes) read from the next tokens), so a judge is never
+    changed by a run and may serve several runs, one after another or at once.
 
-    A backend is one abstract method, `_complete`; `_next_tokens` when it can read next-token probabilities (graded
-    verdicts, rubrics). `complete`, `yes_no` and `choices` are what a judging context calls: they may be called from
-    several threads at once (`evaluate(concurrency=N)`); a backend whose `_complete` is not thread-safe sets
-    `max_concurrency = 1`, and the runner then scores one sample at a time.
+    A backend is one abstract method, `complete`; and `next_tokens` when it can read next-token probabilities (graded
+    verdicts, rubrics). Both may be called from several threads at once (`evaluate(concurrency=N)`); a backend whose
+    calls are not thread-safe sets `max_concurrency = 1`, and the runner then scores one sample at a time.
     """
 
     name: str = "judge"
@@ -51,43 +61,18 @@ class Judge(ABC):
         return -(-len(text) // 3)
 
     @abstractmethod
-    def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
-        """Run the model with decoding constrained to `schema`; raise JudgeError when no reply can be had."""
+    def complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
+        """The model's reply to `prompt` (as asked: overrides applied), its decoding constrained to `schema` (the
+        JSON schema of `output`); not validated, not cached (Judging.generate does both). Raise JudgeError when no
+        reply can be had."""
 
-    def _next_tokens(self, prompt: Prompt) -> "NextTokens":
-        """The judge's top next-token candidates after `prompt` (judges/yes_no.py), nothing generated. Backends that
-        can read them override this."""
+    def next_tokens(self, prompt: Prompt, words: tuple[str, ...]) -> NextTokens:
+        """The judge's top next-token candidates after `prompt`, nothing generated (Judging.p_yes and
+        Judging.choice_probabilities read them). `words`: the first words the caller reads (judges/yes_no.py
+        YES_NO, or a rubric's levels); a backend returns its top candidates whatever they are. Backends that can
+        read next-token probabilities override this."""
         raise JudgeError(f"the {self.name} judge cannot give token probabilities for graded verdicts or rubrics; "
                          "use --metric-option METRIC.verdicts=json")
-
-    def _yes_no(self, prompt: Prompt) -> Completion:
-        """A graded verdict: the prompt asks a yes/no question; the Completion's text is the YesNo JSON built from the
-        judge's next-token probabilities (judges/yes_no.py)."""
-        from .yes_no import completion, yes_no_reply  # noqa: PLC0415
-
-        top = self._next_tokens(prompt)
-        return completion(yes_no_reply(top.candidates, prompt.name), top.prompt_tokens, top.cached_tokens)
-
-    def _choices(self, prompt: Prompt, options: tuple[str, ...]) -> Completion:
-        """The Choices JSON of the judge's next-token probabilities over one-token `options` (judges/yes_no.py)."""
-        from .yes_no import choice_reply, completion  # noqa: PLC0415
-
-        top = self._next_tokens(prompt)
-        return completion(choice_reply(top.candidates, options, prompt.name), top.prompt_tokens, top.cached_tokens)
-
-    def complete(self, prompt: Prompt, output: type[Output]) -> Completion:
-        """The model's reply to `prompt` (as asked: overrides applied), its decoding constrained to `output`'s JSON
-        schema; not validated, not cached (Judging.generate does both)."""
-        return self._complete(prompt, json_schema(output), output)
-
-    def yes_no(self, prompt: Prompt) -> Completion:
-        """A graded verdict's reply: the YesNo JSON of the next token's P(yes) after `prompt` (Judging.p_yes)."""
-        return self._yes_no(prompt)
-
-    def choices(self, prompt: Prompt, options: tuple[str, ...]) -> Completion:
-        """A rubric's reply: the Choices JSON of the next token's probabilities over `options`
-        (Judging.choice_probabilities)."""
-        return self._choices(prompt, options)
 
     def describe(self) -> dict:
         return {"name": self.name, "fingerprint": self.fingerprint}

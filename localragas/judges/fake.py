@@ -2,19 +2,21 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from ..core.errors import JudgeError
 from ..core.reply_schemas import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_ENTITIES, MAX_ENTITY_CHARS, MAX_REFERENCE_CHARS,
                                   Choices, Claims, Entities, GeneratedItem, GeneratedLinkedItem, GeneratedQuestion,
                                   GeneratedQuestions, Output, Rating, Verdicts, YesNo)
 from ..prompts import Prompt
-from .base import Completion, Judge
+from .base import Completion, Judge, NextTokens
+from .yes_no import YES_NO
 
 Reply = dict[str, Any] | BaseModel | str | Exception
 Responder = Callable[[Prompt, type[Output]], Reply]
@@ -51,27 +53,42 @@ class FakeJudge(Judge):
     def asked(self, prompt_name: str) -> list[Prompt]:
         return [c.prompt for c in self.calls if c.prompt.name == prompt_name]
 
-    def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
+    def complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
+        text = self._scripted(prompt, output)
+        return Completion(text=text, prompt_tokens=len(prompt.text().split()), completion_tokens=len(text.split()))
+
+    def next_tokens(self, prompt: Prompt, words: tuple[str, ...]) -> NextTokens:
+        """The queued or responder reply for output YesNo (`words` yes/no: {"p_yes": p, …}, read as the next tokens
+        "yes" with probability p and "no" with 1 - p) or Choices (a rubric's levels: {"probabilities": {level: p}, …},
+        each level a next token with its p), so the judging layer reads back p. `mass` is not used. Counted as its
+        other replies: the words of the prompt and of the reply's JSON."""
+        output: type[YesNo | Choices] = YesNo if words == YES_NO else Choices
+        text = self._scripted(prompt, output)
+        try:
+            reading = output.model_validate_json(text)
+        except ValidationError as e:
+            raise JudgeError(f"{prompt.name}: the fake judge's reply is not a {output.__name__}: "
+                             f"{e.errors()[0]['msg']}") from None
+        if isinstance(reading, YesNo):
+            candidates = [("yes", _log(reading.p_yes)), ("no", _log(1.0 - reading.p_yes))]
+        else:
+            candidates = [(level, _log(p)) for level, p in reading.probabilities.items()]
+        return NextTokens(candidates, prompt_tokens=len(prompt.text().split()), completion_tokens=len(text.split()))
+
+    def _scripted(self, prompt: Prompt, output: type[Output]) -> str:
+        """The next queued reply, else the responder's, as JSON text; the call recorded; an exception raised."""
         if self.record:
             self.calls.append(Call(prompt, output))
         reply = self.queue.popleft() if self.queue else self.responder(prompt, output)
         if isinstance(reply, Exception):
             raise reply if isinstance(reply, JudgeError) else JudgeError(str(reply))
         if isinstance(reply, BaseModel):
-            text = reply.model_dump_json()
-        elif isinstance(reply, str):
-            text = reply
-        else:
-            text = json.dumps(reply)
-        return Completion(text=text, prompt_tokens=len(prompt.text().split()), completion_tokens=len(text.split()))
+            return reply.model_dump_json()
+        return reply if isinstance(reply, str) else json.dumps(reply)
 
-    def _yes_no(self, prompt: Prompt) -> Completion:
-        """A graded verdict: the queued or responder reply for output YesNo ({"p_yes": …, "mass": …})."""
-        return self._complete(prompt, {}, YesNo)
 
-    def _choices(self, prompt: Prompt, options: tuple[str, ...]) -> Completion:
-        """A rubric's level probabilities: the queued or responder reply for output Choices."""
-        return self._complete(prompt, {}, Choices)
+def _log(p: float) -> float:
+    return math.log(p) if p > 0.0 else -math.inf
 
 
 # --- a deterministic heuristic, so `--judge fake` gives plausible scores without a model -----------------
@@ -145,7 +162,7 @@ def _levels(text: str) -> dict[str, Any]:
     at = round(_custom_share(text) * (len(levels) - 1))
     weights = [4.0 if i == at else 1.0 if abs(i - at) == 1 else 0.0 for i in range(len(levels))]
     total = sum(weights)
-    return {"probabilities": {k: round(w / total, 6) for k, w in zip(levels, weights)}, "mass": 1.0}
+    return {"probabilities": {k: w / total for k, w in zip(levels, weights)}, "mass": 1.0}  # rounded where read
 
 
 _DODGE = re.compile(r"\b(not sure|don't know|do not know|cannot answer)\b", re.I)  # a noncommittal answer

@@ -16,16 +16,21 @@ from typing import TYPE_CHECKING, TypeVar
 from pydantic import ValidationError
 
 from ..core.errors import JudgeError
-from ..core.reply_schemas import Choices, Output, YesNo, schema_text
+from ..core.reply_schemas import Choices, Output, YesNo, json_schema, schema_text
 from ..prompts import Prompt
-from .base import Completion, Judge
+from . import yes_no
+from .base import Completion, Judge, NextTokens
 from .cache import JudgeCache, cache_key
+from .yes_no import YES_NO
 
 if TYPE_CHECKING:
     from .calibration_map import CalibrationMap
     from ..prompts.overrides import PromptOverrides
 
 T = TypeVar("T", bound=Output)
+V = TypeVar("V", float, dict[str, float])  # a next-token read: P(yes), or a rubric's probabilities
+H = TypeVar("H")  # a cached value, as read
+R = TypeVar("R")  # a call's result
 
 
 @dataclass
@@ -132,63 +137,15 @@ class Judging:
 
     def generate(self, prompt: Prompt, output: type[T], log: CallLog | None = None) -> T:
         """Ask the judge, its decoding constrained to `output`'s JSON schema; return a validated `output`. Raises
-        JudgeError (never returns a guess). The call is recorded in `log` (default: this run's own)."""
+        JudgeError (never returns a guess). Cached as the reply's text; the call is recorded in `log` (default: this
+        run's own)."""
         prompt = self.with_overrides(prompt)
-        return self._ask(prompt, output, log, lambda: self.judge.complete(prompt, output))
-
-    def p_yes(self, prompt: Prompt, log: CallLog | None = None) -> float:
-        """A graded verdict: P(yes) / (P(yes) + P(no)) of the judge's next token after `prompt`, a yes/no question
-        (Judge.yes_no, judges/yes_no.py: no token is generated). Cached like any reply (as a YesNo); recorded in
-        `log`."""
-        prompt = self.with_overrides(prompt)
-        return self._ask(prompt, YesNo, log, lambda: self.judge.yes_no(prompt)).p_yes
-
-    def choice_probabilities(self, prompt: Prompt, options: Sequence[str],
-                             log: CallLog | None = None) -> dict[str, float]:
-        """The judge's probability of each one-token option (a rubric's levels) as the first token of its reply to
-        `prompt`, normalised over the options: read like p_yes, nothing generated; JudgeError when none of them is
-        among its top next tokens. The prompt must list the options (the cache keys on its text)."""
-        options = tuple(str(o).strip().lower() for o in options)
-        prompt = self.with_overrides(prompt)
-        got = self._ask(prompt, Choices, log, lambda: self.judge.choices(prompt, options))
-        if set(got.probabilities) != set(options):
-            raise JudgeError(f"{prompt.name}: the judge's probabilities are for {sorted(got.probabilities)}, not the "
-                             f"options {list(options)}")
-        return {o: got.probabilities[o] for o in options}
-
-    def key(self, prompt: Prompt, output: type[Output]) -> str:
-        """The cache key of a prompt already as asked (its overrides applied)."""
-        return cache_key(self.fingerprint, schema_text(output), prompt)
-
-    def _ask(self, prompt: Prompt, output: type[T], log: CallLog | None, run: Callable[[], Completion]) -> T:
-        """The cache, else run(): counted, recorded, validated as `output`, cached."""
         log = self.log if log is None else log
-        key = self.key(prompt, output) if self.cache is not None else ""
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
-            try:
-                result = output.model_validate_json(hit[0])
-            except ValidationError:
-                pass  # a stale entry (schema class renamed, same text): ask the model again
-            else:
-                self._count(log, cache_hits=1)
-                log.records.append({"prompt": prompt.name, "cache_hit": True, "prompt_tokens": hit[1],
-                                    "completion_tokens": hit[2], "cached_tokens": 0, "seconds": 0.0})
-                return result
-        started = time.perf_counter()
-        self._count(log, calls=1)
-        try:
-            done = run()
-        except JudgeError as e:
-            self._fail(log, str(e))
-            raise
-        finally:
-            seconds = time.perf_counter() - started
-            self._count(log, seconds=seconds)
-        self._count(log, prompt_tokens=done.prompt_tokens, completion_tokens=done.completion_tokens,
-                    cached_tokens=done.cached_tokens)
-        log.records.append({"prompt": prompt.name, "cache_hit": False, "prompt_tokens": done.prompt_tokens,
-                            "completion_tokens": done.completion_tokens, "cached_tokens": done.cached_tokens,
-                            "seconds": round(seconds, 3)})
+        key = self._key_of(prompt, output)
+        if (hit := self._hit(key, prompt, log, lambda text: _valid(output, text))) is not None:
+            return hit
+        done, seconds = self._call(prompt, log, lambda: self.judge.complete(prompt, json_schema(output), output),
+                                   counts=lambda done: done)
         if done.truncated:
             self._fail(log, f"{prompt.name}: reply truncated at the token limit")
             raise JudgeError(f"reply truncated at the token limit ({done.completion_tokens} tokens)")
@@ -200,9 +157,87 @@ class Judging:
             msg = f"reply did not match the {output.__name__} schema at {first['loc']}: {first['msg']}"
             self._fail(log, f"{prompt.name}: {msg}")
             raise JudgeError(msg) from None
-        if self.cache is not None:
-            self.cache.put(key, self.name, prompt.name, done.text, done.prompt_tokens, done.completion_tokens, seconds)
+        self._put(key, prompt, done.text, done, seconds)
         return result
+
+    def p_yes(self, prompt: Prompt, log: CallLog | None = None) -> float:
+        """A graded verdict: P(yes) / (P(yes) + P(no)) of the judge's next token after `prompt`, a yes/no question,
+        read from the backend's top next tokens (Judge.next_tokens, judges/yes_no.py: no token is generated), rounded
+        to 6 digits. The number is cached (keyed as a YesNo reply); the call recorded in `log`."""
+        prompt = self.with_overrides(prompt)
+        return self._read(prompt, YesNo, YES_NO, log, lambda top: yes_no.p_yes(top.candidates, prompt.name),
+                          yes_no.p_yes_of_stored)
+
+    def choice_probabilities(self, prompt: Prompt, options: Sequence[str],
+                             log: CallLog | None = None) -> dict[str, float]:
+        """The judge's probability of each one-token option (a rubric's levels) as the first token of its reply to
+        `prompt`, normalised over the options: read like p_yes, nothing generated; JudgeError when none of them is
+        among its top next tokens. The prompt must list the options (the cache keys on its text)."""
+        options = tuple(str(o).strip().lower() for o in options)
+        prompt = self.with_overrides(prompt)
+        return self._read(prompt, Choices, options, log,
+                          lambda top: yes_no.choice_probabilities(top.candidates, options, prompt.name),
+                          lambda text: yes_no.choices_of_stored(text, options))
+
+    def key(self, prompt: Prompt, output: type[Output]) -> str:
+        """The cache key of a prompt already as asked (its overrides applied); a next-token read is keyed as its
+        reply model (YesNo, Choices), as before it was read here."""
+        return cache_key(self.fingerprint, schema_text(output), prompt)
+
+    def _read(self, prompt: Prompt, keyed_as: type[Output], words: tuple[str, ...], log: CallLog | None,
+              reading: Callable[[NextTokens], V], from_cache: Callable[[str], V | None]) -> V:
+        """The cache, else the backend's next tokens read by `reading` (a JudgeError there is the call's): counted,
+        recorded, the value cached."""
+        log = self.log if log is None else log
+        key = self._key_of(prompt, keyed_as)
+        if (hit := self._hit(key, prompt, log, from_cache)) is not None:
+            return hit
+
+        def ask() -> tuple[NextTokens, V]:
+            top = self.judge.next_tokens(prompt, words)
+            return top, reading(top)
+
+        (top, value), seconds = self._call(prompt, log, ask, counts=lambda done: done[0])
+        self._put(key, prompt, yes_no.stored(value), top, seconds)
+        return value
+
+    def _key_of(self, prompt: Prompt, output: type[Output]) -> str:
+        return self.key(prompt, output) if self.cache is not None else ""
+
+    def _hit(self, key: str, prompt: Prompt, log: CallLog, value: Callable[[str], H | None]) -> H | None:
+        """The cached value (counted and recorded as a hit), None when not cached or stale (the judge is asked
+        again)."""
+        if self.cache is None or (hit := self.cache.get(key)) is None or (got := value(hit[0])) is None:
+            return None
+        self._count(log, cache_hits=1)
+        log.records.append({"prompt": prompt.name, "cache_hit": True, "prompt_tokens": hit[1],
+                            "completion_tokens": hit[2], "cached_tokens": 0, "seconds": 0.0})
+        return got
+
+    def _call(self, prompt: Prompt, log: CallLog, run: Callable[[], R],
+              counts: Callable[[R], Completion | NextTokens]) -> tuple[R, float]:
+        """run() timed, counted and recorded: (its result, seconds). A JudgeError is a failed call, raised."""
+        started = time.perf_counter()
+        self._count(log, calls=1)
+        try:
+            done = run()
+        except JudgeError as e:
+            self._fail(log, str(e))
+            raise
+        finally:
+            seconds = time.perf_counter() - started
+            self._count(log, seconds=seconds)
+        n = counts(done)
+        self._count(log, prompt_tokens=n.prompt_tokens, completion_tokens=n.completion_tokens,
+                    cached_tokens=n.cached_tokens)
+        log.records.append({"prompt": prompt.name, "cache_hit": False, "prompt_tokens": n.prompt_tokens,
+                            "completion_tokens": n.completion_tokens, "cached_tokens": n.cached_tokens,
+                            "seconds": round(seconds, 3)})
+        return done, seconds
+
+    def _put(self, key: str, prompt: Prompt, text: str, n: Completion | NextTokens, seconds: float) -> None:
+        if self.cache is not None:
+            self.cache.put(key, self.name, prompt.name, text, n.prompt_tokens, n.completion_tokens, seconds)
 
     def add(self, counters: dict[str, float], errors: Sequence[str] = ()) -> None:
         """Calls asked elsewhere (a Dask worker's, for this run) into this run's totals: their counters and errors."""
@@ -225,6 +260,14 @@ class Judging:
         self._count(log, failed_calls=1)
         with self._lock:
             self.stats.errors.append(message)
+
+
+def _valid(output: type[T], text: str) -> T | None:
+    """A cached reply validated as `output`; None for a stale entry (schema class renamed, same text)."""
+    try:
+        return output.model_validate_json(text)
+    except ValidationError:
+        return None
 
 
 def judging_of(judge: "Judge | Judging") -> Judging:

@@ -13,10 +13,10 @@ from . import catalogue
 from ..core.errors import JudgeError, MissingDependencyError, ModelLoadError
 from ..core.reply_schemas import Output, schema_text
 from ..prompts import Prompt
-from .base import Completion, Judge
+from .base import Completion, Judge, NextTokens
 from .llama_steps import LlamaSteps
 from .prefix_steps import PrefixSteps
-from .yes_no import NextTokens, top_from_logits
+from .yes_no import top_from_logits
 
 
 class LlamaCppSettings(BaseModel):
@@ -48,7 +48,7 @@ def _import_llama():
 
 class LlamaCppJudge(Judge):
     # One llama.cpp context is not thread-safe, and interleaving two samples' calls would spoil the KV-prefix
-    # reuse: the runner scores one sample at a time with this backend, and _complete is serialised besides.
+    # reuse: the runner scores one sample at a time with this backend, and its calls are serialised besides.
     max_concurrency = 1
 
     def __init__(self, model_path: Path, sha256: str, label: str, settings: LlamaCppSettings | None = None):
@@ -102,7 +102,7 @@ class LlamaCppJudge(Judge):
             self._grammars[key] = self._llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
         return self._grammars[key]
 
-    def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
+    def complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
         with self._model_lock:
             return self._complete_locked(prompt, output)
 
@@ -170,7 +170,7 @@ class LlamaCppJudge(Judge):
         return Completion(text=text, prompt_tokens=len(tokens), completion_tokens=len(reply), cached_tokens=keep,
                           truncated=not finished)
 
-    def _next_tokens(self, prompt: Prompt) -> NextTokens:
+    def next_tokens(self, prompt: Prompt, words: tuple[str, ...]) -> NextTokens:
         with self._model_lock:
             return self._next_tokens_locked(prompt)
 

@@ -34,8 +34,8 @@ from ..core.errors import ConfigError, JudgeError, MissingDependencyError
 from ..core.number_text import given_text, seconds_text
 from ..core.reply_schemas import Output, schema_text
 from ..prompts import Prompt
-from .base import Completion, Judge
-from .yes_no import TOP_TOKENS, NextTokens
+from .base import Completion, Judge, NextTokens
+from .yes_no import TOP_TOKENS
 
 MAX_WAIT = 60.0  # longest single wait between two attempts, whatever Retry-After says
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -149,7 +149,7 @@ class OpenAIJudge(Judge):
 
     # --- one call ----------------------------------------------------------------------------------------------
 
-    def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
+    def complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
         reply, url = self._send(json.dumps(self._body(prompt, schema, output)).encode("utf-8"))
         return self._parse(reply, url)
 
@@ -167,7 +167,7 @@ class OpenAIJudge(Judge):
                     self._sleep(self._wait(attempt, e.retry_after))
         raise JudgeError(f"server unreachable after {attempts} attempts: {last}")
 
-    def _next_tokens(self, prompt: Prompt) -> NextTokens:
+    def next_tokens(self, prompt: Prompt, words: tuple[str, ...]) -> NextTokens:
         """One unconstrained token with its top log-probabilities (the OpenAI `logprobs` / `top_logprobs` fields;
         llama.cpp's llama-server returns them, and so does llama-cpp-python's server while its logits_all setting is on,
         its default)."""

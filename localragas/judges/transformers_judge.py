@@ -20,13 +20,13 @@ from ..core.errors import ConfigError, JudgeError, MissingDependencyError, Model
 from ..core.offline import ensure_offline
 from ..core.reply_schemas import Output, schema_text
 from ..prompts import Prompt
-from .base import Completion, Judge
+from .base import Completion, Judge, NextTokens
 from .cache import cache_key
 from .transformers_batches import Batches, Rows
 from .transformers_device import resolve_device
 from .transformers_fingerprint import MAX_WHITESPACE, fingerprint
 from .targets import catalogue_judge, judge_names, looks_like_path, missing_model
-from .yes_no import NextTokens, top_from_logits
+from .yes_no import top_from_logits
 
 if TYPE_CHECKING:
     from .judging import Judging
@@ -183,7 +183,7 @@ class TransformersJudge(Judge):
 
     # -- generation ---------------------------------------------------------------------------------------------------
 
-    def _complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
+    def complete(self, prompt: Prompt, schema: dict, output: type[Output]) -> Completion:
         return self._batches.complete(prompt, output)
 
     def _run(self, rows: Rows) -> list[Completion]:
@@ -229,7 +229,7 @@ class TransformersJudge(Judge):
             ))
         return done
 
-    def _next_tokens(self, prompt: Prompt) -> NextTokens:
+    def next_tokens(self, prompt: Prompt, words: tuple[str, ...]) -> NextTokens:
         """One forward pass over the rendered prompt; the last position's logits are the first reply token's
         distribution (one prompt at a time: the calls of a graded verdict are short)."""
         with self._batches.lock:

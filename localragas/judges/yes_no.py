@@ -1,19 +1,26 @@
-"""Graded verdicts from token probabilities: P("yes") against P("no") for the first word of the judge's reply.
+"""Graded verdicts and rubrics from token probabilities: what a backend's next-token candidates (judges/base.py
+NextTokens) mean, read by the judging layer (judges/judging.py Judging.p_yes, Judging.choice_probabilities).
 
-Each backend hands over its top next-token candidates, as (token text, log-probability) pairs; the spellings of one
-word ("yes", "Yes", " yes", '"yes') are pooled. Asked one statement at a time, a small judge's sampled yes/no says
-"yes" to nearly anything on topic; the probability keeps the doubt it had (docs/accuracy.md)."""
+P("yes") against P("no") for the first word of the judge's reply: the spellings of one word ("yes", "Yes", " yes",
+'"yes') are pooled. Asked one statement at a time, a small judge's sampled yes/no says "yes" to nearly anything on
+topic; the probability keeps the doubt it had (docs/accuracy.md). A rubric's levels are read the same way.
+
+The judge cache keeps the number read (`stored` / `p_yes_of_stored`, `choices_of_stored`); caches written before
+kept the YesNo / Choices JSON (core/reply_schemas.py) under the same keys, and are read too."""
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
+
+from pydantic import ValidationError
 
 from ..core.errors import JudgeError
-from .base import Completion
+from ..core.reply_schemas import Choices, YesNo
 
 TOP_TOKENS = 20  # candidates asked of each backend (the OpenAI API's maximum for top_logprobs)
+YES_NO = ("yes", "no")  # the words a graded verdict reads (Judge.next_tokens `words`)
+DIGITS = 6  # P(yes) and a rubric's probabilities are rounded here, once: the number cached and scored
 _STRIP = " \t\n\"'`*.:,!“”‘’「」"
 WORDS = {"yes": "yes", "no": "no", "是": "yes", "否": "no"}
 
@@ -23,8 +30,9 @@ def word_of(token: str) -> str | None:
     return WORDS.get(token.strip(_STRIP).lower())
 
 
-def yes_no_reply(candidates: Iterable[tuple[str, float]], prompt_name: str) -> str:
-    """The YesNo JSON for the top next-token candidates; JudgeError when neither word is among them."""
+def p_yes(candidates: Iterable[tuple[str, float]], prompt_name: str) -> float:
+    """P(yes) / (P(yes) + P(no)) of the top next-token candidates, rounded to DIGITS; JudgeError when neither word is
+    among them."""
     pooled = {"yes": 0.0, "no": 0.0}
     seen: list[str] = []
     for token, logprob in candidates:
@@ -35,12 +43,13 @@ def yes_no_reply(candidates: Iterable[tuple[str, float]], prompt_name: str) -> s
     mass = pooled["yes"] + pooled["no"]
     if mass <= 0.0:
         raise JudgeError(f"{prompt_name}: neither 'yes' nor 'no' among the judge's top next tokens {seen[:8]!r}")
-    return json.dumps({"p_yes": round(pooled["yes"] / mass, 6), "mass": round(min(mass, 1.0), 6)})
+    return round(pooled["yes"] / mass, DIGITS)
 
 
-def choice_reply(candidates: Iterable[tuple[str, float]], options: Sequence[str], prompt_name: str) -> str:
-    """The Choices JSON for the top next-token candidates: each option's pooled probability (any spacing or quotes)
-    normalised over the options; JudgeError when none of them is among the candidates."""
+def choice_probabilities(candidates: Iterable[tuple[str, float]], options: Sequence[str],
+                         prompt_name: str) -> dict[str, float]:
+    """Each option's pooled probability among the top next-token candidates (any spacing or quotes), normalised over
+    the options and rounded to DIGITS; JudgeError when none of them is among the candidates."""
     pooled = dict.fromkeys(options, 0.0)
     seen: list[str] = []
     for token, logprob in candidates:
@@ -51,8 +60,7 @@ def choice_reply(candidates: Iterable[tuple[str, float]], options: Sequence[str]
     mass = sum(pooled.values())
     if mass <= 0.0:
         raise JudgeError(f"{prompt_name}: none of {', '.join(options)} among the judge's top next tokens {seen[:8]!r}")
-    return json.dumps({"probabilities": {k: round(v / mass, 6) for k, v in pooled.items()},
-                       "mass": round(min(mass, 1.0), 6)})
+    return {k: round(v / mass, DIGITS) for k, v in pooled.items()}
 
 
 def top_from_logits(logits, decode, k: int = TOP_TOKENS) -> list[tuple[str, float]]:
@@ -67,15 +75,47 @@ def top_from_logits(logits, decode, k: int = TOP_TOKENS) -> list[tuple[str, floa
     return [(decode(int(i)), float(logp[i])) for i in top]
 
 
-@dataclass
-class NextTokens:
-    """A backend's top next-token candidates after a prompt (text, log-probability), best first, and the call's
-    token counts."""
-
-    candidates: list[tuple[str, float]]
-    prompt_tokens: int
-    cached_tokens: int = 0
+# --- the judge cache's value -----------------------------------------------------------------------------------------
 
 
-def completion(reply: str, prompt_tokens: int, cached_tokens: int = 0) -> Completion:
-    return Completion(text=reply, prompt_tokens=prompt_tokens, completion_tokens=1, cached_tokens=cached_tokens)
+def stored(value: float | dict[str, float]) -> str:
+    """The text the cache keeps for P(yes) (a JSON number) or a rubric's probabilities (a JSON object, option ->
+    probability): repr-exact, so a hit gives back the very float."""
+    return json.dumps(value)
+
+
+def p_yes_of_stored(text: str) -> float | None:
+    """P(yes) from a cached value: a JSON number, or the YesNo JSON caches before held (`{"p_yes": …, "mass": …}`);
+    None for anything else (a stale entry: the judge is asked again)."""
+    data = _json(text)
+    if isinstance(data, dict):
+        try:
+            return YesNo.model_validate(data).p_yes
+        except ValidationError:
+            return None
+    return float(data) if _probability(data) else None
+
+
+def choices_of_stored(text: str, options: Sequence[str]) -> dict[str, float] | None:
+    """A rubric's probabilities from a cached value: a JSON object of exactly `options`, or the Choices JSON caches
+    before held (`{"probabilities": {…}, "mass": …}`); None for anything else (asked again)."""
+    data = _json(text)
+    if isinstance(data, dict) and set(data) == set(Choices.model_fields):
+        try:
+            data = Choices.model_validate(data).probabilities
+        except ValidationError:
+            return None
+    if not isinstance(data, dict) or set(data) != set(options) or not all(map(_probability, data.values())):
+        return None
+    return {o: float(data[o]) for o in options}
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _probability(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0.0 <= v <= 1.0

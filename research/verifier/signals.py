@@ -37,7 +37,7 @@ import numpy as np
 from localragas.judges import catalogue
 from localragas.core.sentences import sentences
 from localragas.judges.llama_steps import LlamaSteps
-from localragas.judges.yes_no import top_from_logits, yes_no_reply
+from localragas.judges.yes_no import p_yes, top_from_logits, word_of
 from localragas.prompts.relevance import judge_chunk
 from localragas.prompts.verdicts import verify_statement
 
@@ -120,7 +120,9 @@ class Reader:
             return np.ctypeslib.as_array(self.lib.llama_get_logits_ith(self.llm._ctx.ctx, k), shape=(n_vocab,))
 
         last = logits(len(item) - 1)
-        p = json.loads(yes_no_reply(top_from_logits(last, self._decode_text), prompt.name))
+        top = top_from_logits(last, self._decode_text)
+        mass = sum(math.exp(lp) for t, lp in top if word_of(t) is not None)  # P(yes) + P(no) among the top tokens
+        p = {"p_yes": p_yes(top, prompt.name), "mass": round(min(mass, 1.0), 6)}
         emb = self.lib.llama_get_embeddings_ith(self.llm._ctx.ctx, -1)
         hidden = np.ctypeslib.as_array(emb, shape=(self.n_embd,)).astype(np.float16).copy()
         # the target's tokens: find its bytes in the item's text

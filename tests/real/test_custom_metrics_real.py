@@ -6,8 +6,7 @@ import math
 
 import localragas
 from localragas import Criterion, Rubric
-from localragas.judges.yes_no import yes_no_reply
-from localragas.core.reply_schemas import YesNo
+from localragas.judges.yes_no import YES_NO, p_yes
 from localragas.judges import Judging
 from localragas.prompts.custom import criterion_prompt, rubric_prompt
 
@@ -20,8 +19,8 @@ OFF = {"question": "What is the capital of France?", "answer": "Bananas are rich
 def test_p_yes_is_the_yes_no_reading_of_the_next_tokens(qwen_judge):
     prompt = criterion_prompt("on_topic", "Does the answer reply to the question?",
                               {"question": ON["question"], "answer": ON["answer"]})
-    top = qwen_judge._next_tokens(prompt)
-    assert Judging(qwen_judge).p_yes(prompt) == YesNo.model_validate_json(yes_no_reply(top.candidates, prompt.name)).p_yes
+    top = qwen_judge.next_tokens(prompt, YES_NO)
+    assert Judging(qwen_judge).p_yes(prompt) == p_yes(top.candidates, prompt.name)
 
 
 def test_rubric_levels_are_a_distribution_over_the_digits(qwen_judge):

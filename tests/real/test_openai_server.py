@@ -32,7 +32,7 @@ from localragas.judges.embeddings import HashingEmbedder
 from localragas.judges import get_judge
 from localragas.core.errors import LocalragasError
 from localragas.judges.openai_compat import OpenAIJudge
-from localragas.core.reply_schemas import YesNo
+from localragas.judges.yes_no import YES_NO, p_yes, word_of
 from localragas.prompts import verify_statement
 
 from research.benchmarks.ragas_harness import free_port  # the benchmarks' server harness picks ports the same way
@@ -221,8 +221,9 @@ def test_graded_verdicts_through_the_server_agree_with_in_process(smol_server, s
     prompts = [verify_statement(s, ["The Eiffel Tower is a wrought-iron tower in Paris, completed in 1889."])
                for s in ("The Eiffel Tower is in Paris.", "The Eiffel Tower was completed in 1925.")]
     judge = get_judge(f"openai:{MODEL}", {"base_url": smol_server.url, "structured": "json_object"})
-    served = [YesNo.model_validate_json(judge._yes_no(p).text) for p in prompts]  # the replies behind p_yes
-    local = [YesNo.model_validate_json(smol_judge._yes_no(p).text) for p in prompts]
-    assert all(0.0 < g.mass <= 1.0 for g in served)
+    served_top = [judge.next_tokens(p, YES_NO) for p in prompts]  # the data behind p_yes
+    assert all(any(word_of(t) for t, _ in top.candidates) for top in served_top)
+    served = [p_yes(top.candidates, p.name) for top, p in zip(served_top, prompts)]
+    local = [p_yes(smol_judge.next_tokens(p, YES_NO).candidates, p.name) for p in prompts]
     for s, l in zip(served, local):  # the same GGUF and llama.cpp; the server sees only its top 20 tokens
-        assert abs(s.p_yes - l.p_yes) < 0.05, (served, local)
+        assert abs(s - l) < 0.05, (served, local)

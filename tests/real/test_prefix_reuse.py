@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from localragas.core.reply_schemas import Claims, GeneratedQuestions, YesNo
+from localragas.core.reply_schemas import Claims, GeneratedQuestions
 from localragas.judges import Judging
 from localragas.prompts import extract_claims, generate_questions, verify_statement
 
@@ -55,12 +55,12 @@ def test_p_yes_does_not_depend_on_the_order_or_on_a_restored_prefix(fresh_smol):
     whole = fresh_smol()
     for c in CLAIMS:  # the prompt evaluated whole, from an empty context, as llama-cpp-python's chat handler does
         whole._whole(verify_statement(c, CONTEXTS))
-        from localragas.judges.yes_no import top_from_logits, yes_no_reply
+        from localragas.judges.yes_no import p_yes, top_from_logits
 
         llm = whole.llm
-        reply = yes_no_reply(top_from_logits(whole._prefix_steps().steps.last_logits(),
-                                             lambda i: llm.detokenize([i]).decode("utf-8", "replace")), "x")
-        assert YesNo.model_validate_json(reply).p_yes == a[c]
+        top = top_from_logits(whole._prefix_steps().steps.last_logits(),
+                              lambda i: llm.detokenize([i]).decode("utf-8", "replace"))
+        assert p_yes(top, "x") == a[c]
 
 
 @pytest.mark.parametrize("prompt, output", [

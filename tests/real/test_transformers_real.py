@@ -8,7 +8,8 @@ import time
 import pytest
 
 from localragas.judges import catalogue
-from localragas.core.reply_schemas import Claims, GeneratedQuestions, YesNo
+from localragas.core.reply_schemas import Claims, GeneratedQuestions
+from localragas.judges.yes_no import YES_NO, p_yes, word_of
 from localragas.judges import Judging
 from localragas.prompts import extract_claims, generate_questions, verify_statement
 
@@ -78,7 +79,8 @@ def test_generate_many_batches_prompts_of_different_lengths(tf_judge):
 def test_graded_verdict_from_the_next_token_logits(tf_judge):
     """verdicts=probability through transformers: one forward pass, P(yes) against P(no); the same on a rerun."""
     prompt = verify_statement("The Eiffel Tower is in Paris.", ["The Eiffel Tower is a tower in Paris, France."])
-    a = YesNo.model_validate_json(tf_judge._yes_no(prompt).text)  # the backend's reply behind Judging.p_yes
-    b = YesNo.model_validate_json(tf_judge._yes_no(prompt).text)
-    assert 0.0 <= a.p_yes <= 1.0 and 0.0 < a.mass <= 1.0
-    assert (a.p_yes, a.mass) == (b.p_yes, b.mass)
+    a = tf_judge.next_tokens(prompt, YES_NO)  # the backend's data behind Judging.p_yes
+    b = tf_judge.next_tokens(prompt, YES_NO)
+    assert any(word_of(t) for t, _ in a.candidates) and a.completion_tokens == 1
+    assert 0.0 <= p_yes(a.candidates, prompt.name) <= 1.0
+    assert a == b

@@ -11,7 +11,7 @@ from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge, Judging
 from localragas.judges.base import Judge
 from localragas.judges.cache import JudgeCache
-from localragas.judges.yes_no import top_from_logits, word_of, yes_no_reply
+from localragas.judges.yes_no import p_yes, top_from_logits, word_of
 from localragas.metrics import all_metrics
 from localragas.core.reply_schemas import YesNo
 from localragas.prompts import judge_chunk, verify_statement
@@ -36,16 +36,15 @@ def test_word_of_pools_the_spellings_of_yes_and_no(token, word):
     assert word_of(token) == word
 
 
-def test_yes_no_reply_pools_spellings_and_normalises_over_the_two_words():
-    got = YesNo.model_validate_json(yes_no_reply(
-        [("yes", math.log(0.5)), ("{\"", math.log(0.2)), (" Yes", math.log(0.1)), ("no", math.log(0.2))], "t"))
-    assert got.p_yes == pytest.approx(0.6 / 0.8)
-    assert got.mass == pytest.approx(0.8)
+def test_p_yes_pools_spellings_and_normalises_over_the_two_words_to_6_digits():
+    got = p_yes([("yes", math.log(0.5)), ("{\"", math.log(0.2)), (" Yes", math.log(0.1)), ("no", math.log(0.2))], "t")
+    assert got == round(0.6 / 0.8, 6)
+    assert p_yes([("yes", math.log(2 / 3)), ("no", math.log(1 / 3))], "t") == 0.666667
 
 
-def test_yes_no_reply_without_either_word_is_a_judge_error_naming_the_top_tokens():
+def test_p_yes_without_either_word_is_a_judge_error_naming_the_top_tokens():
     with pytest.raises(JudgeError, match=r"verify_statement: neither 'yes' nor 'no'.*'\{'"):
-        yes_no_reply([("{", -0.1), ("```", -2.0)], "verify_statement")
+        p_yes([("{", -0.1), ("```", -2.0)], "verify_statement")
 
 
 def test_top_from_logits_is_a_log_softmax_best_first():
@@ -72,7 +71,7 @@ def test_yes_no_is_cached_like_any_reply_and_counted(tmp_path):
 
 def test_a_backend_without_token_probabilities_says_so_and_names_the_option():
     class NoProbabilities(FakeJudge):
-        _yes_no = Judge._yes_no  # the base class's: not supported
+        next_tokens = Judge.next_tokens  # the base class's: not supported
 
     judge = NoProbabilities()
     judging = Judging(judge)

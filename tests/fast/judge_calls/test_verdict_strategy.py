@@ -64,7 +64,7 @@ def test_p_yes_of_a_judge_without_token_probabilities_says_how_to_go_on():
     from localragas.judges.base import Completion, Judge
 
     class NoLogits(Judge):
-        def _complete(self, prompt, schema, output):
+        def complete(self, prompt, schema, output):
             return Completion(text="{}")
 
     with pytest.raises(JudgeError, match="verdicts=json"):

@@ -332,7 +332,7 @@ class BrokenCounter(Judge):
     def count_tokens(self, text):
         return len(text.encode("utf-8"))  # the worst case: a token per byte
 
-    def _complete(self, prompt, schema, output):
+    def complete(self, prompt, schema, output):
         raise AssertionError("not called")
 
 

@@ -124,7 +124,7 @@ def test_responder_is_used_after_the_queue():
 class TruncatingJudge(Judge):
     name = "trunc"
 
-    def _complete(self, prompt, schema, output):
+    def complete(self, prompt, schema, output):
         return Completion(text='{"claims": ["a', prompt_tokens=10, completion_tokens=16, truncated=True)
 
 
@@ -142,7 +142,7 @@ class SchemaSpy(Judge):
         super().__init__()
         self.schemas = []
 
-    def _complete(self, prompt, schema, output):
+    def complete(self, prompt, schema, output):
         self.schemas.append(schema)
         return Completion(text='{"claims": []}')
 

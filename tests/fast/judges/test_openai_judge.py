@@ -24,6 +24,7 @@ from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge, Judging, get_judge
 from localragas.judges.openai_compat import OpenAIJudge
 from localragas.core.reply_schemas import Claims, YesNo, json_schema, verdicts_for
+from localragas.judges.yes_no import YES_NO
 from localragas.prompts import extract_claims, verify_statement
 from localragas.run.runner import evaluate
 from localragas.data.schema import Sample
@@ -189,9 +190,13 @@ def test_request_carries_the_schema_in_response_format_and_deterministic_decodin
 
 def test_graded_verdict_asks_one_token_with_top_logprobs_and_pools_yes_and_no(stub):
     judge = judge_for(stub.url)
-    got = YesNo.model_validate_json(judge._yes_no(verify_statement("Paris is the capital of France.", CTX)).text)
-    assert got.p_yes == pytest.approx(0.6 / 0.8) and got.mass == pytest.approx(0.8)  # the reply behind p_yes
-    (req,) = stub.requests
+    prompt = verify_statement("Paris is the capital of France.", CTX)
+    top = judge.next_tokens(prompt, YES_NO)  # the data behind p_yes: the server's top tokens, as it sent them
+    assert [t for t, _ in top.candidates] == ["yes", "{", " No", "no"]
+    assert top.candidates[0][1] == pytest.approx(math.log(0.6))
+    assert top.prompt_tokens > 0 and (top.completion_tokens, top.cached_tokens) == (1, 3)  # the usage field's
+    assert Judging(judge).p_yes(prompt) == round(0.6 / 0.8, 6)  # " No" and "no" pooled
+    (req, _) = stub.requests
     body = req["body"]
     assert (body["max_tokens"], body["logprobs"], body["top_logprobs"], body["temperature"]) == (1, True, 20, 0.0)
     assert "response_format" not in body and "grammar" not in body and "json_schema" not in body
@@ -483,9 +488,9 @@ def test_in_process_judges_are_kept_to_one_call_at_a_time(caplog):
     class OneAtATime(FakeJudge):
         max_concurrency = 1
 
-        def _complete(self, prompt, schema, output):
+        def _scripted(self, prompt, output):  # every call, JSON or graded
             threads.add(threading.current_thread().name)
-            return super()._complete(prompt, schema, output)
+            return super()._scripted(prompt, output)
 
     report = evaluate([mk(i) for i in range(4)], metrics=["faithfulness"], judge=OneAtATime(), concurrency=4)
     assert report.meta["concurrency"] == 1

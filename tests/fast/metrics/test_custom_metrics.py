@@ -15,9 +15,8 @@ from localragas.run.config import load_settings
 from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge, Judge, Judging
 from localragas.judges.base import Completion
-from localragas.judges.yes_no import NextTokens, choice_reply, yes_no_reply
+from localragas.judges.base import NextTokens
 from localragas.metrics import all_metrics
-from localragas.core.reply_schemas import Choices, YesNo
 
 from cli_helpers import cli, write_file, write_jsonl
 
@@ -191,10 +190,10 @@ class _Tokens(Judge):
         super().__init__()
         self.candidates = candidates
 
-    def _complete(self, prompt, schema, output) -> Completion:
+    def complete(self, prompt, schema, output) -> Completion:
         raise AssertionError("nothing is generated")
 
-    def _next_tokens(self, prompt) -> NextTokens:
+    def next_tokens(self, prompt, words) -> NextTokens:
         return NextTokens(self.candidates, 10, 2)
 
 
@@ -207,8 +206,8 @@ def test_both_readings_come_from_the_backends_next_tokens():
     p = Prompt("rubric:x", "levels 1 2 3")
     assert judge.choice_probabilities(p, ["1", "2", "3"]) == {"1": round(0.05 / 0.75, 6), "2": round(0.2 / 0.75, 6),
                                                               "3": round(0.5 / 0.75, 6)}
-    assert judge.p_yes(p) == YesNo.model_validate_json(yes_no_reply(top, "x")).p_yes  # the p_yes path unchanged
-    assert Choices.model_validate_json(choice_reply(top, ("1", "2", "3"), "x")).mass == 0.75
+    assert judge.p_yes(p) == round(0.1 / 0.15, 6)  # "Yes" against "no"
+    assert (judge.stats.prompt_tokens, judge.stats.cached_tokens, judge.stats.completion_tokens) == (20, 4, 2)
     with pytest.raises(JudgeError, match="none of 7, 8 among the judge's top next tokens"):
         judge.choice_probabilities(p, ["7", "8"])
 

@@ -28,17 +28,17 @@ from pathlib import Path
 import localragas.judges.fake as fake
 
 release, started, runs = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
-complete = fake.FakeJudge._complete
+scripted = fake.FakeJudge._scripted  # every reply of the fake, JSON or graded
 
-def held(self, prompt, schema, output):
+def held(self, prompt, output):
     if any(p.stat().st_size for p in runs.glob("*.jsonl")):
         started.touch()
         deadline = time.monotonic() + 120
         while not release.exists() and time.monotonic() < deadline:
             time.sleep(0.02)
-    return complete(self, prompt, schema, output)
+    return scripted(self, prompt, output)
 
-fake.FakeJudge._complete = held
+fake.FakeJudge._scripted = held
 from localragas.cli import main
 main(sys.argv[4:], prog_name="localragas")
 """

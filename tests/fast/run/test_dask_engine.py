@@ -218,8 +218,8 @@ import time
 from localragas.judges.fake import FakeJudge
 
 if not hasattr(FakeJudge, "_fast"):  # a worker's judge that takes 10 ms a call (the preload may run twice)
-    FakeJudge._fast = FakeJudge._complete
-    FakeJudge._complete = lambda self, *args: time.sleep(0.01) or FakeJudge._fast(self, *args)
+    FakeJudge._fast = FakeJudge._scripted
+    FakeJudge._scripted = lambda self, *args: time.sleep(0.01) or FakeJudge._fast(self, *args)
 """
 
 
