@@ -190,3 +190,56 @@ def test_after_a_json_call_the_graded_steps_trust_nothing_in_the_context():
     fake.log.clear()
     steps.run([SYSTEM, CTX_A, (32,)])
     assert fake.log[0] == ("truncate", 0)
+
+
+# --- the llama.cpp judge's next-token read, on a stub model --------------------------------------------------------
+
+
+VOCAB = ["yes", "{", " No", "no"] + [f"t{i}" for i in range(30)]  # more than the 20 candidates asked
+
+
+class LogitSteps(RecordingSteps):
+    """The prompt cut as the step adapter cuts it (the system text, the shared data, the item); the logits a next
+    token distribution of P(yes) 0.5, '{' 0.2, ' No' 0.2, 'no' 0.1 (the rest next to nothing)."""
+
+    def segments(self, prompt):
+        cut = prompt.splits[0]
+        return [tuple(map(ord, prompt.system[:8])), tuple(map(ord, prompt.user[:cut])), tuple(map(ord, prompt.user[cut:]))]
+
+    def last_logits(self):
+        import numpy as np
+
+        return np.log(np.array([0.5, 0.2, 0.2, 0.1] + [1e-30] * 30))
+
+
+class StubLlm:
+    def detokenize(self, tokens):
+        return "".join(VOCAB[t] for t in tokens).encode("utf-8")
+
+
+def stub_llama_judge():
+    import threading
+
+    from localragas.judges.llamacpp import LlamaCppJudge
+
+    judge = LlamaCppJudge.__new__(LlamaCppJudge)  # no model file, no llama_cpp: the model objects stubbed
+    judge._model_lock, judge._llm = threading.Lock(), StubLlm()
+    judge._steps = PrefixSteps(LogitSteps(), 1 << 20)
+    judge.name, judge.fingerprint = "llamacpp/stub", "stub"
+    return judge
+
+
+def test_the_llama_cpp_judge_gives_its_top_next_tokens_and_the_judging_layer_reads_p_yes():
+    from localragas.judges import Judging
+    from localragas.judges.yes_no import YES_NO
+
+    judge = stub_llama_judge()
+    first, second = (verify_statement(c, CONTEXTS) for c in CLAIMS[:2])
+    top = judge.next_tokens(first, YES_NO)
+    assert [t for t, _ in top.candidates[:4]] == ["yes", "{", " No", "no"] and len(top.candidates) == 20
+    assert top.prompt_tokens == len(first.system[:8]) + len(first.user) and top.completion_tokens == 1
+    judging = Judging(judge)
+    assert judging.p_yes(second) == round(0.5 / 0.8, 6)  # " No" and "no" pooled
+    shared = len(second.system[:8]) + second.splits[0]
+    assert judging.log.records[-1]["cached_tokens"] == shared  # the prefix kept from the first call
+    assert (judging.stats.completion_tokens, judging.stats.cached_tokens) == (1, shared)

@@ -232,6 +232,32 @@ def test_tiny_model_replies_are_schema_valid(tiny_judge):
 
 
 @needs_deps
+def test_tiny_model_gives_its_top_next_tokens_and_the_judging_layer_reads_them(tiny_judge):
+    """Graded verdicts and rubrics through transformers: one forward pass, the top 20 next tokens as data (a
+    log-softmax, best first); the judging layer reads the options' probabilities from them."""
+    import math
+
+    judge = tiny_judge()
+    prompt = Prompt("rubric:tiny", "Which letter?")
+    top = judge.next_tokens(prompt, ("a", "b"))
+    logprobs = [lp for _, lp in top.candidates]
+    assert len(top.candidates) == 20 and logprobs == sorted(logprobs, reverse=True) and logprobs[0] <= 0.0
+    assert 0.0 < sum(math.exp(lp) for lp in logprobs) <= 1.0 + 1e-9
+    assert top.prompt_tokens > len(prompt.user) and (top.completion_tokens, top.cached_tokens) == (1, 0)
+    firsts = {}  # one byte a token: two letters (or digits) of the candidates as a rubric's options
+    for t, lp in top.candidates:
+        if t.isalnum() and t.lower() not in firsts and not any(o.lower() == t.lower() for o, _ in top.candidates
+                                                                 if o != t):
+            firsts[t.lower()] = (t, lp)
+    letters = list(firsts.values())[:2]
+    assert len(letters) == 2, top.candidates
+    options = [t.lower() for t, _ in letters]
+    got = Judging(judge).choice_probabilities(prompt, options)
+    mass = sum(math.exp(lp) for _, lp in letters)
+    assert got == {o: round(math.exp(lp) / mass, 6) for o, (_, lp) in zip(options, letters)}
+
+
+@needs_deps
 def test_tiny_model_is_deterministic_and_fingerprinted(tiny_judge, tiny_model):
     a, b = tiny_judge(), tiny_judge()
     assert Judging(a).generate(PROMPT, Tiny) == Judging(b).generate(PROMPT, Tiny)
