@@ -31,7 +31,9 @@ class Call:
 class FakeJudge(Judge):
     """Replies from a queue (first in, first out), else from `responder`, else from a simple heuristic.
 
-    A reply may be a dict, a pydantic model, a raw JSON string (to test bad replies) or an exception to raise.
+    A reply may be a dict, a pydantic model, a raw JSON string (to test bad replies) or an exception to raise. A
+    graded verdict's reply is a YesNo ({"p_yes": …}), a rubric's a Choices ({"probabilities": …}): the fake gives it as
+    the next tokens a real backend would (next_tokens), which the judging layer reads back.
     record=False keeps no `calls` (the judge `--judge fake` names: nothing reads them there, and a large run would
     hold every prompt it was asked). checked=False (a judge a test builds in code, its replies the test's script):
     exempt from the judge check (run/judge_check.py), which would ask it and record calls the test did not make;

@@ -65,10 +65,11 @@ class CallLog:
 
 
 class Judging:
-    """One run's judging: `judge` asked through `cache` (None: no cache), with `prompts` (the user's instruction texts
-    for built-in families, prompts/overrides.py; None: the built-in texts) and `calibration` (the map of its graded
-    verdicts' P(yes), localragas.judges.calibration_map, chosen by judges/calibrated.py; None: uncalibrated; applied by
-    judge_calls.verdicts, never here: the cache keeps raw P(yes)).
+    """One run's judging: `judge` asked through `cache` (None: no cache), its data read here (a reply validated as its
+    output model; P(yes) and a rubric's levels read from the next tokens, judges/yes_no.py), with `prompts` (the user's
+    instruction texts for built-in families, prompts/overrides.py; None: the built-in texts) and `calibration` (the map
+    of its graded verdicts' P(yes), localragas.judges.calibration_map, chosen by judges/calibrated.py; None:
+    uncalibrated; applied by judge_calls.verdicts, never here: the cache keeps raw P(yes)).
 
     generate() may be called from several threads at once (`evaluate(concurrency=N)`): the run totals in `stats` are
     updated under a lock, and each call is also recorded in the CallLog it is given (the scoring context's of the
