@@ -286,7 +286,7 @@ def test_a_server_that_accepts_and_says_nothing_exits_8_within_the_connect_timeo
 
 def test_local_n_beyond_this_machines_cores_exits_2_before_anything_starts(tmp_path):
     from cli_helpers import cli  # noqa: PLC0415
-    from localragas.run.engines import cores  # noqa: PLC0415
+    from localragas.run.engine_address import cores  # noqa: PLC0415
 
     base = ("eval", EXAMPLES, "--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "--no-progress",
             "--engine", "dask", "--address")
@@ -381,7 +381,7 @@ def test_a_worker_on_another_host_keeps_its_own_cache_and_sends_its_rows_back(tm
     monkeypatch.setenv("LOCALRAGAS_STATE_DIR", str(tmp_path / "worker-node"))
     (tmp_path / "driver-cache").mkdir()
     metrics = get_metrics(["faithfulness"])
-    job = dask_worker.Job(judge_name="fake", judge_options={}, judge=None, calibration=None, in_effect=None,
+    job = dask_worker.Job(judge_name="fake", judge_options={}, judge=None, calibration=None,
                           prompts=None, metrics=metrics, embedder=None, cache_folder=str(tmp_path / "driver-cache"),
                           driver_host="another-host")
     dask_worker.install("run-1", cloudpickle.dumps(job))
