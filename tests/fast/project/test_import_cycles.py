@@ -71,42 +71,24 @@ def graph() -> dict[str, set[str]]:
     return {m: imports(m, modules) for m in modules}
 
 
+def _reachable(start: str, edges: dict[str, set[str]]) -> set[str]:
+    """The modules `start` imports, directly or through others."""
+    seen: set[str] = set()
+    todo = list(edges.get(start, ()))
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(edges.get(m, ()))
+    return seen
+
+
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """The import circles: each group of two or more modules that reach each other (a strongly connected component,
-    Tarjan's algorithm), its members sorted; the groups sorted."""
-    order: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    out: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        order[v] = low[v] = len(order)
-        stack.append(v)
-        on_stack.add(v)
-        for w in sorted(edges.get(v, ())):
-            if w not in order:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], order[w])
-        if low[v] == order[v]:
-            group = []
-            while not group or group[-1] != v:
-                group.append(stack.pop())
-                on_stack.discard(group[-1])
-            if len(group) > 1:
-                out.append(sorted(group))
-
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10 * len(edges) + 100))
-    try:
-        for v in sorted(edges):
-            if v not in order:
-                visit(v)
-    finally:
-        sys.setrecursionlimit(limit)
-    return sorted(out)
+    """The import circles: each group of two or more modules that reach each other (a strongly connected component),
+    its members sorted; the groups sorted."""
+    reach = {m: _reachable(m, edges) for m in edges}
+    groups = {tuple(sorted({m} | {n for n in reach[m] if m in reach.get(n, ())})) for m in edges if m in reach[m]}
+    return sorted(list(g) for g in groups if len(g) > 1)
 
 
 def test_no_import_cycle_in_the_package():
