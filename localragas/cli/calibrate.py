@@ -136,7 +136,7 @@ def _fit_family(family, files, settings, *, fit_path, out, md, html, metric) -> 
     from ..judges import get_judge  # noqa: PLC0415
     from ..quality.answerable_fit import FAMILIES, fit_answerable  # noqa: PLC0415
     from ..quality.labelled import read_labelled  # noqa: PLC0415
-    from ..run.runner import run_judging  # noqa: PLC0415
+    from ..run.judging_context import run_judging  # noqa: PLC0415
 
     if family not in FAMILIES:
         raise ConfigError(f"--family {family!r}: not a family to fit; valid: {', '.join(FAMILIES)}")

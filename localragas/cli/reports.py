@@ -46,7 +46,7 @@ def report_cmd(report_path, out, csv_path, html, md, junit, threshold, gate_on, 
     """
     from ..run.gate import parse_thresholds  # noqa: PLC0415
     from ..report.json_stream import stream_json  # noqa: PLC0415
-    from ..run.runner import regate  # noqa: PLC0415
+    from ..run.regate import regate  # noqa: PLC0415
 
     files = label_files(labels)
     check_outputs([report_path, *((f, "a --labels file") for f in files), (data_path, "the --data file")], out=out,

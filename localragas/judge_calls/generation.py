@@ -6,7 +6,6 @@ or cut (one), with a warning."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..data.language import Scope
 from ..core.reply_schemas import GeneratedItem, GeneratedLinkedItem, GeneratedQuestion
@@ -19,9 +18,6 @@ from .text import truncate
 from .verdicts import ANSWERABLE_FAMILY, SUPPORT_FAMILY, graded
 from .window import MIN_ITEM, YES_NO_REPLY, Window, fitted
 
-if TYPE_CHECKING:
-    from ..judges.calibration_map import CalibrationMap
-
 # every prompt family generate asks: an item of each kind written, its reference's support, its answerability (the
 # resume checkpoint's key holds their text: prompts.digest)
 FAMILIES = (*(f"write_{kind}" for kind in TASKS), "write_unanswerable", SUPPORT_FAMILY, ANSWERABLE_FAMILY)
@@ -29,10 +25,10 @@ WRITE_REPLY = 400  # {"question": … at most 200 characters, "reference": … a
 LINKED_REPLY = 550  # the same with "fact_1" and "fact_2", at most 200 characters each
 
 
-def asking(judging, lang: str, calibration: "CalibrationMap | None" = None) -> Asking:
-    """The context one generated item is asked through (the run's judging context), its prompts in `lang`;
-    calibration: the map its graded support is read through (generation.support_calibration; None: the run's own)."""
-    return Asking(judging, Scope(lang, True, lang), calibration)
+def asking(judging, lang: str) -> Asking:
+    """The context one generated item is asked through (the run's judging context, whose calibration its graded
+    support is read through: testset.generation.support_calibration), its prompts in `lang`."""
+    return Asking(judging, Scope(lang, True, lang))
 
 
 def _fitted(ctx: Asking, chunks: list[str], make: Callable[[list[str]], Prompt], reply: int) -> list[str]:

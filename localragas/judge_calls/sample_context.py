@@ -16,7 +16,6 @@ from ..judges.judging import CallLog, Judging, judging_of
 from ..data.language import Scope, scope_of
 
 if TYPE_CHECKING:
-    from ..judges.calibration_map import CalibrationMap
     from ..judges.embeddings import Embedder
     from ..judges.base import Judge
     from ..core.reply_schemas import Output
@@ -33,12 +32,9 @@ class Asking:
     generate` asks through one per generated item (localragas.judge_calls.generation). A judge given alone is asked
     through a judging context of its own with nothing set (judging_of)."""
 
-    def __init__(self, judging: "Judging | Judge", language: Scope, calibration: "CalibrationMap | None" = None):
-        self.judging = judging_of(judging)
+    def __init__(self, judging: "Judging | Judge", language: Scope):
+        self.judging = judging_of(judging)  # its calibration is the one the run applies (the one in effect)
         self.language = language
-        # the calibration map the run applies (runner.calibration_in_effect: the run's, less the families whose
-        # prompts changed since it was fitted); None: the run's own (Judging.calibration)
-        self.calibration = self.judging.calibration if calibration is None else calibration
         self.warnings: list[str] = []
         self.log = CallLog()
 
@@ -62,9 +58,8 @@ class Asking:
 class Scoring(Asking):
     """One (sample, judging, embedder): its languages, its shared work, the current metric's warnings, its call log."""
 
-    def __init__(self, sample: "Sample", judging: "Judging | Judge", embedder: "Embedder | None" = None,
-                 calibration: "CalibrationMap | None" = None):
-        super().__init__(judging, scope_of(sample), calibration)
+    def __init__(self, sample: "Sample", judging: "Judging | Judge", embedder: "Embedder | None" = None):
+        super().__init__(judging, scope_of(sample))
         self.sample = sample
         self.embedder = embedder
         self.memo: dict[str, tuple[Any, list[str]]] = {}

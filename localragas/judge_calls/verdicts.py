@@ -6,8 +6,8 @@ number in [0, 1] per item; an item counts as "yes" from YES.
 - json: all items in one call (or a few, to fit the window), a constrained-JSON yes/no each (`Judging.generate`):
   1.0 or 0.0.
 
-The run's calibration (Judging.calibration, localragas.judges.calibration_map; as applied, Scoring.calibration, without
-the families whose prompts changed since the fit) is applied here and only here, by prompt family, to the graded P(yes)
+The run's calibration (its judging context's Judging.calibration, localragas.judges.calibration_map: the one in effect,
+without the families whose prompts changed since the fit, run/judging_context.py) is applied here and only here, by prompt family, to the graded P(yes)
 the metrics use: the judge cache below keeps raw P(yes), and the graded items' evidence keeps the raw value beside the
 calibrated one (ItemVerdicts.item).
 """
@@ -65,7 +65,7 @@ def raw_p_yes(item: Mapping[str, Any]) -> float | None:
 def graded(ctx: "Asking", family: str, raw: list[float], judged: bool = True) -> ItemVerdicts:
     """The raw P(yes) of `family` and their calibrated values (unchanged without a map for the family). judged=False:
     no call was made (no texts to judge against), the zeros are not P(yes) and are not mapped."""
-    cal = ctx.calibration
+    cal = ctx.judging.calibration
     if not (judged and cal is not None and cal.covers(family)):
         return ItemVerdicts(list(raw), list(raw))
     return ItemVerdicts(cal.apply(family, raw), list(raw), calibrated=True)

@@ -55,7 +55,8 @@ def calibrate_source(source: LabelledSource, judge, embedder=None, *, metric: st
     metric_options: per metric, settings as for evaluate (e.g. {"faithfulness": {"verdicts": "json"}}); those of
     metrics this source does not score are ignored here (`calibrate` checks them all).
     """
-    from ..run.runner import calibrated_families, evaluate, run_judging  # noqa: PLC0415
+    from ..run.judging_context import calibrated_families, run_judging  # noqa: PLC0415
+    from ..run.runner import evaluate  # noqa: PLC0415
 
     if metric is not None:
         get_metrics([metric])  # an unknown name: ConfigError listing the valid ones
@@ -178,7 +179,8 @@ def calibrate(data: Any, judge=None, embedder=None, *, settings: RunSettings | N
     from ..judges import Judge  # noqa: PLC0415
     from ..judges.cache import cache_file  # noqa: PLC0415
     from ..judges.calibrated import run_options  # noqa: PLC0415
-    from ..run.runner import calibration_in_effect, check_cache_choice, run_judging  # noqa: PLC0415
+    from ..run.judging_context import calibration_in_effect, run_judging  # noqa: PLC0415
+    from ..run.prepared_run import check_cache_choice  # noqa: PLC0415
     from ..run.settings import refuse  # noqa: PLC0415
 
     refuse(overrides, set(RunSettings.model_fields) - set(APPLIES), "calibrate()", "does not apply to calibrate")

@@ -23,6 +23,7 @@ from ..data.labels import Label, latest, read_labels
 from ..data.schema import Report, Sample
 from ..data.spot_check_models import Disagreement, Figure, MetricSpotCheck, PPIResult, SpotChecks
 from ..metrics.context_precision import average_precision
+from ..run.regate import regate
 from ..run.stats import CI_LEVEL, bootstrap_ci
 from .agreement import balanced_accuracy, bootstrap_statistic, roc_auc
 from .ppi import MIN_LABELS, labels_only, ppi_mean
@@ -197,7 +198,7 @@ def spot_checks(report: Report, labels: Sequence[Label], *, files: Sequence[str 
                 data_path: str | Path | None = None, samples: Iterable[Sample] | None = None) -> SpotChecks:
     """The report's `spot_checks` block from people's labels on its items (every reviewer's; the last line per
     reviewer and item). A label whose key is no item of this run: LabelsError naming its file and line, and how many
-    matched (exit 2). The gate reading of each metric is set by the gate (run/runner.py regate)."""
+    matched (exit 2). The gate reading of each metric is set by the gate (run/regate.py gate_report)."""
     metrics = [m for m in reviewable(report) if any(lab.metric == m for lab in labels)]
     items = review_items(report, metrics, data_path=data_path, samples=samples) if metrics else []
     refuse_foreign(labels, {it.key for it in items})  # a metric this report lacks, or one without items, too
@@ -214,8 +215,6 @@ def with_spot_checks(report: Report, labels: Sequence[Label], *, files: Sequence
                      **regate_args: Any) -> Report:
     """The report with its `spot_checks` block from `labels`, gated anew: a metric with enough labelled draws is
     gated on its prediction-powered mean (or its lower bound with gate_on='lower-bound')."""
-    from ..run.runner import regate  # noqa: PLC0415 - the run layer, below this one
-
     block = spot_checks(report, labels, files=files, data_path=data_path, samples=samples)
     return regate(report.model_copy(update={"spot_checks": block}), **regate_args)
 

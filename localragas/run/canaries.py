@@ -54,7 +54,7 @@ SHOWN_WRONG = 3  # canaries it got wrong named in a failure
 @dataclass(frozen=True)
 class Canary:
     """One task of canaries: asked like one sample of the run (an engine scores it where it scores a sample; run/
-    runner.py score_item), after `slot` of the run's samples to score. Sent to a Dask worker as it is."""
+    scoring.py score_item), after `slot` of the run's samples to score. Sent to a Dask worker as it is."""
 
     id: str
     group: int  # the index of its (family, language) group in the run's plan
@@ -223,7 +223,7 @@ class Tally:
 
 def failures(report: "Report") -> dict[str, str]:
     """Metric -> why it could not be evaluated, for each metric of a family whose canaries failed (meta.canaries;
-    run.runner.regate applies it, so `report` and `merge` do too)."""
+    run.regate.gate_report applies it, so `report` and `merge` do too)."""
     out: dict[str, str] = {}
     for g in (report.meta.get("canaries") or {}).get("groups") or []:
         if g.get("passed", True):

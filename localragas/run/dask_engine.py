@@ -1,4 +1,4 @@
-"""The Dask engine's driver (the optional extra `localragas[dask]`; run/engines.py is the interface, run/dask_worker.py
+"""The Dask engine's driver (the optional extra `localragas[dask]`; run/engine_base.py is the interface, run/dask_worker.py
 the workers' side). The driver connects to a scheduler (or starts a LocalCluster of local:N), gives the workers the run
 (a worker plugin builds the judge and embedder once per worker process), asks one worker the judge check, then streams
 batches of samples tagged with their dataset positions, a bounded number in flight, and hands each finished sample to
@@ -28,7 +28,7 @@ from ..core.errors import ConfigError, EngineError, MissingDependencyError
 from ..data.schema import MetricResult, Sample, SampleResult
 from .dask_local import START_SECONDS, dask_logs, local_cluster
 from .dask_worker import Job, check_here, fingerprint, plugin, score_batch
-from .engines import Engine, Finish, Item, Todo
+from .engine_base import Engine, Entry, Finish, Item, Todo
 from .judge_check import run_check
 
 if TYPE_CHECKING:
@@ -109,11 +109,11 @@ class DaskEngine(Engine):
     @classmethod
     @contextmanager
     def opened(cls, address: str | None, judging: "Judging", metrics: list["Metric"], embedder: "Embedder | None",
-               calibration: Any, verbose: bool = False) -> Iterator["DaskEngine"]:
+               verbose: bool = False) -> Iterator["DaskEngine"]:
         """Connected (a local:N cluster started), the run's plugin on every worker; all let go after the block.
         Dask's own log lines are hidden meanwhile unless verbose."""
         distributed = import_distributed()
-        job = _job(judging, metrics, embedder, calibration)
+        job = _job(judging, metrics, embedder)
         where = _address(address)
         run_id = uuid.uuid4().hex[:12]
         seconds = connect_seconds()
@@ -169,24 +169,24 @@ class DaskEngine(Engine):
 
     def score(self, todo: Todo, finish: Finish) -> None:
         size = max(1, min(MAX_BATCH, len(todo) // (self.threads * 4)))
-        suspects: list[tuple[int, Item, "str | None"]] = []
+        suspects: list[Entry] = []
         self._stream(deque(todo[k:k + size] for k in range(0, len(todo), size)), finish, suspects,
                      self.threads * IN_FLIGHT_PER_THREAD)
-        for item in suspects:  # each alone: no other task in flight may share the death of its worker
-            self._stream(deque([[item]]), finish, None, 1)
+        for entry in suspects:  # each alone: no other task in flight may share the death of its worker
+            self._stream(deque([[entry]]), finish, None, 1)
 
     def _stream(self, waiting: deque, finish: Finish, suspects: list | None, limit: int) -> None:
         """Send the batches of `waiting`, at most `limit` in flight, each finished one to _finished."""
         from distributed import wait  # noqa: PLC0415
 
-        in_flight: dict[Any, list[tuple[int, Item, "str | None"]]] = {}
+        in_flight: dict[Any, list[Entry]] = {}
         idle_since: float | None = None  # when the cluster was last seen without a worker
 
         def send() -> None:
             while waiting and len(in_flight) < limit:
                 batch = list(waiting.popleft())  # a Todo slice read now: only the batches in flight are held
                 future = self.client.submit(score_batch, self.run_id, self.expected,
-                                            [(i, sample) for i, sample, _ in batch], pure=False)
+                                            [(k, entry.item) for k, entry in enumerate(batch)], pure=False)
                 in_flight[future] = batch
 
         send()
@@ -209,7 +209,7 @@ class DaskEngine(Engine):
             for future in in_flight:
                 future.cancel()
 
-    def _finished(self, future: Any, batch: list[tuple[int, Item, "str | None"]], waiting: deque, finish: Finish,
+    def _finished(self, future: Any, batch: list[Entry], waiting: deque, finish: Finish,
                   suspects: list | None) -> None:
         """A batch's task is over: its results to `finish`, its cache rows kept. A batch Dask gave up on (the
         workers running it died each time: KilledWorker) goes back into `waiting` sample by sample; a lone sample so
@@ -218,21 +218,20 @@ class DaskEngine(Engine):
         if future.status == "error" and _killed(future.exception()):
             if len(batch) > 1:  # each of its samples alone, so that a bad one is found and the others scored
                 self.retried += len(batch)
-                waiting.extendleft(reversed([[item] for item in batch]))
+                waiting.extendleft(reversed([[entry] for entry in batch]))
             elif suspects is not None:
                 suspects.append(batch[0])
             else:
-                i, sample, digest = batch[0]
+                entry = batch[0]
                 self.crashed += 1
-                log.warning("sample %s crashed every Dask worker it was sent to: recorded as an error", sample.id)
-                finish(i, sample, digest, crashed(sample, self.metrics, future.exception()))
+                log.warning("sample %s crashed every Dask worker it was sent to: recorded as an error", entry.item.id)
+                finish(entry, crashed(entry.item, self.metrics, future.exception()))
             return
         out = self._result(future)
         self._keep(out)
-        sent = {i: (sample, digest) for i, sample, digest in batch}
-        for i, result in out["results"]:
+        for k, result in out["results"]:  # keyed by the entry's place in the batch
             self.judging.add(result.judge)
-            finish(i, *sent[i], result)
+            finish(batch[k], result)
         self.judging.add({}, out["errors"])
 
     def _watch(self, idle_since: float | None) -> float | None:
@@ -299,7 +298,7 @@ def crashed(sample: Item, metrics: list["Metric"], error: BaseException | None) 
     return out
 
 
-def _job(judging: "Judging", metrics: list["Metric"], embedder: "Embedder | None", calibration: Any) -> bytes:
+def _job(judging: "Judging", metrics: list["Metric"], embedder: "Embedder | None") -> bytes:
     """The run as the workers build it, pickled once. A Judge instance (not built from a name by the run) is pickled
     when it can be; else ConfigError: give it by name or path."""
     import cloudpickle  # noqa: PLC0415
@@ -315,7 +314,7 @@ def _job(judging: "Judging", metrics: list["Metric"], embedder: "Embedder | None
                               "(judge=\"qwen2.5-1.5b\"), so that each worker loads its own") from None
     cache = judging.cache
     job = Job(judge_name=name, judge_options=dict(options), judge=judge, calibration=judging.calibration,
-              in_effect=calibration, prompts=judging.prompts, metrics=metrics, embedder=embedder,
+              prompts=judging.prompts, metrics=metrics, embedder=embedder,
               cache_folder=str(cache.folder.resolve()) if cache is not None else None,
               driver_host=platform.node())
     try:

@@ -37,15 +37,14 @@ class FingerprintMismatch(LocalragasError):
 @dataclass
 class Job:
     """What a worker builds its part of a run from (cloudpickled once by the driver): the judge by name and backend
-    options (judge_name, judge_options), else a pickled Judge instance; the driver's calibration, in-effect
-    calibration and prompt overrides as objects (no file is needed on the worker); the metrics; the embedder (an
+    options (judge_name, judge_options), else a pickled Judge instance; the driver's calibration (the one in effect:
+    the run's judging context's, run/judging_context.py) and prompt overrides as objects (no file is needed on the worker); the metrics; the embedder (an
     instance, or None); the driver's cache folder and host (None: the run has no cache)."""
 
     judge_name: str | None
     judge_options: dict
     judge: Any
     calibration: Any
-    in_effect: Any
     prompts: Any
     metrics: list
     embedder: Any
@@ -116,7 +115,6 @@ class WorkerRun:
     judging: Any = None
     metrics: list = field(default_factory=list)
     embedder: Any = None
-    calibration: Any = None
     fingerprint: dict = field(default_factory=dict)
     failed: BaseException | None = None
 
@@ -130,7 +128,7 @@ def build(job: Job) -> WorkerRun:
     from ..judges.cache import JudgeCache  # noqa: PLC0415
     from ..judges.embeddings import CachedEmbedder  # noqa: PLC0415
     from ..judges.judging import Judging  # noqa: PLC0415
-    from .engines import SerialisedEmbedder  # noqa: PLC0415
+    from .engine_base import SerialisedEmbedder  # noqa: PLC0415
 
     judge = cloudpickle.loads(job.judge) if job.judge is not None else get_judge(job.judge_name, job.judge_options)
     cache = None
@@ -143,7 +141,7 @@ def build(job: Job) -> WorkerRun:
         embedder = CachedEmbedder(embedder, cache)
     if embedder is not None:  # a worker with several threads: they take turns, as the local engine's do
         embedder = SerialisedEmbedder(embedder)
-    return WorkerRun(judging, job.metrics, embedder, job.in_effect, fingerprint(judging, job.metrics, job.embedder))
+    return WorkerRun(judging, job.metrics, embedder, fingerprint(judging, job.metrics, job.embedder))
 
 
 def _plugin_class():
@@ -238,14 +236,14 @@ def _plain_errors(task):
 
 @_plain_errors
 def score_batch(run_id: str, expected: dict[str, Any], batch: list[tuple[int, Any]]) -> dict[str, Any]:
-    """A Dask task: the samples of `batch` (dataset position, sample; or a canary task, run/canaries.py) scored here;
-    their results by position, the cache rows and embedding vectors written meanwhile, and the judge errors met."""
-    from .runner import score_item  # noqa: PLC0415
+    """A Dask task: the items of `batch` ((key, a sample or a canary task, run/canaries.py), the key the driver's to
+    find its entry by) scored here; their results by key, the cache rows and embedding vectors written meanwhile, and
+    the judge errors met."""
+    from .scoring import score_item  # noqa: PLC0415
 
     run = _run_here(run_id, expected)
     before = len(run.judging.stats.errors)
-    results = [(i, score_item(item, run.metrics, run.judging, run.embedder, run.calibration))
-               for i, item in batch]
+    results = [(k, score_item(item, run.metrics, run.judging, run.embedder)) for k, item in batch]
     rows, vectors, errors = _counted(run, before)
     return {"results": results, "rows": rows, "vectors": vectors, "errors": errors}
 

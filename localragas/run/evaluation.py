@@ -1,6 +1,7 @@
 """A run of `localragas eval` as a library call: RunSpec is the data file and its settings (RunSettings,
 run/settings.py), spec_from_flags layers them (flags over localragas.toml over the defaults, RunSettings.over),
-run_eval(spec) loads the data, builds the judge, embedder, cache and checkpoint, shards, evaluates and fills the
+run_eval(spec) loads the data, shards it, builds the run once (run/prepared_run.py prepare: the metrics, the judge,
+the checkpoint keyed by them, the calibration in effect), scores it (run/runner.py run_prepared) and fills the
 report's metadata (dataset, its digest, shard, settings file).
 
     spec = spec_from_flags("data.jsonl", judge="fake", embedder="fake", threshold=["faithfulness=0.8"])
@@ -12,14 +13,18 @@ runs Evaluation(spec) and writes the outputs before the checkpoint is removed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import paths
 from ..core.errors import ConfigError
 from .config import find_config, load_eval
-from .settings import (EvalIO, RunSettings, cache_folder, flag_of, flagged, from_flags, key_parts,  # noqa: F401
-                       register_custom_metrics)
+from .settings import EvalIO, RunSettings, cache_folder, flag_of, flagged, from_flags, key_parts  # noqa: F401
 from ..data.schema import Report
+
+if TYPE_CHECKING:
+    from ..judges.judging import Judging
+    from ..metrics import Metric
+    from .checkpoint import Checkpoint
 
 
 class RunSpec(RunSettings):
@@ -60,15 +65,16 @@ def eval_from_flags(data: str | Path | None = None, *, config: str | Path | None
     return spec.over(from_flags(flags), "flags"), io  # type: ignore[return-value]
 
 
-def checkpoint_key(spec: RunSpec, judge_fingerprint: str) -> str:
+def checkpoint_key(spec: RunSpec, judge_fingerprint: str, metrics: list[Metric] | None = None) -> str:
     """The resume checkpoint's name: what decides the run's results (the data, the settings marked InKey in
     RunSettings, the judge and its calibration: Judging.scoring_fingerprint, and the built-in prompts the metrics so
-    configured ask: prompts.digest, so a run resumed after an upgrade that changed one starts afresh)."""
+    configured ask: prompts.digest, so a run resumed after an upgrade that changed one starts afresh). metrics: the
+    run's, as the spec chooses them (default: chosen here)."""
     from .checkpoint import run_key  # noqa: PLC0415
     from ..metrics import get_metrics  # noqa: PLC0415
     from ..prompts.digest import metrics_digest  # noqa: PLC0415
 
-    asked = metrics_digest(get_metrics(spec.metrics, spec.metric_options))
+    asked = metrics_digest(metrics if metrics is not None else get_metrics(spec.metrics, spec.metric_options))
     return run_key(spec.data.resolve(), *key_parts(spec, judge_fingerprint), asked)
 
 
@@ -83,40 +89,34 @@ class Evaluation:
 
     def run(self) -> Report:
         from ..judges import catalogue  # noqa: PLC0415
-        from .checkpoint import Checkpoint  # noqa: PLC0415
         from ..data.dataset import load_samples  # noqa: PLC0415
-        from .runner import evaluate, run_judging  # noqa: PLC0415
-        from .shard import shard_positions  # noqa: PLC0415
-        from ..metrics import get_metrics  # noqa: PLC0415
-        from ..data.field_check import refuse_unscorable  # noqa: PLC0415
+        from .prepared_run import prepare  # noqa: PLC0415
+        from .runner import run_prepared  # noqa: PLC0415
+        from .shard_spec import shard_positions  # noqa: PLC0415
 
         spec = self.spec
-        register_custom_metrics(spec)  # the settings file's [custom_metrics], usable by name from here on
         samples, skipped = load_samples(spec.data, skip_invalid=spec.skip_invalid,
                                         max_input_bytes=spec.max_input_bytes, columns=spec.columns)
         if spec.limit:
             samples = samples[:spec.limit]
         total = len(samples)
-        # a metric asked for by name that no row can score: refused before the judge loads (evaluate() would too)
-        refuse_unscorable(samples, get_metrics(spec.metrics, spec.metric_options), named=spec.metrics)
-        if spec.shard:
+        if spec.shard:  # the run checks the input (a metric named that no row can score), not this shard
             positions = shard_positions(len(samples), *spec.shard)
-            samples = samples.at(positions)  # evaluate() checks the input, not this shard (which may be empty)
-        # the run's judging context, built once: the checkpoint is keyed by it and the run asks through it (on Dask,
-        # each worker builds its own judge from its name and options, Judging.made_from)
-        judging = run_judging(spec.judge, spec.judge_options, spec.prompts)
+            samples = samples.at(positions)
+        judging = None
         try:
-            if spec.resume:  # the key holds what the run's judging holds: Judging.scoring_fingerprint
-                key = checkpoint_key(spec, judging.scoring_fingerprint)
-                self.checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
-                self.checkpoint.lock()  # held until finish() or close(): the outputs are written under it
-            report = evaluate(samples, spec, judge=judging, skipped=skipped, checkpoint=self.checkpoint,
-                              history=False)  # recorded by record(), with its outputs
+            # the run built once: its judging context keys the checkpoint (and on Dask each worker builds its own
+            # judge from its name and options, Judging.made_from); the history records it with its outputs (record)
+            run = prepare(samples, spec.over({"history": False}, "evaluate()"), skipped=skipped,
+                          checkpoint=self._resume_checkpoint if spec.resume else None)
+            judging = run.judging
+            report = run_prepared(run)
         except BaseException:
             self.close()
             raise
         finally:
-            judging.judge.close()
+            if judging is not None:
+                judging.judge.close()
         report.meta["dataset"] = str(spec.data)
         report.meta["dataset_sha256"] = catalogue.dataset_sha256(spec.data)
         if spec.shard:
@@ -127,6 +127,16 @@ class Evaluation:
         if spec.eval:
             report.meta["eval"] = spec.eval
         return report
+
+    def _resume_checkpoint(self, judging: Judging, metrics: list[Metric]) -> Checkpoint:
+        """The resume checkpoint, keyed by the run's judging context (Judging.scoring_fingerprint) and metrics, held
+        until finish() or close(): the outputs are written under it."""
+        from .checkpoint import Checkpoint  # noqa: PLC0415
+
+        key = checkpoint_key(self.spec, judging.scoring_fingerprint, metrics)
+        self.checkpoint = checkpoint = Checkpoint(paths.runs_dir() / f"{key}.jsonl")
+        checkpoint.lock()
+        return checkpoint
 
     def record(self, report: Report, outputs: dict[str, Any] | None = None) -> int | None:
         """Add the run to the run history (unless the setting `history` is off), with the files written (format ->

@@ -18,7 +18,7 @@ irrelevant chunks, stops the run (JudgeCheckError: exit 5) instead of passing th
 - A judge error during the check leaves it "not completed": the run goes on and the samples' own errors decide
   (the gate fails closed on them).
 
-During a run, `flat_metrics` (applied by runner.regate, so `report` and `merge` apply it too) reports a graded
+During a run, `flat_metrics` (applied by regate.gate_report, so `report` and `merge` apply it too) reports a graded
 metric whose raw P(yes) did not move over many items (FLAT_MIN_ITEMS items within FLAT_SPREAD) as could not evaluate
 (exit 4) when the check did not vouch for the judge (skipped, not completed, or a report without it).
 """

@@ -1,79 +1,38 @@
-"""evaluate(): run every metric on every sample, never losing one sample's result to another's failure."""
+"""evaluate(): run every metric on every sample, never losing one sample's result to another's failure. The run is built
+once (run/prepared_run.py prepare), then scored on its engine (run/engines.py) and its report gated once (run/regate.py
+gate_report), with people's spot checks when labels are given."""
 from __future__ import annotations
 
 import hashlib
-import logging
 import platform
 import time
-import traceback
 from contextlib import nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Mapping, cast
+from typing import Any, cast
 
 from .. import __version__
-from ..judge_calls import check_window
-from ..judges.calibration_map import CalibrationMap
-from ..data.metric_definition import GIVEN
-from .checkpoint import Checkpoint, sample_hash
-from ..judges.embeddings import CachedEmbedder, Embedder, get_embedder
-from ..core.errors import CacheError, ConfigError, JudgeCheckError, JudgeError, MissingDependencyError, ModelLoadError
-from .gate import people_reading, default_thresholds, run_gate
-from .canaries import Canary, CanaryAnswers, Tally, failures as canary_failures, plan as canary_plan
-from .judge_check import failure_message, flat_metrics, scoring_stats
-from ..judges import Judge, get_judge
-from ..judges.calibrated import calibration_of, run_calibration, split_calibration
-from ..judges.judging import Judging
-from ..data.field_check import refuse_unscorable
+from ..core.errors import ConfigError, JudgeCheckError
 from ..data.language import scope_of
-from ..data.lazy_samples import LazySamples
-from ..metrics import Metric, all_metrics, get_metrics
-from ..metrics.base import WithVerdicts, uncalibrated
-from ..metrics.report_definitions import definitions_of
-from .engines import Todo, open_engine
-from .progress import progress_for
-from .settings import OF_A_DATA_RUN, RunSettings, refuse, register_custom_metrics
-from ..prompts.overrides import PromptOverrides, load_overrides, template_hashes
-from ..judge_calls.sample_context import Scoring
 from ..data.sample_text import with_text
-from ..data.schema import Gate, MetricResult, Report, Sample, SampleResult, SkippedRow, calls_by_prompt
-from .results import RunResults, columns_of
-from .stats import categories_of, ci_settings, summarise_columns
-
-log = logging.getLogger("localragas")
-
-
-def score_sample(sample: Sample, metrics: list[Metric], judging: Judging, embedder: Embedder | None,
-                 calibration: CalibrationMap | None = None) -> SampleResult:
-    """All metrics on one sample (calibration: the map in effect, calibration_in_effect; None: the run's). A failing
-    metric becomes unscored with its reason; the others go on."""
-    started = time.perf_counter()
-    ctx = Scoring(sample, judging, embedder, calibration)  # its own languages, shared work, call log: safe in parallel
-    out = SampleResult(id=sample.id, category=sample.category)
-    for m in metrics:
-        try:
-            out.metrics[m.name] = m.score(ctx)
-        except JudgeError as e:
-            out.metrics[m.name] = MetricResult.unscored_because(f"judge_error: {e}")
-        except (ConfigError, MissingDependencyError, ModelLoadError, CacheError):
-            raise  # wrong for every sample: stop the run with a clear message (finished samples are checkpointed)
-        except Exception as e:  # noqa: BLE001 - one sample's bug must not lose the run
-            log.debug("metric %s failed on %s:\n%s", m.name, sample.id, traceback.format_exc())
-            out.metrics[m.name] = MetricResult.unscored_because(f"error: {type(e).__name__}: {e}")
-    out.seconds = round(time.perf_counter() - started, 3)
-    out.judge = {k: round(v, 3) for k, v in ctx.log.stats.counters().items()}
-    out.judge_calls = int(out.judge["calls"])
-    out.calls_by_prompt = calls_by_prompt(ctx.log.records)
-    return out
-
-
-def score_item(item: Sample | Canary, metrics: list[Metric], judging: Judging, embedder: Embedder | None,
-               calibration: CalibrationMap | None = None) -> SampleResult | CanaryAnswers:
-    """What an engine scores (run/engines.py Todo): a sample (score_sample), or a task of canaries, asked through the
-    same judging context in the same stream (run/canaries.py)."""
-    if isinstance(item, Canary):
-        return item.ask(judging, metrics)
-    return score_sample(item, metrics, judging, embedder, calibration)
+from ..data.schema import Gate, Report, Sample, SampleResult, SkippedRow
+from ..judges import Judge
+from ..judges.embeddings import CachedEmbedder, Embedder, get_embedder
+from ..judges.judging import Judging
+from ..metrics import Metric
+from ..metrics.base import uncalibrated
+from ..prompts.overrides import PromptOverrides, template_hashes
+from .canaries import Tally, plan as canary_plan
+from .checkpoint import Checkpoint, sample_hash
+from .engine_base import CanaryEntry, Entry, Scored, Todo
+from .engines import open_engine
+from .judge_check import failure_message, scoring_stats
+from .judging_context import graded_hashes
+from .prepared_run import PreparedRun, check_cache_choice, prepare
+from .progress import progress_for
+from .regate import IN_PYTHON, gate_report
+from .results import RunResults
+from .settings import OF_A_DATA_RUN, RunSettings, refuse
 
 
 def evaluate(samples: Any, settings: RunSettings | None = None, *, judge: Judge | Judging | str | None = None,
@@ -105,69 +64,44 @@ def evaluate(samples: Any, settings: RunSettings | None = None, *, judge: Judge 
     judge_options and prompts are not read.
     checkpoint: a file each finished sample is appended to; results found there for unchanged samples are reused.
     """
-    from ..data.sample_inputs import as_samples  # noqa: PLC0415
-
     if settings is not None and not isinstance(settings, RunSettings):  # evaluate(samples, ["faithfulness"]) of old
         raise ConfigError(f"evaluate(): settings must be a RunSettings, got {type(settings).__name__} (give the "
                           "metrics as metrics=[...])")
     refuse(overrides, OF_A_DATA_RUN, "evaluate()", "applies to a run over a data file (run_eval, localragas eval)")
     named = {k: v for k, v in (("judge", judge), ("embedder", embedder)) if isinstance(v, str)}
     s = (settings or RunSettings()).over({**overrides, **named}, "evaluate()")
-    register_custom_metrics(s)
-    embedder = embedder if isinstance(embedder, Embedder) else s.embedder
-    samples = given = as_samples(samples, s.columns)  # a SampleList: the names no field read, the input of a shard
-    if s.language != "auto":  # the sample field decides: its hash (resume) changes with it
-        samples = (samples.with_language(s.language) if isinstance(samples, LazySamples)
-                   else [x.model_copy(update={"language": s.language}) for x in samples])
-    chosen = get_metrics(s.metrics, s.metric_options)
-    refuse_unscorable(given, chosen, named=[n for n in s.metrics or () if isinstance(n, str)])
     check_cache_choice(overrides.get("cache", True), overrides.get("cache_dir"))  # both given: which?
-    # the run's judging context: the judge given is never changed (an instance: a keyword's calibration only)
-    judging = (judge if isinstance(judge, Judging)
-               else run_judging(judge, overrides.get("judge_options"), s.prompts) if isinstance(judge, Judge)
-               else run_judging(s.judge, s.judge_options, s.prompts))
-    # a window too small for one item, with the instruction texts as asked (overrides, custom metrics): refused now
-    own = {family: smallest for m in chosen for family, smallest in m.window_prompts.items()}
-    check_window(judging, [p for m in chosen for p in m.prompts], own)
-    if checkpoint is not None and not isinstance(checkpoint, Checkpoint):
-        checkpoint = Checkpoint(checkpoint)
-    # a checkpoint is held while the run is live: another live run of it is refused (CheckpointError), not resumed
-    held = checkpoint.held() if checkpoint else nullcontext()
-    with judging.cached(s.cache, s.cache_dir if s.cache else None), held:
-        report = _run(samples, chosen, judging, embedder, s, skipped, checkpoint)
-    if s.labels:  # people's spot checks of this run's items, and the gate read from them
-        from ..quality.spot_checks import read_label_files, with_spot_checks  # noqa: PLC0415 - see import rules
+    return run_prepared(prepare(samples, s, judge=judge if isinstance(judge, (Judge, Judging)) else None,
+                                judge_options=overrides.get("judge_options"),
+                                embedder=embedder if isinstance(embedder, Embedder) else None,
+                                skipped=skipped, checkpoint=checkpoint))
 
-        report = with_spot_checks(report, read_label_files(s.labels), files=s.labels, samples=given)
-    if getattr(given, "ignored", None):
-        report.meta["ignored_fields"] = list(given.ignored)  # listed once: the terminal, Markdown, HTML show it
+
+def run_prepared(run: PreparedRun) -> Report:
+    """A prepared run scored and its report gated: its cache open and its checkpoint held meanwhile (another live run
+    of it is refused, CheckpointError, not resumed); with labels (the setting), people's spot checks of its items
+    attached before the gate, which reads them."""
+    s = run.settings
+    held = run.checkpoint.held() if run.checkpoint else nullcontext()
+    with run.judging.cached(s.cache, s.cache_dir if s.cache else None), held:
+        report = _scored(run)
+    if s.labels:  # people's spot checks of this run's items, and the gate read from them
+        from ..quality.spot_checks import read_label_files, spot_checks  # noqa: PLC0415 - see import rules
+
+        block = spot_checks(report, read_label_files(s.labels), files=s.labels, samples=run.given)
+        report = report.model_copy(update={"spot_checks": block})
+    report = gate_report(report, run.thresholds, report.meta["threshold_origins"], gate_on=s.gate_on, enabled=s.gate,
+                         max_error_rate=s.max_error_rate)
+    ignored = getattr(run.given, "ignored", None)
+    if ignored:
+        report.meta["ignored_fields"] = list(ignored)  # listed once: the terminal, Markdown, HTML show it
     if s.name or s.tags:  # the run history's name and tags, in every report of the run
         report.meta["run"] = {k: v for k, v in (("name", s.name), ("tags", list(s.tags))) if v}
     if s.history:  # localragas eval records its run once its reports are written (Evaluation.record)
         from .history_record import record_run  # noqa: PLC0415
 
-        record_run(report, samples=given)
+        record_run(report, samples=run.given)
     return report
-
-
-def run_judging(judge: Judge | str | None, judge_options: Mapping[str, Any] | None = None,
-                prompts: Mapping[str, str | Path] | None = None) -> Judging:
-    """A run's judging context, its cache not yet opened (Judging.cached): the judge (an instance, or built by
-    get_judge from a name or path and the options), the calibration the options choose (judges/calibrated.py; with an
-    instance, only `calibration` may be among them) and the user's instruction texts for these families (a bad family
-    or file: ConfigError before any judging)."""
-    made_from = None
-    overrides = load_overrides(dict(prompts)) if prompts else None  # a bad file: refused before a judge is built
-    if isinstance(judge, Judge):
-        calibration = run_calibration(judge, dict(judge_options or {}))
-    else:
-        backend, chosen = split_calibration(dict(judge_options or {}))
-        made_from = (judge, backend)  # what a Dask worker builds its own judge from (run/dask_worker.py)
-        judge = get_judge(judge, backend)
-        calibration = calibration_of(judge, chosen)
-    judging = Judging(judge, prompts=overrides, calibration=calibration)
-    judging.made_from = made_from
-    return judging
 
 
 def prompt_meta(chosen: list[Metric], overrides: PromptOverrides | None) -> dict[str, Any]:
@@ -181,41 +115,23 @@ def prompt_meta(chosen: list[Metric], overrides: PromptOverrides | None) -> dict
     return {"sha256": dict(sorted(hashes.items())), "overridden": dict(overrides.sources) if overrides else {}}
 
 
-def graded_hashes(metrics: list[Metric], overrides: PromptOverrides | None) -> dict[str, dict[str, str]]:
-    """Calibration family -> the prompt hashes (WithVerdicts.prompt_hashes) of each metric scored with graded
-    verdicts, with the user's overrides."""
-    return {m.graded_family: m.prompt_hashes(overrides)
-            for m in metrics if isinstance(m, WithVerdicts) and m.graded}
-
-
-def check_cache_choice(cache: bool, cache_dir: str | Path | None) -> None:
-    if not cache and cache_dir is not None:
-        raise ConfigError("cache=False turns the judge cache off, and cache_dir names one: give one of them")
-
-
-def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder, s: RunSettings, skipped,
-         checkpoint) -> Report:
-    """evaluate() once its inputs are checked and the run's judging context built, its cache open."""
+def _scored(run: PreparedRun) -> Report:
+    """The run's samples scored (those its checkpoint holds taken from it), its report not yet gated: its judging
+    context's cache open."""
+    s, samples, chosen, judging, checkpoint = run.settings, run.samples, run.metrics, run.judging, run.checkpoint
     names = [m.name for m in chosen]
-    if checkpoint is not None and not isinstance(checkpoint, Checkpoint):
-        checkpoint = Checkpoint(checkpoint)
     finished = checkpoint.finished() if checkpoint else None  # where each finished sample's line is, not its result
+    embedder = run.embedder
     if any(m.uses_embedder for m in chosen) and not isinstance(embedder, Embedder):
         embedder = get_embedder(embedder)
     if judging.cache is not None and isinstance(embedder, Embedder) and not isinstance(embedder, CachedEmbedder):
         embedder = CachedEmbedder(embedder, judging.cache)
-    unknown = sorted(set(s.thresholds) - set(all_metrics()))
-    if unknown:
-        raise ConfigError(f"threshold for unknown metric(s) {', '.join(unknown)}; valid: {', '.join(all_metrics())}")
-    calibration = calibration_in_effect(judging, chosen)
-    covered = list(calibration.families) if calibration else []
-    limits = {k: v for k, v in {**default_thresholds(chosen, covered), **s.thresholds}.items() if k in names}
 
     collected = RunResults(len(samples), names, judging.stats.counters())  # on disk past SPILL_AFTER samples
     todo = Todo(samples)  # positions: each sample read again when scored (a LazySamples from its file)
     resumed = 0
     emb = embedder.inner if isinstance(embedder, CachedEmbedder) and s.engine != "local" else embedder
-    with open_engine(s, judging, chosen, emb if isinstance(emb, Embedder) else None, calibration) as engine:
+    with open_engine(s, judging, chosen, emb if isinstance(emb, Embedder) else None) as engine:
         check = engine.check(samples, s.judge_check)  # before any sample is scored
         if check["status"] == "failed":
             raise JudgeCheckError(failure_message(check, judging.name))
@@ -244,11 +160,11 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
             todo.mix(canary_plan(check, chosen, seed.hexdigest(), len(todo)))  # asked among the samples to score
             tally = Tally(list(todo.canaries), check, chosen)
 
-            def route(i: int, item: Sample | Canary, digest: str | None, result: SampleResult | CanaryAnswers) -> None:
-                if i < 0:  # a canary task (run/engines.py Todo): its answers, never a sample
-                    tally.record(todo.canaries[-1 - i], result)
+            def route(entry: Entry, result: Scored) -> None:
+                if isinstance(entry, CanaryEntry):  # a canary task: its answers, never a sample
+                    tally.record(entry.canary, result)
                 else:
-                    finish(i, cast(Sample, item), digest, cast(SampleResult, result))
+                    finish(entry.position, entry.sample, entry.digest, cast(SampleResult, result))
 
             engine.score(todo, route)  # the samples not in the checkpoint, on the run's engine (run/engines.py)
     results = collected.done()
@@ -273,22 +189,22 @@ def _run(samples: list[Sample], chosen: list[Metric], judging: Judging, embedder
         "judge": judging.describe(),
         "judge_check": check,
         "canaries": canaries,
-        "calibration": calibration.describe() if calibration else None,
-        "uncalibrated": uncalibrated(chosen, covered),
+        "calibration": judging.calibration.describe() if judging.calibration else None,
+        "uncalibrated": uncalibrated(chosen, run.covered),
         "judge_stats": scored,
         "judge_totals": collected.totals(results),
         "share_of_wall_in_judge": round(scored["seconds"] / wall, 4) if wall > 0 else None,
         "judge_cache": str(judging.cache.path) if judging.cache else None,
         "embedder": embedder.describe() if isinstance(embedder, Embedder) else None,
-        "thresholds": limits,
+        "thresholds": run.thresholds,
         "threshold_origins": {k: s.threshold_origins.get(k, IN_PYTHON) for k in s.thresholds if k in names},
         "prompts": prompt_meta(chosen, judging.prompts),
         "versions": _versions(),
     }
     report = Report(meta=meta, metrics=names, definitions={m.name: m.describe() for m in chosen},
                     gate=Gate(enabled=s.gate, passed=True, max_error_rate=s.max_error_rate),
-                    samples=results, skipped=list(skipped or []))
-    return regate(report, limits, gate_on=s.gate_on, enabled=s.gate)
+                    samples=results, skipped=run.skipped)
+    return report  # gated by run_prepared, once spot checks are attached
 
 
 def _languages(samples: list[Sample]) -> dict[str, int]:
@@ -298,99 +214,6 @@ def _languages(samples: list[Sample]) -> dict[str, int]:
         detected = scope_of(sample).detected
         counts[detected] = counts.get(detected, 0) + 1
     return dict(sorted(counts.items()))
-
-
-def calibration_in_effect(judging: Judging, metrics: list[Metric]) -> CalibrationMap | None:
-    """The run's calibration as a run of `metrics` applies it: a family whose map was fitted under other prompts
-    than the run asks (its recorded prompt_sha256, e.g. the user overrode verify_statement since) is left out, with the
-    reason in not_applied; None when the run is uncalibrated."""
-    return calibration_for(judging, graded_hashes(metrics, judging.prompts))
-
-
-def calibration_for(judging: Judging, asked: Mapping[str, Mapping[str, str]]) -> CalibrationMap | None:
-    """The run's calibration less the families `asked` (calibration family -> {prompt family: template sha256} as
-    the run asks them) asks under other prompts than it was fitted under (CalibrationMap.for_prompts, the user's
-    overrides named as such); None when the run is uncalibrated. Also `localragas generate`'s
-    (testset.generation.support_calibration)."""
-    if judging.calibration is None:
-        return None
-    return judging.calibration.for_prompts(asked, judging.prompts.texts if judging.prompts else ())
-
-
-def calibrated_families(judging: Judging, metrics: list[Metric]) -> list[str]:
-    """The prompt families the run's calibration covers in a run of `metrics` (none when uncalibrated)."""
-    calibration = calibration_in_effect(judging, metrics)
-    return list(calibration.families) if calibration else []
-
-
-def run_thresholds(report: Report) -> dict[str, float]:
-    """The thresholds a report's run recorded (meta.thresholds: eval's flags over localragas.toml over the defaults,
-    recorded with --no-gate too); a report that records none gets the defaults of its metrics' definitions, never an
-    empty gate."""
-    if "thresholds" in report.meta:
-        return dict(report.meta["thresholds"] or {})
-    covered = _covered(report)
-    chosen = {n: d.default_threshold(covered) for n, d in definitions_of(report).items()}
-    return {n: t for n, t in chosen.items() if t is not None}
-
-
-def _covered(report: Report) -> list[str]:
-    """The prompt families the run's calibration covered (meta.calibration.families)."""
-    return list(((report.meta.get("calibration") or {}).get("families")) or {})
-
-
-def regate(report: Report, thresholds: dict[str, float] | None = None, gate_on: str | None = None,
-           enabled: bool | None = None, max_error_rate: float | None = None,
-           overrides: dict[str, float] | None = None, overrides_origin: str = "set with -t") -> Report:
-    """Recompute a report's aggregates, intervals and gate from its per-sample results (no judging).
-
-    thresholds: the full set to apply (default: the run's own, run_thresholds); overrides: thresholds over that set
-    (`report -t`, `merge -t`), set where overrides_origin says; gate_on / enabled / max_error_rate: default the
-    report's own. The metrics' directions and gate messages are the report's definitions (definitions_of), which the
-    result then stores; a threshold that is not its metric's default is said to be set where meta.threshold_origins
-    says.
-    """
-    names = report.metrics
-    limits = {**(run_thresholds(report) if thresholds is None else thresholds), **(overrides or {})}
-    unknown = sorted(set(limits) - set(names))
-    if unknown:
-        raise ConfigError(f"threshold for metric(s) not in this report: {', '.join(unknown)}; it has {', '.join(names)}")
-    definitions = definitions_of(report)
-    problems = {n: d.problem for n, d in definitions.items() if d.problem}
-    lower = {n for n, d in definitions.items() if not d.higher_is_better}
-    columns = columns_of(report.samples, names)  # a run's carry them; else one pass over the results
-    summary = summarise_columns(columns, names)
-    categories = categories_of(columns, names)
-    for s in [*summary, *(s for rows in categories.values() for s in rows)]:
-        s.higher_is_better = s.metric not in lower
-    covered = _covered(report)
-    origins = {**(report.meta.get("threshold_origins") or {}), **{n: overrides_origin for n in overrides or {}}}
-    origins = {n: o for n, o in origins.items() if n in limits}
-    sources = {n: _source(definitions[n].threshold_basis(t, covered), origins.get(n))
-               for n, t in limits.items() if n in definitions}
-    checks = report.spot_checks
-    gate = run_gate(summary, limits, problems, enabled=report.gate.enabled if enabled is None else enabled,
-                    on=gate_on or report.gate.on, lower_is_better=lower,
-                    max_error_rate=report.gate.max_error_rate if max_error_rate is None else max_error_rate,
-                    judge_failures={**flat_metrics(report, definitions), **canary_failures(report)}, sources=sources,
-                    people=checks.metrics if checks else None)
-    meta = {**report.meta, "thresholds": limits, "threshold_origins": origins, "ci": ci_settings()}
-    update: dict[str, Any] = {"definitions": definitions, "summary": summary, "by_category": categories, "gate": gate,
-                              "meta": meta}
-    if checks is not None:  # each checked metric's three-way reading at its threshold as now set
-        update["spot_checks"] = checks.model_copy(update={"metrics": {
-            m: c.model_copy(update={"gate": people_reading(c, limits[m], m not in lower) if m in limits else None})
-            for m, c in checks.metrics.items()}})
-    return report.model_copy(update=update)
-
-
-IN_PYTHON = "set in Python"  # a threshold given to RunSettings(...) itself, not through a layer (RunSettings.over)
-
-
-def _source(basis: str, origin: str | None) -> str:
-    """Why a threshold applies: its default's basis, or where it was set (a report written before origins were
-    recorded: "given")."""
-    return origin if basis == GIVEN and origin else basis
 
 
 def _versions() -> dict[str, str]:

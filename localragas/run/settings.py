@@ -24,7 +24,7 @@ from ..core.key_values import parse_columns, parse_metric_options, parse_options
 from ..data.column_map import check_columns
 from .gate import check_threshold, parse_thresholds
 from .setting_marks import IN_FILE, Flag
-from .shard import parse_shard
+from .shard_spec import parse_shard
 
 # The settings that decide a run's results, in the order of the resume checkpoint's key (evaluation.checkpoint_key;
 # "judge": the judge's scoring fingerprint), then those in it only when set: a new one goes last there, so that the
@@ -201,7 +201,7 @@ class RunSettings(BaseModel):
     @field_validator("address")
     @classmethod
     def _check_address(cls, value: str | None) -> str | None:
-        from .engines import check_address  # noqa: PLC0415
+        from .engine_address import check_address  # noqa: PLC0415
 
         return None if value is None else check_address(value)
 

@@ -1,32 +1,12 @@
-"""Sharded runs: `eval --shard i/n` scores a deterministic slice; merge() joins shard reports into one report with
+"""Sharded runs: `eval --shard i/n` scores a deterministic slice (run/shard_spec.py); merge() joins shard reports into one report with
 the same aggregates, intervals and gate as an unsharded run of the same data."""
 from __future__ import annotations
 
-import re
-
-from ..core.errors import ConfigError, LocalragasError
+from ..core.errors import LocalragasError
 from ..data.schema import Report
 from .canaries import merged as merged_canaries
+from .regate import regate
 from .results import RunResults
-
-_SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """'2/4' -> (2, 4): shard 2 of 4, counted from 1."""
-    m = _SPEC.match(text or "")
-    if not m:
-        raise ConfigError(f"--shard must look like I/N (e.g. 1/4), got {text!r}")
-    i, n = int(m.group(1)), int(m.group(2))
-    if n < 1 or not 1 <= i <= n:
-        raise ConfigError(f"--shard {text}: I must be between 1 and N (N >= 1)")
-    return i, n
-
-
-def shard_positions(total: int, index: int, count: int) -> list[int]:
-    """Positions (0-based, in dataset order) of shard index/count: every count-th sample, so shards differ in size
-    by at most one sample and each holds a spread of the dataset (not its first or last part only)."""
-    return list(range(index - 1, total, count))
 
 
 def _same(reports: list[Report], what: str, get) -> None:
@@ -51,8 +31,6 @@ def merge(reports: list[Report], overrides: dict[str, float] | None = None, gate
 
     The merged report is gated (enabled=False: not) whether or not the shards were run with --no-gate, with the
     shards' thresholds (overrides over them), --gate-on and --max-error-rate (gate_on, max_error_rate over them)."""
-    from .runner import regate  # noqa: PLC0415
-
     if not reports:
         raise LocalragasError("nothing to merge")
     shards = [r.meta.get("shard") for r in reports]

@@ -85,9 +85,9 @@ _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W\u3400-\u4db
 def support_calibration(judging):
     """The run's calibration as generate applies it: its verify_statement and question_answerable maps, each unless
     the user's prompt override changed that family since the map was fitted (as an eval run decides,
-    runner.calibration_in_effect); None when the run is uncalibrated."""
+    run/judging_context.py calibration_in_effect); None when the run is uncalibrated."""
     from ..prompts.overrides import template_hashes  # noqa: PLC0415
-    from ..run.runner import calibration_for  # noqa: PLC0415
+    from ..run.judging_context import calibration_for  # noqa: PLC0415
 
     return calibration_for(judging, {f: template_hashes([f], judging.prompts)
                                      for f in (SUPPORT_FAMILY, ANSWERABLE_FAMILY)})
@@ -225,7 +225,7 @@ class Generation:
 
     def run(self) -> "Testset":
         from ..judges import Judge  # noqa: PLC0415
-        from ..run.runner import run_judging  # noqa: PLC0415
+        from ..run.judging_context import run_judging  # noqa: PLC0415
 
         spec = self.spec
         chunks = load_chunks(spec.documents, spec.chunk_chars)
@@ -306,8 +306,11 @@ class _State:
     """The items kept so far (rows and question vectors, for duplicates) and the outcome of every candidate."""
 
     def __init__(self, corpus: _Corpus, judging, embedder, language: str):
-        self.corpus, self.judging, self.embedder, self.language = corpus, judging, embedder, language
+        from ..run.judging_context import with_calibration  # noqa: PLC0415
+
+        self.corpus, self.embedder, self.language = corpus, embedder, language
         self.calibration = support_calibration(judging)
+        self.judging = with_calibration(judging, self.calibration)  # items asked with the calibration in effect
         self.calibrated = self.calibration is not None and self.calibration.covers(SUPPORT_FAMILY)
         self.support_threshold = SUPPORT_THRESHOLD if self.calibrated else UNCALIBRATED_SUPPORT_THRESHOLD
         self.answerable_calibrated = self.calibration is not None and self.calibration.covers(ANSWERABLE_FAMILY)
@@ -349,7 +352,7 @@ class _State:
         chunks = [corpus.chunks[i] for i in indices]
         texts = [c.text for c in chunks]
         lang = self.language if self.language != "auto" else detect(texts[0])
-        ctx = asking(self.judging, lang, self.calibration)
+        ctx = asking(self.judging, lang)
         got = write(ctx, kind, texts)
         question = " ".join(got.question.split())
         base = {"kind": kind, "chunk_ids": [c.id for c in chunks], "question": question}

@@ -38,7 +38,7 @@ from localragas.judges import get_judge
 from localragas.judges.calibrated import run_options
 from localragas.metrics import get_metrics
 from localragas.run import judge_check
-from localragas.run.runner import run_judging
+from localragas.run.judging_context import run_judging
 
 COUNTERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "cached_tokens", "seconds")
 

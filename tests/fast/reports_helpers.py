@@ -1,7 +1,7 @@
 """Build Reports from plain per-sample values, for tests of aggregates, gate, compare and report formats."""
 from __future__ import annotations
 
-from localragas.run.runner import regate
+from localragas.run.regate import regate
 from localragas.data.schema import Gate, MetricResult, Report, SampleResult
 
 

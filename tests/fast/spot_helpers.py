@@ -12,7 +12,7 @@ from localragas.data.schema import Gate, MetricResult, Report, SampleInput, Samp
 from localragas.metrics.context_precision import average_precision
 from localragas.quality.review_draw import Shown, plan
 from localragas.quality.review_items import review_items
-from localragas.run.runner import regate
+from localragas.run.regate import regate
 
 
 def checked_report(samples: int = 40, seed: int = 0, judge_shift: float = 0.0, thresholds=None,

@@ -6,7 +6,7 @@ import pytest
 
 from localragas.judges import catalogue
 from localragas.judge_calls.verdicts import SUPPORT_FAMILY, VERDICTS
-from localragas.run.runner import run_judging
+from localragas.run.judging_context import run_judging
 from localragas.judge_calls.sample_context import Scoring
 
 from real_helpers import CONTEXT, FAITHFUL

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from localragas.metrics import all_metrics
-from localragas.run.runner import run_judging
+from localragas.run.judging_context import run_judging
 from localragas.judge_calls.sample_context import Scoring
 
 from real_helpers import CLAIMS, FAITHFUL

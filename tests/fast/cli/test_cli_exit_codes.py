@@ -15,7 +15,7 @@ def test_an_unexpected_exception_exits_3_with_its_traceback(monkeypatch):
     def boom(*a, **k):
         raise RuntimeError("something broke")
 
-    monkeypatch.setattr(runner, "evaluate", boom)
+    monkeypatch.setattr(runner, "run_prepared", boom)
     r = cli("eval", str(EXAMPLE), "--judge", "fake", "--embedder", "fake", "--no-progress")
     assert r.exit_code == EXIT_INTERNAL_ERROR == 3
     assert "internal error RuntimeError: something broke" in r.output

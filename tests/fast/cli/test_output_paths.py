@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import localragas.run.runner as runner
+import localragas.run.prepared_run as prepared_run
 from localragas.core.atomic_write import write_atomic
 
 from cli_helpers import cli
@@ -24,7 +24,7 @@ def no_judging(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("judging started before the output paths were checked")
 
-    monkeypatch.setattr(runner, "evaluate", boom)
+    monkeypatch.setattr(prepared_run, "prepare", boom)
 
 
 @pytest.mark.parametrize("flag", FLAGS)

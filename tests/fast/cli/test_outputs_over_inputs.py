@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import localragas.run.runner as runner
+import localragas.run.prepared_run as prepared_run
 from localragas.report import write_json
 
 from cli_helpers import cli, write_jsonl
@@ -35,7 +35,7 @@ def no_judging(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("judging started before the output paths were checked")
 
-    monkeypatch.setattr(runner, "evaluate", boom)
+    monkeypatch.setattr(prepared_run, "prepare", boom)
 
 
 def refused(r, flag: str, output: Path, what: str, source: Path | None = None) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from localragas.core.errors import ConfigError
-from localragas.run.shard import parse_shard, shard_positions
+from localragas.run.shard_spec import parse_shard, shard_positions
 
 from cli_helpers import code_and_output as run
 

@@ -132,3 +132,29 @@ def test_eval_labels_with_the_fake_judge(tmp_path):
     assert r.exit_code in (0, 1), r.output
     block = json.loads(second.read_text())["spot_checks"]["metrics"]["faithfulness"]
     assert block["draws"] == 15 and block["labels_mean"]["mean"] == 1.0
+
+
+def test_eval_labels_gates_the_report_once_with_its_spot_checks(tmp_path, monkeypatch):
+    """The run's report is gated once (run/regate.py gate_report), after the spot checks are attached: the gate reads
+    them (issue 49: it was gated, then gated again with them)."""
+    from localragas.run import runner  # noqa: PLC0415
+
+    data = write_jsonl(tmp_path / "d.jsonl", [
+        {"id": f"q{i}", "question": f"What colour is item {i}?", "contexts": [f"Item {i} is red.", "Sky is blue."],
+         "answer": f"Item {i} is red. It is also heavy.", "reference": f"Item {i} is red."} for i in range(12)])
+    first = tmp_path / "first.json"
+    assert cli("eval", data, *FAST, "-m", "faithfulness", "--out", first, "--no-gate").exit_code == 0
+    from localragas.report import read_json  # noqa: PLC0415
+
+    labels = tmp_path / "labels.jsonl"
+    label_items(read_json(first), labels, ("faithfulness",), n=15, answer=lambda x: 1)
+    gated = []
+    real = runner.gate_report
+    monkeypatch.setattr(runner, "gate_report", lambda report, *a, **k: gated.append(report.spot_checks) or
+                        real(report, *a, **k))
+    second = tmp_path / "second.json"
+    r = cli("eval", data, *FAST, "-m", "faithfulness", "--out", second, "--labels", labels)
+    assert r.exit_code in (0, 1), r.output
+    assert len(gated) == 1 and gated[0] is not None and gated[0].metrics["faithfulness"].draws == 15
+    result = json.loads(second.read_text())["gate"]["results"][0]
+    assert result["estimate"] == "prediction-powered" or "spot checks not used" in result["message"]

@@ -14,7 +14,7 @@ from localragas.core.errors import DatasetError
 from localragas.data.dataset import load_samples
 from localragas.data.schema import Report
 from localragas.judges.fake import FakeJudge
-from localragas.run.runner import regate
+from localragas.run.regate import regate
 from localragas.testing import GateNotEvaluatedWarning, assert_gate
 
 from cli_helpers import cli, sample_rows, write_file, write_jsonl
@@ -226,7 +226,7 @@ def test_assert_gate_fails_a_report_with_no_scored_sample():
 
 def test_the_pytest_fixture_refuses_an_empty_input(pytester):
     pytester.makepyfile(test_empty="""
-from localragas.run.runner import regate
+from localragas.run.regate import regate
 from localragas.testing import GateNotEvaluatedWarning, assert_gate
 
 def test_empty(evaluate):

@@ -20,7 +20,7 @@ from localragas.metrics import all_metrics
 from localragas.core.reply_schemas import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_QUESTION_CHARS, N_QUESTIONS, Claims,
                                            GeneratedQuestions, YesNo)
 from localragas.prompts.base import _SPECIAL_TOKEN, TAGS, neutralise, tagged
-from localragas.run.runner import score_sample
+from localragas.run.scoring import score_sample
 from localragas.data.sample_record import KNOWN_FIELDS
 from localragas.data.schema import Sample
 from localragas.judge_calls.sample_context import Scoring

@@ -11,7 +11,7 @@ from localragas import evaluate
 from localragas.judges.calibration_map import FamilyMap
 from localragas.run.evaluation import checkpoint_key, spec_from_flags
 from localragas.judges import FakeJudge
-from localragas.run.runner import run_judging
+from localragas.run.judging_context import run_judging
 from localragas.metrics.context_precision import average_precision
 from localragas.core.reply_schemas import Claims, YesNo
 from localragas.report import read_json

@@ -17,7 +17,7 @@ from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge, get_judge
 from localragas.judges import calibrated as calibrated_module
 from localragas.judges.calibrated import catalogue_calibration, run_calibration
-from localragas.run.runner import run_judging
+from localragas.run.judging_context import run_judging
 
 from calibration_helpers import calibration_file
 

@@ -158,7 +158,7 @@ def test_paths_and_urls_in_a_dataset_are_judged_as_text_and_never_opened(tmp_pat
     monkeypatch.setattr(io, "open", spy_open)
     monkeypatch.setattr(os, "open", spy_os_open)
     judge = FakeJudge()
-    monkeypatch.setattr("localragas.run.runner.get_judge", lambda *a, **k: judge)  # where a run builds its judge
+    monkeypatch.setattr("localragas.run.judging_context.get_judge", lambda *a, **k: judge)  # where a run builds its judge
     out = tmp_path / "r.json"
     r = cli("eval", str(data), "--judge", "fake", "--embedder", "fake", "--no-progress",
             "--no-gate", "--out", str(out))

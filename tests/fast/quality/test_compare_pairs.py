@@ -10,7 +10,7 @@ from localragas.cli.options import EXIT_GATE_FAILED, EXIT_TOO_FEW_PAIRS
 from localragas.data.schema import MetricResult
 from localragas.quality.compare import MIN_PAIRS, compare_reports
 from localragas.report import write_json
-from localragas.run.runner import regate
+from localragas.run.regate import regate
 
 from cli_helpers import cli
 from reports_helpers import make_report

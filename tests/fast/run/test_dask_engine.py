@@ -286,7 +286,7 @@ def test_a_server_that_accepts_and_says_nothing_exits_8_within_the_connect_timeo
 
 def test_local_n_beyond_this_machines_cores_exits_2_before_anything_starts(tmp_path):
     from cli_helpers import cli  # noqa: PLC0415
-    from localragas.run.engines import cores  # noqa: PLC0415
+    from localragas.run.engine_address import cores  # noqa: PLC0415
 
     base = ("eval", EXAMPLES, "--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "--no-progress",
             "--engine", "dask", "--address")
@@ -381,7 +381,7 @@ def test_a_worker_on_another_host_keeps_its_own_cache_and_sends_its_rows_back(tm
     monkeypatch.setenv("LOCALRAGAS_STATE_DIR", str(tmp_path / "worker-node"))
     (tmp_path / "driver-cache").mkdir()
     metrics = get_metrics(["faithfulness"])
-    job = dask_worker.Job(judge_name="fake", judge_options={}, judge=None, calibration=None, in_effect=None,
+    job = dask_worker.Job(judge_name="fake", judge_options={}, judge=None, calibration=None,
                           prompts=None, metrics=metrics, embedder=None, cache_folder=str(tmp_path / "driver-cache"),
                           driver_host="another-host")
     dask_worker.install("run-1", cloudpickle.dumps(job))
@@ -395,6 +395,36 @@ def test_a_worker_on_another_host_keeps_its_own_cache_and_sends_its_rows_back(tm
         assert not (tmp_path / "driver-cache" / "judge-cache.sqlite3").exists()
     finally:
         dask_worker.remove("run-1")
+
+
+def test_the_workers_score_with_the_calibration_in_effect(tmp_path):
+    """No cluster: the run's judging context carries its calibration in effect (a family fitted under another prompt
+    than the run asks left out), and a worker built from the run's job scores with that one, not the whole map."""
+    from localragas.judges.calibration_map import CalibrationMap, FamilyMap  # noqa: PLC0415
+    from localragas.metrics import get_metrics  # noqa: PLC0415
+    from localragas.prompts.overrides import template_hashes  # noqa: PLC0415
+    from localragas.run import dask_engine, dask_worker  # noqa: PLC0415
+    from localragas.run.judging_context import calibration_in_effect, run_judging, with_calibration  # noqa: PLC0415
+
+    cal = tmp_path / "cal.json"
+    built_in = template_hashes(["verify_statement"])["verify_statement"]
+    CalibrationMap({"verify_statement": FamilyMap(1.5, 1.0, {}, {"verify_statement": built_in})}).write(cal)
+    mine = tmp_path / "mine.txt"
+    mine.write_text("Say yes only when a context states the statement word for word.")
+    metrics = get_metrics(["faithfulness"])
+    for prompts, calibrated in ((None, True), ({"verify_statement": mine}, False)):
+        judging = run_judging("fake", {"calibration": str(cal)}, prompts)
+        run = with_calibration(judging, calibration_in_effect(judging, metrics))
+        assert run.calibration.covers("verify_statement") is calibrated and judging.calibration.covers("verify_statement")
+        dask_worker.install("run-cal", dask_engine._job(run, metrics, None))
+        try:
+            assert dask_worker._RUNS["run-cal"].judging.calibration.families == run.calibration.families
+            out = dask_worker.score_batch("run-cal", dask_worker.fingerprint(run, metrics, None),
+                                          [(0, samples()[0])])
+        finally:
+            dask_worker.remove("run-cal")
+        faith = out["results"][0][1].metrics["faithfulness"]
+        assert faith.evidence["calibrated"] is calibrated
 
 
 def test_the_settings_file_chooses_the_engine(tmp_path):

@@ -7,6 +7,7 @@ import json
 import pytest
 
 import localragas.judges.calibrated
+import localragas.metrics
 from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge, Judging
 from localragas.run.evaluation import Evaluation, RunSpec, run_eval, spec_from_flags
@@ -179,3 +180,29 @@ def test_calibrate_reads_its_settings_from_config(tmp_path, monkeypatch, data):
     r = cli("calibrate", labelled, "--config", toml, "-t", "faithfulness=0.6", "--no-progress", "--no-cache",
             "--out", out)
     assert r.exit_code == 0 and json.loads(out.read_text())["meta"]["thresholds"]["faithfulness"] == 0.6
+
+
+def test_eval_builds_its_run_once(data, tmp_path, monkeypatch):
+    """One path for a sample (run/prepared_run.py): the settings' custom metrics are registered, the metrics chosen,
+    the unscorable ones refused and the judge's window checked once per run, and the resume checkpoint keyed by the
+    run's own metrics."""
+    from localragas.run import prepared_run  # noqa: PLC0415
+
+    calls = {"register": 0, "metrics": 0, "refuse": 0, "window": 0}
+
+    def counted(kind, fn):
+        def wrapper(*a, **k):
+            calls[kind] += 1
+            return fn(*a, **k)
+        return wrapper
+
+    for kind, name in (("register", "register_custom_metrics"), ("metrics", "get_metrics"),
+                       ("refuse", "refuse_unscorable"), ("window", "check_window")):
+        monkeypatch.setattr(prepared_run, name, counted(kind, getattr(prepared_run, name)))
+    monkeypatch.setattr("localragas.metrics.get_metrics", counted("metrics", localragas.metrics.get_metrics))
+    monkeypatch.chdir(tmp_path)
+    r = cli("eval", data, "--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache", "--no-history",
+            "-m", "faithfulness,context_recall", "--out", tmp_path / "r.json")
+    assert r.exit_code in (0, 1), r.output
+    assert calls == {"register": 1, "metrics": 1, "refuse": 1, "window": 1}
+    assert json.loads((tmp_path / "r.json").read_text())["metrics"] == ["faithfulness", "context_recall"]

@@ -1,6 +1,6 @@
 """A run over a large JSON Lines input read back from its file (data/lazy_samples.py, forced with a small
 SPILL_AFTER): the same report (every score, the summary, the gate), shards and --limit as over the in-memory list;
-the samples to score are read as the engine takes them (run/engines.py Todo), a bounded number ahead."""
+the samples to score are read as the engine takes them (run/engine_base.py Todo), a bounded number ahead."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,9 @@ import pytest
 from localragas import evaluate
 from localragas.data import lazy_samples
 from localragas.data.dataset import load_samples
-from localragas.run import engines
+from localragas.run import local_engine
+from localragas.run.checkpoint import sample_hash
+from localragas.run.engine_base import Todo
 
 from cli_helpers import code_and_output as run
 
@@ -64,20 +66,20 @@ def test_shards_and_limit_of_a_lazy_input_equal_the_in_memory_ones(flags, monkey
 
 def test_the_local_engines_threads_are_handed_a_bounded_number_of_samples(monkeypatch):
     samples, _ = load_samples(EXAMPLE)
-    todo = engines.Todo(samples)
+    todo = Todo(samples)
     for i in range(16):
         todo.add(i)
     read = []
-    real_item = engines.Todo._item
-    monkeypatch.setattr(engines.Todo, "_item", lambda self, i: read.append(i) or real_item(self, i))
-    monkeypatch.setattr(engines, "IN_FLIGHT_PER_WORKER", 2)
+    real_entry = Todo._entry
+    monkeypatch.setattr(Todo, "_entry", lambda self, i: read.append(i) or real_entry(self, i))
+    monkeypatch.setattr(local_engine, "IN_FLIGHT_PER_WORKER", 2)
     finished: dict[int, tuple[str, str]] = {}
     reads_at_finish: list[int] = []
 
-    def finish(i, sample, digest, result):
-        finished[i] = (digest, result)
+    def finish(entry, result):
+        finished[entry.position] = (entry.digest, result)
         reads_at_finish.append(len(read))
 
-    engines._score_in_threads(todo, 2, finish, lambda sample: sample.id)
-    assert sorted(finished) == list(range(16)) and finished[4] == (engines.sample_hash(samples[4]), samples[4].id)
+    local_engine._score_in_threads(todo, 2, finish, lambda sample: sample.id)
+    assert sorted(finished) == list(range(16)) and finished[4] == (sample_hash(samples[4]), samples[4].id)
     assert all(count <= k + 4 for k, count in enumerate(reads_at_finish))  # at most 2 x 2 in flight

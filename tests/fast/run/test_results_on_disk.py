@@ -21,8 +21,8 @@ from localragas.report.json_stream import stream_json
 from localragas.judges import FakeJudge, judging
 from localragas.run import results as run_results
 from localragas.run.checkpoint import Checkpoint, Finished
-from localragas.run import runner
-from localragas.run.runner import regate
+from localragas.run import runner, scoring
+from localragas.run.regate import regate
 
 from cli_helpers import code_and_output as run
 
@@ -155,7 +155,7 @@ def test_a_large_html_page_embeds_the_first_and_the_worst_samples_and_says_so(in
 def test_a_resumed_run_on_disk_gives_the_uninterrupted_runs_report_and_files(monkeypatch, tmp_path):
     monkeypatch.setattr(run_results, "SPILL_AFTER", 5)  # results on disk past 5, the input read back past 3
     monkeypatch.setattr(lazy_samples, "SPILL_AFTER", 3)
-    for timed in (judging, runner):  # the same seconds in each run: a judge call's, a sample's
+    for timed in (judging, runner, scoring):  # the same seconds in each run: a judge call's, the run's, a sample's
         monkeypatch.setattr(timed, "time", SimpleNamespace(perf_counter=lambda: 0.0))
     whole = evaluate(str(EXAMPLE), judge="fake", embedder="fake", cache=False)
     ck = tmp_path / "run.jsonl"

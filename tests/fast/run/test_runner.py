@@ -9,7 +9,8 @@ from localragas.core.errors import ConfigError, JudgeError
 from localragas.judges import FakeJudge, Judging
 from localragas.metrics import all_metrics
 from localragas.metrics.registry import default_metric_names
-from localragas.run.runner import evaluate, score_sample
+from localragas.run.runner import evaluate
+from localragas.run.scoring import score_sample
 from localragas.data.schema import Report, Sample, SkippedRow
 
 DEFAULT = tuple(default_metric_names())  # the four RAGAS core metrics
