@@ -14,7 +14,7 @@ NO_MODE = "default"  # the thresholds key of a metric without a verdicts mode
 THRESHOLD_BASES = {CALIBRATED: "calibrated default", "probability": "uncalibrated default",
                    "json": "verdicts=json default", NO_MODE: "default"}
 # a threshold set with -t / --threshold, the settings file or thresholds=, not the metric's default: the gate says where
-# (report.meta.threshold_origins: "set with -t", "set in localragas.toml"; run/runner.py regate)
+# (report.meta.threshold_origins: "set with -t", "set in localragas.toml"; run/regate.py regate)
 GIVEN = "given"
 
 

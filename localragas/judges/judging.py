@@ -82,7 +82,7 @@ class Judging:
         self.cache = cache
         self.prompts = prompts
         self.calibration = calibration
-        # the judge's name and backend options when it was built from them (run/runner.py run_judging): what a Dask
+        # the judge's name and backend options when it was built from them (run/judging_context.py run_judging): what a Dask
         # worker builds its own judge from; None: a Judge instance was given
         self.made_from: tuple[str | None, dict] | None = None
         self.stats = JudgeStats()  # this run's totals, all threads
