@@ -68,11 +68,23 @@ def lines(path: Path) -> int:
     return len(path.read_text().splitlines()) if path.is_file() else 0
 
 
-def test_two_workers_give_the_local_report_and_a_rerun_is_answered_from_the_cache(tmp_path):
+@pytest.fixture(scope="module")
+def cluster():
+    """One cluster for the tests that need one: local:2's (2 single-threaded worker processes on 127.0.0.1, a worker
+    that dies started again), started once and given by its address. The tests that retire or poison workers, or test
+    how local:N starts and stops, start their own."""
+    from localragas.run.dask_local import local_cluster  # noqa: PLC0415
+
+    with local_cluster(2, verbose=False) as c, distributed.Client(c, set_as_default=False) as client:
+        client.wait_for_workers(2, timeout=120)
+        yield c
+
+
+def test_two_workers_give_the_local_report_and_a_rerun_is_answered_from_the_cache(tmp_path, cluster):
     data = samples()
     local = evaluate(data, judge="fake", embedder="fake", progress=False, cache=False)
     first = evaluate(data, judge="fake", embedder="fake", progress=False, cache_dir=tmp_path, engine="dask",
-                     address="local:2")
+                     address=cluster.scheduler_address)
     assert scores(first) == scores(local)
     assert [s.input for s in first.samples] == [s.input for s in local.samples]  # each sample's text, as locally
     assert [s.input.question for s in first.samples] == [x.question for x in data]
@@ -80,7 +92,7 @@ def test_two_workers_give_the_local_report_and_a_rerun_is_answered_from_the_cach
     assert first.meta["engine"]["worker_threads"] == 2 and first.meta["judge_stats"]["calls"] == \
         local.meta["judge_stats"]["calls"]
     again = evaluate(data, judge="fake", embedder="fake", progress=False, cache_dir=tmp_path, engine="dask",
-                     address="local:2")  # the rows the workers wrote came back into this cache: no judge call
+                     address=cluster.scheduler_address)  # the rows the workers wrote came back into this cache
     assert again.meta["judge_stats"]["calls"] == 0 and again.meta["judge_check"]["calls"] == 0
     assert again.meta["judge_stats"]["cache_hits"] > 0 and scores(again) == scores(local)
     # the canaries (run/canaries.py): the same ones, asked by the workers in their batches, with the same answers
@@ -89,13 +101,13 @@ def test_two_workers_give_the_local_report_and_a_rerun_is_answered_from_the_cach
     assert again.meta["canaries"]["calls"] == 0 and again.meta["canaries"]["groups"] == canaries[0]["groups"]
 
 
-def test_a_worker_killed_mid_run_loses_no_sample(tmp_path):
+def test_a_worker_killed_mid_run_loses_no_sample(tmp_path, cluster):
     data = samples(3)
     local = evaluate(data, judge=FakeJudge(responder=heuristic_reply), **RUN)
     checkpoint = tmp_path / "run.jsonl"
     killed = {}
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) \
-            as cluster, distributed.Client(cluster, set_as_default=False) as client:
+    with distributed.Client(cluster.scheduler_address, set_as_default=False) as client:
+        client.wait_for_workers(2, timeout=120)  # the shared cluster's killed worker is started again
 
         def kill_one():
             while lines(checkpoint) < 4:
@@ -193,10 +205,10 @@ def test_a_sample_that_kills_every_worker_ends_as_its_own_error(tmp_path):
     assert report.gate.passed is False and report.gate.evaluated is False  # the gate fails closed: exit 4
 
 
-def test_a_worker_whose_judge_differs_is_refused_before_scoring():
+def test_a_worker_whose_judge_differs_is_refused_before_scoring(cluster):
     with pytest.raises(LocalragasError, match=r"Dask worker .* differs from this run in judge \('fake:fake' vs "
                                               r"'fake:another-model-file'\)"):
-        evaluate(samples(), judge=OtherModelJudge(), engine="dask", address="local:1", **RUN)
+        evaluate(samples(), judge=OtherModelJudge(), engine="dask", address=cluster.scheduler_address, **RUN)
 
 
 def test_the_engine_settings_are_checked_before_anything_starts(monkeypatch):
