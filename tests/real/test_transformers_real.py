@@ -1,6 +1,7 @@
 """The transformers backend with the real SmolLM2-135M: its GGUF loaded through transformers (`gguf_file=`) on CPU,
-decoding constrained by xgrammar. Every call on the first example samples gives schema-valid JSON (the llama.cpp
-pipeline test runs all of them; four here cover every prompt family on CPU in a few minutes, not ten)."""
+decoding constrained by xgrammar. Every call on two example samples gives schema-valid JSON (the llama.cpp pipeline
+test runs all of them; here one with a reference and one without cover every prompt family on CPU: four took a few
+minutes, all sixteen ten)."""
 from __future__ import annotations
 
 import time
@@ -32,19 +33,23 @@ def tf_judge():
     judge.close()
 
 
-N_SAMPLES = 4  # the first four examples: three with a reference, one without
+ROWS = (0, 3)  # the first example (with a reference) and the fourth (without)
+N_SAMPLES = len(ROWS)
 
 
 def test_examples_through_the_cli_give_schema_valid_json_on_every_call(tmp_path):
-    out = tmp_path / "report.json"
+    lines = [line for line in EXAMPLES.read_text(encoding="utf-8").splitlines() if line.strip()]
+    data, out = tmp_path / "data.jsonl", tmp_path / "report.json"
+    data.write_text("".join(lines[i] + "\n" for i in ROWS), encoding="utf-8")
     started = time.perf_counter()
-    result = cli("eval", str(EXAMPLES), "--judge", SPEC, "--judge-option", "device=cpu", "--limit", str(N_SAMPLES),
+    result = cli("eval", str(data), "--judge", SPEC, "--judge-option", "device=cpu",
                  "--no-progress", "--no-cache", "--no-resume", "--out", str(out))
     seconds = time.perf_counter() - started
     assert result.exit_code in (0, 1), result.output  # the gate may fail with a 135M judge; never an error
     assert "GGUF tensors" not in result.output  # --no-progress: no progress bar from the GGUF loader either
-    report, n = examples_report(out, limit=N_SAMPLES)
+    report, n = examples_report(out, limit=N_SAMPLES)  # N_SAMPLES of the examples, checked as examples_report does
     assert n == N_SAMPLES
+    assert [s.input.reference is not None for s in report.samples] == [True, False], "one with a reference, one without"
     judge = report.meta["judge"]
     assert judge["name"] == "transformers/smollm2-135m"
     assert judge["fingerprint"].startswith(catalogue.spec("smollm2-135m").sha256 + ":")
