@@ -1,9 +1,9 @@
 """The transformers judge on a tiny random Llama built here (no download): grammar-constrained decoding gives
 schema-valid replies, deterministic and fingerprinted; the top next tokens come as data and the judging layer reads
-them; a token limit before the JSON closes is a truncation, a prompt
-longer than the context a judge error; generate_many and concurrent callers batch rows, and a failing batch reaches
-every waiting caller. (Its options, specs, dependency errors and file hashes need no model:
-tests/fast/judges/test_transformers_judge.py; the real SmolLM2 through this backend: test_transformers_real.py.)"""
+them; a token limit before the JSON closes is a truncation, a prompt longer than the context a judge error;
+generate_many and concurrent callers batch rows, and a failing batch reaches every waiting caller. (Its options,
+specs, dependency errors and file hashes need no model: tests/fast/judges/test_transformers_judge.py; the real
+SmolLM2 through this backend: test_transformers_real.py.)"""
 from __future__ import annotations
 
 import importlib.util
