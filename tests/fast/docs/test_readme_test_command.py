@@ -1,6 +1,7 @@
 """The README's (and docs/install.md's) "Run the tests" block is one command that installs what the tests need (the
 setup script with SETUP_EXTRAS=test: the test extra, the transformers backend, the test judge), lints (ruff, then
-mypy with its cache: steps of their own, not tests) and then runs pytest; the test extra holds what the test suite
+mypy with its cache: steps of their own, not tests) and then runs pytest, the tiers without a model in parallel and the real
+tier alone (scripts/test.sh); the test extra holds what the test suite
 imports beyond the base dependencies, and the two linters."""
 from __future__ import annotations
 
@@ -33,12 +34,17 @@ def test_the_run_the_tests_blocks_are_one_command_that_installs_the_test_needs_l
     blocks = {page: _block(page, "## Run the tests") for page in ("README.md", "docs/install.md")}
     assert blocks["README.md"] == blocks["docs/install.md"]
     [command] = blocks["README.md"]
-    install, *lint, run = command.split(" && ")
+    install, run = command.split(" && ")
     assert install == "SETUP_EXTRAS=test SETUP_SKIP_EVAL=1 bash scripts/setup.sh"
-    # ruff and mypy as pyproject.toml configures them ([tool.ruff], [tool.mypy]); mypy keeps its cache in .mypy_cache
-    assert lint == [".venv/bin/python -m ruff check", ".venv/bin/python -m mypy"]
-    assert run == ".venv/bin/python -m pytest -q"
-    assert {"ruff", "mypy"} <= _names(PYPROJECT["project"]["optional-dependencies"]["test"])
+    assert run == "bash scripts/test.sh"
+    # its steps, in order: ruff and mypy as pyproject.toml configures them ([tool.ruff], [tool.mypy]; mypy keeps its
+    # cache in .mypy_cache), the tiers without a model on one process per core, then the real tier alone
+    script = (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8")
+    steps = [line for line in script.splitlines() if line.startswith("step ")]
+    assert '"$PY" -m ruff check' in steps[0] and '"$PY" -m mypy' in steps[1]
+    assert '-m pytest -q -m "not real" -n' in script and script.rstrip().endswith('"$PY" -m pytest -q -m real')
+    assert "set -euo pipefail" in script
+    assert {"ruff", "mypy", "pytest-xdist"} <= _names(PYPROJECT["project"]["optional-dependencies"]["test"])
     setup = (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")
     assert 'install -q -e ".[test]"' in setup  # what SETUP_EXTRAS=test installs: test_setup_extras.py runs it
 
