@@ -52,7 +52,9 @@ def test_faithful_answer_above_hallucinated(qwen_judge, tmp_path, mode):
 
 @pytest.mark.parametrize("mode", VERDICTS)
 def test_relevant_chunk_ranks_above_the_unrelated_one(qwen_judge, mode):
-    report = evaluate([CHUNKS], metrics=["context_precision", "context_recall"], judge=qwen_judge,
+    # the judge check and its canaries are asked (and must pass) in test_faithful_answer_above_hallucinated's runs of
+    # the same judge in both modes; here the two metrics alone
+    report = evaluate([CHUNKS], metrics=["context_precision", "context_recall"], judge=qwen_judge, judge_check=False,
                       metric_options=verdicts(mode, "context_precision", "context_recall"), gate=False)
     cp = report.samples[0].metrics["context_precision"]
     recall = report.samples[0].metrics["context_recall"].value
