@@ -43,8 +43,8 @@ def test_cli_end_to_end_with_test_judge(examples_run):
 
 
 def test_same_input_same_scores(examples_run, smol_judge, minilm):
-    """Deterministic decoding: a second run (in Python, its judge and embedder loaded anew, no cache) gives the
-    examples run's per-sample scores and evidence, to the last digit."""
+    """Deterministic decoding: a second run (in Python, through the session's own judge and embedder, no cache) gives
+    the CLI examples run's per-sample scores and evidence, to the last digit."""
     from localragas import evaluate, load_samples
 
     _, out, _, _ = examples_run
