@@ -169,6 +169,7 @@ def _levels(text: str) -> dict[str, Any]:
 
 _DODGE = re.compile(r"\b(not sure|don't know|do not know|cannot answer)\b", re.I)  # a noncommittal answer
 _ENTITY = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|\d[\d,.]*\d|\d")
+_ASKED_CHUNK = re.compile(r"(?:context|上下文) (\d+)", re.I)  # judge_chunk's last line: the context it asks about
 
 
 def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
@@ -200,9 +201,12 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
     if output is YesNo:  # the same rules as the verdicts below, graded under "no": p >= 0.5 exactly when they say yes
         if prompt.name.startswith("criterion:"):
             p = _custom_share(text)
-        elif prompt.name == "judge_chunk":
+        elif prompt.name == "judge_chunk":  # the chunk the last line names, among the contexts
             target = " ".join(_between(text, "reference") or _between(text, "answer") or _between(text, "question"))
-            shared = len(_words(" ".join(_between(text, "context"))) & _words(target))
+            asked = _ASKED_CHUNK.findall(prompt.user.rsplit("\n", 1)[-1])
+            contexts = _between(text, "context")
+            chunk = contexts[int(asked[-1]) - 1] if asked and 0 < int(asked[-1]) <= len(contexts) else ""
+            shared = len(_words(chunk) & _words(target))
             p = 1.0 if shared >= 3 else shared / 6
         elif prompt.name.startswith("contradict_statement"):  # word overlap cannot tell a contradiction: never one
             p = 0.0
