@@ -15,6 +15,9 @@ from files whose label.metric differs): each run must hold one result, its rows 
 
 --mean compares BASE with the mean of both runs' scores on each row (two ways of asking combined, e.g. two wordings
 of a question): NEW is then that mean.
+
+--at THRESHOLD adds, for binary labels, balanced accuracy with a row predicted good when its score >= THRESHOLD (the
+gate's threshold), paired the same way.
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ import numpy as np
 
 
 from localragas.quality.agreement import (
-    bootstrap_statistic, figure_gain, pair_outcomes, roc_auc, spearman)
+    balanced_accuracy, bootstrap_statistic, figure_gain, pair_outcomes, roc_auc, spearman)
 
 FIGURES = {"binary": ("ROC AUC", roc_auc), "graded": ("Spearman", spearman),
            "pairwise": ("pairs ordered", lambda _, outcomes: float(outcomes.mean()))}
@@ -59,12 +62,15 @@ def _columns(base: dict, new: dict, kind: str) -> tuple[int, np.ndarray, np.ndar
             np.array([b[i][1] for i in ids]))
 
 
-def paired(base: dict, new: dict, mean: bool = False) -> dict | None:
+def paired(base: dict, new: dict, mean: bool = False, at: float | None = None) -> dict | None:
     """The paired comparison of two calibration results of one file and metric (mean: of base with the mean of the
-    two runs' scores); None for a kind of labels it does not know."""
-    if base["kind"] not in FIGURES:
+    two runs' scores; at: balanced accuracy at that threshold instead of the kind's figure, binary labels only); None
+    for a kind of labels it does not know."""
+    if base["kind"] not in FIGURES or (at is not None and base["kind"] != "binary"):
         return None
     name, figure = FIGURES[base["kind"]]
+    if at is not None:
+        name, figure = f"balanced accuracy at {at:g}", lambda y, s: balanced_accuracy(y, s, at)
     if mean and base["kind"] == "pairwise":
         raise SystemExit("--mean: pairwise labels compare pair outcomes, which have no mean of two runs' scores")
     n, y, sa, sb = _columns(base, new, base["kind"])
@@ -85,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("new", type=Path)
     parser.add_argument("--by-id", action="store_true", help="pair the one result of each run by row id alone")
     parser.add_argument("--mean", action="store_true", help="compare BASE with the mean of both runs' scores per row")
+    parser.add_argument("--at", type=float, metavar="THRESHOLD",
+                        help="binary labels: also balanced accuracy at this threshold (the gate's), paired")
     args = parser.parse_args(argv)
     runs = [json.loads(path.read_text())["results"] for path in (args.base, args.new)]
     if args.by_id:
@@ -95,8 +103,9 @@ def main(argv: list[str] | None = None) -> int:
         base, new = ({(Path(r["file"]).name, r["metric"]): r for r in results} for results in runs)
     print("| file | metric | figure | paired rows | base | new | new - base [95% CI] |")
     print("|---|---|---|---:|---:|---:|---|")
-    for key in sorted(set(base) & set(new)):
-        p = paired(base[key], new[key], args.mean)
+    figures = [None] if args.at is None else [None, args.at]  # None: the kind's own figure
+    for key, at in ((k, t) for k in sorted(set(base) & set(new)) for t in figures):
+        p = paired(base[key], new[key], args.mean, at)
         if p is None:
             continue
         ci = f"[{p['interval'][0]:+.3f}, {p['interval'][1]:+.3f}]" if p["interval"] else f"({p['note']})"

@@ -199,3 +199,16 @@ def test_ranked_chunks_reads_each_chunks_own_label(tmp_path, capsys):
     write_jsonl(labelled, rows)
     with pytest.raises(SystemExit, match="ranked.jsonl:3: meta.relevance must hold one 0/1 per chunk of contexts"):
         ranked_chunks.main([str(result)])
+
+
+def test_paired_at_a_threshold_adds_balanced_accuracy_at_the_gate(tmp_path, capsys):
+    base = _run(tmp_path / "a.json", "bench/cp.jsonl", "context_precision",
+                _rows([.9, .6, .2, .3, .8, .7, .4, .1], LABELS))
+    new = _run(tmp_path / "b.json", "bench/cp.jsonl", "context_precision",
+               _rows([.9, .1, .9, .2, .3, .45, .8, .6], LABELS))
+    assert paired_calibration.main([str(base), str(new), "--at", "0.5"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-2].startswith("| cp.jsonl | context_precision | ROC AUC | 8 |")
+    # at 0.5: base says good for .9 .6 .8 .7 (2 of 4 labelled 1, 2 of 4 labelled 0 wrongly): 0.5; new for .9 .9 .8 .6
+    # (3 of 4 labelled 1, 1 of 4 labelled 0): 0.75
+    assert lines[-1].startswith("| cp.jsonl | context_precision | balanced accuracy at 0.5 | 8 | 0.500 | 0.750 | +0.250 [")

@@ -4,6 +4,7 @@ calibrated by a map of its own family only."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -26,10 +27,12 @@ METRIC = all_metrics()["context_precision"]
 
 def scripted(prompt, output):
     assert output is YesNo
-    table = {"judge_chunk": USEFUL, "question_answerable": ANSWERS}[prompt.name]
-    hit = [k for k in table if k in prompt.user]
-    assert len(hit) == 1, prompt.user  # one chunk a call, shown alone
-    return {"p_yes": table[hit[0]], "mass": 1.0}
+    if prompt.name == "judge_chunk":  # every chunk in the contexts; the last line names the one asked about
+        k = int(re.search(r"context (\d+)", prompt.user.rsplit("\n", 1)[-1]).group(1))
+        return {"p_yes": USEFUL[CHUNKS[k - 1]], "mass": 1.0}
+    hit = [k for k in ANSWERS if k in prompt.user]
+    assert prompt.name == "question_answerable" and len(hit) == 1, prompt.user  # one chunk a call, shown alone
+    return {"p_yes": ANSWERS[hit[0]], "mass": 1.0}
 
 
 def run(judge, tmp_path, questions="both", calibration=None):

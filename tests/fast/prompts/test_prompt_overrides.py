@@ -30,7 +30,7 @@ BUILT = {  # one prompt of each family, per language, with every variant of its 
     "generate_questions": lambda lang: [generate_questions("x", lang=lang)],
     "check_question": lambda lang: [check_question("a", "q", lang=lang)],
     "rate_context_relevance": lambda lang: [rate_context_relevance("q", ["c"], v, lang=lang) for v in (0, 1)],
-    "judge_chunk": lambda lang: [judge_chunk("q", t, k, "c", lang=lang)
+    "judge_chunk": lambda lang: [judge_chunk("q", t, k, ["c"], 1, lang=lang)
                                  for t, k in (("r", "reference answer"), ("a", "answer"), ("", "question"))],
     "judge_chunks": lambda lang: [judge_chunks("q", t, k, ["c"], lang=lang)
                                   for t, k in (("r", "reference answer"), ("a", "answer"), ("", "question"))],
