@@ -30,15 +30,15 @@ def test_a_statement_lies_wholly_after_the_last_split_and_the_steps_before_it_ar
 
 @pytest.mark.parametrize("question, target, kind", [("Which tiers?", "Three tiers.", "reference answer"),
                                                      ("Which tiers?", "", "question")])
-def test_a_chunk_is_read_in_the_contexts_once_and_its_call_only_names_it(question, target, kind):
+def test_a_chunks_call_shares_the_contexts_and_the_question_and_shows_its_chunk_again(question, target, kind):
     prompts = [judge_chunk(question, target, kind, CONTEXTS, k) for k in (1, 2)]
     assert len({(p.system, p.user[:p.splits[1]]) for p in prompts}) == 1  # the contexts, question and target shared
     for k, prompt in enumerate(prompts, 1):
         contexts_end, shared_end = prompt.splits
         assert all(c in prompt.user[:contexts_end] for c in CONTEXTS)
         assert question in prompt.user[contexts_end:shared_end]
-        last = prompt.user[shared_end:]
-        assert f"context {k}" in last and not any(c in last for c in CONTEXTS)
+        last = prompt.user[shared_end:]  # the chunk shown again, and the question naming it
+        assert f"context {k}" in last and [c in last for c in CONTEXTS] == [i == k for i in (1, 2)]
 
 
 def test_every_graded_call_on_a_sample_starts_with_the_same_contexts_step():
