@@ -62,14 +62,17 @@ def chunk_probabilities(ctx: "Scoring", question: str, target: str, kind: str, c
 
 def _chunks_in_groups(ctx: "Scoring", w: Window, question: str, target: str, kind: str, contexts: list[str]
                       ) -> tuple[list[float], str]:
-    """chunk_probabilities against groups of chunks that fit (the question and target cut first when they take over
-    half the window), and the note saying so."""
+    """chunk_probabilities against groups of chunks that fit with the chunk asked about shown again (the question
+    and target cut first when they take over half the window), and the note saying so."""
     lang = ctx.language.lang
     question, target = _fit_question_target(ctx, w, question, target, kind,
                                             judge_chunk("", "", kind, [""], 1, lang=lang), YES_NO_REPLY)
-    limit = max(MIN_ITEM, w.room(judge_chunk(question, target, kind, [""], 1, lang=lang)) - YES_NO_REPLY)
-    pieces, split = context_pieces(contexts, limit - TAG_TOKENS, w)
-    groups = pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS, limit)
+    room = max(MIN_ITEM, w.room(judge_chunk(question, target, kind, [""], 1, lang=lang)) - YES_NO_REPLY)
+    # a call holds its group and its chunk again: a piece takes at most half the room, and a group leaves room for
+    # its longest piece shown a second time
+    pieces, split = context_pieces(contexts, max(MIN_ITEM, room // 2 - TAG_TOKENS), w)
+    longest = max(w.tokens(text) for _, text in pieces) + TAG_TOKENS
+    groups = pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS, max(MIN_ITEM, room - longest))
     probs = [0.0] * len(contexts)
     for group in groups:
         texts = [text for _, text in group]

@@ -172,6 +172,14 @@ _ENTITY = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|\d[\d,.]*\d|\d")
 _ASKED_CHUNK = re.compile(r"(?:context|上下文) (\d+)", re.I)  # judge_chunk's last line: the context it asks about
 
 
+def chunk_asked(user: str) -> str:
+    """The chunk a judge_chunk prompt (its user message) asks about: the context its last line names by number (""
+    when none)."""
+    asked = _ASKED_CHUNK.findall(user.rsplit("\n", 1)[-1])
+    contexts = _between(user, "context")
+    return contexts[int(asked[-1]) - 1] if asked and 0 < int(asked[-1]) <= len(contexts) else ""
+
+
 def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
     """Sentences as claims, word overlap as verdicts (graded ones too, and whether the answer replies to a generated
     question), the answer's first sentence as questions, capitalised words and numbers as entities, the share of
@@ -201,12 +209,9 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
     if output is YesNo:  # the same rules as the verdicts below, graded under "no": p >= 0.5 exactly when they say yes
         if prompt.name.startswith("criterion:"):
             p = _custom_share(text)
-        elif prompt.name == "judge_chunk":  # the chunk the last line names, among the contexts
+        elif prompt.name == "judge_chunk":
             target = " ".join(_between(text, "reference") or _between(text, "answer") or _between(text, "question"))
-            asked = _ASKED_CHUNK.findall(prompt.user.rsplit("\n", 1)[-1])
-            contexts = _between(text, "context")
-            chunk = contexts[int(asked[-1]) - 1] if asked and 0 < int(asked[-1]) <= len(contexts) else ""
-            shared = len(_words(chunk) & _words(target))
+            shared = len(_words(chunk_asked(prompt.user)) & _words(target))
             p = 1.0 if shared >= 3 else shared / 6
         elif prompt.name.startswith("contradict_statement"):  # word overlap cannot tell a contradiction: never one
             p = 0.0

@@ -98,14 +98,15 @@ def test_verify_statement_in_chinese():
     assert "判断上下文是否支持下面这条陈述" in prompt.user
 
 
-def test_judge_chunk_reads_the_contexts_first_then_the_question_and_names_one_chunk():
+def test_judge_chunk_reads_the_contexts_first_then_the_question_then_its_chunk_again():
     prompt = judge_chunk(sample.question, sample.reference, "reference answer", sample.contexts, 2)
     assert prompt.name == "judge_chunk"
     assert prompt.user.startswith('<context id="1">\n' + sample.contexts[0])
-    assert prompt.user.count("<context id=") == len(sample.contexts)
+    assert prompt.user.count("<context id=") == len(sample.contexts) + 1  # chunk 2 shown again before its question
     assert prompt.user.index("</context>\n\n") < prompt.user.index(f"<question>\n{sample.question}\n</question>\n"
                                                                    f"<reference>\n{sample.reference}\n</reference>")
-    assert prompt.user.endswith('Was context 2 useful for arriving at that reference answer? ' + ONE_WORD["en"])
+    assert prompt.user.endswith(f'<context id="2">\n{sample.contexts[1]}\n</context>\n\n'
+                                'Was context 2 useful for arriving at that reference answer? ' + ONE_WORD["en"])
     alone = judge_chunk(sample.question, "", "question", sample.contexts, 1)
     assert "<reference>" not in alone.user and "contains information that answers the question" in alone.user
     assert alone.user.endswith("Does context 1 contain information that answers the question? " + ONE_WORD["en"])

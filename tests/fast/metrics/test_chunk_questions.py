@@ -4,7 +4,6 @@ calibrated by a map of its own family only."""
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
@@ -15,6 +14,7 @@ from localragas.core.reply_schemas import YesNo
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.data.schema import Sample
+from localragas.judges.fake import chunk_asked
 
 from calibration_helpers import calibration_file
 
@@ -28,8 +28,7 @@ METRIC = all_metrics()["context_precision"]
 def scripted(prompt, output):
     assert output is YesNo
     if prompt.name == "judge_chunk":  # every chunk in the contexts; the last line names the one asked about
-        k = int(re.search(r"context (\d+)", prompt.user.rsplit("\n", 1)[-1]).group(1))
-        return {"p_yes": USEFUL[CHUNKS[k - 1]], "mass": 1.0}
+        return {"p_yes": USEFUL[chunk_asked(prompt.user)], "mass": 1.0}
     hit = [k for k in ANSWERS if k in prompt.user]
     assert prompt.name == "question_answerable" and len(hit) == 1, prompt.user  # one chunk a call, shown alone
     return {"p_yes": ANSWERS[hit[0]], "mass": 1.0}
@@ -110,7 +109,9 @@ def test_a_chunk_too_long_for_the_window_is_asked_both_questions_in_pieces():
     report = evaluate([sample], metrics=["context_precision"], judge=judge, cache=False, progress=False, gate=False,
                       metric_options={"context_precision": {"questions": "both"}})
     names = [c.prompt.name for c in judge.calls]
-    assert names.count("judge_chunk") > 1 and names.count("question_answerable") == names.count("judge_chunk")
+    # each question in pieces that fit its prompt (judge_chunk's shows its piece twice: smaller pieces, more of them)
+    assert names.count("judge_chunk") >= names.count("question_answerable") > 1
     cp = report.samples[0].metrics["context_precision"]
     assert cp.evidence["chunks"][0]["p_relevant"] == pytest.approx(0.9)  # the highest over the pieces, each question
-    assert any("judged in pieces" in w for w in cp.evidence["warnings"])
+    assert any("judged in pieces" in w for w in cp.evidence["warnings"])  # question_answerable's note
+    assert any("were split into pieces" in w for w in cp.evidence["warnings"])  # judge_chunk's

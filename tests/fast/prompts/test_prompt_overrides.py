@@ -54,8 +54,9 @@ def test_every_familys_block_is_found_and_replaced_in_its_prompts(family, lang):
 def test_the_split_moves_with_the_replaced_block():
     prompt = verify_statement("The sky is blue.", ["The sky is blue."])
     asked = PromptOverrides({"verify_statement": MINE}).apply(prompt)
-    assert asked.user[asked.splits[0]:] == prompt.user[prompt.splits[0]:]  # the item's own text, after the split
-    assert asked.user[:asked.splits[0]].endswith(MINE + "\n\n")
+    assert asked.user[:asked.splits[0]] == prompt.user[:prompt.splits[0]]  # the contexts, before the block
+    assert asked.user[asked.splits[1]:] == prompt.user[prompt.splits[1]:]  # the item's own text, after the block
+    assert asked.user[asked.splits[0]:asked.splits[1]] == MINE + "\n\n"
 
 
 def test_an_override_changes_what_the_judge_is_asked_and_the_reports_hashes(tmp_path):
