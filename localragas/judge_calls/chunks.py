@@ -49,40 +49,10 @@ def relevance_family(questions: str) -> str:
 
 
 def chunk_probabilities(ctx: "Scoring", question: str, target: str, kind: str, contexts: list[str]) -> list[float]:
-    """For each chunk, P(yes) that it is useful for the target (see chunk_flags): one graded call per chunk, each
-    asked after the sample's contexts (prompts.relevance.judge_chunk: the contexts are read once per sample, in the
-    prefix faithfulness and context recall share). Contexts that do not fit the window beside the question and
-    target are judged in groups that fit, a chunk longer than a group in pieces (its highest probability over
-    them)."""
+    """For each chunk, P(yes) that it is useful for the target (see chunk_flags): one graded call per chunk."""
     lang = ctx.language.lang
-    prompts = [judge_chunk(question, target, kind, contexts, k, lang=lang) for k in range(1, len(contexts) + 1)]
-    return fitted(ctx, ((p, YES_NO_REPLY) for p in prompts), lambda: [ctx.p_yes(p) for p in prompts],
-                  lambda w: _chunks_in_groups(ctx, w, question, target, kind, contexts))
-
-
-def _chunks_in_groups(ctx: "Scoring", w: Window, question: str, target: str, kind: str, contexts: list[str]
-                      ) -> tuple[list[float], str]:
-    """chunk_probabilities against groups of chunks that fit with the chunk asked about shown again (the question
-    and target cut first when they take over half the window), and the note saying so."""
-    lang = ctx.language.lang
-    question, target = _fit_question_target(ctx, w, question, target, kind,
-                                            judge_chunk("", "", kind, [""], 1, lang=lang), YES_NO_REPLY)
-    room = max(MIN_ITEM, w.room(judge_chunk(question, target, kind, [""], 1, lang=lang)) - YES_NO_REPLY)
-    # a call holds its group and its chunk again: a piece takes at most half the room, and a group leaves room for
-    # its longest piece shown a second time
-    pieces, split = context_pieces(contexts, max(MIN_ITEM, room // 2 - TAG_TOKENS), w)
-    longest = max(w.tokens(text) for _, text in pieces) + TAG_TOKENS
-    groups = pack(pieces, lambda p: w.tokens(p[1]) + TAG_TOKENS, max(MIN_ITEM, room - longest))
-    probs = [0.0] * len(contexts)
-    for group in groups:
-        texts = [text for _, text in group]
-        for k, (i, _) in enumerate(group, 1):
-            probs[i] = max(probs[i], ctx.p_yes(judge_chunk(question, target, kind, texts, k, lang=lang)))
-    note = (f"the contexts did not fit {w.named} beside the question: the {len(contexts)} chunks were judged in "
-            f"{len(groups)} group(s) of chunks that fit")
-    if split:
-        note += f"; chunk(s) {number_list(split)} were split into pieces (a chunk's probability is the highest over them)"
-    return probs, note
+    return _per_chunk(ctx, question, target, kind, contexts,
+                      lambda q, t, c: judge_chunk(q, t, kind, c, lang=lang))
 
 
 def answerable_probabilities(ctx: "Scoring", question: str, contexts: list[str]) -> list[float]:
@@ -95,7 +65,7 @@ def answerable_probabilities(ctx: "Scoring", question: str, contexts: list[str])
 
 def _per_chunk(ctx: "Scoring", question: str, target: str, kind: str, contexts: list[str],
                make: Callable[[str, str, str], Prompt]) -> list[float]:
-    """P(yes) of make(question, target, chunk) for each chunk (answerable_probabilities). A chunk too long for the window is judged in pieces and
+    """P(yes) of make(question, target, chunk) for each chunk. A chunk too long for the window is judged in pieces and
     gets its highest probability over them (the question and target cut first when they take over half the window)."""
     prompts = [make(question, target, c) for c in contexts]
     return fitted(ctx, ((p, YES_NO_REPLY) for p in prompts), lambda: [ctx.p_yes(p) for p in prompts],

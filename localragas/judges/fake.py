@@ -169,15 +169,6 @@ def _levels(text: str) -> dict[str, Any]:
 
 _DODGE = re.compile(r"\b(not sure|don't know|do not know|cannot answer)\b", re.I)  # a noncommittal answer
 _ENTITY = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|\d[\d,.]*\d|\d")
-_ASKED_CHUNK = re.compile(r"(?:context|上下文) (\d+)", re.I)  # judge_chunk's last line: the context it asks about
-
-
-def chunk_asked(user: str) -> str:
-    """The chunk a judge_chunk prompt (its user message) asks about: the context its last line names by number (""
-    when none)."""
-    asked = _ASKED_CHUNK.findall(user.rsplit("\n", 1)[-1])
-    contexts = _between(user, "context")
-    return contexts[int(asked[-1]) - 1] if asked and 0 < int(asked[-1]) <= len(contexts) else ""
 
 
 def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
@@ -211,7 +202,7 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
             p = _custom_share(text)
         elif prompt.name == "judge_chunk":
             target = " ".join(_between(text, "reference") or _between(text, "answer") or _between(text, "question"))
-            shared = len(_words(chunk_asked(prompt.user)) & _words(target))
+            shared = len(_words(" ".join(_between(text, "context"))) & _words(target))
             p = 1.0 if shared >= 3 else shared / 6
         elif prompt.name.startswith("contradict_statement"):  # word overlap cannot tell a contradiction: never one
             p = 0.0

@@ -105,10 +105,10 @@ _BUILT_IN = [
                  tuple(t for pair in rating.INSTRUCTIONS.values() for t in pair),
                  (lambda: rating.rate_context_relevance("?", []), ONE_CHUNK, RATING_REPLY)),
     PromptFamily("judge_chunk", relevance.judge_chunk, YesNo,
-                 lambda lang: [relevance.judge_chunk(Q, "" if k == "question" else S, k, C, 1, lang)
+                 lambda lang: [relevance.judge_chunk(Q, "" if k == "question" else S, k, S, lang)
                                for k in TARGET_KINDS],
                  _targets(relevance.ONE) + _all(relevance.ONE_QUESTION_ONLY),
-                 (lambda: relevance.judge_chunk("?", "", "reference answer", [""], 1), ONE_CHUNK, YES_NO_REPLY)),
+                 (lambda: relevance.judge_chunk("?", "", "reference answer", ""), ONE_CHUNK, YES_NO_REPLY)),
     PromptFamily("judge_chunks", relevance.judge_chunks, Verdicts,
                  lambda lang: [relevance.judge_chunks(Q, "" if k == "question" else S, k, C, lang)
                                for k in TARGET_KINDS],

@@ -88,11 +88,9 @@ def contradict_statement(statement: str, contexts: list[str], lang: str | None =
 
 def one_word_prompt(name: str, instructions: dict[str, str], statement: str, contexts: list[str],
                     lang: str | None) -> Prompt:
-    """A one-word yes/no question about one statement against the contexts, in three steps (`splits`): the contexts
-    (the prefix every graded call on the sample shares, judge_chunk's too), the instructions (the statements share
-    them), then the statement and the reply line."""
+    """A one-word yes/no question about one statement against the contexts: the contexts and the instructions first
+    (the prefix the calls for one sample's statements share), then the statement and the reply line."""
     lang = lang or detect(statement)
-    block = contexts_block(contexts, lang) + "\n\n"
-    shared = block + "\n".join([instructions[lang], "", ""])
+    shared = "\n".join([contexts_block(contexts, lang), "", instructions[lang], "", ""])
     item = "\n".join([tagged("statement", statement), "", closing(lang, ONE_WORD[lang])])
-    return Prompt(name, shared + item, YES_NO_SYSTEMS[lang], splits=(len(block), len(shared)))
+    return Prompt(name, shared + item, YES_NO_SYSTEMS[lang], splits=(len(shared),))

@@ -160,7 +160,7 @@ def items_of(kind: str, row: dict) -> tuple[list[str], callable]:
     """The statements of a row and how to build the graded prompt for one of them (with contexts or with none)."""
     if kind == "chunk":
         q = row["question"]
-        return list(row["contexts"]), lambda s, ctx: judge_chunk(q if ctx else "", "", "question", [s], 1)
+        return list(row["contexts"]), lambda s, ctx: judge_chunk(q if ctx else "", "", "question", s)
     text = row["answer"] if kind == "answer" else row["reference"]
     # QAGS keeps the summary's sentences as its workers voted on them: those, so each has its own label
     parts = row.get("meta", {}).get("summary_sentences") if kind == "answer" else None

@@ -55,14 +55,15 @@ Policy = Callable[[str], float]  # the request's user message -> P(yes)
 def separating(user: str) -> float:
     """A judge that can judge: the fake judge's word-overlap rules (a statement by its share of words in the
     contexts, a chunk by the words it shares with the reference), kept inside (0, 1)."""
-    from localragas.judges.fake import _between, _graded_share, _words, chunk_asked
+    from localragas.judges.fake import _between, _graded_share, _words
 
     statement = " ".join(_between(user, "statement"))
+    contexts = " ".join(_between(user, "context"))
     if statement:
-        p = _graded_share(_words(statement), " ".join(_between(user, "context")))
-    else:  # a chunk: the one the last line names
+        p = _graded_share(_words(statement), contexts)
+    else:
         target = " ".join(_between(user, "reference") or _between(user, "answer") or _between(user, "question"))
-        shared = len(_words(chunk_asked(user)) & _words(target))
+        shared = len(_words(contexts) & _words(target))
         p = 1.0 if shared >= 3 else shared / 6
     return min(max(p, 0.01), 0.99)
 

@@ -6,7 +6,7 @@ import pytest
 
 from localragas.core.reply_schemas import Claims, GeneratedQuestions
 from localragas.judges import Judging
-from localragas.prompts import extract_claims, generate_questions, judge_chunk, verify_statement
+from localragas.prompts import extract_claims, generate_questions, verify_statement
 
 CONTEXTS = ["Acme Cloud Storage offers three storage tiers: Standard, Infrequent Access and Archive. " * 3,
             "The Archive tier restores data within 12 hours. Standard is billed per GB and month."]
@@ -43,25 +43,6 @@ def test_a_sample_with_four_claims_evaluates_its_contexts_once(fresh_smol):
     assert all(c["cached_tokens"] == shared for c in calls[1:])
     evaluated = sum(c["prompt_tokens"] - c["cached_tokens"] for c in calls)
     assert evaluated == sum(c["prompt_tokens"] for c in calls) - 3 * shared
-
-
-def test_context_precision_asks_its_chunks_after_the_contexts_faithfulness_evaluated(fresh_smol):
-    """One prefix per sample: the chunk calls reuse the system prompt and the contexts that the statement calls
-    evaluated, evaluate the question and reference once, then only each chunk shown again with its question."""
-    judge = fresh_smol()
-    judging = Judging(judge)
-    judging.p_yes(verify_statement(CLAIMS[0], CONTEXTS))
-    chunks = [judge_chunk("Which tiers?", "Three tiers.", "reference answer", CONTEXTS, k) for k in (1, 2)]
-    got = [judging.p_yes(p) for p in chunks]
-    first, second = judging.log.records[1:]
-    steps = judge._prefix_steps().steps
-    contexts = sum(len(s) for s in steps.segments(chunks[0])[:2])  # the system prompt and the contexts
-    assert contexts == sum(len(s) for s in steps.segments(verify_statement(CLAIMS[0], CONTEXTS))[:2]) > 150
-    assert first["cached_tokens"] == contexts
-    assert second["cached_tokens"] == sum(len(s) for s in steps.segments(chunks[1])[:3])
-    assert second["prompt_tokens"] - second["cached_tokens"] == len(steps.segments(chunks[1])[-1])  # chunk 2 alone
-    alone = Judging(fresh_smol())  # a judge that ran nothing before: the same P(yes)
-    assert [alone.p_yes(p) for p in chunks] == got
 
 
 def test_p_yes_does_not_depend_on_the_order_or_on_a_restored_prefix(fresh_smol):

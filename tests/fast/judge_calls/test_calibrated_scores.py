@@ -18,7 +18,6 @@ from localragas.report import read_json
 from localragas.report.html_report import render_html
 from localragas.report.markdown import render_markdown
 from localragas.data.schema import Sample
-from localragas.judges.fake import chunk_asked
 
 from calibration_helpers import calibration_file
 from cli_helpers import cli
@@ -35,10 +34,11 @@ def scripted(prompt, output):
     if output is Claims:
         return {"claims": list(CLAIMS)}
     assert output is YesNo
-    if prompt.name == "judge_chunk":
-        return {"p_yes": CHUNKS[chunk_asked(prompt.user)], "mass": 1.0}
-    hit = next(k for k in CLAIMS if f"<statement>\n{k}\n</statement>" in prompt.user)
-    return {"p_yes": 1 - CLAIMS[hit] if prompt.name == "contradict_statement" else CLAIMS[hit], "mass": 1.0}
+    text = prompt.user
+    table = CHUNKS if prompt.name == "judge_chunk" else CLAIMS
+    hit = next(k for k in table if (f"<context>\n{k}\n</context>" if prompt.name == "judge_chunk"
+                                    else f"<statement>\n{k}\n</statement>") in text)
+    return {"p_yes": 1 - table[hit] if prompt.name == "contradict_statement" else table[hit], "mass": 1.0}
 
 
 def both_families(path):

@@ -98,23 +98,14 @@ def test_verify_statement_in_chinese():
     assert "判断上下文是否支持下面这条陈述" in prompt.user
 
 
-def test_judge_chunk_reads_the_contexts_first_then_the_question_then_its_chunk_again():
-    prompt = judge_chunk(sample.question, sample.reference, "reference answer", sample.contexts, 2)
+def test_judge_chunk_puts_the_question_first_and_one_chunk():
+    prompt = judge_chunk(sample.question, sample.reference, "reference answer", sample.contexts[1])
     assert prompt.name == "judge_chunk"
-    assert prompt.user.startswith('<context id="1">\n' + sample.contexts[0])
-    assert prompt.user.count("<context id=") == len(sample.contexts) + 1  # chunk 2 shown again before its question
-    assert prompt.user.index("</context>\n\n") < prompt.user.index(f"<question>\n{sample.question}\n</question>\n"
-                                                                   f"<reference>\n{sample.reference}\n</reference>")
-    assert prompt.user.endswith(f'<context id="2">\n{sample.contexts[1]}\n</context>\n\n'
-                                'Was context 2 useful for arriving at that reference answer? ' + ONE_WORD["en"])
-    alone = judge_chunk(sample.question, "", "question", sample.contexts, 1)
+    assert prompt.user.startswith(f"<question>\n{sample.question}\n</question>\n"
+                                  f"<reference>\n{sample.reference}\n</reference>")
+    assert prompt.user.count("<context>") == 1 and "useful for arriving at that reference answer" in prompt.user
+    alone = judge_chunk(sample.question, "", "question", sample.contexts[1])
     assert "<reference>" not in alone.user and "contains information that answers the question" in alone.user
-    assert alone.user.endswith("Does context 1 contain information that answers the question? " + ONE_WORD["en"])
-
-
-def test_judge_chunk_in_chinese_names_the_chunk_and_the_target_in_chinese():
-    prompt = judge_chunk("长城有多长？", "两万多公里。", "reference answer", ["长城很长。", "故宫在北京。"], 2)
-    assert prompt.system == YES_NO_SYSTEMS["zh"] and prompt.user.endswith("上下文 2 对得出这个参考答案有用吗？" + ONE_WORD["zh"])
 
 
 # --- the option (the metrics in both modes: test_metrics.py) ------------------------------------------------------
@@ -151,7 +142,5 @@ def test_a_chunk_too_long_for_the_window_is_judged_in_pieces():
     r = PRECISION.score(Scoring(sample(contexts=[chunk, "Short chunk about Archive."]), judge))
     asked = judge.asked("judge_chunk")
     assert len(asked) > 2 and r.scored
-    assert all(judge.count_tokens(a.system) + judge.count_tokens(a.user) <= 600 for a in asked)
-    assert "Short chunk about Archive." in asked[-1].user  # the short chunk judged too, in a group that fits
-    assert any(w.startswith("the contexts did not fit the judge's context window (n_ctx=600) beside the question")
-               and "chunk(s) 1 were split into pieces" in w for w in r.evidence["warnings"])
+    assert any(w.startswith("chunk(s) 1 did not fit the judge's context window (n_ctx=600)")
+               for w in r.evidence["warnings"])

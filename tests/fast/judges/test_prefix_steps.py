@@ -18,40 +18,23 @@ CLAIMS = ["Acme offers Standard.", "Archive restores in 12 hours.", "It is free.
 # --- where the graded prompts are cut ------------------------------------------------------------------------------
 
 
-def test_a_statement_lies_wholly_after_the_last_split_and_the_steps_before_it_are_shared():
-    prompts = [verify_statement(item, CONTEXTS) for item in CLAIMS]
-    for prompt, item in zip(prompts, CLAIMS):
-        contexts_end, shared_end = prompt.splits
-        assert item in prompt.user[shared_end:] and item not in prompt.user[:shared_end]
-        assert all(c in prompt.user[:contexts_end] for c in CONTEXTS)
-    english = {(q.system, q.user[:q.splits[1]]) for q, item in zip(prompts, CLAIMS) if item.isascii()}
+@pytest.mark.parametrize("make, items", [
+    (lambda item: verify_statement(item, CONTEXTS), CLAIMS),
+    (lambda item: judge_chunk("Which tiers?", "Three tiers.", "reference answer", item), CONTEXTS),
+    (lambda item: judge_chunk("Which tiers?", "", "question", item), CONTEXTS),
+])
+def test_the_judged_item_lies_wholly_after_the_split_and_the_prefix_is_shared(make, items):
+    prompts = [make(item) for item in items]
+    for prompt, item in zip(prompts, items):
+        (cut,) = prompt.splits
+        assert item in prompt.user[cut:] and item not in prompt.user[:cut]
+    english = {(q.system, q.user[:q.splits[0]]) for q, item in zip(prompts, items) if item.isascii()}
     assert len(english) == 1  # byte-identical across the sample's items (a Chinese claim has its own instructions)
 
 
-@pytest.mark.parametrize("question, target, kind", [("Which tiers?", "Three tiers.", "reference answer"),
-                                                     ("Which tiers?", "", "question")])
-def test_a_chunks_call_shares_the_contexts_and_the_question_and_shows_its_chunk_again(question, target, kind):
-    prompts = [judge_chunk(question, target, kind, CONTEXTS, k) for k in (1, 2)]
-    assert len({(p.system, p.user[:p.splits[1]]) for p in prompts}) == 1  # the contexts, question and target shared
-    for k, prompt in enumerate(prompts, 1):
-        contexts_end, shared_end = prompt.splits
-        assert all(c in prompt.user[:contexts_end] for c in CONTEXTS)
-        assert question in prompt.user[contexts_end:shared_end]
-        last = prompt.user[shared_end:]  # the chunk shown again, and the question naming it
-        assert f"context {k}" in last and [c in last for c in CONTEXTS] == [i == k for i in (1, 2)]
-
-
-def test_every_graded_call_on_a_sample_starts_with_the_same_contexts_step():
-    """faithfulness, context recall and context precision ask after one prefix: the system prompt and the contexts,
-    byte for byte, so the in-process judge evaluates a sample's contexts once for all of them."""
-    asked = [verify_statement(CLAIMS[0], CONTEXTS), judge_chunk("Which tiers?", "Three tiers.", "reference answer",
-                                                                CONTEXTS, 2)]
-    assert len({(p.system, p.user[:p.splits[0]]) for p in asked}) == 1
-
-
-def test_judge_chunk_refuses_a_chunk_number_outside_the_contexts():
-    with pytest.raises(ValueError, match="no context 3 among 2"):
-        judge_chunk("q", "", "question", CONTEXTS, 3)
+def test_the_contexts_are_in_the_shared_prefix():
+    prompt = verify_statement("It is free.", CONTEXTS)
+    assert all(c in prompt.user[:prompt.splits[0]] for c in CONTEXTS)
 
 
 def test_llama_cpp_python_is_the_version_the_step_adapter_was_checked_with():
@@ -112,25 +95,6 @@ def test_the_second_item_keeps_the_prefix_and_evaluates_only_its_own_tokens():
     assert fake.log == [("truncate", 6), ("eval", (41,))]
     assert second == SYSTEM + CTX_A + (41,)
     assert (r2.prompt_tokens, r2.reused_tokens, r2.restored) == (7, 6, False)
-
-
-def test_a_samples_contexts_are_evaluated_once_for_statements_and_chunks():
-    """faithfulness's statements, context precision's chunks, then context recall's statements on one sample: the
-    contexts step is evaluated once; each family's own step once; then each item's tokens alone."""
-    fake = RecordingSteps()
-    steps = PrefixSteps(fake, 1 << 20)
-    support, chunk = (70, 71), (80, 81, 82)
-    steps.run([SYSTEM, CTX_A, support, (31,)])
-    steps.run([SYSTEM, CTX_A, support, (32,)])
-    fake.log.clear()
-    steps.run([SYSTEM, CTX_A, chunk, (91,)])
-    steps.run([SYSTEM, CTX_A, chunk, (92,)])
-    assert fake.log == [("truncate", 6), ("eval", chunk), ("eval", (91,)), ("truncate", 9), ("eval", (92,))]
-    fake.log.clear()
-    logits, r = steps.run([SYSTEM, CTX_A, support, (33,)])
-    assert fake.log == [("restore", 8), ("eval", (33,))] and logits == SYSTEM + CTX_A + support + (33,)
-    evaluated = [t for op, *rest in fake.log if op == "eval" for t in rest[0]]
-    assert not set(CTX_A) & set(evaluated)
 
 
 def test_a_prefix_overwritten_by_other_calls_is_restored_not_recomputed():

@@ -243,10 +243,7 @@ def test_context_precision_is_the_average_precision_of_the_ranked_chunks(mode):
         assert r.evidence["chunks"] == [{"rank": 1, "relevant": False}, {"rank": 2, "relevant": True},
                                         {"rank": 3, "relevant": True}]
     else:
-        # one call a chunk, each reading every chunk in the contexts, then its own again before the question naming it
-        assert [[a.user.count(c) for c in ctx] for a in asked] == [[2, 1, 1], [1, 2, 1], [1, 1, 2]]
-        assert [a.user.rsplit("\n", 1)[-1].split("?")[0] for a in asked] == [
-            f"Was context {k} useful for arriving at that reference answer" for k in (1, 2, 3)]
+        assert [a.user.count(c) for a, c in zip(asked, ctx)] == [1, 1, 1]  # one chunk a call
         assert [c["p_relevant"] for c in r.evidence["chunks"]] == values
 
 
