@@ -4,8 +4,7 @@ the contexts block, with the default judge; then the first way again (the same f
 
     .venv/bin/python -m research.benchmarks.cut_drift
 
-Prints, per sentence, P(yes) today, with the extra cut, today again, and the difference; then the largest.
-Nothing else may run on the machine meanwhile only for the timing's sake; the floats do not depend on it."""
+Prints, per sentence, P(yes) today, with the extra cut, today again, and the difference; then the largest."""
 import json
 from dataclasses import replace
 
