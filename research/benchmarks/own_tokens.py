@@ -13,21 +13,27 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from localragas.core.errors import LocalragasError
 from localragas.data.dataset import load_samples
 from localragas.judges import catalogue
 
 
-def judge_gguf(judge: str | None, models_dir: Path) -> Path | str:
-    """The GGUF file of the judge eval would use (None: the default judge), or why there is none, as a sentence."""
+def gguf_or_why(judge: str | None) -> Path | str:
+    """The GGUF file of the judge eval would use (None: the default judge), found as eval finds it
+    (catalogue.path: the models folder in use, the file's size checked), or why its own tokens cannot be counted
+    here, as a line."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        return "own tokens: skipped, llama_cpp is not installed"
     name = judge or catalogue.DEFAULT_JUDGE
     spec = catalogue.CATALOGUE.get(name)
     if spec is not None and spec.role == "judge":
-        path = models_dir / spec.filename
-    elif name.lower().endswith(".gguf"):
-        path = Path(name)
-    else:
-        return f"the judge {name!r} is not a llama.cpp GGUF"
-    return path if path.is_file() else f"the judge's GGUF {path} is not there"
+        try:
+            return catalogue.path(name)
+        except LocalragasError as e:
+            return f"own tokens: skipped, {e}"
+    if not name.lower().endswith(".gguf"):
+        return f"own tokens: skipped, the judge {name!r} is not a llama.cpp GGUF"
+    return Path(name) if Path(name).is_file() else f"own tokens: skipped, the judge's GGUF {name} is not there"
 
 
 def count(data: Path, gguf: Path, ids: Collection[str] | None = None) -> dict[str, Any]:
@@ -45,12 +51,3 @@ def count(data: Path, gguf: Path, ids: Collection[str] | None = None) -> dict[st
         texts = [s.question, *s.contexts, s.answer, s.reference or ""]
         per[sid] = sum(len(vocab.tokenize(t.encode(), add_bos=False, special=False)) for t in texts if t)
     return {"samples": len(per), "total": sum(per.values()), "per_sample": per, "gguf": str(gguf)}
-
-
-def why_not(judge: str | None, models_dir: Path) -> str | None:
-    """Why the own tokens cannot be counted here (one line), None when they can."""
-    if importlib.util.find_spec("llama_cpp") is None:
-        return "own tokens: skipped, llama_cpp is not installed"
-    gguf = judge_gguf(judge, models_dir)
-    return f"own tokens: skipped, {gguf}" if isinstance(gguf, str) else None
-

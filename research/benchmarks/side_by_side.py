@@ -14,7 +14,7 @@ Each side's package is exported into DIR/<side>/src (`git archive REV localragas
     PYTHONPATH=DIR/<side>/src HF_HUB_OFFLINE=1 python -m localragas eval DATA --no-cache --no-resume \\
         --out DIR/<side>/report.json --no-progress [EXTRA EVAL ARGS…]
 
-($LOCALRAGAS_MODELS_DIR: this checkout's models/ unless set.) The package each side imports is checked to be its
+($LOCALRAGAS_MODELS_DIR: the models folder eval would use from this checkout, its models/ unless set.) The package each side imports is checked to be its
 export. Sides run before, after (before, after again with --repeat 2, …), never at once; each process's wall is timed
 around it. Exit 1 of eval (the gate failed) is a finished run; any other code stops the script (exit 1) with the
 side, the code and the end of eval's stderr. Bad usage (a revision git does not know, no data file): exit 2.
@@ -175,13 +175,11 @@ def side_figures(side: Side) -> tuple[dict[str, Any], dict[str, Any]]:
     return reports[0], fig
 
 
-def _own(data: Path, judge: str | None, models_dir: Path, report: dict[str, Any]) -> dict[str, Any] | str:
-    """The samples' own tokens (those the report scored), or why not (a line): a failure here loses no run."""
-    why = own_tokens.why_not(judge, models_dir)
-    if why:
-        return why
-    gguf = own_tokens.judge_gguf(judge, models_dir)
-    assert isinstance(gguf, Path)
+def _own(data: Path, gguf: Path | str, judge: str | None, report: dict[str, Any]) -> dict[str, Any] | str:
+    """The samples' own tokens (those the report scored) with the judge's GGUF, or why not (a line): a failure here
+    loses no run."""
+    if isinstance(gguf, str):
+        return gguf
     try:
         counted = own_tokens.count(data, gguf, {s["id"] for s in report.get("samples") or []})
     except Exception as e:  # noqa: BLE001 (the runs' tables are printed all the same)
@@ -248,9 +246,10 @@ def measure(args: argparse.Namespace, extra: list[str]) -> int:
     args.data = args.data.resolve()
     extra = absolute(extra)
     out_dir = args.out_dir.resolve()
-    models_dir = Path(os.environ.get(catalogue.MODELS_DIR_ENV) or ROOT / "models")
-    if args.own_tokens and (why := own_tokens.why_not(judge_named(extra), models_dir)):
-        print(why, file=sys.stderr)  # said before the runs too, not only under the tables
+    models_dir = catalogue.models_dir()  # the children's too: an export is no checkout with a models/ of its own
+    gguf = own_tokens.gguf_or_why(judge_named(extra)) if args.own_tokens else ""
+    if args.own_tokens and isinstance(gguf, str):
+        print(gguf, file=sys.stderr)  # said before the runs too, not only under the tables
     sides = [Side(name, rev, commit_label(rev, f"--{name}"), out_dir / name)
              for name, rev in zip(SIDES, (args.before, args.after))]
     for side in sides:
@@ -265,7 +264,7 @@ def measure(args: argparse.Namespace, extra: list[str]) -> int:
             run_eval(side, args.data, extra, k)
     (first_before, fig_before), (first_after, fig_after) = (side_figures(s) for s in sides)
     scores = score_differences(first_before, first_after)
-    own: dict[str, Any] | str = _own(args.data, judge_named(extra), models_dir, first_after) if args.own_tokens else ""
+    own: dict[str, Any] | str = _own(args.data, gguf, judge_named(extra), first_after) if args.own_tokens else ""
     command = " ".join(["localragas eval", str(args.data), "--no-cache --no-resume --out SIDE.json --no-progress",
                         *extra])
     text = render(sides, [fig_before, fig_after], scores, own, command, args.repeat)

@@ -18,12 +18,12 @@ PARTS = ("samples", "judge_check", "canaries")  # the run's judge work, as the r
 COUNTERS = ("calls", "prompt_tokens", "cached_tokens", "completion_tokens", "seconds")
 
 
-def _counters(part: Mapping[str, Any] | None, seconds_key: str = "seconds") -> dict[str, float]:
+def _counters(part: Mapping[str, Any] | None) -> dict[str, float]:
     """COUNTERS of one counted part (0 where absent); seconds from `judge_seconds` when the part has it (the time
     inside the judge, not the part's wall)."""
     part = part or {}
     out = {k: float(part.get(k) or 0) for k in COUNTERS}
-    out["seconds"] = float(part.get("judge_seconds", part.get(seconds_key)) or 0)
+    out["seconds"] = float(part.get("judge_seconds", part.get("seconds")) or 0)
     return out
 
 
