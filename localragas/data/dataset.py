@@ -19,6 +19,7 @@ from ..core.inputs import DEFAULT_MAX_INPUT_BYTES, check_input, check_max_input_
 from . import lazy_samples
 from .field_check import FieldCheck, SampleList
 from .lazy_samples import RowIndex
+from .conversations import conversation_samples, is_conversation
 from .sample_record import SampleIds, sample_from_dict
 from .schema import Sample, SkippedRow
 from .table_readers import hf_dataset_records, parquet_records
@@ -86,6 +87,7 @@ def load_samples(path: str | Path, *, skip_invalid: bool = False,
     ids = SampleIds(shown)
     mapped = ColumnCheck(columns, shown)
     fields, header = FieldCheck(columns), None
+    chats = False  # a conversation was read: every sample stays in memory (a row is several samples)
     for line, offset, record in records:
         if table and header is None and isinstance(record, Mapping):
             header = list(record)
@@ -93,21 +95,33 @@ def load_samples(path: str | Path, *, skip_invalid: bool = False,
         try:
             if isinstance(record, DatasetError):
                 raise record
-            mapped.see(record)
-            if not table:
-                fields.row(record, shown, line)
-            given = sample_from_dict(record, path=shown, line=line, columns=columns)
-            sample = ids.claim(given, line)
+            if isinstance(record, Mapping) and is_conversation(record):  # a conversation: its turns' samples, kept in memory
+                if samples is None:
+                    raise DatasetError(shown, line, "messages", f"a conversation after more than "
+                                       f"{lazy_samples.SPILL_AFTER:,} single samples: give conversations in their "
+                                       "own file")
+                turns = [ids.claim(t, line) for t in conversation_samples(record, path=shown, line=line)]
+                chats = True
+            else:
+                mapped.see(record)
+                if not table:
+                    fields.row(record, shown, line)
+                given = sample_from_dict(record, path=shown, line=line, columns=columns)
+                sample = ids.claim(given, line)
         except DatasetError as e:
             if not skip_invalid:
                 raise
             skipped.append(SkippedRow(path=e.path, line=e.line, field=e.field, reason=e.detail))
             continue
+        if is_conversation(record):
+            assert samples is not None
+            samples.extend(turns)
+            continue
         if offset is not None and line is not None:
             index.add(offset, line, given.id, sample)
         if samples is not None:
             samples.append(sample)
-            if offset is not None and len(samples) > lazy_samples.SPILL_AFTER:
+            if offset is not None and len(samples) > lazy_samples.SPILL_AFTER and not chats:
                 samples = None  # read back from the file as they are used
     if not (samples if samples is not None else len(index)):
         extra = f" ({len(skipped)} invalid rows skipped)" if skipped else ""

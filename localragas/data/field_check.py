@@ -19,7 +19,7 @@ from .schema import FALLBACK_ALIASES, FIELD_ALIASES, Sample, field_names
 # `calibrate`'s labelled rows: label, pair, better), `metadata`, and the other fields of a ragas SingleTurnSample
 # (and its test set generator) and of a deepeval LLMTestCase.
 NOT_READ: frozenset[str] = frozenset({
-    "meta", "metadata", "reference_contexts", "rag_error", "label", "pair", "better",
+    "meta", "metadata", "messages", "reference_contexts", "rag_error", "label", "pair", "better",
     "multi_responses", "rubrics", "persona_name", "query_style", "query_length", "synthesizer_name",
     "additional_metadata", "tools_called", "expected_tools", "token_cost", "completion_time",
 })

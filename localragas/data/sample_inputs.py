@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .column_map import ColumnCheck, check_columns, list_columns, type_name
+from .conversations import conversation_samples, is_conversation
 from .dataset import load_samples
 from ..core.errors import DatasetError
 from .field_check import FieldCheck, SampleList
@@ -58,6 +59,9 @@ def as_samples(data: Any, columns: Mapping[str, str] | None = None) -> Sequence[
     ids = SampleIds(source, unit="row")
     with numbered_rows():
         for row, item in rows:
+            if is_conversation(item):
+                samples.extend(ids.claim(t, row) for t in conversation_samples(item, path=source, line=row))
+                continue
             if not isinstance(item, Sample):
                 item = sample_from_dict(item, path=source, line=row, columns=columns)
             samples.append(ids.claim(item, row))
@@ -87,9 +91,10 @@ def python_records(data: Any, columns: Mapping[str, str], samples: bool = True,
             record = _plain_record(_record_of(item, source, row), columns)
             if known is not None:  # a table's list cells may be text (pandas.read_csv)
                 _parse_list_cells(record, columns, source, row)
-            mapped.see(record)
-            if fields is not None and known is None:
-                fields.row(record, source, row, unit="row")
+            if not is_conversation(record):  # a conversation's messages are checked by its reader
+                mapped.see(record)
+                if fields is not None and known is None:
+                    fields.row(record, source, row, unit="row")
             yield row, record
         mapped.done()
 

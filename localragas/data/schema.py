@@ -8,6 +8,7 @@ from typing import Annotated, Any, Iterable
 from pydantic import (BaseModel, ConfigDict, Field, WrapSerializer, WrapValidator, field_validator, model_serializer,
                       model_validator)
 
+from .conversation_models import Turn, TurnResult
 from .metric_definition import MetricDefinition
 from .spot_check_models import SpotChecks
 
@@ -79,6 +80,9 @@ class Sample(BaseModel):
     retrieved_context_ids: list[str] | None = None
     reference_context_ids: list[str] | None = None
     language: str | None = None  # "en" or "zh": the prompts' language for this sample (default: from its script)
+    # a turn of a conversation: its place and what came before it (data/conversation_models.py); None for a
+    # single question-answer sample
+    turn: Turn | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -195,6 +199,7 @@ class SampleResult(BaseModel):
     # judge counters for this sample: calls, cache_hits, prompt_tokens, completion_tokens, cached_tokens, seconds
     judge: dict[str, float] = Field(default_factory=dict)
     calls_by_prompt: dict[str, dict[str, int | float]] = Field(default_factory=dict)  # see calls_by_prompt()
+    turn: TurnResult | None = None  # a conversation's turn: its place, the user's message, the question as scored
 
     @model_validator(mode="before")
     @classmethod
@@ -216,6 +221,8 @@ class SampleResult(BaseModel):
                 data.pop("input", None)
             if not data.get("input_truncated"):
                 data.pop("input_truncated", None)
+            if data.get("turn") is None:
+                data.pop("turn", None)
         return data
 
 

@@ -40,7 +40,7 @@ MAX_LINE_BYTES = 64 << 20  # a longer line is no result of ours: read past in pi
 _WARNED_LINES = 5  # discarded lines warned about one by one; the rest are counted in one warning
 
 # Optional fields added after checkpoints existed: left out of the hash while unset, so old hashes stay valid.
-_LATER_FIELDS = ("retrieved_context_ids", "reference_context_ids", "language")
+_LATER_FIELDS = ("retrieved_context_ids", "reference_context_ids", "language", "turn")
 
 
 def sample_hash(sample: Sample) -> str:
