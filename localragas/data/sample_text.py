@@ -38,8 +38,9 @@ def with_text(result: SampleResult, sample: Sample | None) -> SampleResult:
     """The result with the sample's text (bounded), or with none when `sample` is None: what a run keeps, whether the
     result was scored now or taken from a resume checkpoint written with the other choice."""
     if sample is None:
-        if result.input is None and not result.input_truncated:
+        turn = result.turn and result.turn.model_copy(update={"user_message": None, "question": None})
+        if result.input is None and not result.input_truncated and turn == result.turn:
             return result
-        return result.model_copy(update={"input": None, "input_truncated": False})
+        return result.model_copy(update={"input": None, "input_truncated": False, "turn": turn})
     text, cut = sample_input(sample)
     return result.model_copy(update={"input": text, "input_truncated": cut})

@@ -9,6 +9,7 @@ import traceback
 from typing import cast
 
 from ..core.errors import CacheError, ConfigError, JudgeError, MissingDependencyError, ModelLoadError
+from ..data.conversation_models import TurnResult
 from ..data.schema import MetricResult, Sample, SampleResult, calls_by_prompt
 from ..judge_calls.sample_context import Scoring
 from ..judges.embeddings import Embedder
@@ -24,6 +25,10 @@ def score_sample(sample: Sample, metrics: list[Metric], judging: Judging, embedd
     started = time.perf_counter()
     ctx = Scoring(sample, judging, embedder)  # its own languages, shared work, call log: safe in parallel
     out = SampleResult(id=cast(str, sample.id), category=sample.category)  # a scored sample has one (as_samples)
+    if sample.turn is not None:
+        t = sample.turn
+        out.turn = TurnResult(conversation=t.conversation, turn=t.turn, turns=t.turns, user_message=t.user_message,
+                              question=sample.question)
     for m in metrics:
         try:
             out.metrics[m.name] = m.score(ctx)
