@@ -15,73 +15,23 @@ the message and the field: "chats.jsonl, line 3, field 'messages[4].contexts[0]'
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from ..core.errors import DatasetError
 from .column_map import type_name
-from .conversation_models import ROLES, Message, Turn
-from .field_check import near_miss
-from .sample_record import ID_FIELDS, sample_from_dict
+from .chat_messages import STANDALONE, TURN_NAMES, conversation_id, read_message
+from .conversation_models import Message, Turn
+from .sample_record import sample_from_dict
 from .schema import FIELD_ALIASES, Sample
 
 MESSAGES = "messages"
-STANDALONE = "standalone_question"
-# What an assistant message may carry for its turn, under the names a sample's fields take.
-TURN_FIELDS: tuple[str, ...] = ("contexts", "reference", *sorted(ID_FIELDS))
-_TURN_NAMES = frozenset(n for f in TURN_FIELDS for n in (f, *FIELD_ALIASES[f]))
-# Keys of a chat message that are read, or known and left unread (OpenAI's and LangChain's message fields).
-_MESSAGE_KEYS = frozenset({"role", "content", STANDALONE, *_TURN_NAMES,
-                           "name", "id", "tool_calls", "tool_call_id", "function_call", "metadata", "meta",
-                           "refusal", "audio", "annotations"})
 _ROW_FIELDS = ("id", "category", "language")
 
 
 def is_conversation(record: object) -> bool:
     """A row in the chat format: a `messages` list."""
     return isinstance(record, Mapping) and isinstance(record.get(MESSAGES), list)
-
-
-def message_text(content: Any, path: str, line: int | None, field: str) -> str:
-    """A message's text: a string, or the text parts of a list of parts (OpenAI's [{"type": "text", "text": ...}]);
-    null (an assistant's tool call) is ""."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = []
-        for i, part in enumerate(content):
-            if isinstance(part, str):
-                texts.append(part)
-            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
-                texts.append(part["text"])
-            elif not (isinstance(part, Mapping) and part.get("type") not in (None, "text")):
-                raise DatasetError(path, line, f"{field}[{i}]", f"expected a text part, got {type_name(part)}")
-        return "\n".join(texts)
-    raise DatasetError(path, line, field, f"expected a string or a list of text parts, got {type_name(content)}")
-
-
-def _conversation_id(d: Mapping[str, Any], messages: list[Message], path: str, line: int | None) -> str:
-    raw = d.get("id")
-    if raw is not None and (not isinstance(raw, (str, int)) or isinstance(raw, bool)):
-        raise DatasetError(path, line, "id", f"expected a string or integer, got {type_name(raw)}")
-    given = str(raw).strip() if raw is not None else ""
-    if given:
-        return given
-    said = "\n".join(" ".join(m.content.split()) for m in messages if m.role == "user")
-    return "c-" + hashlib.sha256(said.encode("utf-8")).hexdigest()[:10]
-
-
-def _check_keys(message: Mapping[str, Any], path: str, line: int | None, where: str) -> None:
-    """A near miss of a turn field the message lacks ("contxts") is refused, as a sample row's is."""
-    for key in message:
-        if key in _MESSAGE_KEYS or not isinstance(key, str):
-            continue
-        meant = near_miss(key, [n for n in (*TURN_FIELDS, STANDALONE, "role", "content") if n not in message])
-        if meant:
-            raise DatasetError(path, line, f"{where}.{key}", f"unknown field; did you mean '{meant}'?")
 
 
 def conversation_samples(d: Mapping[str, Any], *, path: str = "<memory>", line: int | None = None) -> list[Sample]:
@@ -92,30 +42,16 @@ def conversation_samples(d: Mapping[str, Any], *, path: str = "<memory>", line: 
     turns: list[tuple[int, int, Mapping[str, Any]]] = []  # (its user message's index, its own, the message)
     last_user: int | None = None
     for i, m in enumerate(raw):
-        where = f"{MESSAGES}[{i}]"
-        if not isinstance(m, Mapping):
-            raise DatasetError(path, line, where, f"expected a message object, got {type_name(m)}")
-        role = m.get("role")
-        if role not in ROLES:
-            got = "no role" if role is None else f"role {role!r}"
-            raise DatasetError(path, line, f"{where}.role", f"expected one of {', '.join(ROLES)}; got {got}")
-        if "content" not in m and role != "assistant":
-            raise DatasetError(path, line, f"{where}.content", "missing required field")
-        _check_keys(m, path, line, where)
-        text = message_text(m.get("content"), path, line, f"{where}.content")
-        own = [n for n in (*_TURN_NAMES, STANDALONE) if n in m]
-        if own and role != "assistant":
-            raise DatasetError(path, line, f"{where}.{own[0]}", f"only an assistant message carries {own[0]} (its "
-                                                                 "turn's)")
-        messages.append(Message(role=role, content=text))
-        if role == "user":
+        message = read_message(m, path, line, f"{MESSAGES}[{i}]")
+        messages.append(message)
+        if message.role == "user":
             last_user = i
-        elif role == "assistant" and text.strip() and last_user is not None:
+        elif message.role == "assistant" and message.content.strip() and last_user is not None:
             turns.append((last_user, i, m))
     if not turns:
         raise DatasetError(path, line, MESSAGES, "no turn to score: no assistant message with text follows a user "
                                                  "message")
-    conversation = _conversation_id(d, messages, path, line)
+    conversation = conversation_id(d.get("id"), messages, path, line)
     row = {k: d[k] for k in _ROW_FIELDS[1:] if k in d}
     out = []
     for n, (u, a, m) in enumerate(turns, 1):
@@ -124,7 +60,7 @@ def conversation_samples(d: Mapping[str, Any], *, path: str = "<memory>", line: 
         if standalone is not None and (not isinstance(standalone, str) or not standalone.strip()):
             raise DatasetError(path, line, f"{where}.{STANDALONE}", "expected a non-empty string, got "
                                                                     f"{type_name(standalone)}")
-        fields = {k: v for k, v in m.items() if k in _TURN_NAMES}
+        fields = {k: v for k, v in m.items() if k in TURN_NAMES}
         if not any(n_ in fields for n_ in (*FIELD_ALIASES["contexts"], "contexts")):
             fields["contexts"] = [x.content for x in messages[u + 1:a] if x.role == "tool" and x.content.strip()]
         record = {**row, **fields, "id": f"{conversation}#{n}", "question": standalone or messages[u].content,

@@ -23,6 +23,9 @@ NOT_READ: frozenset[str] = frozenset({
     "multi_responses", "rubrics", "persona_name", "query_style", "query_length", "synthesizer_name",
     "additional_metadata", "tools_called", "expected_tools", "token_cost", "completion_time",
 })
+# A turn row's fields (a sample of a conversation given with its earlier messages, data/sample_record.py), read beside
+# a sample's own.
+TURN_ROW_FIELDS: tuple[str, ...] = ("history", "standalone_question", "conversation_id")
 # The fields a near miss is looked for: every one but `id` (a row without one is named by its question, and `_id`,
 # `ID` or `idx` columns are common; they are listed as ignored).
 NEAR_MISS_FIELDS: tuple[str, ...] = tuple(f for f in FIELD_ALIASES if f != "id")
@@ -109,7 +112,7 @@ class FieldCheck:
         meant_for = {n: field for field in absent for n in self._names(field)}  # a name a field is read under
         for key in record:
             name = str(key)
-            if name in read or name in NOT_READ or name in FALLBACK_ALIASES:
+            if name in read or name in NOT_READ or name in FALLBACK_ALIASES or name in TURN_ROW_FIELDS:
                 continue
             seen = (name, tuple(absent))  # rows of one input mostly repeat their names: each looked at once
             meant = self.meant.get(seen, ...)

@@ -6,6 +6,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
+from .chat_messages import STANDALONE, turn_of
 from .column_map import type_name
 from ..core.errors import DatasetError
 from .schema import FALLBACK_ALIASES, FIELD_ALIASES, Sample, field_names
@@ -146,6 +147,9 @@ def sample_from_dict(
     name, language = _get(d, "language", path, line, (str,), "a string", required=False, **kw)
     if language is not None and language.strip().lower() not in ("", "en", "zh"):
         raise DatasetError(path, line, name, f"expected 'en' or 'zh', got {language!r}")
-    return Sample(id=sid, question=question, contexts=list(contexts), answer=answer,
+    standalone = d.get(STANDALONE)
+    if standalone is not None and (not isinstance(standalone, str) or not standalone.strip()):
+        raise DatasetError(path, line, STANDALONE, f"expected a non-empty string, got {type_name(standalone)}")
+    return Sample(id=sid, question=standalone or question, contexts=list(contexts), answer=answer,
                   reference=_blank_to_none(reference), category=_blank_to_none(category), **ids,
-                  language=_blank_to_none(language))
+                  language=_blank_to_none(language), turn=turn_of(d, question, path, line))

@@ -74,3 +74,30 @@ def test_a_bad_message_is_named_by_line_message_and_field(tmp_path, message, fie
 def test_a_conversation_with_no_turn_is_refused(tmp_path):
     with pytest.raises(DatasetError, match="no turn to score"):
         load_samples(_write(tmp_path, {"messages": [{"role": "user", "content": "hello?"}]}))
+
+
+def test_a_turn_row_is_one_sample_with_its_history(tmp_path):
+    earlier = [{"role": "user", "content": "What does the basic plan cost?"},
+               {"role": "assistant", "content": "$10 a month."}]
+    rows = [{"id": "t1", "question": "What does the basic plan cost?", "contexts": ["c"], "answer": "$10 a month.",
+             "history": []},
+            {"id": "t2", "question": "And premium?", "contexts": ["c"], "answer": "$25.", "history": earlier,
+             "standalone_question": "What does the premium plan cost?"}]
+    first, second = load_samples(_write(tmp_path, *rows))[0]
+    assert (first.id, first.turn.turn, first.turn.history) == ("t1", 1, [])
+    assert second.question == "What does the premium plan cost?" and second.turn.user_message == "And premium?"
+    assert (second.turn.turn, second.turn.standalone_given) == (2, True)
+    assert first.turn.conversation == second.turn.conversation  # named by the conversation's first user message
+    assert [s.model_dump() for s in as_samples(rows)] == [first.model_dump(), second.model_dump()]
+
+
+@pytest.mark.parametrize("extra, field, words", [
+    ({"history": "earlier"}, "history", "expected a list of messages"),
+    ({"history": [{"role": "user"}]}, "history[0].content", "missing required field"),
+    ({"history": [{"role": "assistant", "content": "x", "contexts": ["c"]}]}, "history[0].contexts", "not read"),
+    ({"standalone_question": "Q?"}, "standalone_question", "give the turn's earlier messages"),
+])
+def test_a_bad_turn_row_is_named_by_field(tmp_path, extra, field, words):
+    with pytest.raises(DatasetError) as e:
+        load_samples(_write(tmp_path, {"question": "q", "contexts": [], "answer": "a", **extra}))
+    assert e.value.field == field and words in e.value.detail
