@@ -180,3 +180,25 @@ def test_a_large_page_keeps_each_conversation_whole_and_says_so():
     shown, note = embedded_samples(long, limit=6)
     assert [s.id for s in shown.samples] == ["s1", "long#1", "long#2", "long#3", "s2", "s3"]
     assert "(but 1 conversation(s) of more than 3 turns with their first 3 only)" in note
+
+
+def test_a_conversation_given_one_turn_per_row_is_one_chat_of_its_rows(tmp_path):
+    """Turn rows (a sample with its `history` and `conversation_id`) know only their own place: the chat counts the
+    conversation's turns to its last row's, and names a turn no row gave."""
+    ask = [{"role": "user", "content": "What does the basic plan cost?"},
+           {"role": "assistant", "content": "The basic plan costs $10 a month."}]
+    later = [*ask, {"role": "user", "content": "And the premium tier?"},
+             {"role": "assistant", "content": "The premium tier costs $25 a month."}]
+    rows = [{"id": "t1", "conversation_id": "log", "history": [], "question": ask[0]["content"],
+             "answer": ask[1]["content"], "contexts": ["The basic plan costs $10 per month."]},
+            {"id": "t3", "conversation_id": "log", "history": later, "question": "How many users does it include?",
+             "answer": "It includes 20 users.", "contexts": ["The premium tier has up to 20 users."]}]
+    data, out = tmp_path / "turns.jsonl", tmp_path / "run.json"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    got = cli("eval", data, *FAST, "--out", out)
+    assert got.exit_code == 0, got.output
+    chat = panels(html_tree(tmp_path, json.loads(out.read_text(encoding="utf-8"))))["conversation-table log"]
+    assert 'TD.num "2 of 3"' in chat
+    assert 'H3.turn-head "Turn 1 of 3"' in chat and 'H3.turn-head "Turn 3 of 3"' in chat
+    assert 'P.note "Turn 2 of 3 is not on this page' in chat
+    assert 'DIV.sample-text "How many users does it include?"' in chat
