@@ -14,7 +14,7 @@ import hashlib
 import re
 from importlib.resources import files
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from jinja2 import Environment, FunctionLoader, StrictUndefined
 from markupsafe import Markup
 
 from ..metrics.report_definitions import definitions_of
-from ..data.schema import Report
+from ..data.schema import Report, SampleResult
 from . import html_sections
 from ..core.atomic_write import write_atomic
 from .json_report import json_pieces
@@ -97,28 +97,71 @@ def html_pieces(report: Report) -> Iterator[str]:
     yield from page.generate(
         csp=Markup(csp), title=_title(report), style=Markup(style), script=Markup(script),
         data=(Markup(piece) for piece in _embed_pieces(embedded)), version=report.meta.get("localragas") or "",
-        **html_sections.sections(report, shown))
+        **html_sections.sections(report, shown, embedded.samples))
 
 
 def embedded_samples(report: Report, limit: int | None = None) -> tuple[Report, str]:
-    """The report as the page embeds it, and what its sample table then says it holds ("" when every sample): up to
+    """The report as the page embeds it, and what its tables then say they hold ("" when every sample): up to
     `limit` samples (HTML_SAMPLES) all of them; past it the first limit/2 and the worst limit/2 (by their lowest
-    score, a lower-is-better metric's turned over, an error's unscored sample first). The metric cards and the
-    category table show every sample's figures either way."""
+    score, a lower-is-better metric's turned over, an error's unscored sample first), a conversation's turns always
+    together (page_units). The metric cards and the category table show every sample's figures either way."""
     limit = HTML_SAMPLES if limit is None else limit
     n = len(report.samples)
     if n <= limit:
         return report, ""
     lower = {m for m, d in report.definitions.items() if not d.higher_is_better}
-    first = list(range(limit // 2))
-    chosen = set(first)
-    worst = [int(i) for i in worst_first(columns_of(report.samples, report.metrics), lower)
-             if int(i) not in chosen][:limit - len(first)]
-    picked = sorted(chosen.union(worst))
-    shown = (f"The table holds {len(picked):,} of the {n:,} samples: the first {len(first):,} and the "
-             f"{len(worst):,} worst (lowest score of any metric, errors first); the figures above count every "
-             "sample, the JSON and CSV reports hold them all.")
+    units, cut = page_units(report.samples, limit // 2)
+    unit_of = np.empty(n, dtype=np.int64)
+    for u, positions in enumerate(units):
+        unit_of[positions] = u
+    for u, positions in cut.items():  # a long conversation's turns past the cut rank it too
+        unit_of[positions] = u
+    first: list[int] = []
+    for positions in units:
+        if len(first) + len(positions) > limit // 2:
+            break
+        first += positions
+    picked_units = {int(unit_of[i]) for i in first}
+    worst: list[int] = []
+    for i in worst_first(columns_of(report.samples, report.metrics), lower):
+        u = int(unit_of[i])
+        if u in picked_units or len(first) + len(worst) + len(units[u]) > limit:
+            continue
+        picked_units.add(u)
+        worst += units[u]
+        if len(first) + len(worst) == limit:
+            break
+    picked = sorted(first + worst)
+    tables = "table holds"
+    whole = ""
+    if len(units) < n or cut:
+        tables = "tables hold"
+        whole = ", each conversation with all its turns"
+        if cut:
+            whole += (f" (but {len(cut):,} conversation(s) of more than {limit // 2:,} turns with their first "
+                      f"{limit // 2:,} only)")
+    shown = (f"The {tables} {len(picked):,} of the {n:,} samples: the first {len(first):,} and the "
+             f"{len(worst):,} worst (lowest score of any metric, errors first){whole}; the figures above count "
+             "every sample, the JSON and CSV reports hold them all.")
     return report.model_copy(update={"samples": [report.samples[i] for i in picked]}), shown
+
+
+def page_units(samples: Sequence[SampleResult], longest: int) -> tuple[list[list[int]], dict[int, list[int]]]:
+    """The positions a large report's page embeds or leaves out together, in the run's order: each conversation's
+    turns as one unit, each single sample as one; a conversation of more than `longest` turns kept to its first
+    `longest` (cut: its unit's index -> the positions left out)."""
+    units: list[list[int]] = []
+    unit_of: dict[str, int] = {}
+    for i, s in enumerate(samples):
+        if s.turn is None:
+            units.append([i])
+        elif s.turn.conversation in unit_of:
+            units[unit_of[s.turn.conversation]].append(i)
+        else:
+            unit_of[s.turn.conversation] = len(units)
+            units.append([i])
+    cut = {u: positions[longest:] for u, positions in enumerate(units) if len(positions) > longest}
+    return [positions[:longest] for positions in units], cut
 
 
 def worst_first(columns: ScoreColumns, lower: set[str]) -> np.ndarray:

@@ -3,13 +3,14 @@ table, sample-table skeleton, skipped rows, run metadata. Values only: the marku
 rendered with every text escaped (html_report.py)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from markupsafe import Markup
 
 from ..judges.calibration_map import uncalibrated_note
 from ..core.number_text import count_text, interval_text, percent_text, score_text, seconds_text, threshold_text
-from ..data.schema import GateResult, MetricSummary, Report
+from ..data.schema import GateResult, MetricSummary, Report, SampleResult
 from ..run.canaries import canary_line
 from ..run.judge_check import check_details, check_line
 from ..run.results import columns_of
@@ -31,7 +32,8 @@ def _ci(obj: object) -> tuple[float, float] | None:
     return None if lo is None or hi is None else (lo, hi)
 
 
-def header(report: Report) -> dict[str, Any]:
+def header(report: Report, kinds: tuple[int, int] = (0, 1)) -> dict[str, Any]:
+    """kinds: the page's conversations and single samples (page_kinds)."""
     m = report.meta
     facts = [count_text(len(report.samples), "sample")]
     if m.get("dataset"):
@@ -50,7 +52,11 @@ def header(report: Report) -> dict[str, Any]:
         nav.append(("checked", "Checked by people"))
     if report.by_category:
         nav.append(("categories", "By category"))
-    nav.append(("samples", "Samples"))
+    conversations, singles = kinds
+    if conversations:
+        nav.append(("conversations", "Conversations"))
+    if singles or not conversations:
+        nav.append(("samples", "Samples"))
     if report.skipped:
         nav.append(("skipped", "Skipped rows"))
     nav.append(("run", "Run metadata"))
@@ -141,15 +147,41 @@ def categories(report: Report, columns: ScoreColumns) -> dict[str, Any] | None:
     return {"head": head, "rows": rows}
 
 
-def samples_section(report: Report, columns: ScoreColumns, shown: str = "") -> dict[str, Any] | None:
-    """The sample table's columns; shown: what the table holds of a large report's samples (html_report.embedded)."""
-    if not report.samples:
+def page_kinds(samples: Iterable[SampleResult]) -> tuple[int, int]:
+    """How many conversations and single samples the page embeds (a conversation: the turns of one id)."""
+    conversations, singles = set(), 0
+    for s in samples:
+        if s.turn is None:
+            singles += 1
+        else:
+            conversations.add(s.turn.conversation)
+    return len(conversations), singles
+
+
+def _metric_columns(report: Report) -> list[tuple[str, str, str]]:
+    return [(f"m:{i}", m, "num") for i, m in enumerate(report.metrics)]  # app.js: metrics[i]
+
+
+def samples_section(report: Report, columns: ScoreColumns, shown: str = "",
+                    kinds: tuple[int, int] = (0, 1)) -> dict[str, Any] | None:
+    """The sample table's columns; shown: what the table holds of a large report's samples (html_report.embedded);
+    kinds: the page's conversations and single samples (a conversation's turns are in the conversation table)."""
+    if not report.samples or not kinds[1]:
         return None
     cats = columns.categories
     cols = [("id", "sample", ""), ("category", "category", "")] if cats else [("id", "sample", "")]
-    cols += [(f"m:{i}", m, "num") for i, m in enumerate(report.metrics)]  # app.js: metrics[i]
+    cols += _metric_columns(report)
     cols += [("calls", "judge calls", "num"), ("seconds", "seconds", "num")]
     return {"categories": bool(cats), "columns": cols, "shown": shown}
+
+
+def conversations_section(report: Report, shown: str, kinds: tuple[int, int]) -> dict[str, Any] | None:
+    """The conversation table's columns (app.js fills a row per conversation: each metric's mean over its turns and
+    its worst turn), or None without a conversation."""
+    if not kinds[0]:
+        return None
+    cols = [("id", "conversation", ""), ("turns", "turns", "num"), *_metric_columns(report)]
+    return {"columns": cols, "shown": shown}
 
 
 _GROUPS = [  # (title, meta keys); keys not named here end up under "Other"
@@ -179,10 +211,14 @@ def run_metadata(report: Report) -> list[tuple[str, Any]]:
     return blocks
 
 
-def sections(report: Report, shown: str = "") -> dict[str, Any]:
+def sections(report: Report, shown: str = "", page: Iterable[SampleResult] | None = None) -> dict[str, Any]:
     """What the templates under report/templates/parts/ show, by name: the figures of every sample (a run's score
-    columns: run/score_columns.py), whatever share of them the page embeds (shown: says which)."""
+    columns: run/score_columns.py), whatever share of them the page embeds (page: those samples, default all of
+    them; shown: says which)."""
     columns = columns_of(report.samples, report.metrics)
-    return {"header": header(report), "verdict": verdict(report), "cards": metric_cards(report, columns),
-            "checked": checked_by_people(report), "categories": categories(report, columns), "samples": samples_section(report, columns, shown),
+    kinds = page_kinds(report.samples if page is None else page)
+    return {"header": header(report, kinds), "verdict": verdict(report), "cards": metric_cards(report, columns),
+            "checked": checked_by_people(report), "categories": categories(report, columns),
+            "conversations": conversations_section(report, shown, kinds),
+            "samples": samples_section(report, columns, shown, kinds),
             "skipped": report.skipped, "run": run_metadata(report)}

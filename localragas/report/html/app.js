@@ -55,149 +55,275 @@
     return out;
   }
 
-  /* --- rows ------------------------------------------------------------------------------------------------ */
+  /* --- rows: a score cell, the sample table's rows, the conversation table's rows ------------------------------- */
 
-  var table = document.getElementById("sample-table");
-  var rows = samples.map(function (s, index) {
-    var failing = false;
-    var haystack = [s.id, s.category || ""];
-    var tr = el("tr");
-    tr.tabIndex = 0;
-    tr.dataset.index = String(index);
+  // Unscored by design, not a fault: the metric does not apply to this sample or turn (docs/conversations.md).
+  var NOT_APPLICABLE = { no_conversation: true, no_earlier_turn: true, no_conversation_end: true };
+
+  // A metric's score cell (td) and whether it flags its row as failing or unscored.
+  function scoreCell(m, r) {
+    var td = el("td", "num"), failing = false;
+    if (!r) {
+      td.textContent = "n/a";
+      td.title = "not computed for this sample";
+    } else if (r.value === null || r.value === undefined) {
+      failing = !NOT_APPLICABLE[reasonKind(r.unscored)];
+      td.className = "num unscored";
+      td.textContent = "unscored";
+      add(td, el("span", "reason", reasonKind(r.unscored)));
+      td.title = r.unscored || "";
+    } else {
+      td.textContent = fmt(r.value);
+      failing = markBelow(td, m, r.value);
+    }
+    return { td: td, failing: failing };
+  }
+  function markBelow(node, m, value) {  // marks a score worse than its threshold: ▼, words for a screen reader
+    if (!below(m, value)) return false;
+    node.className = (node.className ? node.className + " " : "") + "below";
+    var side = lowerBetter[m] ? "above" : "below";
+    add(node, el("span", "mark", " ▼"), el("span", "sr", " " + side + " threshold"));
+    node.title = side + " the threshold " + thresholdText(thresholds[m]);
+    return true;
+  }
+  function sampleText(s, haystack) {  // the words a search finds a sample or turn by
+    haystack.push(s.id, s.category || "");
+    if (s.turn) haystack.push(s.turn.user_message || "", s.turn.question || "", (s.input && s.input.answer) || "");
+    metrics.forEach(function (m) {
+      var r = (s.metrics || {})[m];
+      if (r) { haystack.push(r.unscored || ""); collectText(r.evidence, haystack); }
+    });
+    return haystack;
+  }
+  function rowFailing(s) {
+    return metrics.some(function (m) { return scoreCell(m, (s.metrics || {})[m]).failing; });
+  }
+
+  // The report's conversations (the turns of one id, in turn order) and its single samples, by position in `samples`.
+  var conversations = [], singles = [], conversationOf = new Map();
+  samples.forEach(function (s, index) {
+    if (!s.turn) { singles.push(index); return; }
+    var c = conversationOf.get(s.turn.conversation);
+    if (!c) {
+      c = { id: s.turn.conversation, turns: [], count: s.turn.turns };
+      conversationOf.set(c.id, c);
+      conversations.push(c);
+    }
+    c.turns.push(index);
+    // a conversation given one turn per row knows each row's place only: its length is its last turn's number
+    c.count = Math.max(c.count, s.turn.turns, s.turn.turn);
+  });
+  conversations.forEach(function (c) {
+    c.turns.sort(function (a, b) { return samples[a].turn.turn - samples[b].turn.turn; });
+  });
+
+  var sampleTable = document.getElementById("sample-table");
+  var sampleRows = singles.map(function (index) {
+    var s = samples[index], tr = el("tr"), failing = false;
     tr.dataset.id = s.id;
     add(tr, el("th", "id", s.id));
     tr.firstChild.scope = "row";
-    if (table && table.querySelector('th[data-key="category"]')) add(tr, el("td", "cat", s.category || "—"));
+    if (sampleTable && sampleTable.querySelector('th[data-key="category"]')) add(tr, el("td", "cat", s.category || "—"));
     metrics.forEach(function (m) {
-      var r = (s.metrics || {})[m];
-      var td = el("td", "num");
-      if (!r) {
-        td.textContent = "n/a";
-        td.title = "not computed for this sample";
-      } else if (r.value === null || r.value === undefined) {
-        failing = true;
-        td.className = "num unscored";
-        td.textContent = "unscored";
-        add(td, el("span", "reason", reasonKind(r.unscored)));
-        td.title = r.unscored || "";
-        haystack.push(r.unscored || "");
-      } else {
-        td.textContent = fmt(r.value);
-        if (below(m, r.value)) {
-          failing = true;
-          td.className = "num below";
-          var side = lowerBetter[m] ? "above" : "below";
-          add(td, el("span", "mark", " ▼"), el("span", "sr", " " + side + " threshold"));
-          td.title = side + " the threshold " + thresholdText(thresholds[m]);
-        }
-      }
-      if (r) collectText(r.evidence, haystack);
-      add(tr, td);
+      var cell = scoreCell(m, (s.metrics || {})[m]);
+      failing = failing || cell.failing;
+      add(tr, cell.td);
     });
     add(tr, el("td", "num", s.judge_calls), el("td", "num", typeof s.seconds === "number" ? s.seconds.toFixed(2) : "—"));
-    tr.addEventListener("click", function () { openDetail(index); });
-    tr.addEventListener("keydown", function (ev) {
-      if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); openDetail(index); }
-    });
-    return { tr: tr, sample: s, failing: failing, text: haystack.join("\n").toLowerCase() };
+    return { tr: tr, sample: s, index: index, failing: failing, text: sampleText(s, []).join("\n").toLowerCase() };
   });
 
-  function sortValue(row, key) {
-    var s = row.sample;
-    if (key === "id") return s.id;
-    if (key === "category") return s.category || "";
-    if (key === "calls") return s.judge_calls;
-    if (key === "seconds") return s.seconds;
-    if (key.indexOf("m:") === 0) {
-      var r = (s.metrics || {})[metrics[Number(key.slice(2))]];
-      return r && typeof r.value === "number" ? r.value : null;
-    }
-    return null;
+  // A metric over a conversation's turns: the mean of its scored turns and its worst turn; `once` for a metric scored
+  // once per conversation (on its last turn: every other turn unscored with no_conversation_end).
+  function conversationScore(c, m) {
+    var scored = [], reasons = [], computed = false;
+    c.turns.forEach(function (i) {
+      var r = (samples[i].metrics || {})[m];
+      if (!r) return;
+      computed = true;
+      if (typeof r.value === "number") scored.push({ value: r.value, turn: samples[i].turn.turn });
+      else reasons.push(reasonKind(r.unscored));
+    });
+    var out = { computed: computed, scored: scored.length, reasons: reasons, mean: null, worst: null };
+    out.once = scored.length <= 1 && reasons.length > 0 && reasons.every(function (k) { return k === "no_conversation_end"; });
+    if (!scored.length) return out;
+    out.mean = scored.reduce(function (a, x) { return a + x.value; }, 0) / scored.length;
+    out.worst = scored.reduce(function (w, x) { return (lowerBetter[m] ? x.value > w.value : x.value < w.value) ? x : w; });
+    return out;
   }
 
-  var sort = { key: null, dir: 1 };
-  var visible = [];
-
-  function compare(a, b) {
-    var x = sortValue(a, sort.key), y = sortValue(b, sort.key);
-    if (x === null || y === null) {  /* unscored last, whichever the direction */
-      if (x === y) return 0;
-      return x === null ? 1 : -1;
+  function conversationCell(m, sc) {
+    var td = el("td", "num");
+    if (!sc.computed) {
+      td.textContent = "n/a";
+      td.title = "not computed for this conversation";
+    } else if (sc.mean === null) {
+      td.className = "num unscored";
+      td.textContent = "unscored";
+      add(td, el("span", "reason", sc.reasons.filter(function (k, i, all) { return all.indexOf(k) === i; }).join(", ")));
+    } else {
+      var mean = add(el("span", "mean"), document.createTextNode(fmt(sc.mean)));
+      markBelow(mean, m, sc.mean);
+      add(td, mean);
+      if (sc.once) {
+        add(td, el("span", "worst", "the conversation's"));
+        td.title = m + " is scored once per conversation, on its last turn";
+      } else if (sc.scored > 1) {
+        var worst = add(el("span", "worst"), document.createTextNode("worst " + fmt(sc.worst.value) + " · turn " + sc.worst.turn));
+        markBelow(worst, m, sc.worst.value);
+        add(td, worst);
+        td.title = "mean of " + sc.scored + " scored turns; worst: turn " + sc.worst.turn;
+      } else {
+        add(td, el("span", "worst", "turn " + sc.worst.turn + " only"));
+      }
     }
-    if (typeof x === "string" || typeof y === "string") {
-      return sort.dir * String(x).localeCompare(String(y), undefined, { numeric: true });
-    }
-    return sort.dir * (x - y);
+    return td;
   }
 
-  var search = document.getElementById("f-search");
+  var conversationTable = document.getElementById("conversation-table");
+  var conversationRows = conversations.map(function (c) {
+    var tr = el("tr"), haystack = [c.id];
+    tr.dataset.id = c.id;
+    add(tr, el("th", "id", c.id));
+    tr.firstChild.scope = "row";
+    var present = c.turns.length === c.count ? String(c.count) : c.turns.length + " of " + c.count;
+    add(tr, el("td", "num", present));
+    var scores = {};
+    metrics.forEach(function (m) {
+      scores[m] = conversationScore(c, m);
+      add(tr, conversationCell(m, scores[m]));
+    });
+    c.turns.forEach(function (i) { sampleText(samples[i], haystack); });
+    return { tr: tr, conversation: c, scores: scores, failing: c.turns.some(function (i) { return rowFailing(samples[i]); }),
+      text: haystack.join("\n").toLowerCase() };
+  });
+
+  /* --- a table view: sorting by a header, search and filters, the drawer's row ----------------------------------- */
+
+  var views = [];
+  function tableView(opts) {
+    var view = { table: opts.table, rows: opts.rows, visible: opts.rows, sort: { key: null, dir: 1 } };
+    function compare(a, b) {
+      var x = opts.sortValue(a, view.sort.key), y = opts.sortValue(b, view.sort.key);
+      if (x === null || y === null) {  /* unscored last, whichever the direction */
+        if (x === y) return 0;
+        return x === null ? 1 : -1;
+      }
+      if (typeof x === "string" || typeof y === "string") {
+        return view.sort.dir * String(x).localeCompare(String(y), undefined, { numeric: true });
+      }
+      return view.sort.dir * (x - y);
+    }
+    view.render = function () {
+      if (!view.table) return;
+      var q = opts.search ? opts.search.value.trim().toLowerCase() : "";
+      var list = view.rows.filter(function (row) {
+        if (q && row.text.indexOf(q) < 0) return false;
+        if (opts.failingOnly && opts.failingOnly.checked && !row.failing) return false;
+        return !opts.keep || opts.keep(row);
+      });
+      if (view.sort.key) {
+        list = list.map(function (row, i) { return [row, i]; })
+          .sort(function (a, b) { return compare(a[0], b[0]) || a[1] - b[1]; })
+          .map(function (p) { return p[0]; });
+      }
+      view.visible = list;
+      var body = view.table.tBodies[0];
+      body.replaceChildren.apply(body, list.map(function (row) { return row.tr; }));
+      var n = view.rows.length;
+      if (opts.count) opts.count.textContent = list.length === n ? "(" + n + ")" : "(" + list.length + " of " + n + " shown)";
+      if (opts.noMatch) opts.noMatch.hidden = list.length > 0;
+    };
+    view.open = opts.open;
+    if (view.table) {
+      view.table.querySelectorAll("thead th[data-key]").forEach(function (th) {
+        th.querySelector("button").addEventListener("click", function () {
+          var key = th.dataset.key;
+          view.sort = { key: key, dir: view.sort.key === key ? -view.sort.dir : 1 };
+          view.table.querySelectorAll("thead th[data-key]").forEach(function (other) {
+            other.setAttribute("aria-sort", "none");
+          });
+          th.setAttribute("aria-sort", view.sort.dir > 0 ? "ascending" : "descending");
+          view.render();
+        });
+      });
+    }
+    (opts.inputs || []).forEach(function (input) {
+      if (!input) return;
+      input.addEventListener("input", view.render);
+      input.addEventListener("change", view.render);
+    });
+    view.rows.forEach(function (row) {
+      row.tr.tabIndex = 0;
+      row.tr.addEventListener("click", function () { openDrawer(view, row); });
+      row.tr.addEventListener("keydown", function (ev) {
+        if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); openDrawer(view, row); }
+      });
+    });
+    views.push(view);
+    return view;
+  }
+  function metricSortValue(scoreOf, key) {  // "m:<i>": metrics[i]
+    return key.indexOf("m:") === 0 ? scoreOf(metrics[Number(key.slice(2))]) : null;
+  }
+
   var category = document.getElementById("f-category");
-  var failingOnly = document.getElementById("f-failing");
-  var count = document.getElementById("sample-count");
-  var noMatch = document.getElementById("no-match");
-
   if (category) {
     var cats = [];
-    samples.forEach(function (s) { if (s.category && cats.indexOf(s.category) < 0) cats.push(s.category); });
+    singles.forEach(function (i) { var c = samples[i].category; if (c && cats.indexOf(c) < 0) cats.push(c); });
     cats.sort().forEach(function (c) {
       var opt = el("option", null, c);
       opt.value = "c:" + c;
       category.appendChild(opt);
     });
-    if (samples.some(function (s) { return !s.category; })) {
+    if (singles.some(function (i) { return !samples[i].category; })) {
       var none = el("option", null, "(no category)");
       none.value = "none";
       category.appendChild(none);
     }
   }
 
-  function render() {
-    if (!table) return;
-    var q = search ? search.value.trim().toLowerCase() : "";
-    var cat = category ? category.value : "";
-    var list = rows.filter(function (row) {
-      if (q && row.text.indexOf(q) < 0) return false;
-      if (cat === "none" && row.sample.category) return false;  /* option values: "", "none" or "c:" + category */
-      if (cat.indexOf("c:") === 0 && row.sample.category !== cat.slice(2)) return false;
-      if (failingOnly && failingOnly.checked && !row.failing) return false;
-      return true;
-    });
-    if (sort.key) {
-      list = list.map(function (row, i) { return [row, i]; })
-        .sort(function (a, b) { return compare(a[0], b[0]) || a[1] - b[1]; })
-        .map(function (p) { return p[0]; });
-    }
-    visible = list;
-    var body = table.tBodies[0];
-    body.replaceChildren.apply(body, list.map(function (row) { return row.tr; }));
-    if (count) count.textContent = list.length === rows.length ? "(" + rows.length + ")" : "(" + list.length + " of " + rows.length + " shown)";
-    if (noMatch) noMatch.hidden = list.length > 0;
-  }
+  var sampleSearch = document.getElementById("f-search"), sampleFailing = document.getElementById("f-failing");
+  tableView({
+    table: sampleTable, rows: sampleRows, search: sampleSearch, failingOnly: sampleFailing,
+    inputs: [sampleSearch, category, sampleFailing],
+    count: document.getElementById("sample-count"), noMatch: document.getElementById("no-match"),
+    keep: function (row) {
+      var cat = category ? category.value : "";  /* option values: "", "none" or "c:" + category */
+      if (cat === "none" && row.sample.category) return false;
+      return !(cat.indexOf("c:") === 0 && row.sample.category !== cat.slice(2));
+    },
+    sortValue: function (row, key) {
+      var s = row.sample;
+      if (key === "id") return s.id;
+      if (key === "category") return s.category || "";
+      if (key === "calls") return s.judge_calls;
+      if (key === "seconds") return s.seconds;
+      return metricSortValue(function (m) {
+        var r = (s.metrics || {})[m];
+        return r && typeof r.value === "number" ? r.value : null;
+      }, key);
+    },
+    open: function (row) { return { title: row.sample.id, body: sampleDetail(row.sample), chat: false }; }
+  });
 
-  if (table) {
-    table.querySelectorAll("thead th[data-key]").forEach(function (th) {
-      th.querySelector("button").addEventListener("click", function () {
-        var key = th.dataset.key;
-        sort = { key: key, dir: sort.key === key ? -sort.dir : 1 };
-        table.querySelectorAll("thead th[data-key]").forEach(function (other) {
-          other.setAttribute("aria-sort", "none");
-        });
-        th.setAttribute("aria-sort", sort.dir > 0 ? "ascending" : "descending");
-        render();
-      });
-    });
-  }
-  [search, category, failingOnly].forEach(function (input) {
-    if (!input) return;
-    input.addEventListener("input", render);
-    input.addEventListener("change", render);
+  var conversationSearch = document.getElementById("c-search"), conversationFailing = document.getElementById("c-failing");
+  tableView({
+    table: conversationTable, rows: conversationRows, search: conversationSearch, failingOnly: conversationFailing,
+    inputs: [conversationSearch, conversationFailing],
+    count: document.getElementById("conversation-count"), noMatch: document.getElementById("conversation-no-match"),
+    sortValue: function (row, key) {
+      if (key === "id") return row.conversation.id;
+      if (key === "turns") return row.conversation.count;
+      return metricSortValue(function (m) { return row.scores[m] ? row.scores[m].mean : null; }, key);
+    },
+    open: function (row) { return { title: row.conversation.id, body: chatView(row.conversation), chat: true }; }
   });
 
   /* --- drill-down --------------------------------------------------------------------------------------- */
 
   var drawer = document.getElementById("detail");
   var detailBody = document.getElementById("detail-body");
-  var current = null;
 
   function kvList(obj) {
     var dl = el("dl", "kv");
@@ -281,9 +407,9 @@
   };
   var definitions = data.definitions || {};
 
-  function metricBlock(name, r, s) {
+  function metricBlock(name, r, s, heading) {  // heading: the name's element, h3 unless given (h4 in a chat turn)
     var box = el("section", "metric-detail");
-    var head = add(el("div", "metric-head"), el("h3", null, name));
+    var head = add(el("div", "metric-head"), el(heading || "h3", null, name));
     if (!r) {
       add(head, el("span", "tag neutral", "not computed"));
       return add(box, head);
@@ -393,8 +519,8 @@
     return box;
   }
 
-  function judgeBlock(s) {
-    var box = add(el("section", "metric-detail"), add(el("div", "metric-head"), el("h3", null, "judge")));
+  function judgeBlock(s, heading) {
+    var box = add(el("section", "metric-detail"), add(el("div", "metric-head"), el(heading || "h3", null, "judge")));
     var j = s.judge || {};
     var facts = {
       "judge calls": s.judge_calls,
@@ -428,21 +554,138 @@
     return box;
   }
 
-  function openDetail(index) {
-    var s = samples[index];
-    if (!s || !drawer) return;
-    current = index;
-    rows.forEach(function (row, i) { row.tr.classList.toggle("selected", i === index); });
-    document.getElementById("detail-title").textContent = s.id;
+  function sampleDetail(s) {
     var frag = document.createDocumentFragment();
     add(frag, el("p", "muted", s.category ? "category: " + s.category : "no category"));
-    var names = metrics.slice();
-    Object.keys(s.metrics || {}).forEach(function (m) { if (names.indexOf(m) < 0) names.push(m); });
+    var names = metricNames(s);
     if (s.input) add(frag, textBlock(s, names));
-    else if (data.meta && data.meta.sample_text === false) add(frag, el("p", "muted", "no sample text: the run kept none (--no-sample-text)"));
+    else if (noText()) add(frag, el("p", "muted", "no sample text: the run kept none (--no-sample-text)"));
     names.forEach(function (m) { add(frag, metricBlock(m, (s.metrics || {})[m], s)); });
     add(frag, judgeBlock(s));
-    detailBody.replaceChildren(frag);
+    return frag;
+  }
+  function metricNames(s) {  // the report's metrics, then any other this sample holds
+    var names = metrics.slice();
+    Object.keys(s.metrics || {}).forEach(function (m) { if (names.indexOf(m) < 0) names.push(m); });
+    return names;
+  }
+  function noText() { return !!(data.meta && data.meta.sample_text === false); }
+
+  /* --- the chat view: a conversation's turns as messages, each assistant turn with its scores and evidence ------- */
+
+  var toggles = 0;
+  // A button that shows and hides `panel` (aria-expanded says which); the panel starts hidden.
+  function toggle(label, panel) {
+    var button = el("button", "toggle", label);
+    button.type = "button";
+    panel.id = "toggle-" + (++toggles);
+    panel.hidden = true;
+    button.setAttribute("aria-expanded", "false");
+    button.setAttribute("aria-controls", panel.id);
+    button.addEventListener("click", function () {
+      panel.hidden = !panel.hidden;
+      button.setAttribute("aria-expanded", String(!panel.hidden));
+    });
+    return button;
+  }
+
+  function spans(numbers) {  // [3, 4, 5, 8] -> "3–5, 8"
+    var out = [];
+    numbers.forEach(function (n, i) {
+      if (i > 0 && n === numbers[i - 1] + 1) out[out.length - 1][1] = n;
+      else out.push([n, n]);
+    });
+    return out.map(function (p) { return p[0] === p[1] ? String(p[0]) : p[0] + "–" + p[1]; }).join(", ");
+  }
+
+  function bubble(who, label, content) {
+    return add(el("div", "bubble " + who), el("span", "who", label), content);
+  }
+
+  function turnScores(s, names) {
+    var ul = el("ul", "turn-scores");
+    ul.setAttribute("aria-label", "scores of this turn");
+    names.forEach(function (m) {
+      var r = (s.metrics || {})[m];
+      if (!r) return;
+      var li = add(el("li"), el("span", "name", m + " "));
+      if (typeof r.value === "number") {
+        var v = add(el("span", "value"), document.createTextNode(fmt(r.value)));
+        markBelow(v, m, r.value);
+        add(li, v);
+      } else {
+        li.className = NOT_APPLICABLE[reasonKind(r.unscored)] ? "na" : "unscored";
+        add(li, el("span", "value", "unscored"), el("span", "reason", " " + reasonKind(r.unscored)));
+        li.title = r.unscored || "";
+      }
+      add(ul, li);
+    });
+    return ul;
+  }
+
+  function chatTurn(s, count) {
+    var t = s.turn, input = s.input, names = metricNames(s);
+    var li = add(el("li", "turn"), el("h3", "turn-head", "Turn " + t.turn + " of " + count));
+    var said = typeof t.user_message === "string";
+    add(li, bubble("user", "user", said ? el("div", "sample-text", t.user_message) : el("p", "muted", "(text not kept)")));
+    if (typeof t.question === "string" && t.question !== t.user_message) {
+      add(li, add(el("p", "standalone"), el("strong", null, t.rewritten ? "standalone question, rewritten by the judge: " :
+        "standalone question, given with the data: "), el("span", "sample-text", t.question)));
+    }
+    var reply = input && typeof input.answer === "string" ? markedText(input.answer, judgedItems(s, names, "answer"))
+      : el("p", "muted", input ? "no answer" : "(text not kept)");
+    var turnBox = add(el("div", "assistant-turn"), bubble("assistant", "assistant", reply), turnScores(s, names));
+    var evidence = el("div", "turn-evidence");
+    if (input && typeof input.reference === "string") {
+      add(evidence, add(el("section", "metric-detail sample-input"), add(el("div", "metric-head"), el("h4", null, "reference")),
+        markedText(input.reference, judgedItems(s, names, "reference"))));
+    }
+    names.forEach(function (m) { add(evidence, metricBlock(m, (s.metrics || {})[m], s, "h4")); });
+    add(evidence, judgeBlock(s, "h4"));
+    var buttons = add(el("div", "turn-buttons"), toggle("evidence of turn " + t.turn, evidence));
+    var contexts = input ? input.contexts || [] : null;
+    var contextList = null;
+    if (contexts && contexts.length) {
+      contextList = el("ol", "contexts");
+      contexts.forEach(function (c) { add(contextList, el("li", "sample-text", c)); });
+      add(buttons, toggle("contexts (" + contexts.length + ")", contextList));
+    } else if (contexts) {
+      add(buttons, el("span", "muted", "no contexts"));
+    }
+    return add(li, add(turnBox, buttons, contextList, evidence));
+  }
+
+  function chatView(c) {
+    var frag = document.createDocumentFragment(), present = {};
+    c.turns.forEach(function (i) { present[samples[i].turn.turn] = true; });
+    var missing = [];
+    for (var n = 1; n <= c.count; n++) if (!present[n]) missing.push(n);
+    add(frag, el("p", "muted", c.count + (c.count === 1 ? " turn" : " turns") + ": each user message, the assistant's reply and its scores; a turn's button opens its evidence."));
+    if (missing.length) {
+      add(frag, el("p", "note", "Turn" + (missing.length > 1 ? "s " : " ") + spans(missing) + " of " + c.count +
+        (missing.length > 1 ? " are" : " is") + " not on this page: left off a large report's page (the note above the tables says so; the JSON report holds every turn), or not scored by this run (--limit, or no row for it in the data)."));
+    }
+    if (noText()) {
+      add(frag, el("p", "note", "No text: the run kept none (--no-sample-text), so the chat shows each turn's number and scores only."));
+    }
+    var ol = el("ol", "chat");
+    ol.setAttribute("aria-label", "conversation " + c.id);
+    c.turns.forEach(function (i) { add(ol, chatTurn(samples[i], c.count)); });
+    return add(frag, ol);
+  }
+
+  /* --- the drawer: a sample's evidence or a conversation's chat, prev/next through its table's visible rows ------ */
+
+  var current = null;  // {view, row} the drawer shows
+
+  function openDrawer(view, row) {
+    if (!drawer) return;
+    var shown = view.open(row);
+    current = { view: view, row: row };
+    views.forEach(function (v) { v.rows.forEach(function (r) { r.tr.classList.toggle("selected", r === row); }); });
+    document.getElementById("detail-title").textContent = shown.title;
+    drawer.classList.toggle("chat", shown.chat);
+    detailBody.replaceChildren(shown.body);
     detailBody.scrollTop = 0;
     drawer.hidden = false;
     document.body.classList.add("drawer-open");
@@ -453,14 +696,14 @@
     if (!drawer || drawer.hidden) return;
     drawer.hidden = true;
     document.body.classList.remove("drawer-open");
-    if (current !== null && rows[current]) rows[current].tr.focus({ preventScroll: true });
+    if (current) current.row.tr.focus({ preventScroll: true });
   }
 
   function step(delta) {
-    if (current === null || !visible.length) return;
-    var pos = visible.findIndex(function (row) { return Number(row.tr.dataset.index) === current; });
-    var next = visible[(pos + delta + visible.length) % visible.length];
-    openDetail(Number(next.tr.dataset.index));
+    if (!current || !current.view.visible.length) return;
+    var list = current.view.visible, pos = list.indexOf(current.row);
+    var next = list[(pos + delta + list.length) % list.length];
+    openDrawer(current.view, next);
     next.tr.scrollIntoView({ block: "nearest" });
   }
 
@@ -477,5 +720,5 @@
     });
   }
 
-  render();
+  views.forEach(function (view) { view.render(); });
 })();

@@ -6,33 +6,17 @@ context precision's ranks with their chunk) as text, never markup. Skipped witho
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from localragas.report import read_json
-from localragas.report.html_report import render_html
-
 from cli_helpers import cli
+from reports_helpers import NODE
+from reports_helpers import html_tree as drill_down
 
 HERE = Path(__file__).resolve().parent
-APP = HERE.parents[2] / "localragas" / "report" / "html" / "app.js"
 EXAMPLE = HERE.parents[2] / "examples" / "rag_samples.jsonl"
 FAST = ["--judge", "fake", "--embedder", "fake", "--no-progress", "--no-cache", "--no-resume"]
-NODE = shutil.which("node")
-
-
-def drill_down(tmp_path: Path, data: dict) -> str:
-    path = tmp_path / "r.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    page = tmp_path / "r.html"
-    page.write_text(render_html(read_json(path)), encoding="utf-8")
-    got = subprocess.run([NODE, str(HERE / "js" / "drill_down.js"), str(APP), str(page)], capture_output=True,
-                         text=True, timeout=60)
-    assert got.returncode == 0, got.stderr
-    return got.stdout
 
 
 @pytest.mark.skipif(NODE is None, reason="needs node")
