@@ -22,7 +22,7 @@ from ..core.errors import DatasetError
 from .column_map import type_name
 from .chat_messages import STANDALONE, TURN_NAMES, conversation_id, read_message
 from .conversation_models import Message, Turn
-from .sample_record import sample_from_dict
+from .sample_record import refuse_failed_row, sample_from_dict
 from .schema import FIELD_ALIASES, Sample
 
 MESSAGES = "messages"
@@ -36,7 +36,8 @@ def is_conversation(record: object) -> bool:
 
 def conversation_samples(d: Mapping[str, Any], *, path: str = "<memory>", line: int | None = None) -> list[Sample]:
     """The samples of a conversation row's turns (see the module docstring), in order; DatasetError naming the
-    message and field of a bad one, or the row when it has no turn to score."""
+    message and field of a bad one, or the row when it has no turn to score (or a turn run-rag failed to ask)."""
+    refuse_failed_row(d, path, line)
     raw = d[MESSAGES]
     messages: list[Message] = []
     turns: list[tuple[int, int, Mapping[str, Any]]] = []  # (its user message's index, its own, the message)

@@ -70,6 +70,16 @@ def _get(d: Mapping[str, Any], canonical: str, path: str, line: int | None,
 RAG_ERROR_FIELD = "rag_error"
 
 
+def refuse_failed_row(d: Mapping[str, Any], path: str, line: int | None) -> None:
+    """A row run-rag wrote with RAG_ERROR_FIELD (its pipeline call failed; for a conversation, one of its turns) is
+    refused: DatasetError naming that field, which --skip-invalid counts as a skipped row."""
+    failure = d.get(RAG_ERROR_FIELD)
+    if failure is not None:
+        raise DatasetError(path, line, RAG_ERROR_FIELD, f"the RAG pipeline failed on this row in run-rag "
+                                                        f"({str(failure)[:300]}), so it has nothing to score: run "
+                                                        "run-rag again, or give --skip-invalid to count it skipped")
+
+
 def _blank_to_none(value: str | None) -> str | None:
     return value if value and value.strip() else None
 
@@ -116,11 +126,7 @@ def sample_from_dict(
     if not isinstance(d, Mapping):
         raise DatasetError(path, line, None, f"expected an object, got {type_name(d)}")
     kw = {"columns": columns}
-    failure = d.get(RAG_ERROR_FIELD)
-    if failure is not None:
-        raise DatasetError(path, line, RAG_ERROR_FIELD, f"the RAG pipeline failed on this row in run-rag "
-                                                        f"({str(failure)[:300]}), so it has nothing to score: run "
-                                                        "run-rag again, or give --skip-invalid to count it skipped")
+    refuse_failed_row(d, path, line)
     name, question = _get(d, "question", path, line, (str,), "a string", required=True, **kw)
     if not question.strip():
         raise DatasetError(path, line, name, "must not be empty")

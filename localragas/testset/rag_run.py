@@ -5,13 +5,20 @@ question of a test set, a bounded number at once, and each row written back with
     run = run_rag(RagRunSpec("testset.jsonl", target="examples/toy_rag.py:answer"))
     run.write("filled.jsonl")    # run.failed: the rows whose call failed
 
+A row may instead be a conversation (testset/chat_script.py: `messages` in the chat format, or `turns`): its user
+turns are asked one after the other, each with the conversation so far (a Python function by its `history` parameter,
+an HTTP endpoint in the body's `history`), and the row written back in the chat format, each reply with its contexts.
+Conversations are asked of a pipeline that takes a history only (a ConfigError before any call otherwise); one
+conversation at a time per `concurrency` slot, its turns in order.
+
 A Python function runs in worker processes (localragas.testset.rag_worker): a call past the timeout is stopped, its
 worker killed and replaced, and the row says "timed out after N s; the call was stopped". An HTTP endpoint's timeout
 is a deadline for the whole request.
 
-A failed row (after `retries` retries with backoff for a timeout, a connection error or a 5xx) keeps its place with
+A failed row or turn (after `retries` retries with backoff for a timeout, a connection error or a 5xx) keeps its place with
 `"answer": ""`, `"contexts": []` and `"rag_error": "<why>"`; `localragas eval` refuses such a row (skipped with that
-reason under --skip-invalid), so a failed call is never scored. The other rows are never lost to it.
+reason under --skip-invalid), so a failed call is never scored. The other rows are never lost to it. A conversation
+stops at its failed turn: the turns before it keep their replies, the row its `rag_error` naming the turn.
 
 A pipeline that cannot be reached (`max_connection_failures` rows in a row failed to connect, after their retries)
 stops the run: no further question is asked, `RagRun.stopped` says why, and the rows done so far are kept.
@@ -31,8 +38,9 @@ from ..data.dataset import read_records
 from ..data.sample_record import RAG_ERROR_FIELD as ERROR_FIELD, content_id, unicode_problem
 from ..core.errors import ConfigError, DatasetError
 from ..core.inputs import DEFAULT_MAX_INPUT_BYTES
+from .chat_script import Script, is_script, read_script
 from .frameworks import framework_pipeline
-from .rag_targets import CallableTarget, HttpTarget, RowFailure, parse_reply
+from .rag_targets import CallableTarget, History, HttpTarget, RagReply, RowFailure, parse_reply
 from .rag_worker import ProcessTarget, importable_name
 from ..data.schema import FIELD_ALIASES, field_names
 
@@ -46,7 +54,7 @@ _FILLED = ("answer", "contexts", "retrieved_context_ids")  # written by the run:
 @dataclass(frozen=True)
 class RagRunSpec:
     data: Path
-    target: Any = None  # 'module:function', 'file.py:function', a function, a LangChain runnable or LlamaIndex engine
+    target: Any = None  # 'module:function', 'file.py:function', a function, a LangChain runnable, a LlamaIndex engine
     url: str | None = None
     concurrency: int = 1
     timeout: float = DEFAULT_TIMEOUT
@@ -112,41 +120,70 @@ def _line(row: dict[str, Any]) -> str:
     return (text if unicode_problem(text) is None else json.dumps(row)) + "\n"
 
 
-def read_questions(spec: RagRunSpec) -> list[tuple[str, str, dict[str, Any]]]:
-    """(id, question, record) of each row; a row without a question is refused (DatasetError naming it)."""
+Question = tuple[str, str, dict[str, Any]]  # (id, question, record) of a row of one question
+
+
+def read_questions(spec: RagRunSpec) -> list[Question | Script]:
+    """Each row: (id, question, record), or a conversation's Script (testset/chat_script.py); a row without a
+    question is refused (DatasetError naming it), as is a bad conversation (naming its message and field)."""
     shown = str(spec.data)
-    out: list[tuple[str, str, dict[str, Any]]] = []
+    out: list[Question | Script] = []
     seen: dict[str, int | None] = {}
     for line, record in read_records(spec.data, spec.max_input_bytes):
         if not isinstance(record, dict):
             raise DatasetError(shown, line, None, f"expected an object, got {type(record).__name__}")
-        names = field_names(record, "question")
-        question = record.get(names[0]) if names else None
-        if not isinstance(question, str) or not question.strip():
-            raise DatasetError(shown, line, names[0] if names else "question", "expected a non-empty string")
-        raw_id = record.get("id")
-        row_id = str(raw_id).strip() if isinstance(raw_id, (str, int)) and str(raw_id).strip() else None
-        row_id = row_id or content_id(question)
+        if is_script(record):
+            item: Question | Script = read_script(record, shown, line)
+            row_id = item.id
+        else:
+            names = field_names(record, "question")
+            question = record.get(names[0]) if names else None
+            if not isinstance(question, str) or not question.strip():
+                raise DatasetError(shown, line, names[0] if names else "question", "expected a non-empty string")
+            raw_id = record.get("id")
+            row_id = str(raw_id).strip() if isinstance(raw_id, (str, int)) and str(raw_id).strip() else None
+            row_id = row_id or content_id(question)
+            item = (row_id, question, record)
         if row_id in seen:
             raise DatasetError(shown, line, "id", f"duplicate id '{row_id}' (first used on line {seen[row_id]})")
         seen[row_id] = line
-        out.append((row_id, question, record))
+        out.append(item)
     if not out:
         raise DatasetError(shown, None, None, "no rows")
     return out
 
 
-def ask(pipeline, question: str, row_id: str, spec: RagRunSpec, sleep: Callable[[float], None] = time.sleep):
-    """The pipeline's checked reply, retried up to spec.retries times when worth it; RowFailure when it fails."""
+def ask(pipeline, question: str, row_id: str, spec: RagRunSpec, sleep: Callable[[float], None] = time.sleep,
+        history: History | None = None) -> RagReply:
+    """The pipeline's checked reply, retried up to spec.retries times when worth it; RowFailure when it fails, also
+    when handling the reply raised (whatever one reply does, it is that row's or turn's failure)."""
     for attempt in range(spec.retries + 1):
         try:
-            return parse_reply(pipeline(question, row_id, spec.timeout))
+            return parse_reply(pipeline(question, row_id, spec.timeout, history))
         except RowFailure as e:
             if not e.retry or attempt == spec.retries:
                 tries = f" (after {attempt + 1} tries)" if attempt else ""
                 raise RowFailure(f"{e}{tries}", e.retry, e.unreachable) from None
             sleep(spec.backoff * 2 ** attempt)
+        except Exception as e:  # noqa: BLE001 - a str subclass that raises, a reply that exhausts memory
+            raise RowFailure(f"could not handle the pipeline's reply: {type(e).__name__}: {e}", retry=False) from None
     raise AssertionError("unreachable")
+
+
+def check_history(pipeline, rows: list[Question | Script]) -> None:
+    """A test set with conversations is asked only of a pipeline that takes their history (ConfigError otherwise:
+    its follow-ups would be asked without what came before)."""
+    script = next((r for r in rows if isinstance(r, Script)), None)
+    if script is not None and pipeline.history_parameter is None:
+        raise ConfigError(f"the test set holds conversations (first: '{script.id}'), but {pipeline.name} takes no "
+                          "history, so its follow-up questions would be asked without the conversation before them: "
+                          "give a function with a `history` parameter (fn(question, history) gets [{'role', "
+                          "'content'}, ...]), a LangChain chain whose input has `chat_history`, or a LlamaIndex chat "
+                          "engine (index.as_chat_engine())")
+
+
+def _row_id(item: Question | Script) -> str:
+    return item.id if isinstance(item, Script) else item[0]
 
 
 def _filled(record: dict[str, Any], row_id: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -167,29 +204,30 @@ def run_rag(spec: RagRunSpec) -> RagRun:
     def one(i: int) -> None:
         if unreachable.stopped:
             return  # not asked: the row is left out
-        row_id, question, record = rows[i]
+        item = rows[i]
+        if isinstance(item, Script):
+            out[i], failure = item.run(lambda q, turn, history: ask(pipeline, q, turn, spec, history=history))
+            if failure is not None:
+                failed[i] = (item.id, str(failure))
+            unreachable.count(failure)
+            return
+        row_id, question, record = item
         try:
             out[i] = _filled(record, row_id, ask(pipeline, question, row_id, spec).fields())
             unreachable.count(None)
-        except RowFailure as e:
-            fail(i, e)
-        except Exception as e:  # noqa: BLE001 - whatever one reply does (a str subclass that raises, a reply that
-            # exhausts memory), it is that row's failure: the other rows are asked and written all the same
-            fail(i, RowFailure(f"could not handle the pipeline's reply: {type(e).__name__}: {e}", retry=False))
-
-    def fail(i: int, e: RowFailure) -> None:
-        row_id, _, record = rows[i]
-        failed[i] = (row_id, str(e))
-        out[i] = _filled(record, row_id, {"answer": "", "contexts": [], ERROR_FIELD: str(e)})
-        unreachable.count(e)
+        except RowFailure as e:  # that row's failure: the other rows are asked and written all the same
+            failed[i] = (row_id, str(e))
+            out[i] = _filled(record, row_id, {"answer": "", "contexts": [], ERROR_FIELD: str(e)})
+            unreachable.count(e)
 
     try:
+        check_history(pipeline, rows)
         with progress_for(len(rows), spec.progress, unit="rows", verb="asking") as bar, \
                 ThreadPoolExecutor(spec.concurrency, thread_name_prefix="run-rag") as pool:
             futures = {pool.submit(one, i): i for i in range(len(rows))}
             for f in as_completed(futures):
                 f.result()
-                bar.advance(rows[futures[f]][0])
+                bar.advance(_row_id(rows[futures[f]]))
     finally:
         if isinstance(pipeline, ProcessTarget):
             pipeline.close()  # its worker processes end with the run

@@ -3,11 +3,14 @@ both must give.
 
 Python: `--target module:function` (a module importable from the current folder) or `--target path/to/file.py:function`.
 The function is called as `fn(question: str)` and returns a dict {"answer": str, "contexts": [str, ...],
-"retrieved_context_ids": [str, ...] (optional)}, or a 2-tuple (answer, contexts). The name may instead be a LangChain
-runnable or a LlamaIndex query engine (testset/frameworks.py asks it and collects what it retrieved).
+"retrieved_context_ids": [str, ...] (optional)}, or a 2-tuple (answer, contexts). A function with a parameter named
+`history` (or `chat_history`) is a chat function: it is called as `fn(question, history=[{"role", "content"}, ...])`
+with the conversation before the question ([] for a single question): the only kind a test set's conversations are
+asked of (history_parameter). The name may instead be a LangChain runnable or a LlamaIndex query or chat engine
+(testset/frameworks.py asks it and collects what it retrieved).
 
-HTTP: `--url http://host/path`: POST of JSON {"question": ..., "id": ...} (Content-Type: application/json); the reply
-is JSON of the dict above. A timeout, a connection error or a 5xx status is retried (with backoff); a 4xx status or a
+HTTP: `--url http://host/path`: POST of JSON {"question": ..., "id": ...} (Content-Type: application/json), plus
+"history" (the messages before the question) for a conversation's turn; the reply is JSON of the dict above. A timeout, a connection error or a 5xx status is retried (with backoff); a 4xx status or a
 malformed reply is not. Standard library only (urllib).
 """
 from __future__ import annotations
@@ -21,6 +24,7 @@ import sys
 import threading
 import urllib.error
 import urllib.request
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +36,10 @@ from ..data.sample_record import unicode_problem
 from .frameworks import framework_pipeline
 
 MAX_REPLY_BYTES = 64 << 20  # an HTTP reply longer than this is malformed
+# The names a chat function takes the conversation so far by (Gradio's ChatInterface and LangChain's), and the keys a
+# LangChain chain's input takes it under.
+HISTORY_PARAMETERS = ("history", "chat_history")
+History = list[dict[str, str]]  # the messages before a question: {"role": "system" | "user" | "assistant", "content"}
 
 
 class RowFailure(Exception):
@@ -96,6 +104,28 @@ def _text(value: str, what: str) -> str:
     return value
 
 
+def history_parameter(fn: Callable[..., Any]) -> str | None:
+    """The parameter `fn` takes a conversation's history by: a framework wrapper's own `history_parameter`
+    (testset/frameworks.py), else the first of HISTORY_PARAMETERS its signature names (that can be passed by name);
+    None for a function of the question alone."""
+    if hasattr(fn, "history_parameter"):
+        return fn.history_parameter
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # a builtin or extension function without a signature
+        return None
+    by_name = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return next((p for p in HISTORY_PARAMETERS if p in parameters and parameters[p].kind in by_name), None)
+
+
+def call_target(fn: Callable[..., Any], parameter: str | None, question: str, history: History | None) -> Any:
+    """fn asked the question: with the history ([] when none) under `parameter` when it takes one, else alone (run-rag
+    asks a conversation's turns only of a function that takes a history)."""
+    if parameter is None:
+        return fn(question)
+    return fn(question, **{parameter: [dict(m) for m in history or []]})  # copies: the function may change them
+
+
 def check_target(target: str) -> tuple[str, str]:
     """(module or file, function) of a --target, its form checked (and a file's existence) without importing it."""
     where, sep, name = target.rpartition(":")
@@ -106,7 +136,7 @@ def check_target(target: str) -> tuple[str, str]:
     return where, name
 
 
-def load_callable(target: str) -> Callable[[str], Any]:
+def load_callable(target: str) -> Callable[..., Any]:
     """The function a --target names: 'module:function' (importable from the current folder) or
     'path/to/file.py:function'."""
     where, name = check_target(target)
@@ -138,16 +168,17 @@ class CallableTarget:
     that times out cannot be stopped: it is left to finish in the background, its result ignored, and the row says
     so."""
 
-    def __init__(self, fn: Callable[[str], Any]):
+    def __init__(self, fn: Callable[..., Any]):
         self.fn = fn
         self.name = getattr(fn, "__qualname__", repr(fn))
+        self.history_parameter = history_parameter(fn)
 
-    def __call__(self, question: str, row_id: str, timeout: float) -> Any:
+    def __call__(self, question: str, row_id: str, timeout: float, history: History | None = None) -> Any:
         box: dict[str, Any] = {}
 
         def call() -> None:
             try:
-                box["value"] = self.fn(question)
+                box["value"] = call_target(self.fn, self.history_parameter, question, history)
             except BaseException as e:  # noqa: BLE001 - the user's code: any error is the row's
                 box["error"] = e
 
@@ -165,7 +196,7 @@ class CallableTarget:
 
 
 class HttpTarget:
-    """An HTTP endpoint: POST {"question", "id"}, JSON back. The timeout is a deadline for the whole request
+    """An HTTP endpoint: POST {"question", "id"} (and "history" for a conversation's turn), JSON back. The timeout is a deadline for the whole request
     (connect, send, wait, read): at the deadline the connection is shut, so a server that trickles its reply a byte
     at a time cannot hold the row past it."""
 
@@ -173,9 +204,13 @@ class HttpTarget:
         if not url.startswith(("http://", "https://")):
             raise ConfigError(f"--url: '{url}' must start with http:// or https://")
         self.url = self.name = url
+        self.history_parameter = "history"  # in the body: an endpoint that does not read it is the user's to know
 
-    def __call__(self, question: str, row_id: str, timeout: float) -> Any:
-        body = json.dumps({"question": question, "id": row_id}).encode("utf-8")
+    def __call__(self, question: str, row_id: str, timeout: float, history: History | None = None) -> Any:
+        fields: dict[str, Any] = {"question": question, "id": row_id}
+        if history is not None:
+            fields["history"] = history
+        body = json.dumps(fields).encode("utf-8")
         request = urllib.request.Request(self.url, data=body, method="POST",
                                          headers={"Content-Type": "application/json", "Accept": "application/json"})
         timed_out = RowFailure(f"timed out after {seconds_text(timeout, digits=None)}", retry=True)

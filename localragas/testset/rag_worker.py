@@ -3,9 +3,10 @@ past its timeout is stopped, never left running in the background.
 
 A worker is a fresh interpreter (this one's executable, sys.path and working folder; no re-run of the caller's main
 module, unlike multiprocessing's 'spawn') that imports the function by its 'module:function' or 'file.py:function'
-name once, then answers one question at a time: JSON lines over its standard input and output (what the function
-prints goes to standard error; its reply is checked there and sent as plain JSON, so nothing of the user's module is
-ever unpickled here). Workers are kept between calls, one per call in flight (`--concurrency N` starts up to N, each
+name once, then answers one question at a time: JSON lines over its standard input and output ({"question",
+"history"} in, the checked reply out; its first line says which parameter the function takes a history by; what the
+function prints goes to standard error; its reply is checked there and sent as plain JSON, so nothing of the user's
+module is ever unpickled here). Workers are kept between calls, one per call in flight (`--concurrency N` starts up to N, each
 importing the pipeline once); a worker whose call timed out is killed and the next call starts a new one; a worker
 that dies during a call (os._exit, a crash) fails that row and is replaced. Overhead, measured on 2 cores: 0.14 ms
 a call, 80 ms a worker start plus the pipeline's own import (docs/generate.md#run-rag-the-contract).
@@ -25,7 +26,7 @@ from typing import Any, Callable
 
 from ..core.errors import ConfigError
 from ..core.number_text import seconds_text
-from .rag_targets import RowFailure, check_target, load_callable, parse_reply
+from .rag_targets import History, RowFailure, call_target, check_target, history_parameter, load_callable, parse_reply
 
 _STOP_SECONDS = 2.0  # a worker told to end (its input closed) has this long before it is killed
 _BOOT = ("import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
@@ -50,7 +51,8 @@ def importable_name(fn: Callable[..., Any]) -> str | None:
 
 
 def serve() -> None:
-    """The worker's main: the first line names the target; then one question a line, one reply a line."""
+    """The worker's main: the first line names the target; then one question (and its history) a line, one reply a
+    line."""
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     questions = os.fdopen(os.dup(0), "r", encoding="utf-8")
     os.dup2(2, 1)  # the function's prints go to standard error, never into the replies
@@ -68,10 +70,12 @@ def serve() -> None:
         return send("config", str(e))
     except BaseException as e:  # noqa: BLE001 - the user's module failed to import
         return send("config", f"--target: importing '{target}' failed: {type(e).__name__}: {e}")
-    send("ready", None)
+    parameter = history_parameter(fn)
+    send("ready", parameter)
     for line in questions:
         try:
-            value = fn(json.loads(line))
+            asked = json.loads(line)
+            value = call_target(fn, parameter, asked["question"], asked["history"])
         except BaseException as e:  # noqa: BLE001 - the user's code: any error is the row's
             send("error", f"{type(e).__name__}: {e}", isinstance(e, (TimeoutError, ConnectionError)),
                  isinstance(e, ConnectionError))
@@ -99,6 +103,7 @@ class _Worker:
         if reply[0] != "ready":
             self.kill()
             raise ConfigError(reply[1])
+        self.history_parameter: str | None = reply[1]
 
     def _read(self) -> None:
         """Each reply line onto the queue; None when the worker's output ends (it died, or was killed)."""
@@ -113,11 +118,11 @@ class _Worker:
         self.process.stdin.write(json.dumps(message) + "\n")
         self.process.stdin.flush()
 
-    def ask(self, question: str, timeout: float) -> Any:
+    def ask(self, question: str, timeout: float, history: History | None) -> Any:
         """The function's checked reply (as a dict); RowFailure when it raised, timed out (the worker is then killed)
         or died."""
         try:
-            self._send(question)
+            self._send({"question": question, "history": history})
             reply = self._replies.get(timeout=timeout)
         except queue.Empty:
             self.kill()
@@ -167,16 +172,18 @@ class ProcessTarget:
         self._target = target
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
-        self._idle.append(_Worker(target))
+        first = _Worker(target)
+        self.history_parameter = first.history_parameter
+        self._idle.append(first)
         _LIVE.add(self)
 
-    def __call__(self, question: str, row_id: str, timeout: float) -> Any:
+    def __call__(self, question: str, row_id: str, timeout: float, history: History | None = None) -> Any:
         with self._lock:
             worker = self._idle.pop() if self._idle else None
         if worker is None:
             worker = _Worker(self._target)  # one per call in flight; a new one after a timeout
         try:
-            value = worker.ask(question, timeout)
+            value = worker.ask(question, timeout, history)
         except RowFailure:
             if worker.alive():
                 self._give_back(worker)  # the function raised: the worker is fine
