@@ -85,11 +85,12 @@ def generate_cmd(documents, out, size, top_up, language, mix, seed, judge, judge
 @click.command("run-rag")
 @click.argument("data", metavar="TESTSET.jsonl", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--target", metavar="MODULE:FUNCTION|FILE.py:FUNCTION",
-              help="Your pipeline as a Python function fn(question) -> {answer, contexts[, retrieved_context_ids]}, "
-                   "or a LangChain runnable or LlamaIndex query engine by its name.")
+              help="Your pipeline as a Python function fn(question) -> {answer, contexts[, retrieved_context_ids]} "
+                   "(fn(question, history) for conversations: the messages before the question), or a LangChain "
+                   "runnable or LlamaIndex query or chat engine by its name.")
 @click.option("--url", metavar="URL",
-              help="Your pipeline as an HTTP endpoint: POST {question, id} -> {answer, contexts[, "
-                   "retrieved_context_ids]}.")
+              help="Your pipeline as an HTTP endpoint: POST {question, id} (and history, for a conversation's "
+                   "turn) -> {answer, contexts[, retrieved_context_ids]}.")
 @click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Write the filled rows here (JSON Lines `eval` reads).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
@@ -104,8 +105,10 @@ def generate_cmd(documents, out, size, top_up, language, mix, seed, judge, judge
                    "done so far are written. 0: never stop.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress on stderr.")
 def run_rag_cmd(data, target, url, out, concurrency, timeout, retries, max_connection_failures, progress):
-    """Ask your RAG pipeline every question of TESTSET.jsonl and write its answers and contexts to OUT. A failed row
-    keeps its place with `rag_error` (and is refused by `eval`); exit 0 when every row was answered, 4 when some
+    """Ask your RAG pipeline every question of TESTSET.jsonl and write its answers and contexts to OUT. A
+    conversation (a row of `messages`, or `turns`) is asked turn by turn with the conversation so far and written in
+    the chat format. A failed row (a conversation: a failed turn) keeps its place with `rag_error` (and is refused by
+    `eval`); exit 0 when every row was answered, 4 when some
     failed (they are counted and listed), 6 when the pipeline could not be reached (the run stopped; the rows done
     so far are written), 2 on bad input.
 

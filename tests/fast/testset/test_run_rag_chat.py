@@ -194,3 +194,45 @@ def test_a_bad_conversation_is_named_by_line_message_and_field(tmp_path, endpoin
     r = cli("run-rag", testset, "--url", endpoint.url, "--out", tmp_path / "o.jsonl", "--no-progress")
     assert r.exit_code == 2 and f"line 2, field '{field}': {words}" in r.output, r.output
     assert endpoint.bodies == []  # the test set is checked before any call
+
+
+def test_a_langchain_chain_gets_its_chat_history_and_one_without_is_refused(tmp_path):
+    pytest.importorskip("langchain_core", reason="langchain-core is not installed (pip install 'localragas[test]')")
+    from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+    from langchain_core.runnables import RunnableLambda
+
+    said = RunnableLambda(lambda p: " | ".join(f"{m.type}: {m.content}" for m in p.to_messages()))
+    chain = ChatPromptTemplate.from_messages([MessagesPlaceholder("chat_history"), ("human", "{input}")]) | said
+    testset = write_jsonl(tmp_path / "t.jsonl", [{"id": "c", "messages": [
+        {"role": "system", "content": "Be brief."}, {"role": "user", "content": "first"},
+        {"role": "user", "content": "second"}]}])
+    run = run_rag(RagRunSpec(testset, target=chain))
+    replies = [m["content"] for m in run.rows[0]["messages"] if m["role"] == "assistant"]
+    assert replies == ["system: Be brief. | human: first",
+                       "system: Be brief. | human: first | ai: system: Be brief. | human: first | human: second"]
+    alone = ChatPromptTemplate.from_messages([("human", "{input}")]) | said
+    with pytest.raises(ConfigError, match="takes no history"):
+        run_rag(RagRunSpec(testset, target=alone))
+
+
+def test_a_llamaindex_chat_engine_is_given_the_chat_history(tmp_path, monkeypatch):
+    pytest.importorskip("llama_index.core", reason="llama-index-core is not installed (pip install 'localragas[test]')")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from llama_index.core import Document, VectorStoreIndex
+    from llama_index.core.embeddings import MockEmbedding
+    from llama_index.core.llms import MockLLM
+
+    index = VectorStoreIndex.from_documents([Document(text=FACTS["warranty"])], embed_model=MockEmbedding(embed_dim=8))
+    engine = index.as_chat_engine(chat_mode="condense_plus_context", llm=MockLLM(max_tokens=2))
+    testset = write_jsonl(tmp_path / "t.jsonl", [{"id": "c", "turns": ["What is the warranty?", "How long?"]}])
+    run = run_rag(RagRunSpec(testset, target=engine))
+    assert run.failed == [] and run.rows[0]["messages"][3] == {"role": "assistant", "content": "text text",
+                                                               "contexts": [FACTS["warranty"]],
+                                                               "retrieved_context_ids": run.rows[0]["messages"][3][
+                                                                   "retrieved_context_ids"]}
+    # the second turn was asked with the first in its chat_history, which the engine then kept
+    assert [(m.role.value, m.content) for m in engine.chat_history] == [
+        ("user", "What is the warranty?"), ("assistant", "text text"), ("user", "How long?"),
+        ("assistant", "text text")]
+    with pytest.raises(ConfigError, match="takes no history"):
+        run_rag(RagRunSpec(testset, target=index.as_query_engine(llm=MockLLM(max_tokens=2))))
