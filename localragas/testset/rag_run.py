@@ -132,8 +132,9 @@ def read_questions(spec: RagRunSpec) -> list[Question | Script]:
     for line, record in read_records(spec.data, spec.max_input_bytes):
         if not isinstance(record, dict):
             raise DatasetError(shown, line, None, f"expected an object, got {type(record).__name__}")
+        item: Question | Script
         if is_script(record):
-            item: Question | Script = read_script(record, shown, line)
+            item = read_script(record, shown, line)
             row_id = item.id
         else:
             names = field_names(record, "question")
@@ -141,8 +142,8 @@ def read_questions(spec: RagRunSpec) -> list[Question | Script]:
             if not isinstance(question, str) or not question.strip():
                 raise DatasetError(shown, line, names[0] if names else "question", "expected a non-empty string")
             raw_id = record.get("id")
-            row_id = str(raw_id).strip() if isinstance(raw_id, (str, int)) and str(raw_id).strip() else None
-            row_id = row_id or content_id(question)
+            given = str(raw_id).strip() if isinstance(raw_id, (str, int)) else ""
+            row_id = given or content_id(question)
             item = (row_id, question, record)
         if row_id in seen:
             raise DatasetError(shown, line, "id", f"duplicate id '{row_id}' (first used on line {seen[row_id]})")
