@@ -8,7 +8,9 @@ question of a test set, a bounded number at once, and each row written back with
 A row may instead be a conversation (testset/chat_script.py: `messages` in the chat format, or `turns`): its user
 turns are asked one after the other, each with the conversation so far (a Python function by its `history` parameter,
 an HTTP endpoint in the body's `history`), and the row written back in the chat format, each reply with its contexts.
-Conversations are asked of a pipeline that takes a history only (a ConfigError before any call otherwise); one
+A question row with `history` (a turn row: the
+turn's earlier messages, data/chat_messages.py) is asked with that history. Conversations and turn rows are asked of
+a pipeline that takes a history only (a ConfigError before any call otherwise); one
 conversation at a time per `concurrency` slot, its turns in order.
 
 A Python function runs in worker processes (localragas.testset.rag_worker): a call past the timeout is stopped, its
@@ -34,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..data.chat_messages import turn_of
 from ..data.dataset import read_records
 from ..data.sample_record import RAG_ERROR_FIELD as ERROR_FIELD, content_id, unicode_problem
 from ..core.errors import ConfigError, DatasetError
@@ -120,12 +123,13 @@ def _line(row: dict[str, Any]) -> str:
     return (text if unicode_problem(text) is None else json.dumps(row)) + "\n"
 
 
-Question = tuple[str, str, dict[str, Any]]  # (id, question, record) of a row of one question
+Question = tuple[str, str, dict[str, Any], History | None]  # (id, question, record, a turn row's history)
 
 
 def read_questions(spec: RagRunSpec) -> list[Question | Script]:
-    """Each row: (id, question, record), or a conversation's Script (testset/chat_script.py); a row without a
-    question is refused (DatasetError naming it), as is a bad conversation (naming its message and field)."""
+    """Each row: (id, question, record, its history when it is a turn row), or a conversation's Script
+    (testset/chat_script.py); a row without a question is refused (DatasetError naming it), as is a bad conversation
+    or history (naming its message and field)."""
     shown = str(spec.data)
     out: list[Question | Script] = []
     seen: dict[str, int | None] = {}
@@ -144,7 +148,7 @@ def read_questions(spec: RagRunSpec) -> list[Question | Script]:
             raw_id = record.get("id")
             given = str(raw_id).strip() if isinstance(raw_id, (str, int)) else ""
             row_id = given or content_id(question)
-            item = (row_id, question, record)
+            item = (row_id, question, record, _history(record, question, shown, line))
         if row_id in seen:
             raise DatasetError(shown, line, "id", f"duplicate id '{row_id}' (first used on line {seen[row_id]})")
         seen[row_id] = line
@@ -171,12 +175,21 @@ def ask(pipeline, question: str, row_id: str, spec: RagRunSpec, sleep: Callable[
     raise AssertionError("unreachable")
 
 
+def _history(record: dict[str, Any], question: str, path: str, line: int | None) -> History | None:
+    """A turn row's earlier messages (checked, as eval checks them) as the pipeline is given them: system, user and
+    assistant messages with text; None for a row without `history`."""
+    turn = turn_of(record, question, path, line)
+    if turn is None:
+        return None
+    return [{"role": m.role, "content": m.content} for m in turn.history if m.role != "tool" and m.content.strip()]
+
+
 def check_history(pipeline, rows: list[Question | Script]) -> None:
-    """A test set with conversations is asked only of a pipeline that takes their history (ConfigError otherwise:
-    its follow-ups would be asked without what came before)."""
-    script = next((r for r in rows if isinstance(r, Script)), None)
-    if script is not None and pipeline.history_parameter is None:
-        raise ConfigError(f"the test set holds conversations (first: '{script.id}'), but {pipeline.name} takes no "
+    """A test set with conversations (or turn rows) is asked only of a pipeline that takes their history
+    (ConfigError otherwise: its follow-ups would be asked without what came before)."""
+    chat = next((_row_id(r) for r in rows if isinstance(r, Script) or r[3] is not None), None)
+    if chat is not None and pipeline.history_parameter is None:
+        raise ConfigError(f"the test set holds conversations (first: '{chat}'), but {pipeline.name} takes no "
                           "history, so its follow-up questions would be asked without the conversation before them: "
                           "give a function with a `history` parameter (fn(question, history) gets [{'role', "
                           "'content'}, ...]), a LangChain chain whose input has `chat_history`, or a LlamaIndex chat "
@@ -212,9 +225,9 @@ def run_rag(spec: RagRunSpec) -> RagRun:
                 failed[i] = (item.id, str(failure))
             unreachable.count(failure)
             return
-        row_id, question, record = item
+        row_id, question, record, history = item
         try:
-            out[i] = _filled(record, row_id, ask(pipeline, question, row_id, spec).fields())
+            out[i] = _filled(record, row_id, ask(pipeline, question, row_id, spec, history=history).fields())
             unreachable.count(None)
         except RowFailure as e:  # that row's failure: the other rows are asked and written all the same
             failed[i] = (row_id, str(e))

@@ -118,21 +118,26 @@ def test_an_http_endpoint_gets_the_history_and_a_failed_turn_fails_its_conversat
         {"id": "broken", "messages": [{"role": "user", "content": "fine question"},
                                       {"role": "user", "content": "boom question", "reference": "r"},
                                       {"role": "user", "content": "never asked"}]},
-        {"id": "q", "question": "a single question"}])
+        {"id": "q", "question": "a single question"},
+        {"id": "t", "question": "a turn row", "history": [{"role": "user", "content": "its first question"},
+                                                          {"role": "assistant", "content": "its first answer"}]}])
     filled = tmp_path / "filled.jsonl"
     r = cli("run-rag", testset, "--url", endpoint.url, "--out", filled, "--retries", 0, "--no-progress")
     assert r.exit_code == 4, r.output
-    assert "2 of 3 rows answered" in r.output and "1 of 3 rows failed" in r.output
+    assert "3 of 4 rows answered" in r.output and "1 of 4 rows failed" in r.output
     assert "broken: turn 2 of 3 (messages[1]): HTTP 500" in r.output
     asked = {b["id"]: b for b in endpoint.bodies}
     assert asked["ok#1"] == {"question": "first question", "id": "ok#1", "history": []}
     assert asked["ok#2"]["history"] == [{"role": "user", "content": "first question"},
                                         {"role": "assistant", "content": "first question (after: nothing)"}]
     assert asked["q"] == {"question": "a single question", "id": "q"}  # a single row's body as before
+    assert asked["t"]["history"] == [{"role": "user", "content": "its first question"},
+                                     {"role": "assistant", "content": "its first answer"}]  # a turn row's own
     assert "broken#3" not in asked  # the conversation stopped at its failed turn
     rows = _rows(filled)
     assert rows["ok"]["messages"][3] == {"role": "assistant", "content": "second question (after: first question)",
                                          "contexts": ["chunk for second question"]}
+    assert rows["t"]["answer"] == "a turn row (after: its first question)" and len(rows["t"]["history"]) == 2
     broken = rows["broken"]
     assert broken["rag_error"].startswith("turn 2 of 3 (messages[1]): HTTP 500")
     assert [m["role"] for m in broken["messages"]] == ["user", "assistant", "user", "user"]  # turn 1 kept
@@ -145,7 +150,8 @@ def test_an_http_endpoint_gets_the_history_and_a_failed_turn_fails_its_conversat
             "--out", report)
     assert r.exit_code == 0, r.output
     written = json.loads(report.read_text())
-    assert [s["id"] for s in written["samples"]] == ["ok#1", "ok#2", "q"]
+    assert [s["id"] for s in written["samples"]] == ["ok#1", "ok#2", "q", "t"]
+    assert written["samples"][3]["turn"]["turn"] == 2  # eval reads the filled turn row as a conversation's turn
     assert [(s["line"], s["field"]) for s in written["skipped"]] == [(2, "rag_error")]
 
 
