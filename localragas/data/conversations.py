@@ -6,8 +6,9 @@ The chat format people already log: a row with `messages`, each `{"role": "user"
 carry the turn's `reference`, its `standalone_question` (the user's message rewritten to stand alone: given, the run
 does not write one), `retrieved_context_ids` / `reference_context_ids`. An assistant message without contexts takes
 the `tool` messages between its user message and itself as its contexts (a retrieval tool's results); without either,
-it has none. An assistant message with no text (a tool call) is not a turn; nor is one before any user message (a
-greeting), which stays in the history. The row's `id` names the conversation (without one, it is named by its user
+it has none. An assistant message that only calls a tool (no text, `tool_calls` given) is not a turn (an empty reply
+without one is, scored as the empty answer it is), nor is one before any user message (a greeting): both stay in the
+history. The row's `id` names the conversation (without one, it is named by its user
 messages: "c-" and 10 hex digits), its `category` and `language` apply to every turn.
 
 Each turn is a Sample with id "<conversation>#<turn>" and a Turn (data/conversation_models.py). Errors name the row,
@@ -34,6 +35,12 @@ def is_conversation(record: object) -> bool:
     return isinstance(record, Mapping) and isinstance(record.get(MESSAGES), list)
 
 
+def _tool_step(m: Mapping[str, Any], message: Message) -> bool:
+    """An assistant message that only calls a tool (no text, `tool_calls` or `function_call` given): a step of its
+    turn, not a reply. An empty reply without one is a turn (scored as the empty answer it is, never dropped)."""
+    return not message.content.strip() and bool(m.get("tool_calls") or m.get("function_call"))
+
+
 def conversation_samples(d: Mapping[str, Any], *, path: str = "<memory>", line: int | None = None) -> list[Sample]:
     """The samples of a conversation row's turns (see the module docstring), in order; DatasetError naming the
     message and field of a bad one, or the row when it has no turn to score (or a turn run-rag failed to ask)."""
@@ -47,10 +54,10 @@ def conversation_samples(d: Mapping[str, Any], *, path: str = "<memory>", line: 
         messages.append(message)
         if message.role == "user":
             last_user = i
-        elif message.role == "assistant" and message.content.strip() and last_user is not None:
+        elif message.role == "assistant" and last_user is not None and not _tool_step(m, message):
             turns.append((last_user, i, m))
     if not turns:
-        raise DatasetError(path, line, MESSAGES, "no turn to score: no assistant message with text follows a user "
+        raise DatasetError(path, line, MESSAGES, "no turn to score: no assistant reply follows a user "
                                                  "message")
     conversation = conversation_id(d.get("id"), messages, path, line)
     row = {k: d[k] for k in _ROW_FIELDS[1:] if k in d}

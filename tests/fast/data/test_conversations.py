@@ -101,3 +101,13 @@ def test_a_bad_turn_row_is_named_by_field(tmp_path, extra, field, words):
     with pytest.raises(DatasetError) as e:
         load_samples(_write(tmp_path, {"question": "q", "contexts": [], "answer": "a", **extra}))
     assert e.value.field == field and words in e.value.detail
+
+
+def test_an_empty_reply_is_a_turn_a_tool_call_is_not(tmp_path):
+    row = {"id": "e", "messages": [{"role": "user", "content": "q1"}, {"role": "assistant", "content": ""},
+                                   {"role": "user", "content": "q2"},
+                                   {"role": "assistant", "content": None, "tool_calls": [{"id": "t"}]},
+                                   {"role": "tool", "content": "found"}, {"role": "assistant", "content": "a2"}]}
+    first, second = load_samples(_write(tmp_path, row))[0]
+    assert (first.id, first.answer) == ("e#1", "")  # scored as the empty answer it is, never dropped
+    assert (second.answer, second.contexts) == ("a2", ["found"])
