@@ -13,6 +13,7 @@ from ..data.field_check import refuse_unscorable
 from ..data.lazy_samples import LazySamples
 from ..data.schema import Sample, SkippedRow
 from ..judge_calls import check_window
+from ..prompts.digest import families_asked
 from ..judges import Judge
 from ..judges.embeddings import Embedder
 from ..judges.judging import Judging
@@ -79,7 +80,7 @@ def prepare(samples: Any, s: RunSettings, *, judge: Judge | Judging | None = Non
             checkpoint = Checkpoint(checkpoint)
         # a window too small for one item, with the instruction texts as asked (overrides, custom metrics): refused
         own = {family: smallest for m in chosen for family, smallest in m.window_prompts.items()}
-        check_window(judging, [p for m in chosen for p in m.prompts], own)
+        check_window(judging, families_asked(chosen), own)
         unknown = sorted(set(s.thresholds) - set(all_metrics()))
         if unknown:
             raise ConfigError(f"threshold for unknown metric(s) {', '.join(unknown)}; valid: "

@@ -21,6 +21,7 @@ from ..judges.embeddings import CachedEmbedder, Embedder, get_embedder
 from ..judges.judging import Judging
 from ..metrics import Metric
 from ..metrics.base import uncalibrated
+from ..prompts.digest import families_asked
 from ..prompts.overrides import PromptOverrides, template_hashes
 from .canaries import Tally, plan as canary_plan
 from .checkpoint import Checkpoint, sample_hash
@@ -109,7 +110,7 @@ def prompt_meta(chosen: list[Metric], overrides: PromptOverrides | None) -> dict
     calibration of their graded verdicts records (graded_hashes: e.g. support_examples, null_statements), and the
     files of the overridden ones."""
     own = {p: m.template for m in chosen if m.template is not None for p in m.prompts}
-    hashes = template_hashes([p for m in chosen for p in m.prompts], overrides, own)
+    hashes = template_hashes(families_asked(chosen), overrides, own)
     for graded in graded_hashes(chosen, overrides).values():
         hashes.update(graded)
     return {"sha256": dict(sorted(hashes.items())), "overridden": dict(overrides.sources) if overrides else {}}
