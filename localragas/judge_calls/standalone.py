@@ -11,6 +11,7 @@ used as written, with a note.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -74,7 +75,7 @@ def rewrite(ctx: "Asking", turn: Turn) -> Standalone:
     return Standalone(got.question.strip() or message, True, notes)
 
 
-def _recent(w: Window, history: list[Message], prompt, reply: int) -> tuple[list[Message] | None, str]:
+def _recent(w: Window, history: list[Message], prompt: Callable[[list[Message]], Prompt], reply: int) -> tuple[list[Message] | None, str]:
     """The most recent messages that fit beside the user's message and the reply (the most recent one's beginning
     when even it alone does not fit), and the note saying so; None when the message alone does not fit."""
     if not w.fits(prompt([]), reply):

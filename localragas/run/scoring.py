@@ -28,7 +28,8 @@ def score_sample(sample: Sample, metrics: list[Metric], judging: Judging, embedd
     started = time.perf_counter()
     ctx = Scoring(sample, judging, embedder)  # its own languages, shared work, call log: safe in parallel
     out = SampleResult(id=cast(str, sample.id), category=sample.category)  # a scored sample has one (as_samples)
-    failed, notes = None, []
+    failed: str | None = None
+    notes: list[str] = []
     if sample.turn is not None:
         out.turn, failed, notes = _turn(ctx, metrics)
     for m in metrics:
