@@ -40,14 +40,15 @@ def prompts_digest(families: Iterable[str], own: Mapping[str, str] | None = None
     return hashlib.sha256(json.dumps(rendered, ensure_ascii=False).encode("utf-8")).hexdigest()[:12]
 
 
-def families_asked(metrics: Iterable[Any]) -> list[str]:
+def families_asked(metrics: Iterable[Any], follow_ups: bool = True) -> list[str]:
     """The prompt families a run of these metrics (metrics.base.Metric, a higher layer: not imported) asks, once each,
-    in order: theirs, and the standalone question's when one of them reads the question (Metric.reads_question: a
-    conversation's follow-up turn is rewritten for it, judge_calls/standalone.py). What the window check sizes, the
-    report's prompt hashes list and the digest covers."""
+    in order: theirs, and the standalone question's when one of them reads the question (Metric.reads_question) and
+    the run may have a conversation's follow-up turn to rewrite for it (judge_calls/standalone.py; `follow_ups`
+    False: its samples have none). What the window check sizes and the report's prompt hashes list (of the run's
+    samples), and the digest covers (of any samples: a resumed run's key is made before they are read)."""
     chosen = list(metrics)
     asked = [p for m in chosen for p in m.prompts]
-    if any(m.reads_question for m in chosen):
+    if follow_ups and any(m.reads_question for m in chosen):
         asked.append(STANDALONE)
     return list(dict.fromkeys(asked))
 

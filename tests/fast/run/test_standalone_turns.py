@@ -143,3 +143,22 @@ def test_a_conversation_and_a_single_sample_share_a_file(tmp_path):
     rows = rows_by_id(report)
     assert code == 0 and rows["s"].get("turn") is None and "standalone_question" not in rows["s"]["calls_by_prompt"]
     assert rows["plans#2"]["turn"]["rewritten"] is True
+
+
+def test_a_window_too_small_for_the_rewrite_is_refused_for_conversations_only():
+    from localragas.core.errors import ConfigError
+    from localragas.judge_calls.window import needed_window
+
+    needed = needed_window(FakeJudge(), "standalone_question")
+    small = FakeJudge(n_ctx=needed - 1)
+    with pytest.raises(ConfigError, match=f"n_ctx={needed - 1} tokens, but the standalone_question prompt needs at "
+                                          f"least {needed}"):
+        localragas.evaluate(ROWS, judge=small, embedder="fake", cache=False, progress=False,
+                            metrics=["context_precision"])
+    assert small.calls == []  # refused before any judging
+    single = [{"id": "s", "question": "What does the basic plan cost?", "answer": "It costs $10 a month.",
+               "contexts": ["Acme's basic plan costs $10 per month."]}]
+    report = localragas.evaluate(single, judge=small, embedder="fake", cache=False, progress=False,
+                                 judge_check=False, metrics=["context_precision"])  # asks no rewrite: not refused
+    assert report.samples[0].metrics["context_precision"].scored
+    assert "standalone_question" not in report.meta["prompts"]["sha256"]
