@@ -76,6 +76,18 @@ class GeneratedQuestion(Output):
     question: QuestionText
 
 
+# A user's message rewritten to stand alone is about as long as the message itself (references spelled out): longer
+# than a generated question may be, bounded all the same (a longer message is used as written: judge_calls/standalone)
+MAX_STANDALONE_CHARS = 1000
+
+
+class StandaloneQuestion(Output):
+    """A conversation's latest user message rewritten into a question that stands alone given the conversation so
+    far (prompts/standalone.py)."""
+
+    question: Annotated[str, StringConstraints(min_length=1, max_length=MAX_STANDALONE_CHARS)]
+
+
 class Entities(Output):
     """Named entities of a text (context entity recall): people, places, organisations, dates, numbers, products."""
 

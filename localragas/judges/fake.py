@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 from ..core.errors import JudgeError
 from ..core.reply_schemas import (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_ENTITIES, MAX_ENTITY_CHARS, MAX_REFERENCE_CHARS,
                                   Choices, Claims, Entities, GeneratedItem, GeneratedLinkedItem, GeneratedQuestion,
-                                  GeneratedQuestions, Output, Rating, Verdicts, YesNo)
+                                  GeneratedQuestions, Output, Rating, StandaloneQuestion, Verdicts, YesNo)
 from ..prompts import Prompt
 from .base import Completion, Judge, NextTokens
 from .yes_no import YES_NO
@@ -167,18 +167,34 @@ def _levels(text: str) -> dict[str, Any]:
     return {"probabilities": {k: w / total for k, w in zip(levels, weights)}, "mass": 1.0}  # rounded where read
 
 
+def _standalone(text: str) -> dict[str, Any]:
+    """A conversation's latest message (the last <message>) with the two longest words of the user's message before
+    it that it lacks, in brackets ("And the premium tier? (basic plan)"); as written when there is none: what the
+    rewrite was shown is visible in what it wrote."""
+    messages = re.findall(r'<message role="(\w+)">\n(.*?)\n</message>', text, flags=re.S)
+    latest = messages[-1][1]
+    earlier = [content for role, content in messages[:-1] if role == "user"]
+    have = _words(latest)
+    words = [w for w in _WORD.findall(earlier[-1]) if w.lower() not in _STOP | _ASKING | have] if earlier else []
+    keys = sorted(sorted(range(len(words)), key=lambda i: (-len(words[i]), i))[:2])
+    return {"question": f"{latest} ({' '.join(words[i] for i in keys)})" if keys else latest}
+
+
 _DODGE = re.compile(r"\b(not sure|don't know|do not know|cannot answer)\b", re.I)  # a noncommittal answer
 _ENTITY = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|\d[\d,.]*\d|\d")
 
 
 def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
     """Sentences as claims, word overlap as verdicts (graded ones too, and whether the answer replies to a generated
-    question), the answer's first sentence as questions, capitalised words and numbers as entities, the share of
+    question), the answer's first sentence as questions, a follow-up with the key words of the user's message before
+    it as its standalone question, capitalised words and numbers as entities, the share of
     question words in the contexts as a relevance rating; for `generate`, questions on each context's key words
     (an unanswerable one adds words no context has) and the contexts' first sentences as references."""
     text = prompt.user
     if output in (GeneratedItem, GeneratedLinkedItem, GeneratedQuestion):
         return _written_item(prompt)
+    if output is StandaloneQuestion:
+        return _standalone(text)
     if output is Claims:
         answer = " ".join(_between(text, "answer"))
         sentences = [s.strip() for s in re.split(r"(?<=[.!?。！？])\s*", answer) if len(_words(s)) >= 2]

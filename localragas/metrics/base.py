@@ -83,6 +83,12 @@ class Metric(ABC):
         return self.describe().default_threshold(calibrated)
 
     @property
+    def reads_question(self) -> bool:
+        """It reads the sample's question (among its needs, or shown to the judge's claim extraction): a
+        conversation's follow-up turn is rewritten into a standalone question for it (judge_calls/standalone.py)."""
+        return "question" in self.needs or "extract_claims" in self.prompts
+
+    @property
     def window_prompts(self) -> "dict[str, Smallest]":
         """Its own prompt families (a custom metric's) -> (the prompt with empty data, one item's data tokens, the
         reply's): what the judge's window check sizes (judge_calls.window.check_window; a built-in family's is its

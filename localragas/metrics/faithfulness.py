@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+from typing import Any
+
 from ..judge_calls.statements import STATEMENT_MODES
 from ..data.metric_definition import item_summary
 from ..data.schema import MetricResult
 from ..judge_calls.sample_context import Scoring
+from ..prompts.verdicts import user_passage
 from .options import choice
 from .registry import register_metric
 from .statement_support import StatementOptions, StatementSupport
@@ -36,5 +39,15 @@ class Faithfulness(StatementSupport):
         claims = self.statements(ctx, sample.answer, "answer") if sample.answer.strip() else []
         if not claims:
             return MetricResult.unscored_because("no_claims")
-        note = {} if sample.contexts else {"note": "no contexts: no statement can be supported"}
-        return self.support_result(ctx, claims, sample.contexts, **note)
+        # a conversation's turn: the user's own words up to it support a statement that repeats them (never the
+        # assistant's earlier replies: a hallucination repeated would launder itself)
+        turn = sample.turn
+        said = [s for s in (*turn.said_by("user"), turn.user_message) if s.strip()] if turn is not None else []
+        contexts = [*sample.contexts, *([user_passage(said, ctx.language.lang)] if said else [])]
+        evidence: dict[str, Any] = {}
+        if said:
+            evidence["user_passage"] = len(contexts)  # its id among the passages the judge was shown
+        if not sample.contexts:
+            evidence["note"] = ("no retrieved contexts: only the user's own words can support a statement" if said
+                                else "no contexts: no statement can be supported")
+        return self.support_result(ctx, claims, contexts, **evidence)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 SYSTEM = (
     "You are a strict, careful evaluator of answers produced by a retrieval-augmented generation system. "
@@ -62,9 +63,14 @@ class Prompt:
 
 
 # The tags data is wrapped in. Inside any data, a marker that opens or closes one of them is defused ("</context"
-# -> "</ context"), so content can neither close its own tag nor fake another item.
+# -> "</ context"), so content can neither close its own tag nor fake another item. A prompt that wraps data in a tag
+# of its own (a conversation's <message>, prompts/standalone.py) has that tag's markers defused too (`tagged`).
 TAGS = ("context", "answer", "question", "reference", "statement", "entity")
-_TAG_MARKER = re.compile(r"<(/?)(\s*)(" + "|".join(TAGS) + r")", re.IGNORECASE)
+
+
+@lru_cache(maxsize=8)
+def _tag_marker(tags: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"<(/?)(\s*)(" + "|".join(tags) + r")", re.IGNORECASE)
 
 # Chat-template control tokens. llama-cpp-python renders the chat template and then tokenizes the whole prompt with
 # special=True, so "<|im_end|>" written inside a context would become the real end-of-turn token and let the data
@@ -89,11 +95,12 @@ def _break(token: str) -> str:
     return f"{token[0]} {token[1:]}"
 
 
-def neutralise(text: str) -> str:
-    """Data made safe to write into a prompt: no control characters, chat-template tokens or tag markers."""
+def neutralise(text: str, tags: tuple[str, ...] = TAGS) -> str:
+    """Data made safe to write into a prompt: no control characters, chat-template tokens or markers of `tags`."""
     text = _CONTROL.sub(" ", text)
+    marker = _tag_marker(tags)
     while True:  # until nothing matches: breaking one marker must not leave another one formed around it
-        done = _TAG_MARKER.sub(lambda m: f"<{m.group(1)} {m.group(3)}" if not m.group(2) else m.group(0),
+        done = marker.sub(lambda m: f"<{m.group(1)} {m.group(3)}" if not m.group(2) else m.group(0),
                                _SPECIAL_TOKEN.sub(lambda m: _break(m.group(0)), text))
         if done == text:
             return text
@@ -101,8 +108,9 @@ def neutralise(text: str) -> str:
 
 
 def tagged(tag: str, text: str, **attrs: object) -> str:
-    """Wrap data in a tag, neutralised (see `neutralise`) so it cannot close the tag or the prompt."""
-    body = neutralise(text)
+    """Wrap data in a tag, neutralised (see `neutralise`; a tag not among TAGS is defused too) so it cannot close
+    the tag or the prompt."""
+    body = neutralise(text, TAGS if tag in TAGS else (*TAGS, tag))
     attr = "".join(f' {k}="{v}"' for k, v in attrs.items())
     return f"<{tag}{attr}>\n{body.strip()}\n</{tag}>"
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from .base import Prompt
 from .families import FAMILIES, LANGS
+from .standalone import FAMILY as STANDALONE
 
 
 def probe(family: str, lang: str) -> list[Prompt] | None:
@@ -39,9 +40,21 @@ def prompts_digest(families: Iterable[str], own: Mapping[str, str] | None = None
     return hashlib.sha256(json.dumps(rendered, ensure_ascii=False).encode("utf-8")).hexdigest()[:12]
 
 
-def metrics_digest(metrics: Iterable[Any]) -> str:
-    """prompts_digest of what these metrics (metrics.base.Metric, a higher layer: not imported) ask: their prompt
-    families, and a custom metric's own template."""
+def families_asked(metrics: Iterable[Any], follow_ups: bool = True) -> list[str]:
+    """The prompt families a run of these metrics (metrics.base.Metric, a higher layer: not imported) asks, once each,
+    in order: theirs, and the standalone question's when one of them reads the question (Metric.reads_question) and
+    the run may have a conversation's follow-up turn to rewrite for it (judge_calls/standalone.py; `follow_ups`
+    False: its samples have none). What the window check sizes and the report's prompt hashes list (of the run's
+    samples), and the digest covers (of any samples: a resumed run's key is made before they are read)."""
     chosen = list(metrics)
-    return prompts_digest((p for m in chosen for p in m.prompts),
+    asked = [p for m in chosen for p in m.prompts]
+    if follow_ups and any(m.reads_question for m in chosen):
+        asked.append(STANDALONE)
+    return list(dict.fromkeys(asked))
+
+
+def metrics_digest(metrics: Iterable[Any]) -> str:
+    """prompts_digest of what these metrics ask (families_asked), and a custom metric's own template."""
+    chosen = list(metrics)
+    return prompts_digest(families_asked(chosen),
                           {p: m.template for m in chosen if getattr(m, "template", None) is not None for p in m.prompts})

@@ -12,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..core.reply_schemas import (Claims, Entities, GeneratedItem, GeneratedLinkedItem, GeneratedQuestion,
-                                  GeneratedQuestions, Output, Rating, Verdicts, YesNo)
-from . import claims, entities, generation, mentions, questions, rating, relevance, verdicts
+                                  GeneratedQuestions, Output, Rating, StandaloneQuestion, Verdicts, YesNo)
+from ..data.conversation_models import Message
+from . import claims, entities, generation, mentions, questions, rating, relevance, standalone, verdicts
 from .base import Prompt
 
 # --- token sizes the window arithmetic assumes --------------------------------------------------------------------
@@ -24,6 +25,7 @@ YES_NO_REPLY = 4  # one word
 RATING_REPLY = 16  # {"rating": 2}
 QUESTIONS_REPLY = 256  # {"noncommittal": …, "questions": [3 questions of at most 200 characters]}
 CLAIMS_REPLY_CAP = 1200
+STANDALONE_REPLY_CAP = 600  # {"question": …} of at most MAX_STANDALONE_CHARS characters
 MIN_ITEM = 64  # the smallest piece of text worth judging on its own
 
 
@@ -61,6 +63,8 @@ LANGS = ("en", "zh")
 STATEMENT = "A tram ran in Oslo in 1875."
 CONTEXTS = [STATEMENT]
 QUESTION = "When did the tram run?"
+HISTORY = [Message(role="user", content=QUESTION), Message(role="assistant", content=STATEMENT)]
+FOLLOW_UP = "And in Bergen?"
 TARGET_KINDS = ("reference answer", "answer", "question")  # prompts.relevance: "question" judges by the question alone
 S, C, Q = STATEMENT, CONTEXTS, QUESTION  # short names for the table below
 ONE_ITEM = 2 * (MIN_ITEM + TAG_TOKENS)  # the data of one statement and one context
@@ -123,6 +127,10 @@ _BUILT_IN = [
     PromptFamily("contradict_statement", verdicts.contradict_statement, YesNo,
                  lambda lang: [verdicts.contradict_statement(S, C, lang)], _all(verdicts.CONTRADICT),
                  (lambda: verdicts.contradict_statement("", []), ONE_ITEM, YES_NO_REPLY)),
+    # a conversation's follow-up turn, rewritten before its metrics (judge_calls/standalone.py)
+    PromptFamily(standalone.FAMILY, standalone.standalone_question, StandaloneQuestion,
+                 lambda lang: [standalone.standalone_question(HISTORY, FOLLOW_UP, lang)], _all(standalone.INSTRUCTIONS),
+                 (lambda: standalone.standalone_question([], ""), ONE_ITEM, 2 * MIN_ITEM)),
     # localragas generate's
     *(PromptFamily(f"write_{kind}", generation.write_item, GeneratedLinkedItem if kind == "multi" else GeneratedItem,
                    _written(kind)) for kind in generation.TASKS),

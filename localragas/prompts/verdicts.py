@@ -40,6 +40,15 @@ Do not use your own knowledge.""",
 不要使用你自己的知识。""",
 }
 
+# A conversation's turn: what the user said up to it, shown as one more passage beside the retrieved contexts (a
+# statement that only repeats the user is not a hallucination: docs/conversations.md, "Turn faithfulness: the rule").
+USER_WORDS = {"en": "What the user said in this conversation:", "zh": "用户在本次对话中说过的话："}
+
+
+def user_passage(said: list[str], lang: str) -> str:
+    """The user's messages, in order, under the label that says whose words they are."""
+    return "\n".join([USER_WORDS[lang], *(f"- {text.strip()}" for text in said)])
+
 
 # "one verdict per context" in the reply line of a prompt whose items are the contexts themselves
 PER_CONTEXT = {"en": "one per context, ", "zh": "每个上下文一个，"}

@@ -13,6 +13,7 @@ from ..data.field_check import refuse_unscorable
 from ..data.lazy_samples import LazySamples
 from ..data.schema import Sample, SkippedRow
 from ..judge_calls import check_window
+from ..prompts.digest import families_asked
 from ..judges import Judge
 from ..judges.embeddings import Embedder
 from ..judges.judging import Judging
@@ -40,6 +41,7 @@ class PreparedRun:
     checkpoint: Checkpoint | None
     thresholds: dict[str, float]  # of the metrics scored: the settings' over the defaults the calibration in effect sets
     skipped: list[SkippedRow] = field(default_factory=list)
+    families: list[str] = field(default_factory=list)  # the prompt families it asks (prompts.digest.families_asked)
 
     @property
     def covered(self) -> list[str]:
@@ -79,7 +81,8 @@ def prepare(samples: Any, s: RunSettings, *, judge: Judge | Judging | None = Non
             checkpoint = Checkpoint(checkpoint)
         # a window too small for one item, with the instruction texts as asked (overrides, custom metrics): refused
         own = {family: smallest for m in chosen for family, smallest in m.window_prompts.items()}
-        check_window(judging, [p for m in chosen for p in m.prompts], own)
+        families = families_asked(chosen, has_follow_ups(samples))
+        check_window(judging, families, own)
         unknown = sorted(set(s.thresholds) - set(all_metrics()))
         if unknown:
             raise ConfigError(f"threshold for unknown metric(s) {', '.join(unknown)}; valid: "
@@ -94,7 +97,13 @@ def prepare(samples: Any, s: RunSettings, *, judge: Judge | Judging | None = Non
     limits = {k: v for k, v in {**default_thresholds(chosen, covered), **s.thresholds}.items() if k in names}
     return PreparedRun(s, samples, given, chosen, with_calibration(judging, in_effect),
                        embedder if isinstance(embedder, Embedder) else s.embedder, checkpoint, limits,
-                       list(skipped or []))
+                       list(skipped or []), families)
+
+
+def has_follow_ups(samples: Sequence[Sample]) -> bool:
+    """Does any sample need its standalone question written (a conversation's follow-up turn: Turn.needs_rewrite)? A
+    file read back lazily holds none (conversations are kept in memory: data/dataset.py), so it is not read again."""
+    return not isinstance(samples, LazySamples) and any(s.turn is not None and s.turn.needs_rewrite for s in samples)
 
 
 def check_cache_choice(cache: bool, cache_dir: str | Path | None) -> None:

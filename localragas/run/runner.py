@@ -104,12 +104,12 @@ def run_prepared(run: PreparedRun) -> Report:
     return report
 
 
-def prompt_meta(chosen: list[Metric], overrides: PromptOverrides | None) -> dict[str, Any]:
-    """report.meta["prompts"]: the template sha256 of each family the metrics ask, as used, with every hash a
-    calibration of their graded verdicts records (graded_hashes: e.g. support_examples, null_statements), and the
-    files of the overridden ones."""
+def prompt_meta(chosen: list[Metric], families: list[str], overrides: PromptOverrides | None) -> dict[str, Any]:
+    """report.meta["prompts"]: the template sha256 of each family the run asks (PreparedRun.families), as used, with
+    every hash a calibration of the metrics' graded verdicts records (graded_hashes: e.g. support_examples,
+    null_statements), and the files of the overridden ones."""
     own = {p: m.template for m in chosen if m.template is not None for p in m.prompts}
-    hashes = template_hashes([p for m in chosen for p in m.prompts], overrides, own)
+    hashes = template_hashes(families, overrides, own)
     for graded in graded_hashes(chosen, overrides).values():
         hashes.update(graded)
     return {"sha256": dict(sorted(hashes.items())), "overridden": dict(overrides.sources) if overrides else {}}
@@ -198,7 +198,7 @@ def _scored(run: PreparedRun) -> Report:
         "embedder": embedder.describe() if isinstance(embedder, Embedder) else None,
         "thresholds": run.thresholds,
         "threshold_origins": {k: s.threshold_origins.get(k, IN_PYTHON) for k in s.thresholds if k in names},
-        "prompts": prompt_meta(chosen, judging.prompts),
+        "prompts": prompt_meta(chosen, run.families, judging.prompts),
         "versions": _versions(),
     }
     report = Report(meta=meta, metrics=names, definitions={m.name: m.describe() for m in chosen},

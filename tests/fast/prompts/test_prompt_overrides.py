@@ -13,7 +13,8 @@ from localragas.core.errors import ConfigError
 from localragas.judges import FakeJudge, Judging
 from localragas.prompts import (check_question, contradict_statement, entities_in_contexts, extract_claims,
                                 extract_entities, generate_questions, judge_chunk, judge_chunks,
-                                rate_context_relevance, verify_statement, verify_statements)
+                                rate_context_relevance, standalone_question, verify_statement, verify_statements)
+from localragas.data.conversation_models import Message
 from localragas.prompts.overrides import TEMPLATES, PromptOverrides, load_overrides
 
 from cli_helpers import cli, write_file, write_jsonl
@@ -37,6 +38,7 @@ BUILT = {  # one prompt of each family, per language, with every variant of its 
     "verify_statements": lambda lang: [verify_statements(["s"], ["c"], lang=lang)],
     "verify_statement": lambda lang: [verify_statement("s", ["c"], lang=lang)],
     "contradict_statement": lambda lang: [contradict_statement("s", ["c"], lang=lang)],
+    "standalone_question": lambda lang: [standalone_question([Message(role="user", content="u")], "m", lang=lang)],
 }
 
 

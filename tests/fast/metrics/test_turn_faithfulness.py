@@ -1,0 +1,102 @@
+"""Turn faithfulness (docs/conversations.md, "Turn faithfulness: the rule"): a conversation turn's statements are
+judged against its contexts and the user's own messages up to it, one more passage labelled as what the user said;
+never the assistant's earlier replies nor system messages. A single sample is asked exactly as before."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from localragas.data.dataset import load_samples
+from localragas.data.sample_inputs import as_samples
+from localragas.judge_calls.sample_context import Scoring
+from localragas.judges import FakeJudge
+from localragas.judges.embeddings import HashingEmbedder
+from localragas.metrics import all_metrics
+from localragas.prompts.verdicts import USER_WORDS
+from localragas.run.runner import evaluate
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "rag_samples.jsonl"
+FAITH = all_metrics()["faithfulness"]
+SYSTEM = "Always say the premium tier includes free onboarding."
+WEATHER = "Lisbon in July: average high 28 degrees, little rain."
+HALLUCINATED = "The premium tier includes free onboarding for every new team."
+CHAT = {"id": "ana", "messages": [
+    {"role": "system", "content": SYSTEM},
+    {"role": "user", "content": "My name is Ana and I live in Lisbon."},
+    {"role": "assistant", "content": f"You are Ana and you live in Lisbon. {HALLUCINATED}", "contexts": []},
+    {"role": "user", "content": "What's the weather like there in July?"},
+    {"role": "assistant", "content": f"Ana lives in Lisbon. Lisbon averages 28 degrees in July. {HALLUCINATED}",
+     "contexts": [WEATHER]},
+]}
+
+
+def scored_turn(options: dict | None = None):
+    judge = FakeJudge()
+    turn = as_samples([CHAT])[-1]
+    metric = FAITH.with_options(**options) if options else FAITH
+    return metric.score(Scoring(turn, judge)), judge
+
+
+def test_a_turn_is_judged_against_its_contexts_and_the_users_own_words_only():
+    result, judge = scored_turn()
+    asked = judge.asked("verify_statement")
+    assert len(asked) == 3
+    passage = (f'<context id="2">\n{USER_WORDS["en"]}\n- My name is Ana and I live in Lisbon.\n'
+               "- What's the weather like there in July?\n</context>")
+    for prompt in asked:
+        assert prompt.user.startswith(f'<context id="1">\n{WEATHER}\n</context>\n{passage}\n')
+        shared = prompt.user[:prompt.splits[0]]
+        assert "You are Ana" not in shared and SYSTEM not in shared  # not the assistant's words, nor the system's
+    assert result.evidence["user_passage"] == 2
+    supported = {c["claim"]: c["supported"] for c in result.evidence["claims"]}
+    assert supported == {"Ana lives in Lisbon.": True,  # the user said it
+                         "Lisbon averages 28 degrees in July.": True,  # the context says it
+                         HALLUCINATED: False}  # the assistant said it before: no support for saying it again
+
+
+def test_the_json_verdicts_show_the_same_passages():
+    result, judge = scored_turn({"verdicts": "json"})
+    (asked,) = judge.asked("verify_statements")
+    assert f'<context id="2">\n{USER_WORDS["en"]}\n- My name is Ana' in asked.user and "You are Ana" not in asked.user
+    assert result.value == pytest.approx(2 / 3)
+
+
+def test_a_turn_without_contexts_is_judged_against_the_users_words():
+    first = as_samples([CHAT])[0]  # its assistant retrieved nothing
+    judge = FakeJudge()
+    result = FAITH.score(Scoring(first, judge))
+    assert all(p.user.startswith(f'<context id="1">\n{USER_WORDS["en"]}\n- My name is Ana and I live in Lisbon.\n'
+                                 "</context>") for p in judge.asked("verify_statement"))
+    assert result.evidence["note"] == "no retrieved contexts: only the user's own words can support a statement"
+    assert {c["claim"]: c["supported"] for c in result.evidence["claims"]} == {"You are Ana and you live in Lisbon.": True,
+                                                                               HALLUCINATED: False}
+
+
+def test_a_chinese_turn_labels_the_users_words_in_chinese():
+    chat = {"messages": [{"role": "user", "content": "我叫安娜，住在里斯本。"},
+                         {"role": "assistant", "content": "安娜住在里斯本。", "contexts": ["里斯本七月很热。"]}]}
+    judge = FakeJudge()
+    FAITH.score(Scoring(as_samples([chat])[0], judge))
+    assert f'<context id="2">\n{USER_WORDS["zh"]}\n- 我叫安娜，住在里斯本。\n</context>' in judge.calls[0].prompt.user
+
+
+# sha256 of every prompt the four core metrics (and faithfulness with claims and JSON verdicts) asked about the first
+# three example samples, computed on main before conversations were scored: single samples are asked as they were, so
+# their judge cache and calibration hold
+SINGLE_PROMPTS = "f1f5c3af9538f4fcd7d0ebb257067f0db1f0372aa5d8b179fd651492bd7020c7"
+
+
+def test_a_single_sample_is_asked_exactly_as_before():
+    samples = load_samples(EXAMPLES)[0][:3]
+    judge = FakeJudge()
+    common = {"judge": judge, "judge_check": False, "cache": False, "progress": False}
+    evaluate(samples, metrics=["faithfulness", "answer_relevancy", "context_precision", "context_recall"],
+             embedder=HashingEmbedder(), **common)
+    evaluate(samples, metrics=["faithfulness"],
+             metric_options={"faithfulness": {"statements": "claims", "verdicts": "json"}}, **common)
+    asked = [[c.prompt.name, c.prompt.system, c.prompt.user] for c in judge.calls]
+    assert "standalone_question" not in {name for name, _, _ in asked}
+    assert hashlib.sha256(json.dumps(asked, ensure_ascii=False).encode()).hexdigest() == SINGLE_PROMPTS
