@@ -36,8 +36,9 @@ def _speaker(s: str) -> str:
     return "user" if s == "user" else "assistant"
 
 
-def mtrag_rows(data: dict) -> list[dict]:
-    """Every rated answer with a clear faithfulness label, as a turn row (history given)."""
+def mtrag_rows(data: dict, clear_only: bool = True) -> list[dict]:
+    """Every rated answer with a clear faithfulness label (every rated answer with clear_only false: its label 1 for
+    a median of 3 or more), as a turn row (history given)."""
     docs = {d["document_id"]: d for d in data["documents"]}
     tasks = {t["task_id"]: t for t in data["tasks"]}
     rows = []
@@ -45,7 +46,7 @@ def mtrag_rows(data: dict) -> list[dict]:
         task = tasks[e["task_id"]]
         votes = [int(a["value"]) for a in e["annotations"]["faithfulness"].values()]
         median = statistics.median(votes)
-        if 2 < median < 4:
+        if clear_only and 2 < median < 4:
             continue
         *earlier, last = task["input"]
         assert last["speaker"] == "user", task["task_id"]
@@ -57,7 +58,7 @@ def mtrag_rows(data: dict) -> list[dict]:
             "contexts": contexts, "answer": e["model_response"], "reference": None,
             "history": [{"role": _speaker(m["speaker"]), "content": m["text"]} for m in earlier],
             "conversation_id": conversation,
-            "label": {"metric": "faithfulness", "value": int(median == 4), "kind": "binary"},
+            "label": {"metric": "faithfulness", "value": int(median >= (4 if clear_only else 3)), "kind": "binary"},
             "source": MTRAG_SOURCE,
             "meta": {"dataset": "MTRAG", "conversation": conversation, "turn": int(turn), "model": e["model_id"],
                      "votes": votes, "answerability": task.get("Answerability"),
