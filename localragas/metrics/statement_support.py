@@ -15,6 +15,7 @@ from .options import choice
 
 if TYPE_CHECKING:
     from ..judge_calls.sample_context import Scoring
+    from ..judge_calls.verdicts import ItemVerdicts
 
 
 class StatementOptions(VerdictOptions):
@@ -75,11 +76,14 @@ class StatementSupport(WithVerdicts):
         """The share of `items` the contexts support, by the metric's verdict strategy: the mean verdict (graded: the
         mean calibrated P(yes), or raw without a calibration; json: supported / total). Each item is listed under
         item_fields with its verdict (ItemVerdicts.item) and what its `question` noted for it."""
-        plural, name, flag = self.item_fields
-        verdicts = self.verdicts
         notes: list[dict] = [{} for _ in items]
-        got = verdicts.support(ctx, items, contexts, self.options.question, notes)
+        return self.result_of(items, self.verdicts.support(ctx, items, contexts, self.options.question, notes), notes,
+                              **evidence)
+
+    def result_of(self, items: list[str], got: "ItemVerdicts", notes: list[dict], **evidence: Any) -> MetricResult:
+        """support_result's MetricResult from the verdicts `got` on `items` and each item's notes."""
+        plural, name, flag = self.item_fields
         rows = [{name: t, **got.item(i, flag), **note} for i, (t, note) in enumerate(zip(items, notes))]
-        graded = {"calibrated": got.calibrated} if verdicts.graded else {}
-        return MetricResult.of(sum(got.values) / len(got.values), verdicts=verdicts.name, **graded, **{plural: rows},
-                               **evidence)
+        graded = {"calibrated": got.calibrated} if self.verdicts.graded else {}
+        return MetricResult.of(sum(got.values) / len(got.values), verdicts=self.verdicts.name, **graded,
+                               **{plural: rows}, **evidence)

@@ -1,5 +1,6 @@
 """Turn faithfulness (docs/conversations.md, "Turn faithfulness: the rule"): a conversation turn's statements are
-judged against its contexts and the user's own messages up to it, one more passage labelled as what the user said;
+judged against its contexts exactly as a single sample's, and those the contexts do not support are asked again
+against the user's own messages up to it (a passage labelled as what the user said), keeping the higher verdict;
 never the assistant's earlier replies nor system messages. A single sample is asked exactly as before."""
 from __future__ import annotations
 
@@ -40,27 +41,38 @@ def scored_turn(options: dict | None = None):
     return metric.score(Scoring(turn, judge)), judge
 
 
-def test_a_turn_is_judged_against_its_contexts_and_the_users_own_words_only():
+USER_PASSAGE = (f'<context id="1">\n{USER_WORDS["en"]}\n- My name is Ana and I live in Lisbon.\n'
+                "- What's the weather like there in July?\n</context>")
+
+
+def test_a_turn_is_judged_against_its_contexts_then_the_users_own_words():
     result, judge = scored_turn()
     asked = judge.asked("verify_statement")
-    assert len(asked) == 3
-    passage = (f'<context id="2">\n{USER_WORDS["en"]}\n- My name is Ana and I live in Lisbon.\n'
-               "- What's the weather like there in July?\n</context>")
+    alone = FakeJudge()  # the same turn as a single sample: its contexts' verdicts are asked exactly so
+    FAITH.score(Scoring(as_samples([CHAT])[-1].model_copy(update={"turn": None}), alone))
+    assert [p.user for p in asked[:3]] == [p.user for p in alone.asked("verify_statement")]
+    again = asked[3:]  # the statements the contexts do not support, asked against what the user said
+    assert [p.user[p.splits[0]:] for p in again] == [p.user[p.splits[0]:] for p in asked[:3]
+                                                     if "28 degrees" not in p.user[p.splits[0]:]]
+    for prompt in again:
+        assert prompt.user.startswith(USER_PASSAGE + "\n")
     for prompt in asked:
-        assert prompt.user.startswith(f'<context id="1">\n{WEATHER}\n</context>\n{passage}\n')
         shared = prompt.user[:prompt.splits[0]]
         assert "You are Ana" not in shared and SYSTEM not in shared  # not the assistant's words, nor the system's
-    assert result.evidence["user_passage"] == 2
-    supported = {c["claim"]: c["supported"] for c in result.evidence["claims"]}
-    assert supported == {"Ana lives in Lisbon.": True,  # the user said it
-                         "Lisbon averages 28 degrees in July.": True,  # the context says it
-                         HALLUCINATED: False}  # the assistant said it before: no support for saying it again
+    claims = {c["claim"]: c for c in result.evidence["claims"]}
+    assert {k: c["supported"] for k, c in claims.items()} == {
+        "Ana lives in Lisbon.": True,  # the user said it
+        "Lisbon averages 28 degrees in July.": True,  # the context says it
+        HALLUCINATED: False}  # the assistant said it before: no support for saying it again
+    assert claims["Ana lives in Lisbon."].get("by_user_words") is True
+    assert "by_user_words" not in claims["Lisbon averages 28 degrees in July."]
 
 
-def test_the_json_verdicts_show_the_same_passages():
+def test_the_json_verdicts_ask_the_users_words_after_the_contexts():
     result, judge = scored_turn({"verdicts": "json"})
-    (asked,) = judge.asked("verify_statements")
-    assert f'<context id="2">\n{USER_WORDS["en"]}\n- My name is Ana' in asked.user and "You are Ana" not in asked.user
+    first, second = judge.asked("verify_statements")
+    assert WEATHER in first.user and USER_WORDS["en"] not in first.user
+    assert second.user.startswith(USER_PASSAGE) and "You are Ana" not in second.user
     assert result.value == pytest.approx(2 / 3)
 
 
@@ -77,10 +89,10 @@ def test_a_turn_without_contexts_is_judged_against_the_users_words():
 
 def test_a_chinese_turn_labels_the_users_words_in_chinese():
     chat = {"messages": [{"role": "user", "content": "我叫安娜，住在里斯本。"},
-                         {"role": "assistant", "content": "安娜住在里斯本。", "contexts": ["里斯本七月很热。"]}]}
+                         {"role": "assistant", "content": "安娜住在里斯本。", "contexts": ["东京七月很热。"]}]}
     judge = FakeJudge()
     FAITH.score(Scoring(as_samples([chat])[0], judge))
-    assert f'<context id="2">\n{USER_WORDS["zh"]}\n- 我叫安娜，住在里斯本。\n</context>' in judge.calls[0].prompt.user
+    assert f'<context id="1">\n{USER_WORDS["zh"]}\n- 我叫安娜，住在里斯本。\n</context>' in judge.calls[-1].prompt.user
 
 
 # sha256 of every prompt the four core metrics (and faithfulness with claims and JSON verdicts) asked about the first
