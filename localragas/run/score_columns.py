@@ -4,9 +4,9 @@ results would take ~14 GB.
 
 Each metric has, by the sample's position in the run: its value (NaN when unscored or absent), whether the metric
 is in the sample's results, whether it was scored, its unscored reason's kind (a code into `reasons`) and whether an
-error caused it (stats.is_error_reason); the key of the conversation a sample is a turn of (stats.cluster_key: 8 bytes,
-what the intervals resample by); and the first error's full reason, overall and in each category (the one a summary
-shows). Built as results finish (put: any order) or from any sequence of results (of: one pass).
+error caused it (data/unscored.py is_error_reason); the key of the conversation a sample is a turn of (stats.cluster_key:
+8 bytes, what the intervals resample by); and the first error's full reason, overall and in each category (the one a
+summary shows). Built as results finish (put: any order) or from any sequence of results (of: one pass).
 """
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..data.schema import SampleResult
-from .stats import NO_CLUSTER, cluster_codes, cluster_key, is_error_reason, reason_kind
+from ..data.unscored import is_error_reason, reason_kind
+from .stats import NO_CLUSTER, cluster_codes, cluster_key
 
 _NO_ERROR = "error: no reason recorded"  # an error without a reason, as summaries name it
 

@@ -102,18 +102,6 @@ def bootstrap_ci(values: Sequence[float] | np.ndarray, level: float = CI_LEVEL, 
     return percentile_interval(means, level)
 
 
-def reason_kind(reason: str) -> str:
-    """'judge_error: reply truncated …' -> 'judge_error'."""
-    return reason.split(":", 1)[0].strip()
-
-
-def is_error_reason(reason: str | None) -> bool:
-    """An unscored reason that an error caused (judge_error, error: a judge, cache, embedder or I/O failure), not
-    missing data. Data reasons are named no_<what> (no_reference, no_claims, no_contexts…); any other reason, or
-    none, counts as an error: the gate fails closed."""
-    return not reason_kind(reason or "").startswith("no_")
-
-
 _ERROR_TEXT = 300  # characters of the first error kept in a summary
 
 
