@@ -85,3 +85,15 @@ def test_eval_of_conversations_reports_conversation_clustered_intervals(tmp_path
     values = [s["metrics"]["context_precision"]["value"] for s in report["samples"]]
     # plans#1 and plans#2 drawn together: the lowest resample is the plans conversation twice, not plans#2 thrice
     assert precision["ci_low"] == round((values[0] + values[1]) / 2, 6) > min(values)
+
+
+def test_a_spot_checks_judge_only_interval_is_the_reports_clustered_one():
+    from localragas.quality.spot_checks import metric_spot_check
+
+    rows = {f"c{c}#{t}": {"faithfulness": (0.1 if c % 2 else 0.9) + 0.01 * t} for c in range(8) for t in range(1, 4)}
+    report = make_report(rows, turns=True)
+    judge = metric_spot_check(report, "faithfulness", [], []).judge_mean
+    s = report.summary_for("faithfulness")
+    assert (judge.ci_low, judge.ci_high) == (s.ci_low, s.ci_high)
+    plain = make_report(rows).summary_for("faithfulness")
+    assert s.ci_high - s.ci_low > plain.ci_high - plain.ci_low  # clustered, not plain
