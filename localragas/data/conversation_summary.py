@@ -11,7 +11,7 @@ conversation, however large the report. Single question-answer samples are in no
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
@@ -60,7 +60,7 @@ def lower_metrics(report: "Report") -> set[str]:
 
 
 def summarise(conversation: str, turns: list["SampleResult"], metrics: list[str],
-              lower: set[str] = frozenset()) -> ConversationSummary:  # type: ignore[assignment]
+              lower: Collection[str] = ()) -> ConversationSummary:
     """One conversation's row from its turns' results (in order)."""
     out: dict[str, ConversationMetric] = {}
     for name in metrics:

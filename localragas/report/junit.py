@@ -135,7 +135,8 @@ def _conversation_suites(report: Report) -> list[ET.Element]:
     system-out), for the first JUNIT_CONVERSATIONS conversations."""
     if not has_conversations(report):
         return []
-    out, lower = [], lower_metrics(report)
+    out: list[ET.Element] = []
+    lower = lower_metrics(report)
     for name, turns in conversation_groups(report.samples):
         if len(out) == JUNIT_CONVERSATIONS:
             break
