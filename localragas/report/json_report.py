@@ -31,12 +31,10 @@ def json_pieces(report: Report, indent: int | None = 2) -> Iterator[str]:
     yield head[:cut]
     yield from _items((s.model_dump_json(indent=indent) for s in report.samples), indent)
     close = "\n" + " " * indent if indent is not None else ""
-    yield close
     if has_conversations(report):
-        yield "]," + (f"{close}\"conversations\": [" if pretty else '"conversations":[')
+        yield close + "]," + (f"{close}\"conversations\": [" if pretty else '"conversations":[')
         yield from _items((c.model_dump_json(indent=indent) for c in conversation_summaries(report)), indent)
-        yield close
-    yield head[cut:]
+    yield close + head[cut:]
 
 
 def _items(texts: Iterable[str], indent: int | None) -> Iterator[str]:
