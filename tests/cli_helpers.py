@@ -46,6 +46,17 @@ def write_file(folder: Path, name: str, data: str | bytes) -> Path:
 
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "rag_samples.jsonl"
+CHATS = EXAMPLES.parent / "chat_samples.jsonl"  # two conversations: plans (2 turns), one of a single turn
+
+
+def chat_run(folder: Path, *args: object) -> Path:
+    """folder/chats.json: the example conversations scored by the fake judge (`eval CHATS ... ARGS`, the gate off
+    unless ARGS say otherwise)."""
+    out = folder / "chats.json"
+    r = cli("eval", CHATS, "--judge", "fake", "--embedder", "fake", "--no-cache", "--no-history", "--no-resume",
+            "--out", out, *(args or ("--no-gate",)))
+    assert r.exit_code == 0, r.output
+    return out
 
 
 def reviewable_run(folder: Path, *args: object) -> Path:

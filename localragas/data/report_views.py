@@ -1,5 +1,5 @@
 """A Report's own views, beside the model that calls them (data/schema.py Report): pandas frames (Report.to_pandas,
-Report.summary_frame), a short repr (a few lines: verdict, each metric's mean and interval), an HTML table for Jupyter
+Report.summary_frame, Report.conversations_frame), a short repr (a few lines: verdict, each metric's mean and interval), an HTML table for Jupyter
 (Report._repr_html_) and its scores' histograms drawn with matplotlib (Report.plot); with the pieces of text the report
 writers share with them (report/: the text columns of the CSV, the line naming the fields no field read).
 
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ConfigError, MissingDependencyError
 from ..core.number_text import interval_text, score_text, threshold_text
+from .conversation_summary import conversation_summaries, has_conversations
 
 if TYPE_CHECKING:
     from .schema import Report, SampleResult
@@ -40,6 +41,17 @@ def text_cells(result: "SampleResult") -> list:
     return [None] * 4 if t is None else [t.question, t.answer, list(t.contexts), t.reference]
 
 
+def turn_columns(report: "Report") -> list[str]:
+    """conversation, turn: the CSV report's and Report.to_pandas()'s columns of a turn's place, when the report's
+    results hold conversations (meta.conversations); none otherwise, as before conversations."""
+    return ["conversation", "turn"] if has_conversations(report) else []
+
+
+def turn_cells(result: "SampleResult") -> list:
+    """A result's conversation and turn number, None each for a single sample."""
+    return [None, None] if result.turn is None else [result.turn.conversation, result.turn.turn]
+
+
 def ignored_line(meta: Mapping[str, Any], shown: int = 10) -> str | None:
     """"ignored fields: notes, meta_source" from a report's meta (the names no field read), or None without any."""
     names = [str(n) for n in meta.get("ignored_fields") or []]
@@ -62,16 +74,34 @@ def sample_frame(report: "Report") -> Any:
     it (question, answer, contexts as a list, reference), each metric's value (NaN when unscored), each metric's
     unscored reason (`{metric}_unscored`, None when scored), seconds."""
     pd = _pandas()
-    text = text_columns(report.meta)
+    text, place = text_columns(report.meta), turn_columns(report)
     rows = []
     for s in report.samples:
         got = [s.metrics.get(m) for m in report.metrics]
-        rows.append([s.id, s.category, *text_cells(s)[:len(text)], *(None if r is None else r.value for r in got),
-                     *(None if r is None else r.unscored for r in got), s.seconds])
-    columns = ["id", "category", *text, *report.metrics, *(f"{m}_unscored" for m in report.metrics), "seconds"]
+        rows.append([s.id, s.category, *turn_cells(s)[:len(place)], *text_cells(s)[:len(text)],
+                     *(None if r is None else r.value for r in got), *(None if r is None else r.unscored for r in got),
+                     s.seconds])
+    columns = ["id", "category", *place, *text, *report.metrics, *(f"{m}_unscored" for m in report.metrics),
+               "seconds"]
     frame = pd.DataFrame(rows, columns=columns)
     for m in report.metrics:  # all-unscored columns stay numeric (NaN), not object
         frame[m] = frame[m].astype("float64")
+    if place:
+        frame["turn"] = frame["turn"].astype("Int64")  # a single sample's is <NA>, the others whole numbers
+    return frame
+
+
+def conversation_frame(report: "Report") -> Any:
+    """One row per conversation (Report.conversations_frame): conversation, category, turns, and per metric
+    `{metric}` (its mean over the conversation's scored turns), `{metric}_worst`, `{metric}_worst_turn`."""
+    pd = _pandas()
+    per = [(m, f"{m}_worst", f"{m}_worst_turn") for m in report.metrics]
+    rows = [[c.conversation, c.category, c.turns,
+             *(x for m in report.metrics for x in (c.metrics[m].mean, c.metrics[m].worst, c.metrics[m].worst_turn))]
+            for c in conversation_summaries(report)]
+    frame = pd.DataFrame(rows, columns=["conversation", "category", "turns", *(c for cols in per for c in cols)])
+    for mean, worst, _ in per:
+        frame[mean], frame[worst] = frame[mean].astype("float64"), frame[worst].astype("float64")
     return frame
 
 

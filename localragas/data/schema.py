@@ -346,12 +346,29 @@ class Report(BaseModel):
         raise KeyError(metric)
 
     def to_pandas(self) -> Any:
-        """A pandas DataFrame, one row per sample: id, category, the sample's text when the run kept it (question,
-        answer, contexts as a list, reference), each metric's value (NaN when unscored), each metric's unscored reason
-        (`{metric}_unscored`), seconds: the columns of the CSV report."""
+        """A pandas DataFrame, one row per sample: id, category, a turn's conversation and turn number when the
+        results hold conversations, the sample's text when the run kept it (question, answer, contexts as a list,
+        reference), each metric's value (NaN when unscored), each metric's unscored reason (`{metric}_unscored`),
+        seconds: the columns of the CSV report."""
         from .report_views import sample_frame  # noqa: PLC0415
 
         return sample_frame(self)
+
+    def conversations(self) -> list[Any]:
+        """One ConversationSummary per conversation the results are turns of (none for single samples), in the
+        order they first appear: its turns, each metric's mean over its scored turns, its worst turn (value and id),
+        and the turns a metric does not apply to (data/conversation_summary.py)."""
+        from .conversation_summary import conversation_summaries  # noqa: PLC0415
+
+        return list(conversation_summaries(self))
+
+    def conversations_frame(self) -> Any:
+        """A pandas DataFrame, one row per conversation: conversation, category, turns, and per metric its mean
+        over the conversation's scored turns (`{metric}`), its worst turn's value and id (`{metric}_worst`,
+        `{metric}_worst_turn`); empty (those columns) when no result is a turn."""
+        from .report_views import conversation_frame  # noqa: PLC0415
+
+        return conversation_frame(self)
 
     def summary_frame(self) -> Any:
         """A pandas DataFrame, one row per metric: mean, ci_low, ci_high, threshold, passed, status, scored,

@@ -20,6 +20,8 @@ from ..data.schema import Report
 
 INSTALL = 'pip install "localragas[mlflow]"'
 ARTIFACTS = "localragas"  # the run's artifact folder the reports go in
+# a run of conversations: its turns and its conversations as MLflow tables (artifacts MLflow's UI shows as tables)
+TABLES = {"turns": f"{ARTIFACTS}/turns.json", "conversations": f"{ARTIFACTS}/conversations.json"}
 _PER_CALL = 100  # MLflow's log_batch takes at most 100 params and 100 tags (1000 metrics) a call
 _PARAM_CHARS = 6000  # MLflow's longest param value
 CHECK_SECONDS = 10  # eval --mlflow's check, before judging: a remote tracking store must answer within this
@@ -146,7 +148,8 @@ def gate_verdict(report: Report) -> str:
 
 def run_metrics(report: Report) -> dict[str, float]:
     """Each metric's mean and interval (<metric>/mean, /ci_low, /ci_high; an absent value is left out) and counts
-    (/scored, /unscored, /errors), the samples and skipped rows, and gate/passed (1 or 0) when the gate is on."""
+    (/scored, /unscored, /errors), the samples and skipped rows, the conversations and turns of a run of conversations,
+    and gate/passed (1 or 0) when the gate is on."""
     out: dict[str, float] = {}
     for s in report.summary:
         key = _key(s.metric)
@@ -156,6 +159,8 @@ def run_metrics(report: Report) -> dict[str, float]:
         out.update({f"{key}/scored": s.scored, f"{key}/unscored": s.unscored, f"{key}/errors": s.errors})
     out.update(spot_check_metrics(report))
     out["samples"] = len(report.samples)
+    if counts := report.meta.get("conversations"):
+        out.update({"conversations": counts["conversations"], "turns": counts["turns"]})
     out["skipped_rows"] = len(report.skipped)
     if report.gate.enabled:
         out["gate/passed"] = 1.0 if gate_verdict(report) == "passed" else 0.0
@@ -212,6 +217,20 @@ def run_tags(report: Report) -> dict[str, str]:
     tags = {"localragas.gate": gate_verdict(report), "localragas.version": str(report.meta.get("localragas", ""))}
     tags.update({f"localragas.gate.{_key(r.metric)}": r.status for r in report.gate.results})
     return tags
+
+
+def conversation_tables(report: Report) -> dict[str, Any]:
+    """A run of conversations' tables (pandas DataFrames), by TABLES's names: `turns`, a row per turn (id, category,
+    conversation, turn, each metric's value and unscored reason: Report.to_pandas() without the text) and
+    `conversations`, a row per conversation (Report.conversations_frame()); none for a run of single samples."""
+    from ..data.conversation_summary import has_conversations  # noqa: PLC0415
+
+    if not has_conversations(report):
+        return {}
+    turns = report.to_pandas()
+    turns = turns[["id", "category", "conversation", "turn", *report.metrics,
+                   *(f"{m}_unscored" for m in report.metrics)]]
+    return {"turns": turns, "conversations": report.conversations_frame()}
 
 
 def _report_files(report: Report, report_paths: Mapping[str, Any] | Iterable[Any] | None, folder: Path) -> list[Path]:
@@ -273,9 +292,10 @@ def log_report(report: Report, report_paths: Mapping[str, Any] | Iterable[Any] |
     fingerprint and calibration, the metric options and thresholds (run_params); tags: localragas.gate (passed,
     failed, could_not_evaluate, off) and each metric's gate status; artifacts (folder `localragas`): the files in
     report_paths (the written reports: a list, or the command line's {"out": …, "html": …} with None for a format
-    not written), else the JSON and HTML reports. Inside an active MLflow run it logs into that run (left open);
-    else it starts one in `experiment`, named `run_name` (default: "localragas <dataset file stem>"), tagged with
-    `tags`, and ends it. tracking_uri: default the one the user set (mlflow.set_tracking_uri, MLFLOW_TRACKING_URI),
+    not written), else the JSON and HTML reports; a run of conversations also its turns and conversations as
+    MLflow tables (conversation_tables: localragas/turns.json, localragas/conversations.json). Inside an active
+    MLflow run it logs into that run (left open); else it starts one in `experiment`, named `run_name` (default:
+    "localragas <dataset file stem>"), tagged with `tags`, and ends it. tracking_uri: default the one the user set (mlflow.set_tracking_uri, MLFLOW_TRACKING_URI),
     else MLflow's own local default (sqlite:///mlflow.db and ./mlruns, as `mlflow ui` opens them)."""
     mlflow = import_mlflow()
     from mlflow.entities import Metric, Param, RunTag  # noqa: PLC0415
@@ -294,6 +314,8 @@ def log_report(report: Report, report_paths: Mapping[str, Any] | Iterable[Any] |
         with tempfile.TemporaryDirectory(prefix="localragas-mlflow-") as folder:
             for path in _report_files(report, report_paths, Path(folder)):
                 client.log_artifact(run_id, str(path), ARTIFACTS)
+        for name, table in conversation_tables(report).items():
+            client.log_table(run_id, data=table, artifact_file=TABLES[name])
     except BaseException as e:
         if started:
             _end_failed(client, run_id)
@@ -356,7 +378,7 @@ def scorers(metrics: Iterable[str] | None = None, judge: Any = None, embedder: A
     from ..metrics.registry import get_metrics  # noqa: PLC0415
     from ..report.evidence import brief  # noqa: PLC0415
     from ..run.runner import evaluate  # noqa: PLC0415
-    from ..run.stats import is_error_reason  # noqa: PLC0415
+    from ..data.unscored import is_error_reason  # noqa: PLC0415
 
     chosen = get_metrics(list(metrics) if metrics is not None else None, options.get("metric_options"))
     if not isinstance(judge, Judge):

@@ -27,7 +27,8 @@ from ..metrics import all_metrics, get_metrics
 from ..metrics.base import WithVerdicts
 from ..prompts.digest import metrics_digest
 from ..data.schema import SampleResult
-from ..run.stats import ci_settings, reason_kind
+from ..data.unscored import reason_kind
+from ..run.stats import ci_settings
 
 # what an unscored reason means for a labelled file (the rows lack an input the metric needs)
 _MISSING_INPUT = {

@@ -1,14 +1,16 @@
 """Compare two runs: pair samples by id, give each metric's change with a paired bootstrap interval and a verdict; and
 whether the two runs measured the same way (quality/method.py), so that a change of method is not taken for a change
-of the RAG system."""
+of the RAG system. Turns of conversations pair by turn (their ids, "<conversation>#<turn>"), and the interval resamples
+conversations, a drawn conversation bringing all its paired turns (run/stats.py)."""
 from __future__ import annotations
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from ..core.errors import MethodChangedError, TooFewPairsError
 from ..metrics.report_definitions import definitions_of
 from ..data.schema import MetricSummary, Report
-from ..run.stats import CI_LEVEL, paired_difference
+from ..run.stats import CI_LEVEL, cluster_codes, cluster_key, paired_difference
 from ..data.spot_check_models import MetricSpotCheck
 from .method import MethodDifference, method_differences
 
@@ -160,7 +162,9 @@ def compare_reports(base: Report, new: Report, base_name: str = "base", new_name
                 became_unscored.append(i)
             elif nv is not None:
                 became_scored.append(i)
-        d = paired_difference([p[1] for p in pairs], [p[2] for p in pairs])
+        clusters = cluster_codes(np.array([cluster_key(b_by_id[i] if b_by_id[i].turn else n_by_id[i])
+                                           for i, _, _ in pairs], dtype=np.int64))
+        d = paired_difference([p[1] for p in pairs], [p[2] for p in pairs], clusters=clusters)
         hib = defined[name].higher_is_better
         bs, ns = _summary_of(base, name), _summary_of(new, name)
         verdict = verdict_of(len(pairs), d["ci_low"], d["ci_high"], hib, min_pairs)

@@ -24,7 +24,7 @@ from ..data.schema import Report, Sample
 from ..data.spot_check_models import Disagreement, Figure, MetricSpotCheck, PPIResult, SpotChecks
 from ..metrics.context_precision import average_precision
 from ..run.regate import regate
-from ..run.stats import CI_LEVEL, bootstrap_ci
+from ..run.stats import CI_LEVEL, bootstrap_ci, cluster_codes, cluster_key
 from .agreement import balanced_accuracy, bootstrap_statistic, roc_auc
 from .ppi import MIN_LABELS, labels_only, ppi_mean
 from .review_draw import draw
@@ -151,8 +151,8 @@ def _counted_draws(items: Sequence[ReviewItem], metric: str, labels: Sequence[La
     return out
 
 
-def _judge_only(values: np.ndarray) -> PPIResult:
-    ci = bootstrap_ci(values)
+def _judge_only(values: np.ndarray, clusters: np.ndarray | None = None) -> PPIResult:
+    ci = bootstrap_ci(values, clusters=clusters)  # the report's interval: conversations resampled whole
     return PPIResult(mean=round(float(values.mean()), 6) if values.size else None, ci_low=ci[0] if ci else None,
                      ci_high=ci[1] if ci else None, lam=1.0, n=int(values.size), trustworthy=False,
                      note="the judge's scores alone (the report's mean and bootstrap interval): its errors not counted")
@@ -163,8 +163,10 @@ def metric_spot_check(report: Report, metric: str, items: Sequence[ReviewItem],
     """One metric's figures from its labels (all of them keys of `items`)."""
     by_key = latest(labels)
     people = {k: m for k, by in by_key.items() if (m := mean_label(by)) is not None}
-    values = np.asarray([s.metrics[metric].value for s in report.samples
-                         if metric in s.metrics and s.metrics[metric].value is not None], dtype=float)
+    scored = [(s.metrics[metric].value, cluster_key(s)) for s in report.samples  # one pass: results may be on disk
+              if metric in s.metrics and s.metrics[metric].value is not None]
+    values = np.asarray([v for v, _ in scored], dtype=float)
+    clusters = cluster_codes(np.asarray([k for _, k in scored], dtype=np.int64))
     unit: Literal["item", "sample"] = "sample" if metric in SAMPLE_UNIT else "item"
     counted = _counted_draws(items, metric, labels, set(by_key))
     usable = [g for g in counted if all(it.key in people for it in g)]
@@ -189,7 +191,7 @@ def metric_spot_check(report: Report, metric: str, items: Sequence[ReviewItem],
         reviewers=sorted({lab.reviewer for lab in labels}), **_reviewer_agreement(by_key),
         item_threshold=ITEM_THRESHOLD, **_judge_vs_people(labelled_items, people),
         bias=round(float(np.mean(yhat) - np.mean(y)), 6) if usable else None,
-        judge_mean=_judge_only(values), labels_mean=labels_only(y), ppi_mean=ppi,
+        judge_mean=_judge_only(values, clusters), labels_mean=labels_only(y), ppi_mean=ppi,
         trustworthy=bool(usable) and ppi.trustworthy, note="; ".join(notes) or None,
         disagreeing=_disagreeing(labelled_items, people, by_key))
 

@@ -105,6 +105,9 @@ def _streamed(path: Path, max_input_bytes: int) -> Report:
                 results = RunResults(0, head["metrics"])
                 for i, item in enumerate(tokens.items()):
                     results.put(i, _sample(item, path, i))
+            elif key == "conversations":  # computed from the turns (data/conversation_summary.py): not kept
+                for _ in tokens.items():
+                    pass
             else:
                 head[str(key)] = tokens.value()
             if tokens.peek() == ",":

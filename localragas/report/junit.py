@@ -1,5 +1,7 @@
 """JUnit XML: each metric's gate is a test case, so CI systems show a failed metric like a failed test, and a metric
-that could not be evaluated (errors left its samples unscored) as an errored test."""
+that could not be evaluated (errors left its samples unscored) as an errored test. A run of conversations adds a test
+suite per conversation, a test case per turn holding its scores: a drill-down that never fails (the gate is on the
+turn-level means, in the first suite), up to JUNIT_CONVERSATIONS conversations."""
 from __future__ import annotations
 
 import re
@@ -7,13 +9,16 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ..core.number_text import interval_text, score_text, threshold_text
-from ..data.schema import Report
+from ..data.conversation_summary import conversation_groups, has_conversations, lower_metrics, mean_text, summarise
+from ..data.schema import Report, SampleResult
+from ..data.unscored import NOT_APPLICABLE, reason_kind
 from ..run.canaries import canary_line
 from ..run.judge_check import check_line
 from ..core.atomic_write import write_atomic
 from .evidence import brief, definition_in, lower_is_better, worst_samples
 from .spot_checks_terminal import reading_text
 
+JUNIT_CONVERSATIONS = 1000  # conversations given a test suite, in the report's order (CI pages slow down past it)
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -99,11 +104,55 @@ def render_junit(report: Report) -> str:
     suite.set("time", f"{report.meta.get('wall_seconds', 0):.3f}")
     if report.meta.get("started"):
         suite.set("timestamp", str(report.meta["started"])[:19])
-    root = ET.Element("testsuites", name="localragas", tests=suite.get("tests", ""), failures=str(failures),
+    turns = _conversation_suites(report)
+    tests = int(suite.get("tests", "0")) + sum(int(t.get("tests", "0")) for t in turns)
+    root = ET.Element("testsuites", name="localragas", tests=str(tests), failures=str(failures),
                       errors=str(errors), skipped=str(skipped), time=suite.get("time", ""))
     root.append(suite)
+    root.extend(turns)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _turn_scores(result: SampleResult, metrics: list[str]) -> str:
+    """A turn's scores, a line a metric: 'faithfulness 0.812', 'context_recall unscored (no_reference)',
+    'knowledge_retention n/a (no_earlier_turn)'."""
+    lines = []
+    for m in metrics:
+        r = result.metrics.get(m)
+        if r is None:
+            continue
+        if r.value is not None:
+            lines.append(f"{m} {score_text(r.value)}")
+        else:
+            kind = "n/a" if reason_kind(r.unscored or "") in NOT_APPLICABLE else "unscored"
+            lines.append(f"{m} {kind} ({r.unscored or 'no reason recorded'})")
+    return xml_text("\n".join(lines))
+
+
+def _conversation_suites(report: Report) -> list[ET.Element]:
+    """A test suite per conversation (its means as properties), a passing test case per turn (its scores as
+    system-out), for the first JUNIT_CONVERSATIONS conversations."""
+    if not has_conversations(report):
+        return []
+    out: list[ET.Element] = []
+    lower = lower_metrics(report)
+    for name, turns in conversation_groups(report.samples):
+        if len(out) == JUNIT_CONVERSATIONS:
+            break
+        row = summarise(name, turns, report.metrics, lower)
+        suite = ET.Element("testsuite", name=xml_text(f"conversation {name}"), tests=str(len(turns)), failures="0",
+                           errors="0", skipped="0", time=f"{sum(t.seconds for t in turns):.3f}")
+        props = ET.SubElement(suite, "properties")
+        ET.SubElement(props, "property", name="turns", value=str(row.turns))
+        for m, got in row.metrics.items():
+            ET.SubElement(props, "property", name=f"{m} mean", value=mean_text(got))
+        for t in turns:
+            case = ET.SubElement(suite, "testcase", classname=xml_text(f"localragas.conversation.{name}"),
+                                 name=xml_text(t.id), time=f"{t.seconds:.3f}")
+            ET.SubElement(case, "system-out").text = _turn_scores(t, report.metrics)
+        out.append(suite)
+    return out
 
 
 def write_junit(report: Report, path: str | Path) -> None:

@@ -1,10 +1,12 @@
-"""A Markdown summary fit for a pull-request comment: verdict, per-metric table with intervals, worst samples."""
+"""A Markdown summary fit for a pull-request comment: verdict, per-metric table with intervals, worst samples, and the
+worst conversations when the samples are turns of conversations."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..judges.calibration_map import uncalibrated_note
 from ..core.number_text import interval_text, score_text, seconds_text, threshold_text
+from ..data.conversation_summary import lower_metrics, mean_text, worst_conversations, worst_title, worst_turn_text
 from ..data.report_views import ignored_line
 from ..data.schema import Report, SampleResult
 from ..core.atomic_write import write_atomic
@@ -72,6 +74,7 @@ def render_markdown(report: Report, worst: int = 3) -> str:
                       "|---|" + ("---|" if asked else "") + "---:|---|"]
             lines += [f"| {cell(s.id)} | " + (f"{_question(s)} | " if asked else "")
                       + f"{score_text(r.value)} | {cell(brief(defined, r))} |" for s, r in rows]
+    lines += _conversations(report)
     if report.by_category:
         lines += ["", "<details><summary>by category</summary>", "",
                   "| category | " + " | ".join(cell(m) for m in report.metrics) + " |",
@@ -89,6 +92,21 @@ def render_markdown(report: Report, worst: int = 3) -> str:
                       f"{seconds_text(report.meta.get('wall_seconds', 0), digits=0)} wall · "
                       f"localragas {report.meta.get('localragas', '')}</sub>"]
     return "\n".join(lines) + "\n"
+
+
+def _conversations(report: Report) -> list[str]:
+    """The worst conversations (data/conversation_summary.py), when the results are turns of conversations: each
+    metric's mean over a conversation's turns and its worst turn."""
+    rows, count = worst_conversations(report)
+    if not rows:
+        return []
+    lower = lower_metrics(report)
+    lines = ["", f"**{cell(worst_title(len(rows), count))}**", "",
+             "| conversation | turns | " + " | ".join(cell(m) for m in report.metrics) + " | worst turn |",
+             "|---|---:|" + "---:|" * len(report.metrics) + "---|"]
+    lines += [f"| {cell(r.conversation)} | {r.turns} | " + " | ".join(mean_text(r.metrics[m]) for m in report.metrics)
+              + f" | {cell(worst_turn_text(r, lower))} |" for r in rows]
+    return lines
 
 
 def _checked(report: Report) -> list[str]:

@@ -8,6 +8,7 @@ from ..core.number_text import interval_text, score_text, seconds_text, threshol
 from ..run.canaries import canary_line
 from ..run.judge_check import check_details, check_line
 from ..data.language import prompts_line
+from ..data.conversation_summary import lower_metrics, mean_text, worst_conversations, worst_title, worst_turn_text
 from ..data.report_views import ignored_line
 from ..data.schema import Report
 from .console import Columns, console_text as _t, report_console
@@ -26,8 +27,28 @@ def thresholds_line(gate) -> str | None:
 _LABEL = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "not evaluated", "error": "ERROR"}
 
 
+def print_conversations(report: Report, console: Console) -> None:
+    """The worst conversations (data/conversation_summary.py), when the results hold any: each metric's mean over
+    the conversation's turns and its worst turn."""
+    rows, count = worst_conversations(report)
+    if not rows:
+        return
+    lower = lower_metrics(report)
+    c = Table(title=worst_title(len(rows), count), title_justify="left")
+    c.add_column("conversation", overflow="fold")
+    c.add_column("turns", justify="right")
+    for m in report.metrics:
+        c.add_column(_t(m), justify="right")
+    c.add_column("worst turn", overflow="fold")
+    for row in rows:
+        c.add_row(_t(row.conversation), str(row.turns), *(mean_text(row.metrics[m]) for m in report.metrics),
+                  _t(worst_turn_text(row, lower)))
+    console.print(c)
+
+
 def print_report(report: Report, console: Console | None = None) -> None:
-    """The score table, a per-category breakdown when samples have categories, and the gate verdict."""
+    """The score table, a per-category breakdown when samples have categories, the worst conversations when they are
+    turns of conversations, and the gate verdict."""
     console = console or report_console()
     gate = {g.metric: g for g in report.gate.results}
     t = Table(title=f"localragas — {report.meta.get('samples', len(report.samples))} samples", title_justify="left")
@@ -58,6 +79,7 @@ def print_report(report: Report, console: Console | None = None) -> None:
             c.add_row(f"{_t(cat)} ({n})", *(score_text(r.mean) for r in rows))
         console.print(c)
 
+    print_conversations(report, console)
     if report.skipped:
         console.print(f"[yellow]{len(report.skipped)} invalid row(s) skipped[/] (listed in the JSON report)")
     if ignored := ignored_line(report.meta):

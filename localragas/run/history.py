@@ -8,7 +8,7 @@ Tables (schema version in PRAGMA user_version, SCHEMA_VERSION):
             the METHOD part (metric options, judge, calibration, prompts, embedder, thresholds, version) in `shared`
     tags    (run, tag)
     scores  (run, body): the per-sample scores, zlib-compressed JSON {"samples": the sha of the ids (and
-            categories) in `shared`, "metrics": {metric: [score or null]}, "unscored": {metric: {position: reason}}}:
+            categories, and a turn's conversation) in `shared`, "metrics": {metric: [score or null]}, "unscored": {metric: {position: reason}}}:
             two runs compare sample by sample from it even when their report files are gone; listing never reads it
     shared  (sha, body): what many runs share, stored once (zlib-compressed JSON, keyed by its sha256): a method, a
             dataset's sample ids. This keeps a run at about a kilobyte (docs/history.md). Removing a run removes
@@ -205,7 +205,7 @@ class History:
         """Store a run and its per-sample scores; its id."""
         body = record.model_dump(exclude={"id", *METHOD, *_COLUMNS}, exclude_defaults=True)
         method = record.model_dump(include=set(METHOD))
-        samples = {k: scores[k] for k in ("ids", "categories") if k in scores}
+        samples = {k: scores[k] for k in ("ids", "categories", "conversations") if k in scores}
         try:
             db = self.db
             with _write(db):

@@ -11,11 +11,13 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..core.errors import HistoryError
 from ..core.printable import printable
+from ..data.conversation_models import TurnResult
 from ..data.metric_definition import MetricDefinition
 from ..data.schema import Gate, MetricResult, MetricSummary, Report, SampleResult
 from .history import History, MetricRecord, RunRecord, reset_hint
@@ -97,15 +99,18 @@ def _samples_sha256(samples: Iterable[Any] | None) -> str | None:
 
 
 def scores_of(report: Report) -> dict[str, Any]:
-    """The per-sample scores as the history stores them: ids, categories (when any), each metric's scores in the
-    samples' order (None: unscored) and the unscored reasons by position."""
+    """The per-sample scores as the history stores them: ids, categories (when any), each turn's conversation (when
+    any: a comparison resamples conversations, quality/compare.py), each metric's scores in the samples' order (None:
+    unscored) and the unscored reasons by position."""
     ids: list[str] = []
     categories: list[str | None] = []
+    conversations: list[str | None] = []
     values: dict[str, list[float | None]] = {m: [] for m in report.metrics}
     unscored: dict[str, dict[str, str | None]] = {m: {} for m in report.metrics}
     for i, s in enumerate(report.samples):  # one pass: a large run's results are read back from disk
         ids.append(s.id)
         categories.append(s.category)
+        conversations.append(s.turn.conversation if s.turn else None)
         for metric in report.metrics:
             r = s.metrics.get(metric)
             values[metric].append(None if r is None or r.value is None else round(r.value, 6))
@@ -114,6 +119,20 @@ def scores_of(report: Report) -> dict[str, Any]:
     out: dict[str, Any] = {"ids": ids, "metrics": values, "unscored": {m: u for m, u in unscored.items() if u}}
     if any(categories):
         out["categories"] = categories
+    if any(conversations):
+        out["conversations"] = conversations
+    return out
+
+
+def _turns(conversations: list[str | None]) -> list[TurnResult | None]:
+    """Each stored position's place in its conversation (None: a single sample), numbered in the run's order."""
+    counts = Counter(c for c in conversations if c is not None)
+    seen: Counter[str] = Counter()
+    out: list[TurnResult | None] = []
+    for c in conversations:
+        if c is not None:
+            seen[c] += 1
+        out.append(None if c is None else TurnResult(conversation=c, turn=seen[c], turns=counts[c]))
     return out
 
 
@@ -121,7 +140,8 @@ def as_report(record: RunRecord, scores: Mapping[str, Any]) -> Report:
     """The run back as a Report of its scores alone (no evidence): what compare_reports reads, with the meta its
     warnings compare (judge, calibration, prompts, embedder, thresholds)."""
     categories = scores.get("categories") or [None] * len(scores.get("ids", []))
-    samples = [SampleResult(id=i, category=categories[n], metrics={
+    turns = _turns(scores.get("conversations") or [None] * len(scores.get("ids", [])))
+    samples = [SampleResult(id=i, category=categories[n], turn=turns[n], metrics={
         m: MetricResult(value=values[n], unscored=None if values[n] is not None else
                         (scores.get("unscored", {}).get(m, {}).get(str(n)) or "unscored"))
         for m, values in scores.get("metrics", {}).items()}) for n, i in enumerate(scores.get("ids", []))]

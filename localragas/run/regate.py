@@ -79,7 +79,11 @@ def gate_report(report: Report, limits: dict[str, float], origins: dict[str, str
                     max_error_rate=max_error_rate,
                     judge_failures={**flat_metrics(report, definitions), **canary_failures(report)}, sources=sources,
                     people=checks.metrics if checks else None)
-    meta = {**report.meta, "thresholds": limits, "threshold_origins": origins, "ci": ci_settings()}
+    conversations, turns = columns.conversation_counts()
+    meta = {**report.meta, "thresholds": limits, "threshold_origins": origins, "ci": ci_settings(conversations > 0)}
+    meta.pop("conversations", None)
+    if conversations:  # what the report's readers look for before they summarise conversations (one pass)
+        meta["conversations"] = {"conversations": conversations, "turns": turns}
     update: dict[str, Any] = {"definitions": definitions, "summary": summary, "by_category": categories, "gate": gate,
                               "meta": meta}
     if checks is not None:  # each checked metric's three-way reading at its threshold as now set

@@ -4,7 +4,8 @@ results would take ~14 GB.
 
 Each metric has, by the sample's position in the run: its value (NaN when unscored or absent), whether the metric
 is in the sample's results, whether it was scored, its unscored reason's kind (a code into `reasons`) and whether an
-error caused it (stats.is_error_reason); and the first error's full reason, overall and in each category (the one a
+error caused it (data/unscored.py is_error_reason); the key of the conversation a sample is a turn of (stats.cluster_key:
+8 bytes, what the intervals resample by); and the first error's full reason, overall and in each category (the one a
 summary shows). Built as results finish (put: any order) or from any sequence of results (of: one pass).
 """
 from __future__ import annotations
@@ -14,7 +15,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..data.schema import SampleResult
-from .stats import is_error_reason, reason_kind
+from ..data.unscored import is_error_reason, reason_kind
+from .stats import NO_CLUSTER, cluster_codes, cluster_key
 
 _NO_ERROR = "error: no reason recorded"  # an error without a reason, as summaries name it
 
@@ -47,6 +49,7 @@ class ScoreColumns:
         self._capacity = max(size, 16)
         self.columns = {m: _Column(self._capacity) for m in self.metrics}
         self.category = np.full(self._capacity, -1, dtype=np.int32)  # code into categories; -1: none
+        self.conversation = np.full(self._capacity, NO_CLUSTER, dtype=np.int64)  # stats.cluster_key
         self.filled = np.zeros(self._capacity, dtype=bool)
         self.categories: list[str] = []
         self.reasons: list[str] = []
@@ -66,7 +69,7 @@ class ScoreColumns:
         size = max(i + 1, 2 * self._capacity)
         for c in self.columns.values():
             c.grow(size)
-        for name, fill in (("category", -1), ("filled", False)):
+        for name, fill in (("category", -1), ("conversation", NO_CLUSTER), ("filled", False)):
             old = getattr(self, name)
             new = np.full(size, fill, dtype=old.dtype)
             new[:len(old)] = old
@@ -87,6 +90,7 @@ class ScoreColumns:
         self.size = max(self.size, i + 1)
         cat = self._code(self.categories, self._category_codes, result.category) if result.category else -1
         self.category[i] = cat
+        self.conversation[i] = cluster_key(result)
         for name, c in self.columns.items():
             m = result.metrics.get(name)
             if m is None:
@@ -115,6 +119,7 @@ class ScoreColumns:
                 setattr(c, name, getattr(c, name)[keep])
             c.first_error = {k: (int(rank[p]), text) for k, (p, text) in c.first_error.items()}
         self.category, self.filled = self.category[keep], self.filled[keep]
+        self.conversation = self.conversation[keep]
         self.size = self._capacity = len(keep)
         return self
 
@@ -144,3 +149,17 @@ class ScoreColumns:
         scored = c.scored[:self.size]
         mask = self.in_category(category)
         return c.value[:self.size][scored if mask is None else scored & mask]
+
+    def clusters(self, metric: str, category: str | None = None) -> np.ndarray | None:
+        """The cluster codes of values(metric, category), position for position (stats.cluster_codes: a
+        conversation's turns share one; None when none of them is a turn)."""
+        c = self.columns[metric]
+        scored = c.scored[:self.size]
+        mask = self.in_category(category)
+        return cluster_codes(self.conversation[:self.size][scored if mask is None else scored & mask])
+
+    def conversation_counts(self) -> tuple[int, int]:
+        """(conversations, turns): how many conversations the run's samples are turns of, and how many turns."""
+        keys = self.conversation[:self.size]
+        turns = keys[keys != NO_CLUSTER]
+        return int(np.unique(turns).size), int(turns.size)

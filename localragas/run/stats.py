@@ -2,14 +2,21 @@
 
 Every interval is a percentile bootstrap of the mean with a fixed seed, so the same scores always give the same
 interval. An LLM judge misjudges a share of items; the interval says how far the mean could move by chance alone.
+
+The turns of one conversation are not independent (one assistant, one topic, one retrieval index: a bad conversation
+tends to have bad turns), so when results are turns the bootstrap resamples **conversations**: a drawn conversation
+brings all its scored turns, a single question-answer sample is a conversation of its own, and each resample's mean
+is still the turn-level mean (its turns' sum over their count). With every sample its own conversation it is the
+plain bootstrap, draw for draw (tested); a run without conversations takes the plain path itself.
 """
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
-from ..data.schema import MetricSummary
+from ..data.schema import MetricSummary, SampleResult
 
 if TYPE_CHECKING:
     from .score_columns import ScoreColumns
@@ -21,9 +28,38 @@ _CHUNK = 250  # resamples drawn at a time, at most,
 _DRAWN = 1 << 21  # and indices drawn at a time, at most (16 MB): bounded memory on large datasets
 
 
-def ci_settings() -> dict[str, object]:
-    """What a report records about its intervals."""
-    return {"level": CI_LEVEL, "resamples": RESAMPLES, "seed": SEED, "method": "percentile bootstrap of the mean"}
+def ci_settings(clustered: bool = False) -> dict[str, object]:
+    """What a report records about its intervals; `resampled`: "conversations" when its results hold turns of
+    conversations (each resample draws whole conversations), else "samples"."""
+    return {"level": CI_LEVEL, "resamples": RESAMPLES, "seed": SEED, "method": "percentile bootstrap of the mean",
+            "resampled": "conversations" if clustered else "samples"}
+
+
+NO_CLUSTER = -1  # a result in no conversation: a cluster of its own
+
+
+def cluster_key(result: SampleResult) -> int:
+    """The key of the conversation a result is a turn of (the first 63 bits of its id's BLAKE2b: a number, so that a
+    run keeps 8 bytes a sample, not the ids), NO_CLUSTER for a single question-answer sample."""
+    if result.turn is None:
+        return NO_CLUSTER
+    digest = hashlib.blake2b(result.turn.conversation.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 1
+
+
+def cluster_codes(keys: np.ndarray) -> np.ndarray | None:
+    """Dense cluster codes for rows with these keys (cluster_key), numbered in the order the clusters first appear:
+    rows of one conversation share a code, a NO_CLUSTER row has one of its own; None when no row is in a conversation
+    (the plain bootstrap)."""
+    keys = np.asarray(keys, dtype=np.int64)
+    single = keys == NO_CLUSTER
+    if single.all():
+        return None
+    keys = np.where(single, -1 - np.arange(keys.size), keys)  # a single row's own key: negative, unlike any other
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+    return rank[inverse.reshape(-1)]
 
 
 def resample_rows(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> Iterator[np.ndarray]:
@@ -44,25 +80,26 @@ def percentile_interval(values: np.ndarray, level: float = CI_LEVEL) -> tuple[fl
 
 
 def bootstrap_ci(values: Sequence[float] | np.ndarray, level: float = CI_LEVEL, resamples: int = RESAMPLES,
-                 seed: int = SEED) -> tuple[float, float] | None:
-    """(low, high) of the mean of values; None with fewer than 2 values (no spread to resample)."""
+                 seed: int = SEED, clusters: np.ndarray | None = None) -> tuple[float, float] | None:
+    """(low, high) of the mean of values; None with fewer than 2 values (no spread to resample).
+
+    clusters (cluster_codes: a code per value, 0..k-1): resample the clusters, each drawn with all its values, the
+    mean of a resample being its values' sum over their count (the turn-level mean); None with fewer than 2 clusters.
+    Held as each cluster's sum and count, so a resample costs what the plain one does over k rows."""
     x = np.asarray(values, dtype=float)
     if x.size < 2:
         return None
-    means = np.concatenate([x[idx].mean(axis=1) for idx in resample_rows(x.size, resamples, seed)])
+    if clusters is None:
+        means = np.concatenate([x[idx].mean(axis=1) for idx in resample_rows(x.size, resamples, seed)])
+        return percentile_interval(means, level)
+    codes = np.asarray(clusters, dtype=np.int64)
+    sums, counts = np.bincount(codes, weights=x), np.bincount(codes)
+    sums, counts = sums[counts > 0], counts[counts > 0]
+    if sums.size < 2:
+        return None
+    means = np.concatenate([sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
+                            for idx in resample_rows(sums.size, resamples, seed)])
     return percentile_interval(means, level)
-
-
-def reason_kind(reason: str) -> str:
-    """'judge_error: reply truncated …' -> 'judge_error'."""
-    return reason.split(":", 1)[0].strip()
-
-
-def is_error_reason(reason: str | None) -> bool:
-    """An unscored reason that an error caused (judge_error, error: a judge, cache, embedder or I/O failure), not
-    missing data. Data reasons are named no_<what> (no_reference, no_claims, no_contexts…); any other reason, or
-    none, counts as an error: the gate fails closed."""
-    return not reason_kind(reason or "").startswith("no_")
 
 
 _ERROR_TEXT = 300  # characters of the first error kept in a summary
@@ -81,10 +118,11 @@ def summarise_columns(columns: "ScoreColumns", metrics: list[str], category: str
         if mask is not None:
             present, error, reason = present[mask], error[mask], reason[mask]
         values = columns.values(name, category)
+        clusters = columns.clusters(name, category)
         codes = np.bincount(reason[reason >= 0], minlength=len(columns.reasons))
         reasons = {columns.reasons[k]: int(v) for k, v in enumerate(codes) if v}
         first = columns.first_error(name, category)
-        ci = bootstrap_ci(values)
+        ci = bootstrap_ci(values, clusters=clusters)
         scored = int(values.size)
         out.append(
             MetricSummary(
@@ -108,8 +146,10 @@ def categories_of(columns: "ScoreColumns", metrics: list[str]) -> dict[str, list
 
 
 def paired_difference(base: Sequence[float], new: Sequence[float], level: float = CI_LEVEL,
-                      resamples: int = RESAMPLES, seed: int = SEED) -> dict[str, float | int | None]:
-    """Mean of new - base over paired samples, with a bootstrap interval that resamples the pairs together.
+                      resamples: int = RESAMPLES, seed: int = SEED,
+                      clusters: np.ndarray | None = None) -> dict[str, float | int | None]:
+    """Mean of new - base over paired samples, with a bootstrap interval that resamples the pairs together (and, with
+    `clusters` as bootstrap_ci takes them, the pairs of one conversation together).
 
     Pairing removes the between-sample spread (easy and hard questions), so a real shift shows with far fewer
     samples than comparing two unpaired means would need.
@@ -119,6 +159,6 @@ def paired_difference(base: Sequence[float], new: Sequence[float], level: float 
     d = np.asarray(new, dtype=float) - np.asarray(base, dtype=float)
     if d.size == 0:
         return {"pairs": 0, "diff": None, "ci_low": None, "ci_high": None}
-    ci = bootstrap_ci(d, level, resamples, seed)
+    ci = bootstrap_ci(d, level, resamples, seed, clusters)
     return {"pairs": int(d.size), "diff": round(float(d.mean()), 6),
             "ci_low": ci[0] if ci else None, "ci_high": ci[1] if ci else None}

@@ -8,14 +8,26 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from localragas.data.conversation_models import TurnResult
 from localragas.run.regate import regate
 from localragas.data.schema import Gate, MetricResult, Report, SampleResult
 
 
-def make_report(values: dict[str, dict[str, float | None]], thresholds: dict[str, float] | None = None,
+def turn_of(sid: str, ids) -> TurnResult | None:
+    """A sample id "<conversation>#<turn>" as its TurnResult (turns: the most of that conversation in ids); None for
+    an id without '#'."""
+    if "#" not in sid:
+        return None
+    conversation, turn = sid.rsplit("#", 1)
+    turns = max(int(i.rsplit("#", 1)[1]) for i in ids if i.rsplit("#", 1)[0] == conversation and "#" in i)
+    return TurnResult(conversation=conversation, turn=int(turn), turns=turns)
+
+
+def make_report(values: dict[str, dict[str, float | str | None]], thresholds: dict[str, float] | None = None,
                 judge: str = "fake", embedder: str = "fake", gate: bool = True, gate_on: str = "mean",
-                category: dict[str, str] | None = None) -> Report:
-    """values: sample id -> metric -> value (None: unscored with reason 'no_reference')."""
+                category: dict[str, str] | None = None, turns: bool = False) -> Report:
+    """values: sample id -> metric -> value (None: unscored with reason 'no_reference'; a string: unscored with that
+    reason). turns: an id "<conversation>#<turn>" is that turn of that conversation (turn_of)."""
     metrics = list(dict.fromkeys(m for row in values.values() for m in row))
     samples = []
     for sid, row in values.items():
@@ -23,12 +35,15 @@ def make_report(values: dict[str, dict[str, float | None]], thresholds: dict[str
         for m, v in row.items():
             if v is None:
                 res[m] = MetricResult.unscored_because("no_reference")
+            elif isinstance(v, str):
+                res[m] = MetricResult.unscored_because(v)
             elif m == "faithfulness":
                 res[m] = MetricResult.of(v, claims=[{"claim": f"claim of {sid}", "supported": v >= 0.5},
                                                     {"claim": "second", "supported": True}])
             else:
                 res[m] = MetricResult.of(v)
-        samples.append(SampleResult(id=sid, category=(category or {}).get(sid), metrics=res))
+        samples.append(SampleResult(id=sid, category=(category or {}).get(sid), metrics=res,
+                                    turn=turn_of(sid, values) if turns else None))
     meta = {"judge": {"name": judge, "fingerprint": f"fp-{judge}"}, "embedder": {"name": embedder},
             "samples": len(samples), "wall_seconds": 1.5, "started": "2026-11-30T03:00:00+00:00"}
     report = Report(meta=meta, metrics=metrics, gate=Gate(enabled=gate, passed=True), samples=samples)

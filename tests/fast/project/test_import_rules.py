@@ -13,8 +13,8 @@ PACKAGE = Path(__file__).resolve().parents[3] / "localragas"
 # the first layer with an entry for it, so the schema layer's modules of data/ sit below the rest of data/.
 LAYERS: list[tuple[str, list[str]]] = [
     ("foundation", ["core"]),
-    ("schema", ["data.schema", "data.language", "data.metric_definition", "data.spot_check_models", "data.conversation_models",
-                "data.report_views"]),
+    ("schema", ["data.schema", "data.language", "data.metric_definition", "data.spot_check_models",
+                "data.conversation_models", "data.report_views", "data.conversation_summary", "data.unscored"]),
     ("data", ["data"]),
     ("prompts", ["prompts"]),
     ("judges", ["judges"]),

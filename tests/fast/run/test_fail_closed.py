@@ -13,7 +13,7 @@ from localragas.core.errors import JudgeError
 from localragas.run.gate import run_gate
 from localragas.judges import fake
 from localragas.data.schema import MetricSummary, Report
-from localragas.run.stats import is_error_reason
+from localragas.data.unscored import is_error_reason
 
 from cli_helpers import cli, write_jsonl
 
