@@ -1,7 +1,7 @@
 """What a conversation's turn costs against a single-turn sample of the same size (issue 51).
 
     .venv/bin/python -m research.benchmarks.conversation_cost HUMAN_EVAL.json OUT_DIR [--conversations 2]
-        [--judge qwen2.5-1.5b] [--metrics faithfulness,answer_relevancy,context_precision,context_recall]
+        [--turns N] [--judge qwen2.5-1.5b] [--metrics faithfulness,answer_relevancy,context_precision]
 
 Takes the first N conversations of MTRAG's dev split (research.accuracy.build_conversation_rows: the human reference
 answers, each turn's reference passages as its contexts) and writes them twice: as conversations (one chat-format row
@@ -24,8 +24,9 @@ from research.accuracy.build_conversation_rows import dev_part, mtrag_rows
 from .side_by_side_figures import evaluated, families, parts
 
 
-def conversations(data: dict, n: int) -> tuple[list[dict], list[dict]]:
-    """(chat rows, single rows) of the first n dev conversations with a reference answer on every turn."""
+def conversations(data: dict, n: int, most: int | None = None) -> tuple[list[dict], list[dict]]:
+    """(chat rows, single rows) of the first n dev conversations with a reference answer on every turn (their first
+    `most` turns)."""
     rows = [r for r in dev_part(mtrag_rows(data, clear_only=False)) if r["meta"]["model"] == "reference"]
     by_conversation: dict[str, list[dict]] = {}
     for r in rows:
@@ -35,6 +36,7 @@ def conversations(data: dict, n: int) -> tuple[list[dict], list[dict]]:
         turns.sort(key=lambda r: r["meta"]["turn"])
         if [r["meta"]["turn"] for r in turns] != list(range(1, len(turns) + 1)):
             continue  # a turn not rated: the conversation is not whole
+        turns = turns[:most]
         messages = []
         for r in turns:
             messages += [{"role": "user", "content": r["question"]},
@@ -51,7 +53,7 @@ def _eval(data: Path, out: Path, judge: str, metrics: str) -> dict:
     cmd = [sys.executable, "-m", "localragas", "eval", str(data), "--judge", judge, "--metrics", metrics,
            "--cache-dir", str(out.with_suffix(".cache")), "--no-judge-check", "--no-gate", "--out", str(out),
            "--no-progress"]
-    subprocess.run(cmd, check=False)
+    subprocess.run(cmd, check=True)
     return json.loads(out.read_text(encoding="utf-8"))
 
 
@@ -66,10 +68,12 @@ def main() -> None:
     ap.add_argument("out_dir", type=Path)
     ap.add_argument("--conversations", type=int, default=2)
     ap.add_argument("--judge", default="qwen2.5-1.5b")
-    ap.add_argument("--metrics", default="faithfulness,answer_relevancy,context_precision,context_recall")
+    ap.add_argument("--turns", type=int, default=None, help="each conversation's first N turns")
+    # the default metrics but context recall: the turns have no reference
+    ap.add_argument("--metrics", default="faithfulness,answer_relevancy,context_precision")
     a = ap.parse_args()
     a.out_dir.mkdir(parents=True, exist_ok=True)
-    chats, singles = conversations(json.loads(a.human_eval.read_text(encoding="utf-8")), a.conversations)
+    chats, singles = conversations(json.loads(a.human_eval.read_text(encoding="utf-8")), a.conversations, a.turns)
     turns = len(singles)
     print(f"{len(chats)} conversations, {turns} turns")
     header = ("| run | s/turn | calls/turn | prompt tokens sent/turn | reused | evaluated | generated |\n"
