@@ -25,7 +25,8 @@ NOT_READ: frozenset[str] = frozenset({
     "multi_responses", "rubrics", "persona_name", "query_style", "query_length", "synthesizer_name",
     "additional_metadata", "tools_called", "expected_tools", "token_cost", "completion_time",
     "chat_history", "turns", "reference_topics", "reference_tool_calls", "scenario", "expected_outcome",
-    "expectedOutcome", "chatbot_role", "chatbotRole", "user_description", "userDescription",
+    "expectedOutcome", "chatbot_role", "chatbotRole", "user_description", "userDescription", "name", "comments",
+    "tags",
 })
 # A turn row's fields (a sample of a conversation given with its earlier messages, data/sample_record.py), read beside
 # a sample's own.

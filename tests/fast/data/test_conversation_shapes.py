@@ -214,7 +214,7 @@ def test_deepevals_conversation_fields_are_known_not_unknown(tmp_path):
     frame = pd.DataFrame([deepeval_case().model_dump()])
     samples = as_samples(frame)
     assert [s.id.split("#")[1] for s in samples] == ["1", "2"]
-    assert samples.ignored == ["name"]
+    assert samples.ignored == []
 
 
 # --- LangChain and LlamaIndex chat histories ----------------------------------------------------------------------
