@@ -95,7 +95,8 @@ def conversation_field(record: Any) -> str | None:
         return None
     for name in CONVERSATION_FIELDS:
         value = record.get(name)
-        if name == HISTORY and any(n in record for n in ("question", *FIELD_ALIASES["question"])):
+        if name == HISTORY and value is not None and any(
+                isinstance(record.get(n), str) for n in ("question", *FIELD_ALIASES["question"])):
             return None  # a chat chain's output: a turn row (its question, answer and history)
         if name == "user_input":
             listed = _listed(value)
@@ -264,7 +265,8 @@ def _messages(item: Any, place: str, path: str, line: int | None) -> list[tuple[
     if role == "assistant" and not (message.keys() & _CONTEXT_NAMES):
         message.update(_kept_contexts(m, names))
     if role == "assistant" and not message.get("tool_calls"):  # a tool step, however its shape says so
-        kwargs = m.get("additional_kwargs") if isinstance(m.get("additional_kwargs"), Mapping) else {}
+        given = m.get("additional_kwargs")
+        kwargs: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
         calls = calls or kwargs.get("tool_calls") or kwargs.get("function_call") or m.get("tools_called")
         if calls:
             message["tool_calls"] = calls

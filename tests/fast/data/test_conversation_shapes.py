@@ -300,7 +300,8 @@ def test_a_chat_chains_output_is_a_turn_row_with_its_chat_history():
     row = {"input": Q2, "chat_history": duck_langchain()[:3], "answer": A2, "context": [C2], "reference": REF}
     (turn,) = as_samples([row])
     (plain,) = as_samples([{"question": Q2, "answer": A2, "contexts": [C2], "reference": REF,
-                            "history": NO_REFERENCE["messages"][:3]}])
+                            "history": [{"role": m["role"], "content": m["content"]}
+                                        for m in NO_REFERENCE["messages"][:3]]}])
     assert turn.model_dump() == plain.model_dump()
     assert turn.turn.turn == 2 and [m.role for m in turn.turn.history] == ["system", "user", "assistant"]
 
