@@ -10,6 +10,7 @@ from typing import Any
 from ..core.errors import DatasetError
 from .column_map import type_name
 from .conversation_models import ROLES, Message, Turn
+from .conversation_shapes import HISTORY as CHAT_HISTORY, history_messages
 from .field_check import TURN_ROW_FIELDS, near_miss
 from .schema import FIELD_ALIASES
 
@@ -45,11 +46,14 @@ def message_text(content: Any, path: str, line: int | None, field: str) -> str:
 
 
 def _check_keys(message: Mapping[str, Any], path: str, line: int | None, where: str) -> None:
-    """A near miss of a turn field the message lacks ("contxts") is refused, as a sample row's is."""
+    """A near miss of a turn field the message lacks, under any of its names ("contxts", "retreival_context"), is
+    refused, as a sample row's is."""
+    lacking = [n for f in TURN_FIELDS if not any(n in message for n in (f, *FIELD_ALIASES[f]))
+               for n in (f, *FIELD_ALIASES[f])] + [n for n in (STANDALONE, "role", "content") if n not in message]
     for key in message:
         if key in _MESSAGE_KEYS or not isinstance(key, str):
             continue
-        meant = near_miss(key, [n for n in (*TURN_FIELDS, STANDALONE, "role", "content") if n not in message])
+        meant = near_miss(key, lacking)
         if meant:
             raise DatasetError(path, line, f"{where}.{key}", f"unknown field; did you mean '{meant}'?")
 
@@ -94,15 +98,16 @@ def turn_of(d: Mapping[str, Any], question: str, path: str, line: int | None) ->
     checked message by message), the turn's number (one more than the replies to a user message in its history), its
     conversation's id (`conversation_id`, else named by the conversation's first user message, so the rows of one
     conversation share it), and whether its question was given as the standalone one (`standalone_question`)."""
-    raw = d.get(HISTORY)
-    if raw is None:
+    name = HISTORY if d.get(HISTORY) is not None else CHAT_HISTORY  # a chat chain's output gives `chat_history`
+    if d.get(name) is None:
         if d.get(STANDALONE) is not None:
             raise DatasetError(path, line, STANDALONE, f"a standalone question belongs to a turn of a conversation: "
                                                        f"give the turn's earlier messages as `{HISTORY}` ([] for none)")
         return None
+    raw = history_messages(d[name], path, line, name)  # LangChain's, LlamaIndex's, ... messages as chat messages
     if not isinstance(raw, list):
-        raise DatasetError(path, line, HISTORY, f"expected a list of messages, got {type_name(raw)}")
-    history = [read_message(m, path, line, f"{HISTORY}[{i}]", turn_fields=False) for i, m in enumerate(raw)]
+        raise DatasetError(path, line, name, f"expected a list of messages, got {type_name(raw)}")
+    history = [read_message(m, path, line, f"{name}[{i}]", turn_fields=False) for i, m in enumerate(raw)]
     replies, asked = 0, False
     for m in history:
         asked = asked or m.role == "user"

@@ -9,7 +9,10 @@ the `tool` messages between its user message and itself as its contexts (a retri
 it has none. An assistant message that only calls a tool (no text, `tool_calls` given) is not a turn (an empty reply
 without one is, scored as the empty answer it is), nor is one before any user message (a greeting): both stay in the
 history. The row's `id` names the conversation (without one, it is named by its user
-messages: "c-" and 10 hex digits), its `category` and `language` apply to every turn.
+messages: "c-" and 10 hex digits), its `category` and `language` apply to every turn, and its `reference` (the
+conversation's expected outcome, as ragas's multi-turn samples give it) is the last turn's when that turn's own message
+gives none. The other shapes a conversation comes in (ragas, deepeval, LangChain, LlamaIndex) are read into this one
+by data/conversation_shapes.py, and their errors name the row as given.
 
 Each turn is a Sample with id "<conversation>#<turn>" and a Turn (data/conversation_models.py). Errors name the row,
 the message and the field: "chats.jsonl, line 3, field 'messages[4].contexts[0]': expected a string, got int".
@@ -23,6 +26,7 @@ from ..core.errors import DatasetError
 from .column_map import type_name
 from .chat_messages import STANDALONE, TURN_NAMES, conversation_id, read_message
 from .conversation_models import Message, Turn
+from .conversation_shapes import ChatRow, as_chat, conversation_field
 from .sample_record import refuse_failed_row, sample_from_dict
 from .schema import FIELD_ALIASES, Sample
 
@@ -31,8 +35,8 @@ _ROW_FIELDS = ("id", "category", "language")
 
 
 def is_conversation(record: object) -> bool:
-    """A row in the chat format: a `messages` list."""
-    return isinstance(record, Mapping) and isinstance(record.get(MESSAGES), list)
+    """A conversation row: the chat format's `messages` list, or one of the shapes conversation_shapes reads."""
+    return conversation_field(record) is not None
 
 
 def _tool_step(m: Mapping[str, Any], message: Message) -> bool:
@@ -41,10 +45,35 @@ def _tool_step(m: Mapping[str, Any], message: Message) -> bool:
     return not message.content.strip() and bool(m.get("tool_calls") or m.get("function_call"))
 
 
+def _outcome(d: Mapping[str, Any], last: Mapping[str, Any], path: str, line: int | None) -> str | None:
+    """The row's `reference` (the conversation's expected outcome) as its last turn's, when that turn's message gives
+    none of its own; a different one of its own is an error."""
+    given = d.get("reference")
+    if given is None:
+        return None
+    if not isinstance(given, str):
+        raise DatasetError(path, line, "reference", f"expected a string, got {type_name(given)}")
+    own = [n for n in ("reference", *FIELD_ALIASES["reference"]) if last.get(n) is not None]
+    if own and last[own[0]] != given:
+        raise DatasetError(path, line, "reference", "the conversation's reference is its last turn's, and that turn "
+                                                    "gives another of its own")
+    return None if own else given
+
+
 def conversation_samples(d: Mapping[str, Any], *, path: str = "<memory>", line: int | None = None) -> list[Sample]:
     """The samples of a conversation row's turns (see the module docstring), in order; DatasetError naming the
-    message and field of a bad one, or the row when it has no turn to score (or a turn run-rag failed to ask)."""
+    message and field of a bad one as the row gave it, or the row when it has no turn to score (or a turn run-rag
+    failed to ask)."""
     refuse_failed_row(d, path, line)
+    chat = as_chat(d, path, line)
+    try:
+        return _turn_samples(chat, path, line)
+    except DatasetError as e:
+        raise DatasetError(e.path, e.line, chat.named(e.field), e.detail, unit=e.unit) from None
+
+
+def _turn_samples(chat: ChatRow, path: str, line: int | None) -> list[Sample]:
+    d = chat.row
     raw = d[MESSAGES]
     messages: list[Message] = []
     turns: list[tuple[int, int, Mapping[str, Any]]] = []  # (its user message's index, its own, the message)
@@ -61,9 +90,12 @@ def conversation_samples(d: Mapping[str, Any], *, path: str = "<memory>", line: 
                                                  "message")
     conversation = conversation_id(d.get("id"), messages, path, line)
     row = {k: d[k] for k in _ROW_FIELDS[1:] if k in d}
+    outcome = _outcome(d, turns[-1][2], path, line)
     out = []
     for n, (u, a, m) in enumerate(turns, 1):
         where = f"{MESSAGES}[{a}]"
+        if n == len(turns) and outcome is not None:
+            m = {**m, "reference": outcome}
         standalone = m.get(STANDALONE)
         if standalone is not None and (not isinstance(standalone, str) or not standalone.strip()):
             raise DatasetError(path, line, f"{where}.{STANDALONE}", "expected a non-empty string, got "

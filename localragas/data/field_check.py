@@ -17,11 +17,16 @@ from .schema import FALLBACK_ALIASES, FIELD_ALIASES, Sample, field_names
 # Names localragas knows and leaves unread, neither a near miss nor listed as ignored: what its own commands write
 # beside a sample (`generate`: meta, reference_contexts; `run-rag`: rag_error, refused by the row check;
 # `calibrate`'s labelled rows: label, pair, better), `metadata`, and the other fields of a ragas SingleTurnSample
-# (and its test set generator) and of a deepeval LLMTestCase.
+# (and its test set generator) and of a deepeval LLMTestCase; a conversation's fields (data/conversation_shapes.py:
+# the chat format's, a ragas MultiTurnSample's, a deepeval ConversationalTestCase's), read by its reader or left
+# unread.
 NOT_READ: frozenset[str] = frozenset({
     "meta", "metadata", "messages", "reference_contexts", "rag_error", "label", "pair", "better",
     "multi_responses", "rubrics", "persona_name", "query_style", "query_length", "synthesizer_name",
     "additional_metadata", "tools_called", "expected_tools", "token_cost", "completion_time",
+    "chat_history", "turns", "reference_topics", "reference_tool_calls", "scenario", "expected_outcome",
+    "expectedOutcome", "chatbot_role", "chatbotRole", "user_description", "userDescription", "name", "comments",
+    "tags",
 })
 # A turn row's fields (a sample of a conversation given with its earlier messages, data/sample_record.py), read beside
 # a sample's own.

@@ -9,6 +9,10 @@ take any of these, through as_samples(); localragas.calibrate() reads labelled r
 - a path (str or pathlib.Path) to a file or folder load_samples reads (OpenTelemetry / OpenInference span files too)
 - what a LangChain chain or a LlamaIndex query engine returned (data/framework_outputs.py): a chain's output dict
   with its Documents (`context` / `source_documents`) and `answer` / `result`; {"question": q, "answer": Response}
+- conversations (data/conversations.py, data/conversation_shapes.py): rows in the chat format, ragas
+  MultiTurnSamples (an EvaluationDataset of them too), deepeval ConversationalTestCases, LangChain / LlamaIndex chat
+  histories (a row {"messages": [...]}, or the list of messages itself as a row; a list holding only messages is
+  one conversation)
 
 Field names are those files accept (schema.FIELD_ALIASES: localragas's, ragas's, deepeval's, promptfoo-style);
 `columns` maps a field to any other column name. Each record is checked as a file row is
@@ -31,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from .column_map import ColumnCheck, check_columns, list_columns, type_name
-from .conversations import conversation_samples, is_conversation
+from .conversation_shapes import is_chat_history
+from .conversations import MESSAGES, conversation_samples, is_conversation
 from .dataset import load_samples
 from ..core.errors import DatasetError
 from .field_check import FieldCheck, SampleList
@@ -135,6 +140,8 @@ def _records(data: Any) -> tuple[str, list[str] | None, Iterable[Any]]:
                                      callable(getattr(data, "to_pandas", None))):
         to_list = getattr(data, "to_list", None)
         return "EvaluationDataset", None, to_list() if callable(to_list) else data.samples
+    if is_chat_history(data):  # one conversation's messages (a LangChain memory's, a LlamaIndex chat history)
+        return "samples", None, [{MESSAGES: list(data)}]
     if isinstance(data, (bytes, bytearray)) or not isinstance(data, Iterable):
         raise DatasetError("samples", None, None, "expected a list of samples (Sample objects or dicts), a pandas "
                            "DataFrame, a datasets.Dataset, a ragas EvaluationDataset or a file path, got "
@@ -156,6 +163,8 @@ def _record_of(item: Any, source: str, row: int) -> Any:
     """A record (a mapping) from a dict, a pydantic model, an object with to_dict(), or a dataclass."""
     if isinstance(item, Mapping):
         return framework_record(item) if is_framework_record(item) else item
+    if is_chat_history(item):  # a conversation given as its list of messages
+        return {MESSAGES: list(item)}
     if is_response(item):
         raise DatasetError(source, row, None, "a LlamaIndex Response holds no question: give {'question': q, "
                            "'answer': response}, or collect them with localragas.integrations.llamaindex.collect",

@@ -19,6 +19,13 @@ A trace's sample (OpenInference semantic conventions; nested attribute values ar
   `question`, `input` or `query`).
 - id: the trace id (32 hex digits).
 
+A chat session: the traces whose spans carry one session id (SESSION_KEYS: OpenInference's `session.id`, OTel GenAI's
+`gen_ai.conversation.id`, Langfuse's, OpenLLMetry's and LangSmith's names for it) are one conversation row
+({"id": the session id, "messages": [...]}, read by data/conversations.py), each trace one turn in the order the traces
+started: its question the user's message, its answer the reply, its documents the turn's contexts. A trace without a
+session id stays one sample. A session with an incomplete trace is refused whole, naming the session and the trace
+(with skip_invalid, skipped whole: its other turns' history would lack that exchange).
+
 A trace without a retrieval span, an answer or a question is refused, naming the file, the trace, the span and the
 attribute missing: it fails closed, as a bad row of a sample file does (a silently dropped trace would leave the
 traffic it stands for unscored, e.g. every request whose retriever failed); with skip_invalid (`--skip-invalid`) it
@@ -46,6 +53,12 @@ from ..core.errors import DatasetError
 from .text_readers import Record, read_text
 
 SPAN_KIND = "openinference.span.kind"
+# The attributes that name a span's chat session, the first found winning (an explicit `session.id` wins, as
+# OpenInference's mapping of gen_ai.conversation.id says).
+SESSION_KEYS = ("session.id", "gen_ai.conversation.id", "langfuse.session.id",
+                "traceloop.association.properties.session_id", "traceloop.association.properties.conversation_id",
+                "langsmith.metadata.session_id", "langsmith.metadata.thread_id",
+                "langsmith.metadata.conversation_id")
 _HEAD_BYTES = 1 << 16
 _OTLP_START = re.compile(r'^\s*\[?\s*\{\s*"(resourceSpans|resource_spans)"\s*:')
 _SDK_SPAN = re.compile(r'"context"\s*:\s*\{\s*"trace_id"\s*:')
@@ -88,22 +101,58 @@ def looks_like_spans(path: Path) -> bool:
 
 
 def trace_records(path: Path, shown: str, limit: int) -> Iterator[Record]:
-    """One record (or the DatasetError of an incomplete trace) per trace, in the order their first spans appear."""
+    """One record (or the DatasetError of an incomplete trace) per trace, and one conversation row per chat session
+    (its traces' records as turns), in the order their first spans appear."""
     traces: dict[str, list[Span]] = {}
     for span in _spans(read_text(path, shown, limit), shown):
         traces.setdefault(span.trace_id, []).append(span)
     if not traces:
         raise DatasetError(shown, None, None, "no spans")
+    groups: dict[tuple[str, str], list[str]] = {}  # ("session", id) or ("trace", id) -> its traces
     for trace_id, spans in traces.items():
-        line = min(s.line for s in spans)
-        bad = next((s.error for s in spans if s.error is not None), None)
-        if bad is not None:
-            yield line, bad
-            continue
+        session = _session(spans)
+        groups.setdefault(("session", session) if session else ("trace", trace_id), []).append(trace_id)
+    for (kind, name), trace_ids in groups.items():
+        line = min(s.line for t in trace_ids for s in traces[t])
         try:
-            yield line, _record(trace_id, spans, shown, line)
+            if kind == "trace":  # no session: the trace's own sample
+                yield line, _trace_record(name, traces[name], shown)
+            else:
+                yield line, _session_record(name, [traces[t] for t in trace_ids], shown)
         except DatasetError as e:
             yield line, e
+
+
+def _trace_record(trace_id: str, spans: list[Span], shown: str) -> dict[str, Any]:
+    line = min(s.line for s in spans)
+    bad = next((s.error for s in spans if s.error is not None), None)
+    if bad is not None:
+        raise bad
+    return _record(trace_id, spans, shown, line)
+
+
+def _session(spans: list[Span]) -> str | None:
+    """The chat session the trace belongs to: the first SESSION_KEYS attribute any of its spans gives."""
+    for key in SESSION_KEYS:
+        for span in spans:
+            value = span.attributes.get(key)
+            if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
+                return str(value).strip()
+    return None
+
+
+def _session_record(session: str, traces: list[list[Span]], shown: str) -> dict[str, Any]:
+    """A chat session's traces as a conversation row: each trace a user message and the reply, with its contexts."""
+    messages: list[dict[str, Any]] = []
+    for spans in sorted(traces, key=lambda t: min(s.start for s in t)):
+        try:
+            turn = _trace_record(spans[0].trace_id, spans, shown)
+        except DatasetError as e:
+            raise DatasetError(e.path, e.line, e.field, f"session {session!r}: {e.detail}") from None
+        messages.append({"role": "user", "content": turn["question"]})
+        messages.append({"role": "assistant", "content": turn["answer"],
+                         **{k: v for k, v in turn.items() if k in ("contexts", "retrieved_context_ids")}})
+    return {"id": session, "messages": messages}
 
 
 def _values(text: str, shown: str) -> Iterator[tuple[int, Any]]:
