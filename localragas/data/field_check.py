@@ -165,8 +165,11 @@ class SampleList(list):
         return self.part(self[p] for p in positions)
 
 
-# The fields a row may lack: a metric that needs one scores no row without it (unscored "no_reference", ...).
-OPTIONAL_FIELDS = ("reference", "retrieved_context_ids", "reference_context_ids")
+# The fields a row may lack: a metric that needs one scores no row without it (unscored "no_reference", ...). `turn`:
+# the sample is a conversation's turn (a row of `messages`, data/conversations.py), which the conversation metrics need.
+OPTIONAL_FIELDS = ("reference", "retrieved_context_ids", "reference_context_ids", "turn")
+# How a refusal names a field the rows do not give under its own name, and what to give instead
+_GIVEN_AS = {"turn": ("messages", "conversations: rows of `messages` in the chat format (docs/conversations.md)")}
 
 
 def refuse_unscorable(samples: list[Sample], chosen: Iterable[Any], named: Iterable[str] | None) -> None:
@@ -183,7 +186,9 @@ def refuse_unscorable(samples: list[Sample], chosen: Iterable[Any], named: Itera
         wanting = [m.name for m in chosen if m.name in named and field in m.needs]
         if wanting and all(getattr(s, field) is None for s in whole):
             who = ", ".join(wanting)
-            raise DatasetError(getattr(whole, "source", "samples"), None, field,
+            named_as, give = _GIVEN_AS.get(field, (field, f"the rows a {field} (or map its column: columns "
+                                                          f"{field}=NAME)"))
+            raise DatasetError(getattr(whole, "source", "samples"), None, named_as,
                                f"no row has it, and {who} (asked for by name) "
-                               f"need{'s' if len(wanting) == 1 else ''} it: no row could be scored. Give the rows "
-                               f"a {field} (or map its column: columns {field}=NAME), or leave {who} out")
+                               f"need{'s' if len(wanting) == 1 else ''} it: no row could be scored. Give {give}, "
+                               f"or leave {who} out")

@@ -180,6 +180,30 @@ def _standalone(text: str) -> dict[str, Any]:
     return {"question": f"{latest} ({' '.join(words[i] for i in keys)})" if keys else latest}
 
 
+# --- a conversation's questions (prompts/conversation.py) ---
+_MESSAGE = re.compile(r'<message id="\d+" from="(user|assistant)">\n(.*?)\n</message>', flags=re.S)
+
+
+def _said_by(text: str, role: str) -> str:
+    return " ".join(body for who, body in _MESSAGE.findall(text) if who == role)
+
+
+def _retained(text: str) -> float:
+    """knowledge_retained: a reply that asks again for what the user said forgets it: 1 less the graded share of its
+    questions' words the user's messages hold (1 for a reply that asks nothing)."""
+    reply = " ".join(_between(text, "answer"))
+    asked = _words(" ".join(s for s in re.split(r"(?<=[.!?。！？])\s*", reply) if s.endswith(("?", "？")))) - _ASKING
+    return 1.0 - _graded_share(asked, _said_by(text, "user")) if asked else 1.0
+
+
+def _addressed(text: str) -> float:
+    """request_addressed: the graded share of the request's words the assistant's messages hold."""
+    return _graded_share(_words(" ".join(_between(text, "request"))) - _ASKING, _said_by(text, "assistant"))
+
+
+_CONVERSATION = {"knowledge_retained": _retained, "request_addressed": _addressed}
+
+
 _DODGE = re.compile(r"\b(not sure|don't know|do not know|cannot answer)\b", re.I)  # a noncommittal answer
 _ENTITY = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|\d[\d,.]*\d|\d")
 
@@ -220,6 +244,8 @@ def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
             target = " ".join(_between(text, "reference") or _between(text, "answer") or _between(text, "question"))
             shared = len(_words(" ".join(_between(text, "context"))) & _words(target))
             p = 1.0 if shared >= 3 else shared / 6
+        elif prompt.name in _CONVERSATION:
+            p = _CONVERSATION[prompt.name](text)
         elif prompt.name.startswith("contradict_statement"):  # word overlap cannot tell a contradiction: never one
             p = 0.0
         elif prompt.name == "question_answerable":  # do the contexts hold the question's words?

@@ -191,6 +191,31 @@ class WithVerdicts(Metric):
         return (*self.other_prompts, graded if self.verdicts.graded else batched)
 
 
+class GradedOnly(WithVerdicts):
+    """A WithVerdicts metric whose verdicts are always graded, without the `verdicts` option: each item one call to
+    its one prompt family (`graded_family`, the name a calibration map would know it by), its P(yes) read (a user's
+    criterion, the conversation metrics)."""
+
+    options: Options = Options()
+    family: str  # its prompt family
+
+    @property
+    def verdicts(self) -> "Verdicts":
+        return VERDICTS["probability"]
+
+    @property
+    def graded_family(self) -> str:
+        return self.family
+
+    @property
+    def graded_prompts(self) -> tuple[str, ...]:
+        return (self.graded_family,)
+
+    @property
+    def prompts(self) -> tuple[str, ...]:
+        return (self.graded_family,)
+
+
 def uncalibrated(metrics: Iterable[Metric], calibrated: Collection[str] = ()) -> list[str]:
     """The metrics scored with graded verdicts whose prompt family the judge's calibration does not cover."""
     return [m.name for m in metrics

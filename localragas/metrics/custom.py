@@ -9,14 +9,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..judge_calls.custom import criterion_verdict, rubric_levels
-from ..judge_calls.verdicts import VERDICTS, Verdicts
 from ..judge_calls.window import YES_NO_REPLY, Smallest, fields_item
 from ..core.errors import ConfigError
 from ..data.metric_definition import NO_MODE
 from ..prompts.custom import FIELDS, criterion_prompt, rubric_prompt
 from ..data.schema import MetricResult
-from .base import Metric, WithVerdicts
-from .options import Options
+from .base import GradedOnly, Metric
 from .registry import check_custom_name, register_metric
 
 if TYPE_CHECKING:
@@ -68,12 +66,11 @@ def _empty(fields: tuple[str, ...]) -> "dict[str, str | list[str]]":
     return {f: [] if f == "contexts" else "" for f in fields}
 
 
-class Criterion(Custom, WithVerdicts):
+class Criterion(Custom, GradedOnly):
     """A yes/no question to the judge about some of the sample's fields, scored by P(yes) (calibrated when the
     judge's map covers `criterion:NAME`). higher_is_better=False: a "yes" is the bad outcome (e.g. "Is the answer
-    rude?"), gated from above."""
+    rude?"), gated from above. It has no options."""
 
-    options = Options()  # a criterion has no options
     item_fields = ("judged", "criterion", "yes")
 
     def __init__(self, name: str, question: str, fields: "list[str] | tuple[str, ...]" = ("question", "answer"), *,
@@ -91,16 +88,8 @@ class Criterion(Custom, WithVerdicts):
             f"the judge says yes to: {self.question}"
 
     @property
-    def verdicts(self) -> Verdicts:
-        return VERDICTS["probability"]
-
-    @property
     def graded_family(self) -> str:
         return f"criterion:{self.name}"
-
-    @property
-    def graded_prompts(self) -> tuple[str, ...]:
-        return (self.graded_family,)
 
     @property
     def threshold(self) -> float | None:
@@ -110,10 +99,6 @@ class Criterion(Custom, WithVerdicts):
         """The user's one threshold, whether or not a calibration covers the criterion's family."""
         return {"thresholds": {} if self._threshold is None else {NO_MODE: self._threshold}, "mode": None,
                 "graded_family": self.graded_family}
-
-    @property
-    def prompts(self) -> tuple[str, ...]:
-        return (self.graded_family,)
 
     @property
     def window_prompts(self) -> dict[str, Smallest]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..core.reply_schemas import (Claims, Entities, GeneratedItem, GeneratedLinkedItem, GeneratedQuestion,
                                   GeneratedQuestions, Output, Rating, StandaloneQuestion, Verdicts, YesNo)
 from ..data.conversation_models import Message
-from . import claims, entities, generation, mentions, questions, rating, relevance, standalone, verdicts
+from . import claims, conversation, entities, generation, mentions, questions, rating, relevance, standalone, verdicts
 from .base import Prompt
 
 # --- token sizes the window arithmetic assumes --------------------------------------------------------------------
@@ -69,6 +69,7 @@ TARGET_KINDS = ("reference answer", "answer", "question")  # prompts.relevance: 
 S, C, Q = STATEMENT, CONTEXTS, QUESTION  # short names for the table below
 ONE_ITEM = 2 * (MIN_ITEM + TAG_TOKENS)  # the data of one statement and one context
 ONE_CHUNK = 2 * MIN_ITEM + TAG_TOKENS  # the data of a question (or an entity) and one context
+ONE_TALK = 3 * (MIN_ITEM + TAG_TOKENS)  # the data of an earlier message, a message (or request) and a reply
 
 
 def _targets(texts: dict[str, str]) -> tuple[str, ...]:
@@ -139,5 +140,17 @@ _BUILT_IN = [
     PromptFamily("question_answerable", generation.question_answerable, YesNo,
                  lambda lang: [generation.question_answerable(C, Q, lang)], (),
                  (lambda: generation.question_answerable([""], "?"), ONE_CHUNK, YES_NO_REPLY)),
+    # a conversation's (knowledge retention, conversation completeness): one earlier message, the user's message and
+    # the reply are the data of the smallest
+    PromptFamily("knowledge_retained", conversation.knowledge_retained, YesNo,
+                 lambda lang: [conversation.knowledge_retained(HISTORY, FOLLOW_UP, S, lang)],
+                 _all(conversation.RETAINED),
+                 (lambda: conversation.knowledge_retained([], "", ""), ONE_TALK, YES_NO_REPLY)),
+    PromptFamily("request_addressed", conversation.request_addressed, YesNo,
+                 lambda lang: [conversation.request_addressed([*HISTORY, Message(role="user", content=FOLLOW_UP),
+                                                              Message(role="assistant", content=S)], FOLLOW_UP, 3,
+                                                             lang)],
+                 _all(conversation.ADDRESSED),
+                 (lambda: conversation.request_addressed([], "", 1), ONE_TALK, YES_NO_REPLY)),
 ]
 FAMILIES: dict[str, PromptFamily] = {f.name: f for f in _BUILT_IN}

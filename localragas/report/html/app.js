@@ -11,6 +11,10 @@
     no_reference: "this metric needs a reference answer",
     no_contexts: "this metric needs at least one retrieved chunk",
     no_reference_or_answer: "neither a reference nor an answer to judge the chunks against",
+    no_conversation: "this metric scores a conversation's turns; this sample is a single question and answer",
+    no_earlier_turn: "the first turn of its conversation: the user had said nothing earlier to remember",
+    no_conversation_end: "scored once per conversation, on its last turn",
+    no_requests: "the conversation holds no user message with text",
     judge_error: "the judge gave no usable reply",
     error: "an unexpected error in this metric for this sample"
   };
