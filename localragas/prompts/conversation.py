@@ -23,24 +23,24 @@ _TAGS_NAMED = {"en": ("<entity> and <statement> tags", "<entity>, <statement>, <
 SYSTEMS = {lang: YES_NO_SYSTEMS[lang].replace(*_TAGS_NAMED[lang]) for lang in YES_NO_SYSTEMS}
 
 RETAINED = {
-    "en": """Above is a conversation between a user and an assistant (its messages in order, oldest first), then the assistant's reply to the user's last message (<answer>).
+    "en": """Above is a conversation between a user and an assistant (its messages in order, oldest first), then the assistant's reply to the user's last message (the answer).
 Decide whether the reply stays consistent with what the user said in the conversation: facts about themselves, their preferences, constraints and details they gave.
 Answer "yes" if the reply agrees with everything the user said, or does not touch on it.
 Answer "no" if the reply contradicts something the user said, asks again for something the user already gave, or ignores a preference or constraint the user stated (for example, suggests meat to a user who said they are vegetarian, or a $900 option to a user whose budget is $500).
 Asking the user to confirm or clarify something is not forgetting it. Judge only from the conversation.""",
-    "zh": """上面是用户和助手之间的一段对话（消息按顺序排列，最早的在前），然后是助手对用户最后一条消息的回复（<answer>）。
+    "zh": """上面是用户和助手之间的一段对话（消息按顺序排列，最早的在前），然后是助手对用户最后一条消息的回复（answer）。
 判断这条回复是否与用户在对话中说过的内容保持一致：用户关于自己的事实、偏好、限制条件以及提供过的细节。
 如果回复与用户说过的一切相符，或者没有涉及这些内容，回答 "yes"。
 如果回复与用户说过的内容矛盾、再次询问用户已经提供过的信息，或者忽视了用户说明过的偏好或限制（例如向说过自己吃素的用户推荐肉，或向预算为 500 美元的用户推荐 900 美元的选项），回答 "no"。
 请用户确认或澄清某件事不算遗忘。只根据对话做判断。""",
 }
 ADDRESSED = {
-    "en": """Above is a conversation between a user and an assistant (its messages in order, oldest first). Below is one of the user's messages (<request>, with the number of its message).
+    "en": """Above is a conversation between a user and an assistant (its messages in order, oldest first). Below is one of the user's messages (the request, with the number of its message).
 Decide whether the assistant's replies addressed it.
 Answer "yes" if a reply gives what the message asks for: it answers the question, does the task, or takes in what the user told it; a message that asks for nothing (a greeting, thanks) is addressed when a reply acknowledges it.
 Answer "no" if no reply gives it: the message was ignored, answered only in part, or answered with something else.
 Judge only from the conversation.""",
-    "zh": """上面是用户和助手之间的一段对话（消息按顺序排列，最早的在前）。下面是用户的一条消息（<request>，带有它在对话中的编号）。
+    "zh": """上面是用户和助手之间的一段对话（消息按顺序排列，最早的在前）。下面是用户的一条消息（request，带有它在对话中的编号）。
 判断助手的回复是否回应了这条消息。
 如果有回复给出了这条消息所要的东西：回答了问题、完成了任务，或者接收了用户告诉它的内容，回答 "yes"；不要求任何东西的消息（问候、感谢）只要有回复回应了它，就算已回应。
 如果没有回复给出它：这条消息被忽略、只回答了一部分，或者答非所问，回答 "no"。

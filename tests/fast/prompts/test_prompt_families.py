@@ -19,7 +19,7 @@ CONFIGURED = [("faithfulness", {"statements": "claims", "question": "both"}),
 
 
 def test_every_call_the_built_in_metrics_make_is_a_family_asked_for_the_reply_its_record_states():
-    samples = load_samples("examples/rag_samples.jsonl")[0][:3]
+    samples = [*load_samples("examples/rag_samples.jsonl")[0][:3], *load_samples("examples/chat_samples.jsonl")[0]]
     judge = FakeJudge()
     evaluate(samples, judge=judge, metrics=[n for n, m in all_metrics().items() if m.uses_judge], embedder=HashingEmbedder(), judge_check=False)
     for name, options in CONFIGURED:
@@ -27,7 +27,8 @@ def test_every_call_the_built_in_metrics_make_is_a_family_asked_for_the_reply_it
                  judge_check=False)
     asked = {c.prompt.name for c in judge.calls}
     assert {"verify_statement", "contradict_statement", "verify_statements", "judge_chunk", "judge_chunks",
-            "question_answerable", "extract_claims", "check_question", "generate_questions"} <= asked
+            "question_answerable", "extract_claims", "check_question", "generate_questions", "knowledge_retained",
+            "request_addressed"} <= asked
     for call in judge.calls:
         family = FAMILIES[call.prompt.name]
         assert issubclass(call.output, family.reply), (call.prompt.name, call.output, family.reply)

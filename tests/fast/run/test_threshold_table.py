@@ -21,7 +21,7 @@ FAKE = ["--judge", "fake", "--embedder", "fake", "--no-cache", "--no-resume", "-
 COLUMNS = (CALIBRATED, "probability", "json")  # calibrated judge, uncalibrated judge, verdicts=json
 
 
-def declared() -> dict[str, tuple[float, ...]]:
+def declared() -> dict[str, tuple[float | None, ...]]:
     """metric -> its default threshold per column, from the metrics' own declarations."""
     table = {}
     for name, metric in all_metrics().items():
@@ -31,15 +31,20 @@ def declared() -> dict[str, tuple[float, ...]]:
     return table
 
 
-def documented() -> dict[str, tuple[float, ...]]:
+def documented() -> dict[str, tuple[float | None, ...]]:
+    """metric -> its default per column in docs/gate.md's table ("—": none in that column)."""
     text = (ROOT / "docs" / "gate.md").read_text(encoding="utf-8").split("## Thresholds", 1)[1]
-    rows = re.findall(r"^\| (\w+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$", text.split("\n## ", 1)[0], flags=re.M)
-    return {name: tuple(float(v) for v in values) for name, *values in rows}
+    rows = re.findall(r"^\| (\w+) \| ([\d.]+|—) \| ([\d.]+|—) \| ([\d.]+|—) \|$", text.split("\n## ", 1)[0],
+                      flags=re.M)
+    return {name: tuple(None if v == "—" else float(v) for v in values) for name, *values in rows}
 
 
 def test_docs_gate_table_is_the_metrics_declared_defaults():
     assert documented() == declared()
-    assert set(declared()) == {"faithfulness", "answer_relevancy", "context_precision", "context_recall"}
+    assert set(declared()) == {"faithfulness", "answer_relevancy", "context_precision", "context_recall",
+                               "knowledge_retention", "conversation_completeness"}
+    # graded only, with no calibration for their families: the uncalibrated column alone
+    assert declared()["knowledge_retention"] == declared()["conversation_completeness"] == (None, 0.5, None)
 
 
 def test_calibrated_and_json_defaults_agree_and_the_example_gate_uses_them():
@@ -47,7 +52,7 @@ def test_calibrated_and_json_defaults_agree_and_the_example_gate_uses_them():
     gate = next(ast.literal_eval(n.value) for n in tree.body
                 if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "QUALITY_GATE")
     table = declared()
-    assert gate == {name: calibrated for name, (calibrated, _, _) in table.items()}
+    assert gate == {name: calibrated for name, (calibrated, _, _) in table.items() if calibrated is not None}
     assert all(calibrated == json_ for calibrated, _, json_ in table.values())
 
 
