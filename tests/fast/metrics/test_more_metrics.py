@@ -7,6 +7,7 @@ import math
 import pytest
 
 from localragas.core.errors import ConfigError
+from localragas.data.conversations import conversation_samples
 from localragas.judges import FakeJudge, Judging
 from localragas.metrics import all_metrics, get_metrics
 from localragas.metrics.registry import default_metric_names
@@ -43,7 +44,8 @@ def test_new_metrics_are_registered_after_the_core_four_and_not_in_the_default_s
     assert set(names[4:]) == {
         "context_entity_recall", "noise_sensitivity_relevant", "noise_sensitivity_irrelevant", "factual_correctness",
         "factual_correctness_precision", "factual_correctness_recall", "answer_correctness", "semantic_similarity",
-        "context_relevance", "id_based_context_precision", "id_based_context_recall"}
+        "context_relevance", "id_based_context_precision", "id_based_context_recall", "knowledge_retention",
+        "conversation_completeness"}
     assert [m.name for m in get_metrics()] == list(DEFAULT)
     assert [m.name for m in get_metrics(["noise_sensitivity_relevant"])] == ["noise_sensitivity_relevant"]
 
@@ -399,8 +401,12 @@ def test_fake_heuristic_scores_every_metric():
     judge = FakeJudge()
     judging = Judging(judge)
     s = sample(retrieved_context_ids=["a"], reference_context_ids=["a"])
+    talk = conversation_samples({"messages": [{"role": "user", "content": "I live in Oslo."},
+                                              {"role": "assistant", "content": "Noted."},
+                                              {"role": "user", "content": s.question},
+                                              {"role": "assistant", "content": s.answer}]})[-1]
     for m in M.values():
-        r = m.score(Scoring(s, judging, get_embedder("fake")))
+        r = m.score(Scoring(talk if "turn" in m.needs else s, judging, get_embedder("fake")))
         assert r.value is not None and 0.0 <= r.value <= 1.0, (m.name, r)
     assert judging.stats.failed_calls == 0
     assert {c.output for c in judge.calls} >= {Claims, Entities, Rating}

@@ -17,7 +17,9 @@ from localragas.prompts.base import ONE_WORD, SYSTEM, SYSTEM_ZH, YES_NO_SYSTEMS
 from localragas.prompts.claims import INSTRUCTIONS as CLAIMS
 from localragas.prompts.verdicts import INSTRUCTIONS as VERIFY
 from localragas.prompts.verdicts import ONE as VERIFY_ONE
+from localragas.data.conversation_models import Message, Turn
 from localragas.data.schema import Sample
+from localragas.prompts.conversation import SYSTEMS as CONVERSATION_SYSTEMS
 from localragas.judge_calls.sample_context import Scoring
 
 from metrics_helpers import MODES, SUPPORT_CALL, Texts, replies
@@ -36,14 +38,23 @@ EN = Texts("What kind of language is Java and who developed it?",
 
 
 def in_chinese(prompt) -> bool:
-    return prompt.system in (SYSTEM_ZH, YES_NO_SYSTEMS["zh"])
+    return prompt.system in (SYSTEM_ZH, YES_NO_SYSTEMS["zh"], CONVERSATION_SYSTEMS["zh"])
 
 
 def in_english(prompt) -> bool:
     """English instructions: the English system prompt, and no Chinese outside the data."""
-    outside = re.sub(r"<(context|answer|question|reference|statement|entity)[^>]*>\n.*?\n</\1>", "", prompt.user,
-                     flags=re.S)
-    return prompt.system in (SYSTEM, YES_NO_SYSTEMS["en"]) and not CJK.search(outside)
+    outside = re.sub(r"<(context|answer|question|reference|statement|entity|message|request)[^>]*>\n.*?\n</\1>", "",
+                     prompt.user, flags=re.S)
+    return prompt.system in (SYSTEM, YES_NO_SYSTEMS["en"], CONVERSATION_SYSTEMS["en"]) and not CJK.search(outside)
+
+
+def as_turn(sample: Sample) -> Sample:
+    """The sample as the second turn of a conversation in its language (the conversation metrics' sample)."""
+    zh = sample is ZH
+    earlier = [Message(role="user", content="我在学习编程。" if zh else "I am learning to program."),
+               Message(role="assistant", content="好的。" if zh else "Good.")]
+    return sample.model_copy(update={"turn": Turn(conversation="c", turn=2, turns=2, user_message=sample.question,
+                                                  history=earlier)})
 
 
 # --- detection -------------------------------------------------------------------------------------------------
@@ -118,7 +129,7 @@ def test_every_judged_metric_asks_a_chinese_sample_in_chinese_and_an_english_one
     emb = get_embedder("fake")
     for sample, check in ((ZH, in_chinese), (EN, in_english)):
         judge = FakeJudge()
-        r = M[name].score(Scoring(sample, judge, emb))
+        r = M[name].score(Scoring(as_turn(sample) if "turn" in M[name].needs else sample, judge, emb))
         assert judge.calls, name
         assert all(check(c.prompt) for c in judge.calls), (name, sample.id, [c.prompt.name for c in judge.calls])
         assert r.value is None or r.evidence["language"] == ("zh" if sample is ZH else "en")

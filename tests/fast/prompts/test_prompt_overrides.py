@@ -15,6 +15,7 @@ from localragas.prompts import (check_question, contradict_statement, entities_i
                                 extract_entities, generate_questions, judge_chunk, judge_chunks,
                                 rate_context_relevance, standalone_question, verify_statement, verify_statements)
 from localragas.data.conversation_models import Message
+from localragas.prompts.conversation import knowledge_retained, request_addressed
 from localragas.prompts.overrides import TEMPLATES, PromptOverrides, load_overrides
 
 from cli_helpers import cli, write_file, write_jsonl
@@ -24,6 +25,7 @@ MINE = "Say yes only when a context states the statement word for word."
 ROWS = [{"id": "a", "question": "What colour is the sky?", "answer": "The sky is blue.",
          "contexts": ["The sky is blue."]}]
 
+TALK = [Message(role="user", content="u"), Message(role="assistant", content="a")]  # a conversation's prompts' data
 BUILT = {  # one prompt of each family, per language, with every variant of its instruction block
     "extract_claims": lambda lang: [extract_claims("x", lang=lang)],
     "extract_entities": lambda lang: [extract_entities("x", lang=lang)],
@@ -39,6 +41,8 @@ BUILT = {  # one prompt of each family, per language, with every variant of its 
     "verify_statement": lambda lang: [verify_statement("s", ["c"], lang=lang)],
     "contradict_statement": lambda lang: [contradict_statement("s", ["c"], lang=lang)],
     "standalone_question": lambda lang: [standalone_question([Message(role="user", content="u")], "m", lang=lang)],
+    "knowledge_retained": lambda lang: [knowledge_retained(TALK, "m", "r", lang=lang)],
+    "request_addressed": lambda lang: [request_addressed(TALK, "m", 1, lang=lang)],
 }
 
 

@@ -63,3 +63,24 @@ def test_the_drawer_shows_the_samples_text_with_the_judged_statements_marked(tmp
     tree = drill_down(tmp_path, json.loads(out.read_text(encoding="utf-8")))
     assert 'H3 "sample"' not in tree and "no sample text: the run kept none (--no-sample-text)" in tree
     assert "OL.chunks " in tree and "chunk-text" not in tree
+
+
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_the_conversation_metrics_show_their_verdicts_and_their_unscored_reasons_in_plain_words(tmp_path):
+    out = tmp_path / "run.json"
+    single = {"id": "single", "question": "Where is Paris?", "answer": "In France.", "contexts": ["In France."]}
+    chats = tmp_path / "chats.jsonl"
+    chats.write_text((EXAMPLE.parent / "chat_samples.jsonl").read_text(encoding="utf-8") + json.dumps(single) + "\n",
+                     encoding="utf-8")
+    assert cli("eval", chats, *FAST, "-m", "knowledge_retention,conversation_completeness", "--out", out).exit_code == 0
+    tree = drill_down(tmp_path, json.loads(out.read_text(encoding="utf-8")))
+    first, second, lisbon, alone = tree.split("\nDIV \n")[1:]
+    assert ('CODE "no_conversation"\n' in alone and "this metric scores a conversation's turns; this sample is a "
+            "single question and answer." in alone)
+    assert ('CODE "no_earlier_turn"\n' in first and "the first turn of its conversation: the user had said nothing "
+            "earlier to remember." in first)
+    assert 'CODE "no_conversation_end"\n' in first and "scored once per conversation, on its last turn." in first
+    completeness = second.split('H3 "conversation_completeness"')[1]
+    assert 'P.summary-line "2 of 2 addressed"' in completeness and '"And the premium tier?"' in completeness
+    assert 'P.summary-line "1 of 1 consistent"' in second.split('H3 "knowledge_retention"')[1]
+    assert 'P.summary-line "0 of 1 addressed"' in lisbon
