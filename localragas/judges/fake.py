@@ -211,8 +211,9 @@ _ENTITY = re.compile(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|\d[\d,.]*\d|\d")
 def heuristic_reply(prompt: Prompt, output: type[Output]) -> dict[str, Any]:
     """Sentences as claims, word overlap as verdicts (graded ones too, and whether the answer replies to a generated
     question), the answer's first sentence as questions, a follow-up with the key words of the user's message before
-    it as its standalone question, capitalised words and numbers as entities, the share of
-    question words in the contexts as a relevance rating; for `generate`, questions on each context's key words
+    it as its standalone question, capitalised words and numbers as entities, the share of question words in the
+    contexts as a relevance rating; in a conversation, a reply asking again for what the user said as forgetting it
+    and a request whose words the replies hold as addressed; for `generate`, questions on each context's key words
     (an unanswerable one adds words no context has) and the contexts' first sentences as references."""
     text = prompt.user
     if output in (GeneratedItem, GeneratedLinkedItem, GeneratedQuestion):
