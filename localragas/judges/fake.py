@@ -181,7 +181,7 @@ def _standalone(text: str) -> dict[str, Any]:
 
 
 # --- a conversation's questions (prompts/conversation.py) ---
-_MESSAGE = re.compile(r'<message id="\d+" from="(user|assistant)">\n(.*?)\n</message>', flags=re.S)
+_MESSAGE = re.compile(r'<message id="\d+" role="(user|assistant)">\n(.*?)\n</message>', flags=re.S)
 
 
 def _said_by(text: str, role: str) -> str:

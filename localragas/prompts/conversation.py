@@ -3,8 +3,10 @@ does the assistant's reply stay consistent with what the user said earlier (know
 retention metric), and did the assistant's replies address one request of the user's (request_addressed, the
 conversation completeness metric).
 
-The conversation is data: its user and assistant messages in order, each in a <message> tag with its number in the
-conversation and who wrote it (system and tool messages are not shown: neither is what the user stated nor a reply).
+The conversation is data: its user and assistant messages in order, each in a <message> tag (as the standalone
+question's, prompts/standalone.py) with its number in the conversation and its role (system and tool messages are not
+shown: neither is what the user said nor a reply). A message, the reply and a request have the markers of both the
+conversation's tags and the built-in ones defused, so none can close its tag or fake another message or request.
 The conversation comes first, so the calls about one conversation share a prefix; a step of its own begins before
 every user message that follows a reply (`splits`), so the in-process judge, scoring a conversation's turns in order,
 evaluates each exchange once (judges/prefix_steps.py: a later turn's prompt starts with the earlier turns' exchanges).
@@ -15,12 +17,15 @@ from collections.abc import Sequence
 
 from ..data.conversation_models import Message
 from ..data.language import detect
-from .base import ONE_WORD, YES_NO_SYSTEMS, Prompt, closing, tagged
+from .base import ONE_WORD, TAGS, YES_NO_SYSTEMS, Prompt, closing, neutralise, tagged
+from .standalone import TAG as MESSAGE
 
 # The system prompt of a one-word verdict, naming the conversation's tags as data too.
 _TAGS_NAMED = {"en": ("<entity> and <statement> tags", "<entity>, <statement>, <message> and <request> tags"),
                "zh": ("<statement> 和 <entity> 标签", "<statement>、<entity>、<message> 和 <request> 标签")}
 SYSTEMS = {lang: YES_NO_SYSTEMS[lang].replace(*_TAGS_NAMED[lang]) for lang in YES_NO_SYSTEMS}
+REQUEST = "request"
+CONVERSATION_TAGS = (*TAGS, MESSAGE, REQUEST)  # the markers defused in a conversation's data
 
 RETAINED = {
     "en": """Above is a conversation between a user and an assistant (its messages in order, oldest first), then the assistant's reply to the user's last message (the answer).
@@ -48,16 +53,21 @@ Judge only from the conversation.""",
 }
 
 
+def _tagged(tag: str, text: str, **attrs: object) -> str:
+    """Conversation data in its tag, every conversation tag's markers defused (tagged defuses its own and TAGS)."""
+    return tagged(tag, neutralise(text, CONVERSATION_TAGS), **attrs)
+
+
 def transcript(messages: Sequence[Message], first: int = 1) -> tuple[str, tuple[int, ...]]:
     """The messages, each tagged with its number in the conversation (from `first`: the earlier ones left out) and its
-    writer; and the offsets where a new step begins: before each user message that follows a reply."""
+    role; and the offsets where a new step begins: before each user message that follows a reply."""
     parts: list[str] = []
     splits: list[int] = []
     at = 0
     for i, m in enumerate(messages):
         if i and m.role == "user" and messages[i - 1].role == "assistant":
             splits.append(at)
-        part = tagged("message", m.content, id=first + i, **{"from": m.role}) + "\n"
+        part = _tagged(MESSAGE, m.content, id=first + i, role=m.role) + "\n"
         parts.append(part)
         at += len(part)
     return "".join(parts), tuple(splits)
@@ -74,7 +84,7 @@ def knowledge_retained(earlier: Sequence[Message], message: str, reply: str, lan
     lang = _lang([reply], lang)
     shown = [*earlier, Message(role="user", content=message)]
     head, splits = transcript(shown, first)
-    user = "\n".join([head + tagged("answer", reply), "", RETAINED[lang], "", closing(lang, ONE_WORD[lang])])
+    user = "\n".join([head + _tagged("answer", reply), "", RETAINED[lang], "", closing(lang, ONE_WORD[lang])])
     return Prompt("knowledge_retained", user, SYSTEMS[lang], splits=splits)
 
 
@@ -86,5 +96,5 @@ def request_addressed(messages: Sequence[Message], request: str, number: int, la
     lang = _lang([m.content for m in messages[-1:]] or [request], lang)
     head, splits = transcript(messages, first)
     shared = "\n".join([head, ADDRESSED[lang], "", ""])
-    item = "\n".join([tagged("request", request, id=number), "", closing(lang, ONE_WORD[lang])])
+    item = "\n".join([_tagged(REQUEST, request, id=number), "", closing(lang, ONE_WORD[lang])])
     return Prompt("request_addressed", shared + item, SYSTEMS[lang], splits=(*splits, len(shared)))

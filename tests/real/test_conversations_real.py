@@ -27,7 +27,10 @@ ORDER = [{"role": "user", "content": "My order number is 4417 and I paid for exp
          {"role": "assistant", "content": "Thanks, let me check."},
          {"role": "user", "content": "When will it arrive?"}]
 ORDER_CONTEXT = ["Express delivery orders arrive within two business days."]
-DIET = [{"role": "user", "content": "I am vegetarian and I never eat meat. Can you suggest a dinner?"}]
+# knowledge retention reads what the user said before the turn (a first turn is unscored, no_earlier_turn)
+DIET = [{"role": "user", "content": "I am vegetarian and I never eat meat."},
+        {"role": "assistant", "content": "Noted: no meat."},
+        {"role": "user", "content": "Can you suggest a dinner?"}]
 
 
 def _chat(messages, reply, contexts, cid):
@@ -63,7 +66,7 @@ def test_knowledge_retention_tells_a_reply_that_keeps_what_the_user_said(qwen_ju
     forgot = _chat(DIET, "Try a grilled beef steak with pepper sauce and fries.", [], "forgot")
     report = evaluate([kept, forgot], metrics=["knowledge_retention"], judge=qwen_judge, cache_dir=tmp_path,
                       gate=False, judge_check=False)
-    good, bad = (s.metrics["knowledge_retention"] for s in report.samples)
+    good, bad = (s.metrics["knowledge_retention"] for s in report.samples if s.turn.turn == 2)
     assert good.value > bad.value, (good.evidence, bad.evidence)
 
 
