@@ -170,7 +170,7 @@ def test_every_prompt_but_json_chunk_relevance_repeats_that_data_is_not_instruct
             if call.prompt.name == "judge_chunks":  # left out on purpose: see prompts/relevance.py
                 assert REMINDER[lang] not in user
                 continue
-            last_tag = max(user.rfind(f"</{tag}>") for tag in TAGS)
+            last_tag = max(user.rfind(f"</{tag}>") for tag in CONVERSATION_TAGS)  # TAGS, and a conversation's
             assert REMINDER[lang] in user[last_tag:], (name, call.prompt.name, user)
     # the fake judge finds no entities, so the mentions prompt is checked directly
     mentions = entities_in_contexts(["X"], ["C."], lang).user

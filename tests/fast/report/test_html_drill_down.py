@@ -74,13 +74,15 @@ def test_the_conversation_metrics_show_their_verdicts_and_their_unscored_reasons
                      encoding="utf-8")
     assert cli("eval", chats, *FAST, "-m", "knowledge_retention,conversation_completeness", "--out", out).exit_code == 0
     tree = drill_down(tmp_path, json.loads(out.read_text(encoding="utf-8")))
-    first, second, lisbon, alone = tree.split("\nDIV \n")[1:]
-    assert ('CODE "no_conversation"\n' in alone and "this metric scores a conversation's turns; this sample is a "
-            "single question and answer." in alone)
+    plans, lisbon, alone = tree.split("\nROW ")[1:]  # two conversations as chats, then the single sample
+    assert plans.startswith("conversation-table plans") and alone.startswith("sample-table single")
+    first, second = plans.split('H3.turn-head "Turn ')[1:]
     assert ('CODE "no_earlier_turn"\n' in first and "the first turn of its conversation: the user had said nothing "
             "earlier to remember." in first)
     assert 'CODE "no_conversation_end"\n' in first and "scored once per conversation, on its last turn." in first
-    completeness = second.split('H3 "conversation_completeness"')[1]
-    assert 'P.summary-line "2 of 2 addressed"' in completeness and '"And the premium tier?"' in completeness
-    assert 'P.summary-line "1 of 1 consistent"' in second.split('H3 "knowledge_retention"')[1]
+    assert ('CODE "no_conversation"\n' in alone and "this metric scores a conversation's turns; this sample is a "
+            "single question and answer." in alone)
+    completeness = second.split('H4 "conversation_completeness"')[1]
+    assert 'P.summary-line "2 of 2 addressed"' in completeness and 'SPAN.text "And the premium tier?"' in completeness
+    assert 'P.summary-line "1 of 1 consistent"' in second.split('H4 "knowledge_retention"')[1]
     assert 'P.summary-line "0 of 1 addressed"' in lisbon
