@@ -198,6 +198,9 @@ class GradedOnly(WithVerdicts):
 
     options: Options = Options()
     family: str  # its prompt family
+    # raw P(yes), with no calibration for the family: 0.50, the judge leaning "yes", fitted to nothing (as run/gate.py's
+    # raw graded default)
+    thresholds: dict[str, float] = {"probability": 0.50}
 
     @property
     def verdicts(self) -> "Verdicts":

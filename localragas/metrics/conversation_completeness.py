@@ -24,8 +24,6 @@ class ConversationCompleteness(GradedOnly):
     order = 170
     family = ADDRESSED_FAMILY
     item_fields = ("requests", "request", "addressed")
-    # raw P(yes): no calibration exists for the family; 0.50, the judge leaning "yes", is fitted to nothing
-    thresholds = {"probability": 0.50}
     definition = ("per conversation (scored on its last turn): the mean of the judge's P(yes), for each user "
                   "message, that the assistant's replies addressed it")
     problem = "the assistant leaves users' requests in a conversation unaddressed"

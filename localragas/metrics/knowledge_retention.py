@@ -26,8 +26,6 @@ class KnowledgeRetention(GradedOnly):
     order = 160
     family = RETAINED_FAMILY
     item_fields = ("replies", "reply", "consistent")
-    # raw P(yes): no calibration exists for the family; 0.50, the judge leaning "yes", is fitted to nothing
-    thresholds = {"probability": 0.50}
     definition = ("per turn of a conversation: the judge's P(yes) that the reply stays consistent with what the user "
                   "said earlier in the conversation (neither contradicts it nor forgets it)")
     problem = "replies contradict or forget what the user said earlier in the conversation"
