@@ -84,7 +84,8 @@ from localragas.core.errors import ConfigError
 from localragas.core.key_values import split_item
 from localragas.metrics import all_metrics
 from localragas.report.markdown import cell
-from localragas.run.stats import CI_LEVEL, RESAMPLES, SEED, reason_kind
+from localragas.data.unscored import reason_kind
+from localragas.run.stats import CI_LEVEL, RESAMPLES, SEED
 from research.benchmarks import ragas_harness as harness
 
 ROOT = Path(__file__).resolve().parents[2]

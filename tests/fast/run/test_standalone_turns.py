@@ -167,11 +167,14 @@ def test_a_window_too_small_for_the_rewrite_is_refused_for_conversations_only():
 def test_a_turn_row_with_its_history_is_rewritten_and_its_faithfulness_reads_the_users_words():
     earlier = [{"role": "user", "content": "What does the basic plan cost?"},
                {"role": "assistant", "content": "The basic plan costs $10 a month."}]
-    row = {"id": "t2", "question": "And the premium tier?", "answer": "The premium tier costs $25 a month.",
+    row = {"id": "t2", "question": "And the premium tier?",
+           "answer": "The premium tier costs $25 a month. You asked what the basic plan costs.",
            "contexts": ["The premium tier is $25 per month."], "history": earlier}
     judge = FakeJudge()
     report = localragas.evaluate([row], judge=judge, embedder="fake", cache=False, progress=False,
                                  judge_check=False, metrics=["faithfulness", "context_precision"])
     assert report.samples[0].turn.question == REWRITTEN and report.samples[0].turn.rewritten
-    assert all("- What does the basic plan cost?\n- And the premium tier?\n</context>" in p.user
-               and "$10 a month" not in p.user for p in judge.asked("verify_statement"))
+    asked = judge.asked("verify_statement")
+    assert all("$10 a month" not in p.user for p in asked)  # never the assistant's earlier reply
+    # the statement the context does not support is asked again against the user's words
+    assert any("- What does the basic plan cost?\n- And the premium tier?\n</context>" in p.user for p in asked)
