@@ -27,7 +27,8 @@ from cli_helpers import cli
 DEFAULT = tuple(default_metric_names())  # the four RAGAS core metrics
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-NEW = [n for n in all_metrics() if n not in DEFAULT]
+# the conversation metrics score a conversation's turns: tests/real/test_conversations_real.py, with the default judge
+NEW = [n for n, m in all_metrics().items() if n not in DEFAULT and "turn" not in m.needs]
 
 # per metric: evidence keys a scored result has, and the unscored reasons a sample here may give
 EVIDENCE = {
