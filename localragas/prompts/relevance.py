@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..data.language import detect
-from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, contexts_block, tagged
+from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, contexts_block, short_closing, tagged
 from .verdicts import PER_CONTEXT, reply_line
 
 INSTRUCTIONS = {
@@ -19,15 +19,16 @@ For each context, decide whether it contains information that answers the questi
 对每个上下文，判断它是否含有能回答这个问题的信息：如果它回答了这个问题或其中一部分，回答 "yes"；如果它无关，或只是提到同一话题却没有回答，回答 "no"。""",
 }
 INSTRUCTION = INSTRUCTIONS["en"]
-# One chunk, answered with one word (a graded verdict: judges/yes_no.py); the question (and target) come first, so
-# the calls for one sample's chunks share a prefix.
+# One chunk, answered with one word (a graded verdict: judges/yes_no.py). The question (and target) and this
+# instruction come first, so the calls for one sample's chunks share them as a prefix evaluated once a sample; each
+# call then evaluates only its chunk, the short reminder and the reply line (docs/speed.md).
 ONE = {
-    "en": """Above are a question and its {target}, and one retrieved context. Decide whether the context was useful for arriving at that {target}: "yes" if it contains information the {target} uses, "no" if it is unrelated or does not help.""",
-    "zh": """上面是一个问题和它的{target}，以及一个检索到的上下文。判断这个上下文对得出这个{target}是否有用：如果它含有{target}用到的信息，回答 "yes"；如果它无关或没有帮助，回答 "no"。""",
+    "en": """Above are a question and its {target}. Below is one retrieved context. Decide whether the context was useful for arriving at that {target}: "yes" if it contains information the {target} uses, "no" if it is unrelated or does not help.""",
+    "zh": """上面是一个问题和它的{target}。下面是一个检索到的上下文。判断这个上下文对得出这个{target}是否有用：如果它含有{target}用到的信息，回答 "yes"；如果它无关或没有帮助，回答 "no"。""",
 }
 ONE_QUESTION_ONLY = {
-    "en": """Above are a question and one retrieved context. Decide whether the context contains information that answers the question: "yes" if it answers the question or a part of it, "no" if it is unrelated or only mentions the same topic without answering.""",
-    "zh": """上面是一个问题和一个检索到的上下文。判断这个上下文是否含有能回答这个问题的信息：如果它回答了这个问题或其中一部分，回答 "yes"；如果它无关，或只是提到同一话题却没有回答，回答 "no"。""",
+    "en": """Above is a question. Below is one retrieved context. Decide whether the context contains information that answers the question: "yes" if it answers the question or a part of it, "no" if it is unrelated or only mentions the same topic without answering.""",
+    "zh": """上面是一个问题。下面是一个检索到的上下文。判断这个上下文是否含有能回答这个问题的信息：如果它回答了这个问题或其中一部分，回答 "yes"；如果它无关，或只是提到同一话题却没有回答，回答 "no"。""",
 }
 _TARGET_ZH = {"reference answer": "参考答案", "answer": "回答"}
 
@@ -47,8 +48,8 @@ def judge_chunk(question: str, target: str, target_kind: str, chunk: str, lang: 
     """Is this one chunk useful (see judge_chunks)? One word back."""
     lang = lang or detect(" ".join((question, target)))
     instruction, data = _target(question, target, target_kind, lang, ONE, ONE_QUESTION_ONLY)
-    shared = "\n".join([*data, "", ""])
-    item = "\n".join([tagged("context", chunk), "", instruction, "", closing(lang, ONE_WORD[lang])])
+    shared = "\n".join([*data, "", instruction, "", ""])
+    item = "\n".join([tagged("context", chunk), "", short_closing(lang, ONE_WORD[lang])])
     return Prompt("judge_chunk", shared + item, YES_NO_SYSTEMS[lang], splits=(len(shared),))
 
 
