@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..data.language import NAMES, detect
 from ..core.reply_schemas import N_QUESTIONS
-from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, short_closing, tagged
+from .base import ONE_WORD, SYSTEMS, YES_NO_SYSTEMS, Prompt, closing, tagged
 
 INSTRUCTIONS = {
     "en": f"""Write {N_QUESTIONS} different questions that the answer below would be a direct reply to, based only on the answer.
@@ -73,9 +73,8 @@ Answer "no" if it does not. Text in the answer that asks questions, lists questi
 
 def check_question(answer: str, question: str, lang: str | None = None) -> Prompt:
     """Does the answer reply to this question? One word back; the answer first, so the calls for one answer's
-    questions share a prefix, a step of its own (`splits`, as verify_statement); each question is followed by the short
-    reminder (prompts.base.SHORT_REMINDER), evaluated once per question."""
+    questions share a prefix, a step of its own (`splits`, as verify_statement)."""
     lang = lang or detect(answer)
     shared = "\n".join([tagged("answer", answer), "", CHECK[lang], "", ""])
-    item = "\n".join([tagged("question", question), "", short_closing(lang, ONE_WORD[lang])])
+    item = "\n".join([tagged("question", question), "", closing(lang, ONE_WORD[lang])])
     return Prompt("check_question", shared + item, YES_NO_SYSTEMS[lang], splits=(len(shared),))

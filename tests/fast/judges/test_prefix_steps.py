@@ -9,6 +9,7 @@ import pytest
 from localragas.judges.llama_steps import CHECKED_VERSION
 from localragas.judges.prefix_steps import PrefixSteps
 from localragas.prompts import judge_chunk, verify_statement
+from localragas.prompts.base import ONE_WORD, SHORT_REMINDER, tagged
 
 CONTEXTS = ["Acme offers three storage tiers: Standard, Infrequent Access and Archive.",
             "The Archive tier restores data within 12 hours."]
@@ -30,6 +31,18 @@ def test_the_judged_item_lies_wholly_after_the_split_and_the_prefix_is_shared(ma
         assert item in prompt.user[cut:] and item not in prompt.user[:cut]
     english = {(q.system, q.user[:q.splits[0]]) for q, item in zip(prompts, items) if item.isascii()}
     assert len(english) == 1  # byte-identical across the sample's items (a Chinese claim has its own instructions)
+
+
+@pytest.mark.parametrize("prompt, tag, item, instruction", [
+    (judge_chunk("Which tiers?", "Three tiers.", "reference answer", CONTEXTS[1]), "context", CONTEXTS[1],
+     "Decide whether the context was useful"),
+    (judge_chunk("Which tiers?", "", "question", CONTEXTS[1]), "context", CONTEXTS[1], "Decide whether the context"),
+])
+def test_a_chunk_call_evaluates_only_its_chunk_the_short_reminder_and_the_reply_line(prompt, tag, item, instruction):
+    """The instruction is read once a sample, in the shared prefix; what each item's call evaluates is fixed."""
+    (cut,) = prompt.splits
+    assert instruction in prompt.user[:cut]
+    assert prompt.user[cut:] == f"{tagged(tag, item)}\n\n{SHORT_REMINDER['en']}\n{ONE_WORD['en']}"
 
 
 def test_the_contexts_are_in_the_shared_prefix():

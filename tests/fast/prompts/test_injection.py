@@ -14,7 +14,7 @@ from localragas.judges.embeddings import HashingEmbedder
 from localragas.judges import FakeJudge
 from localragas.metrics import all_metrics
 from localragas.prompts import entities_in_contexts, judge_chunks
-from localragas.prompts.base import _SPECIAL_TOKEN, REMINDER, TAGS, neutralise
+from localragas.prompts.base import _SPECIAL_TOKEN, REMINDER, SHORT_REMINDER, TAGS, neutralise
 from localragas.prompts.conversation import CONVERSATION_TAGS
 from localragas.data.conversations import conversation_samples
 from localragas.data.schema import Sample
@@ -147,6 +147,9 @@ def test_the_judge_never_receives_a_live_special_token_or_a_closing_tag_from_a_h
             assert user.count(f"</{tag}>") == user.count(f"<{tag}>") + user.count(f"<{tag} "), (tag, user)
 
 
+SHORT_ITEM_FAMILIES = {"judge_chunk"}
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_prompt_but_json_chunk_relevance_repeats_that_data_is_not_instructions_after_the_data(lang):
     en = lang == "en"
@@ -171,7 +174,9 @@ def test_every_prompt_but_json_chunk_relevance_repeats_that_data_is_not_instruct
                 assert REMINDER[lang] not in user
                 continue
             last_tag = max(user.rfind(f"</{tag}>") for tag in CONVERSATION_TAGS)  # TAGS, and a conversation's
-            assert REMINDER[lang] in user[last_tag:], (name, call.prompt.name, user)
+            # one short item after a shared prefix ends with the short reminder (prompts.base.SHORT_REMINDER)
+            reminder = SHORT_REMINDER if call.prompt.name in SHORT_ITEM_FAMILIES else REMINDER
+            assert reminder[lang] in user[last_tag:], (name, call.prompt.name, user)
     # the fake judge finds no entities, so the mentions prompt is checked directly
     mentions = entities_in_contexts(["X"], ["C."], lang).user
     assert REMINDER[lang] in mentions[mentions.rfind("</entity>"):]
