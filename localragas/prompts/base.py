@@ -53,8 +53,8 @@ def short_closing(lang: str, reply: str) -> str:
 
 
 def closing(lang: str, reply: str) -> str:
-    """The end of a prompt (all but the JSON chunk-relevance one, see relevance.py): the reminder, then the reply
-    format."""
+    """The end of a prompt (all but the JSON chunk-relevance one, see relevance.py, and the one-chunk one, which ends
+    with `short_closing`): the reminder, then the reply format."""
     return f"{REMINDER[lang]}\n{reply}"
 
 
