@@ -157,17 +157,11 @@ def started(server: Server) -> Server:
     return server
 
 
-# How long the main thread sleeps at a time while the server serves. Python runs a signal's handler in the main
-# thread, but the kernel may deliver SIGINT to the server's thread: a long sleep would then not be interrupted, and
-# Ctrl-C would wait for it to end (seen as a served page that did not stop within 60 s of Ctrl-C).
-WAKE_EVERY = 0.2
-
-
 def serve_until_interrupted(server: http.server.HTTPServer) -> None:
     """Wait while the server serves; at Ctrl-C stop it and close its socket."""
     try:
         while True:
-            time.sleep(WAKE_EVERY)
+            time.sleep(3600)
     except KeyboardInterrupt:
         pass
     finally:

@@ -149,31 +149,3 @@ def test_a_busy_port_says_so_and_names_port():
     assert r.exit_code == 2
     assert r.output == (f"Error: port {port} on 127.0.0.1 is in use: pick another with --port, or leave --port out "
                         "for a free one\n")
-
-
-def test_the_wait_for_ctrl_c_wakes_often_so_a_sigint_taken_by_the_servers_thread_still_stops_it(monkeypatch):
-    """Python runs the SIGINT handler in the main thread only once that thread wakes: the wait sleeps briefly, so
-    Ctrl-C stops the server within WAKE_EVERY even when the kernel hands the signal to the serving thread."""
-    from localragas.report import dashboard_server
-
-    naps: list[float] = []
-
-    def nap(seconds: float) -> None:
-        naps.append(seconds)
-        if len(naps) == 3:
-            raise KeyboardInterrupt
-
-    class Server:
-        stopped = closed = False
-
-        def shutdown(self):
-            self.stopped = True
-
-        def server_close(self):
-            self.closed = True
-
-    server = Server()
-    monkeypatch.setattr(dashboard_server.time, "sleep", nap)
-    dashboard_server.serve_until_interrupted(server)  # type: ignore[arg-type]
-    assert naps == [dashboard_server.WAKE_EVERY] * 3 and dashboard_server.WAKE_EVERY <= 0.5
-    assert server.stopped and server.closed
