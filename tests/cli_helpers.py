@@ -4,6 +4,7 @@ works from every tier."""
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 from click.testing import CliRunner, Result
@@ -72,3 +73,11 @@ def reviewable_run(folder: Path, *args: object) -> Path:
         s.setdefault("input", {k: row.get(k) for k in ("question", "answer", "contexts", "reference")})
     out.write_text(json.dumps(report), encoding="utf-8")
     return out
+
+
+def ctrl_c_as_in_a_terminal() -> None:
+    """A child process's SIGINT as a terminal gives it (subprocess.Popen(..., preexec_fn=this), run in the child
+    before exec). A test run started in the background by a shell without job control (`bash scripts/test.sh &` in a
+    script) inherits SIGINT ignored, and a Python child that starts with SIGINT ignored never raises
+    KeyboardInterrupt: the Ctrl-C a test sends to a served page would be lost and the test hang."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -21,7 +21,7 @@ import pytest
 import localragas
 from localragas.report.dashboard_server import allowed_hosts, serve
 
-from cli_helpers import cli, sample_rows
+from cli_helpers import cli, ctrl_c_as_in_a_terminal, sample_rows
 
 ROOT = Path(__file__).resolve().parents[3]
 FAKE = {"judge": "fake", "embedder": "fake", "cache": False, "progress": False, "metrics": ["faithfulness"]}
@@ -46,7 +46,7 @@ def live():
     localragas.evaluate(sample_rows(2), **FAKE, name="first")
     proc = subprocess.Popen([sys.executable, "-m", "localragas", "view", "--serve"], cwd=ROOT, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         ready, _, _ = select.select([proc.stdout], [], [], 120)
         line = proc.stdout.readline() if ready else ""

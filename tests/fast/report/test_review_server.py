@@ -22,7 +22,7 @@ from localragas.report.review_page import review_csp, review_page
 from localragas.report.review_server import serve_review
 from localragas.report.review_view import item_view
 
-from cli_helpers import reviewable_run
+from cli_helpers import ctrl_c_as_in_a_terminal, reviewable_run
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -151,7 +151,7 @@ def test_the_command_serves_until_ctrl_c_then_says_where_the_review_stands(made,
     proc = subprocess.Popen([sys.executable, "-m", "localragas", "review", str(made), "--n", "2", "--serve",
                              "--labels", str(labels), "--reviewer", "dana"],
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         head = []
         while not head or "serving the review on" not in head[-1]:
